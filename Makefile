@@ -1,0 +1,40 @@
+# Thin wrapper over CMake. `make run` and `make test` install what is missing (Debian packages), build, and run.
+BUILD_DIR ?= build
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+SCENARIO ?= scenarios/robot_30fps.yaml
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+# Debian packages the build and the tests need. `make deps` installs the missing ones.
+PACKAGES := cmake ninja-build g++ pkg-config ccache \
+	libsimgrid-dev libyaml-cpp-dev libboost-dev libcli11-dev libfmt-dev nlohmann-json3-dev \
+	libgtest-dev libgmock-dev libonnx-dev libprotobuf-dev python3-onnx
+
+.PHONY: all deps build run test bench clean
+all: build
+
+deps:
+	@missing=$$(for p in $(PACKAGES); do \
+	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "framesim: installing missing packages:" $$missing; \
+	  $(SUDO) apt-get update -qq && \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+$(BUILD_DIR)/build.ninja:
+	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release
+
+build: deps $(BUILD_DIR)/build.ninja
+	cmake --build $(BUILD_DIR) -j $(JOBS)
+
+run: build
+	./$(BUILD_DIR)/framesim budget hardware/seed_reference.yaml scenarios/networks/resnet_blocks.yaml --slice 12ms --rate 30Hz
+
+test: build
+	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) --label-exclude slow
+
+test-all: build
+	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
+
+clean:
+	rm -rf $(BUILD_DIR)

@@ -1,0 +1,502 @@
+#include "budget_report.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "core/units.hpp"
+#include "svg.hpp"
+#include "table.hpp"
+
+namespace framesim::analysis {
+
+using core::format_bandwidth;
+using core::format_bytes;
+using core::format_number;
+using core::format_ops;
+using core::format_ops_rate;
+using core::format_seconds;
+using model::BudgetReport;
+using model::LimitKind;
+
+namespace {
+
+std::string percent(double fraction, int digits = 3) { return format_number(fraction * 100.0, digits) + "%"; }
+
+std::string limit_name(const model::KernelTime& t, const model::HardwareSpec& hw) {
+  switch (t.limit) {
+    case LimitKind::compute: return "compute";
+    case LimitKind::memory: return hw.memory[static_cast<std::size_t>(t.limit_level)].name;
+    case LimitKind::overhead: return "overhead";
+  }
+  return "?";
+}
+
+std::string overall_limit(const BudgetReport& r, const model::HardwareSpec& hw) {
+  switch (r.limit) {
+    case LimitKind::compute: return "compute-bound";
+    case LimitKind::memory: return hw.memory[static_cast<std::size_t>(r.limit_level)].name + "-bound";
+    case LimitKind::overhead: return "overhead-bound";
+  }
+  return "?";
+}
+
+const model::OperatingPoint& op_point(const BudgetReport& r, const model::HardwareSpec& hw) {
+  return hw.units[r.unit].operating_points[r.run.operating_point];
+}
+
+std::string kernel_op(const model::Kernel& k, const model::NetworkSpec& net) {
+  std::string out;
+  for (int l : k.layers) {
+    const auto& layer = net.layers[static_cast<std::size_t>(l)];
+    out += (out.empty() ? "" : "+") + layer.op;
+  }
+  return out;
+}
+
+void machine_section(std::string& out, const BudgetReport& r, const model::HardwareSpec& hw) {
+  const auto& unit = hw.units[r.unit];
+  out += "1. The machine\n";
+  Table roofs({"compute", "peak", "effective", "efficiency"});
+  for (const auto& roof : r.roofs) {
+    roofs.add({std::string(model::precision_name(roof.precision)), format_ops_rate(roof.peak_ops_per_s),
+               format_ops_rate(roof.effective_ops_per_s), format_number(unit.efficiency_for(roof.precision), 3)});
+  }
+  out += roofs.render(3);
+  std::vector<std::string> header{"memory", "kind", "capacity", "peak", "effective", "Little's cap"};
+  for (const auto& roof : r.roofs) header.push_back("ridge " + std::string(model::precision_name(roof.precision)));
+  Table levels(header);
+  for (const auto& row : r.levels) {
+    const auto& level = hw.memory[row.level];
+    std::vector<std::string> cells{level.name + (level.shared() ? " (shared)" : ""),
+                                   std::string(model::memory_kind_name(level.kind)),
+                                   core::format_capacity(level.capacity_bytes),
+                                   format_bandwidth(row.peak_Bps),
+                                   format_bandwidth(row.effective_Bps),
+                                   row.littles_cap_Bps ? format_bandwidth(*row.littles_cap_Bps) : "-"};
+    for (const auto& [p, ridge] : row.ridge) cells.push_back(format_number(ridge, 4) + " op/B");
+    levels.add(cells);
+  }
+  out += levels.render(3);
+  if (r.sustained_power_W) {
+    const auto& t = *hw.thermal;
+    out += fmt::format("   sustained power envelope: {} ((trip {} C - ambient {} C) / {} C/W)\n",
+                       core::format_watts(*r.sustained_power_W), format_number(t.trip_C), format_number(t.ambient_C),
+                       format_number(t.resistance_K_per_W));
+  }
+  out += "\n";
+}
+
+void model_section(std::string& out, const BudgetReport& r, const model::HardwareSpec& hw,
+                   const model::NetworkSpec& net) {
+  out += "2. The model\n";
+  out += fmt::format("   {} layers in {} kernels; {} parameters, {} of weights; {} per inference\n", r.layers,
+                     r.plan.kernels.size(), core::format_si(r.params, "", 4), format_bytes(r.weight_bytes),
+                     format_ops(r.ops));
+  const auto& peak_kernel = r.plan.kernels.empty() ? std::string("-") : r.plan.kernels[r.plan.peak_kernel].name;
+  out += fmt::format("   peak live activations {} (at {}){}\n", format_bytes(r.peak_activation_bytes), peak_kernel,
+                     r.state_bytes > 0 ? fmt::format("; persistent state (KV cache) {}", format_bytes(r.state_bytes))
+                                       : std::string());
+  for (const auto& f : r.footprint) {
+    const auto& level = hw.memory[f.level];
+    std::vector<std::string> parts;
+    if (f.weight_bytes > 0) parts.push_back("weights " + format_bytes(f.weight_bytes));
+    if (f.activation_bytes > 0) parts.push_back("activations " + format_bytes(f.activation_bytes));
+    if (f.state_bytes > 0) parts.push_back("state " + format_bytes(f.state_bytes));
+    const double used = f.weight_bytes + f.activation_bytes + f.state_bytes;
+    out += fmt::format("   {}: {} = {} of {} ({}) — {}\n", level.name, fmt::join(parts, " + "), format_bytes(used),
+                       core::format_capacity(f.capacity_bytes), percent(used / f.capacity_bytes),
+                       f.fits() ? "fits" : "DOES NOT FIT");
+  }
+  (void)net;
+  out += "\n";
+}
+
+void floor_section(std::string& out, const BudgetReport& r, const model::HardwareSpec& hw) {
+  out += "3. The floor\n";
+  Table t({"bound", "time", ""}, {Table::Align::left, Table::Align::right, Table::Align::left});
+  t.add({"compute (sum of F/C)", format_seconds(r.compute_s), ""});
+  for (const auto& row : r.levels)
+    t.add({fmt::format("memory {} (sum of M/B)", hw.memory[row.level].name), format_seconds(r.memory_s[row.level]),
+           ""});
+  t.add({"dispatch overhead (sum)", format_seconds(r.overhead_s), ""});
+  t.add({"max of the totals", format_seconds(r.model_floor_s), overall_limit(r, hw)});
+  t.add({"floor: kernel by kernel, perfect overlap", format_seconds(r.floor_s), "the floor used below"});
+  t.add({"no overlap at all (upper end)", format_seconds(r.no_overlap_s), ""});
+  out += t.render(3);
+  out += fmt::format("   = {} inferences/s at the floor\n\n", format_number(1.0 / r.floor_s, 4));
+}
+
+void verdict_section(std::string& out, const BudgetReport& r) {
+  out += "4. The verdict\n";
+  if (!r.slice_s) {
+    out += "   no slice given (--slice 12ms): floor " + format_seconds(r.floor_s) + "\n\n";
+    return;
+  }
+  const double slice = *r.slice_s;
+  if (r.within_slice()) {
+    out += fmt::format("   fits the {} slice with {} headroom (floor {}, {} left)\n", format_seconds(slice),
+                       percent((slice - r.floor_s) / slice), format_seconds(r.floor_s),
+                       format_seconds(slice - r.floor_s));
+  } else {
+    out += fmt::format("   IMPOSSIBLE AS SPECIFIED: the floor {} exceeds the {} slice by {} ({}x).\n"
+                       "   No kernel work will save it: change the model, the input resolution or the precision.\n",
+                       format_seconds(r.floor_s), format_seconds(slice), format_seconds(r.floor_s - slice),
+                       format_number(r.floor_s / slice, 3));
+  }
+  if (!r.fits) out += "   and the model does not fit in memory (see 2).\n";
+  out += "\n";
+}
+
+void kernels_section(std::string& out, const BudgetReport& r, const model::HardwareSpec& hw,
+                     const model::NetworkSpec& net) {
+  out += "5. Kernels by arithmetic intensity (I = ops / bytes at the binding level; ridge = C / B there)\n";
+  auto header = [&] {
+    std::vector<std::string> h{"kernel", "op", "prec", "ops", "bytes", "I op/B", "ridge", "compute", "memory", "bound",
+                               "limit", "of peak"};
+    if (r.has_measurements) {
+      h.push_back("measured");
+      h.push_back("ratio");
+      h.push_back("diagnosis");
+    }
+    return h;
+  };
+  std::vector<Table::Align> align(header().size(), Table::Align::right);
+  align[0] = align[1] = align[2] = Table::Align::left;
+  align[10] = Table::Align::left;
+  if (r.has_measurements) align.back() = Table::Align::left;
+  Table below(header(), align);
+  Table above(header(), align);
+  Table none(header(), align);
+  for (std::size_t k : r.by_intensity) {
+    const auto& row = r.kernels[k];
+    const auto& kernel = r.plan.kernels[k];
+    const auto& t = row.time;
+    const double memory_s = t.has_bytes() ? t.memory_s[static_cast<std::size_t>(t.limit_level)] : 0.0;
+    std::vector<std::string> cells{kernel.name,
+                                   kernel_op(kernel, net),
+                                   row.precision,
+                                   format_ops(kernel.total_ops),
+                                   format_bytes(kernel.total_bytes),
+                                   t.has_bytes() ? format_number(t.intensity, 4) : "-",
+                                   t.has_bytes() ? format_number(t.ridge, 3) : "-",
+                                   format_seconds(t.compute_s),
+                                   format_seconds(memory_s),
+                                   format_seconds(t.bound_s),
+                                   limit_name(t, hw),
+                                   percent(row.fraction_of_peak)};
+    if (r.has_measurements) {
+      cells.push_back(row.measured_s ? format_seconds(*row.measured_s) : "-");
+      cells.push_back(row.ratio ? format_number(*row.ratio, 3) + "x" : "-");
+      cells.push_back(row.ratio ? std::string(model::diagnosis_text(model::diagnose(*row.ratio))) : "");
+    }
+    if (!t.has_bytes()) none.add(cells);
+    else if (t.compute_s < memory_s) below.add(cells);
+    else above.add(cells);
+  }
+  if (!below.empty()) {
+    out += "   below the ridge — memory-bound: a bandwidth problem (fusion, quantisation, layout, tiling)\n";
+    out += below.render(3);
+  }
+  if (!above.empty()) {
+    out += "   above the ridge — compute-bound: a compute problem (better kernels)\n";
+    out += above.render(3);
+  }
+  if (!none.empty()) {
+    out += "   no memory traffic (free or fully on chip)\n";
+    out += none.render(3);
+  }
+  if (r.has_measurements) {
+    if (!r.unmatched_measurements.empty())
+      out += fmt::format("   measurements matching no layer or kernel: {}\n", fmt::join(r.unmatched_measurements, ", "));
+    if (!r.unmeasured_kernels.empty())
+      out += fmt::format("   kernels without a measurement: {}\n", fmt::join(r.unmeasured_kernels, ", "));
+  }
+  out += "\n";
+}
+
+void fusion_section(std::string& out, const BudgetReport& r, const model::NetworkSpec& net) {
+  const auto& f = r.fusion;
+  out += "   Fusion (intermediates inside a kernel never touch memory)\n";
+  if (f.groups.empty()) {
+    out += fmt::format("   no layers fused (fusion: {})\n\n", model::fusion_mode_name(net.fusion));
+    return;
+  }
+  Table t({"kernel", "traversals", "tail", "activation bytes", "saved"},
+          {Table::Align::left, Table::Align::right, Table::Align::right, Table::Align::right, Table::Align::right});
+  for (const auto& g : f.groups) {
+    const auto& kernel = r.plan.kernels[g.kernel];
+    t.add({kernel.name, fmt::format("{} -> {}", g.traversals_before, g.traversals_after),
+           fmt::format("{} -> {}", g.tail_before, g.tail_after),
+           fmt::format("{} -> {}", format_bytes(g.activation_bytes_before), format_bytes(g.activation_bytes_after)),
+           format_bytes(g.activation_bytes_before - g.activation_bytes_after)});
+  }
+  out += t.render(5);
+  out += "     (tail: the traversals after the kernel's first layer has read its inputs)\n";
+  out += fmt::format("   whole network: {} -> {} traversals; {} -> {} moved ({} off chip -> {})\n",
+                     f.traversals_before, f.traversals_after, format_bytes(f.bytes_before), format_bytes(f.bytes_after),
+                     format_bytes(f.offchip_bytes_before), format_bytes(f.offchip_bytes_after));
+  out += fmt::format("   memory traffic time {} -> {} (saves {}); floor {} -> {} (saves {})\n\n",
+                     format_seconds(f.traffic_s_before), format_seconds(f.traffic_s_after),
+                     format_seconds(f.traffic_s_before - f.traffic_s_after), format_seconds(f.floor_s_before),
+                     format_seconds(f.floor_s_after), format_seconds(f.floor_s_before - f.floor_s_after));
+}
+
+void energy_section(std::string& out, const BudgetReport& r, const model::HardwareSpec& hw) {
+  out += "6. Energy\n";
+  std::vector<std::string> parts;
+  for (std::size_t lv = 0; lv < hw.memory.size(); ++lv) {
+    const auto& level = hw.memory[lv];
+    double bytes = 0;
+    for (const auto& k : r.plan.kernels) bytes += k.bytes[lv];
+    if (bytes > 0 && !model::is_on_chip(level.kind))
+      parts.push_back(fmt::format("{} x {}/B ({})", format_bytes(bytes), core::format_joules(level.energy_per_byte_J),
+                                  level.name));
+  }
+  out += fmt::format("   energy floor (off-chip bytes x energy per byte): {} = {} per inference",
+                     parts.empty() ? std::string("nothing off chip") : fmt::format("{}", fmt::join(parts, " + ")),
+                     core::format_joules(r.energy_floor_J));
+  if (r.rate_Hz)
+    out += fmt::format(", {} at {}", core::format_watts(r.energy_floor_J * *r.rate_Hz), core::format_hertz(*r.rate_Hz));
+  out += "\n";
+  std::vector<std::string> breakdown{"compute " + core::format_joules(r.energy.compute_J)};
+  for (std::size_t lv = 0; lv < hw.memory.size(); ++lv)
+    if (r.energy.memory_J[lv] > 0)
+      breakdown.push_back(hw.memory[lv].name + " " + core::format_joules(r.energy.memory_J[lv]));
+  breakdown.push_back("static " + core::format_joules(r.energy.static_J));
+  out += fmt::format("   estimate at the floor: {} = {} per inference", fmt::join(breakdown, " + "),
+                     core::format_joules(r.energy.total_J()));
+  if (r.rate_Hz) {
+    const double watts = r.energy.total_J() * *r.rate_Hz;
+    out += fmt::format(", {} at {}", core::format_watts(watts), core::format_hertz(*r.rate_Hz));
+    if (r.sustained_power_W)
+      out += fmt::format(" ({} of the {} envelope)", percent(watts / *r.sustained_power_W),
+                         core::format_watts(*r.sustained_power_W));
+  }
+  out += "\n";
+  bool any_energy = false;
+  for (const auto& roof : r.roofs)
+    any_energy = any_energy || hw.units[r.unit].energy_per_op_J[roof.precision].has_value();
+  if (!any_energy) out += "   (no energy_per_op or busy_power for this unit: arithmetic counted as 0 J)\n";
+}
+
+}  // namespace
+
+std::string budget_text(const BudgetReport& r, const model::HardwareSpec& hw, const model::NetworkSpec& net) {
+  const auto& unit = hw.units[r.unit];
+  const auto& op = op_point(r, hw);
+  std::string out = fmt::format("framesim budget: {} on {} / {} at {} ({})\n\n", net.name, hw.name, unit.name, op.name,
+                                core::format_hertz(op.frequency_Hz));
+  machine_section(out, r, hw);
+  model_section(out, r, hw, net);
+  floor_section(out, r, hw);
+  verdict_section(out, r);
+  kernels_section(out, r, hw, net);
+  fusion_section(out, r, net);
+  energy_section(out, r, hw);
+  return out;
+}
+
+nlohmann::json budget_json(const BudgetReport& r, const model::HardwareSpec& hw, const model::NetworkSpec& net) {
+  using nlohmann::json;
+  const auto& unit = hw.units[r.unit];
+  json j;
+  j["hardware"] = {{"name", hw.name}, {"file", hw.source_file}};
+  j["network"] = {{"name", net.name}, {"file", net.source_file}};
+  j["unit"] = unit.name;
+  j["operating_point"] = {{"name", op_point(r, hw).name}, {"frequency_Hz", op_point(r, hw).frequency_Hz}};
+  json roofs = json::array();
+  for (const auto& roof : r.roofs)
+    roofs.push_back({{"precision", model::precision_name(roof.precision)},
+                     {"peak_ops_per_s", roof.peak_ops_per_s},
+                     {"effective_ops_per_s", roof.effective_ops_per_s}});
+  json levels = json::array();
+  for (const auto& row : r.levels) {
+    json ridge = json::object();
+    for (const auto& [p, v] : row.ridge) ridge[std::string(model::precision_name(p))] = v;
+    json peak_ridge = json::object();
+    for (const auto& [p, v] : row.peak_ridge) peak_ridge[std::string(model::precision_name(p))] = v;
+    levels.push_back({{"name", hw.memory[row.level].name},
+                      {"peak_Bps", row.peak_Bps},
+                      {"streaming_Bps", row.streaming_Bps},
+                      {"littles_cap_Bps", row.littles_cap_Bps ? json(*row.littles_cap_Bps) : json(nullptr)},
+                      {"effective_Bps", row.effective_Bps},
+                      {"ridge_ops_per_byte", ridge},
+                      {"peak_ridge_ops_per_byte", peak_ridge}});
+  }
+  j["machine"] = {{"compute", roofs},
+                  {"memory", levels},
+                  {"sustained_power_W", r.sustained_power_W ? json(*r.sustained_power_W) : json(nullptr)}};
+  json footprint = json::array();
+  for (const auto& f : r.footprint)
+    footprint.push_back({{"level", hw.memory[f.level].name},
+                         {"weight_bytes", f.weight_bytes},
+                         {"activation_bytes", f.activation_bytes},
+                         {"state_bytes", f.state_bytes},
+                         {"capacity_bytes", f.capacity_bytes},
+                         {"fits", f.fits()}});
+  j["model"] = {{"layers", r.layers},
+                {"kernels", r.plan.kernels.size()},
+                {"params", r.params},
+                {"weight_bytes", r.weight_bytes},
+                {"ops", r.ops},
+                {"state_bytes", r.state_bytes},
+                {"peak_activation_bytes", r.peak_activation_bytes},
+                {"footprint", footprint},
+                {"fits", r.fits}};
+  json memory_s = json::object();
+  for (const auto& row : r.levels) memory_s[hw.memory[row.level].name] = r.memory_s[row.level];
+  j["floor"] = {{"compute_s", r.compute_s},
+                {"memory_s", memory_s},
+                {"overhead_s", r.overhead_s},
+                {"model_floor_s", r.model_floor_s},
+                {"floor_s", r.floor_s},
+                {"no_overlap_s", r.no_overlap_s},
+                {"limit", overall_limit(r, hw)}};
+  if (r.slice_s) {
+    j["verdict"] = {{"slice_s", *r.slice_s},
+                    {"fits", r.within_slice()},
+                    {"headroom", (*r.slice_s - r.floor_s) / *r.slice_s},
+                    {"excess_s", std::max(0.0, r.floor_s - *r.slice_s)}};
+  }
+  json kernels = json::array();
+  for (std::size_t k = 0; k < r.kernels.size(); ++k) {
+    const auto& row = r.kernels[k];
+    const auto& kernel = r.plan.kernels[k];
+    json bytes = json::object();
+    json mem = json::object();
+    for (std::size_t lv = 0; lv < hw.memory.size(); ++lv) {
+      if (kernel.bytes[lv] > 0) {
+        bytes[hw.memory[lv].name] = kernel.bytes[lv];
+        mem[hw.memory[lv].name] = row.time.memory_s[lv];
+      }
+    }
+    json layers = json::array();
+    for (int l : kernel.layers) layers.push_back(net.layers[static_cast<std::size_t>(l)].name);
+    json folded = json::array();
+    for (int l : kernel.folded) folded.push_back(net.layers[static_cast<std::size_t>(l)].name);
+    json entry{{"name", kernel.name},
+               {"layers", layers},
+               {"folded", folded},
+               {"op", kernel_op(kernel, net)},
+               {"precision", row.precision},
+               {"ops", kernel.total_ops},
+               {"bytes", bytes},
+               {"compute_s", row.time.compute_s},
+               {"memory_s", mem},
+               {"overhead_s", row.time.overhead_s},
+               {"bound_s", row.time.bound_s},
+               {"no_overlap_s", row.time.no_overlap_s},
+               {"limit", limit_name(row.time, hw)},
+               {"intensity", row.time.has_bytes() ? json(row.time.intensity) : json(nullptr)},
+               {"ridge", row.time.has_bytes() ? json(row.time.ridge) : json(nullptr)},
+               {"fraction_of_peak", row.fraction_of_peak},
+               {"energy_J", row.energy.total_J()}};
+    if (row.measured_s) {
+      entry["measured_s"] = *row.measured_s;
+      if (row.ratio) {
+        entry["ratio"] = *row.ratio;
+        entry["diagnosis"] = model::diagnosis_text(model::diagnose(*row.ratio));
+      }
+    }
+    kernels.push_back(entry);
+  }
+  j["kernels"] = kernels;
+  json order = json::array();
+  for (auto k : r.by_intensity) order.push_back(r.plan.kernels[k].name);
+  j["by_intensity"] = order;
+  json groups = json::array();
+  for (const auto& g : r.fusion.groups)
+    groups.push_back({{"kernel", r.plan.kernels[g.kernel].name},
+                      {"traversals_before", g.traversals_before},
+                      {"traversals_after", g.traversals_after},
+                      {"tail_traversals_before", g.tail_before},
+                      {"tail_traversals_after", g.tail_after},
+                      {"activation_bytes_before", g.activation_bytes_before},
+                      {"activation_bytes_after", g.activation_bytes_after}});
+  j["fusion"] = {{"mode", model::fusion_mode_name(net.fusion)},
+                 {"traversals_before", r.fusion.traversals_before},
+                 {"traversals_after", r.fusion.traversals_after},
+                 {"bytes_before", r.fusion.bytes_before},
+                 {"bytes_after", r.fusion.bytes_after},
+                 {"offchip_bytes_before", r.fusion.offchip_bytes_before},
+                 {"offchip_bytes_after", r.fusion.offchip_bytes_after},
+                 {"traffic_s_before", r.fusion.traffic_s_before},
+                 {"traffic_s_after", r.fusion.traffic_s_after},
+                 {"floor_s_before", r.fusion.floor_s_before},
+                 {"floor_s_after", r.fusion.floor_s_after},
+                 {"groups", groups}};
+  json memory_J = json::object();
+  for (std::size_t lv = 0; lv < hw.memory.size(); ++lv)
+    if (r.energy.memory_J[lv] > 0) memory_J[hw.memory[lv].name] = r.energy.memory_J[lv];
+  j["energy"] = {{"offchip_bytes", r.offchip_bytes},
+                 {"floor_J", r.energy_floor_J},
+                 {"compute_J", r.energy.compute_J},
+                 {"memory_J", memory_J},
+                 {"static_J", r.energy.static_J},
+                 {"total_J", r.energy.total_J()}};
+  if (r.rate_Hz) {
+    j["energy"]["rate_Hz"] = *r.rate_Hz;
+    j["energy"]["floor_W"] = r.energy_floor_J * *r.rate_Hz;
+    j["energy"]["total_W"] = r.energy.total_J() * *r.rate_Hz;
+  }
+  if (r.has_measurements) {
+    j["unmatched_measurements"] = r.unmatched_measurements;
+    j["unmeasured_kernels"] = r.unmeasured_kernels;
+  }
+  return j;
+}
+
+std::string roofline_svg(const BudgetReport& r, const model::HardwareSpec& hw, const model::NetworkSpec& net) {
+  struct Point {
+    double x, y;
+    std::string label;
+    bool memory_bound;
+  };
+  std::vector<Point> points;
+  for (std::size_t k = 0; k < r.kernels.size(); ++k) {
+    const auto& t = r.kernels[k].time;
+    if (!t.has_bytes() || r.plan.kernels[k].total_ops <= 0 || t.bound_s <= 0) continue;
+    points.push_back({t.intensity, r.plan.kernels[k].total_ops / t.bound_s, r.plan.kernels[k].name,
+                      t.limit == LimitKind::memory});
+  }
+  double x_min = 1e-2, x_max = 1e3, y_max = 0;
+  for (const auto& roof : r.roofs) y_max = std::max(y_max, roof.effective_ops_per_s);
+  for (const auto& row : r.levels)
+    for (const auto& [p, ridge] : row.ridge) {
+      x_min = std::min(x_min, ridge / 10);
+      x_max = std::max(x_max, ridge * 10);
+    }
+  double y_min = y_max;
+  for (const auto& p : points) {
+    x_min = std::min(x_min, p.x / 2);
+    x_max = std::max(x_max, p.x * 2);
+    y_min = std::min(y_min, p.y / 2);
+  }
+  for (const auto& row : r.levels) y_min = std::min(y_min, row.effective_Bps * x_min);
+  y_min = std::max(y_min, y_max * 1e-6);
+
+  LogLogPlot plot(fmt::format("Roofline: {} on {} / {}", net.name, hw.name, hw.units[r.unit].name),
+                  "arithmetic intensity (op/byte)", "attainable performance (op/s)", {x_min, x_max}, {y_min, y_max * 3});
+  // Stacked rooflines: one slope per memory level, one flat roof per precision.
+  int colour = 0;
+  for (const auto& row : r.levels) {
+    const auto& level = hw.memory[row.level];
+    plot.line({{x_min, row.effective_Bps * x_min}, {y_max / row.effective_Bps, y_max}}, colour,
+              fmt::format("{} {}", level.name, format_bandwidth(row.effective_Bps)), true);
+    ++colour;
+  }
+  for (const auto& roof : r.roofs) {
+    double x_start = x_max;
+    for (const auto& row : r.levels) x_start = std::min(x_start, roof.effective_ops_per_s / row.effective_Bps);
+    plot.line({{x_start, roof.effective_ops_per_s}, {x_max, roof.effective_ops_per_s}}, colour,
+              fmt::format("{} {}", model::precision_name(roof.precision), format_ops_rate(roof.effective_ops_per_s)),
+              false);
+    ++colour;
+  }
+  for (const auto& p : points) plot.point(p.x, p.y, p.memory_bound ? 0 : 1, p.label);
+  return plot.render();
+}
+
+}  // namespace framesim::analysis

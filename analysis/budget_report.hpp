@@ -1,0 +1,17 @@
+// Writers for the static budget: the terminal report (the seed's six steps), JSON, and the stacked
+// roofline as SVG with every kernel as a point.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "model/budget.hpp"
+
+namespace framesim::analysis {
+
+std::string budget_text(const model::BudgetReport& r, const model::HardwareSpec& hw, const model::NetworkSpec& net);
+nlohmann::json budget_json(const model::BudgetReport& r, const model::HardwareSpec& hw, const model::NetworkSpec& net);
+std::string roofline_svg(const model::BudgetReport& r, const model::HardwareSpec& hw, const model::NetworkSpec& net);
+
+}  // namespace framesim::analysis

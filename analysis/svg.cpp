@@ -1,0 +1,185 @@
+#include "svg.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "core/units.hpp"
+
+namespace framesim::analysis {
+
+namespace {
+constexpr std::array<const char*, 8> kPalette{"#d62728", "#1f77b4", "#2ca02c", "#9467bd",
+                                              "#ff7f0e", "#8c564b", "#e377c2", "#17becf"};
+const char* colour_of(int i) { return kPalette[static_cast<std::size_t>(std::abs(i)) % kPalette.size()]; }
+
+constexpr double kLeft = 90, kRight = 220, kTop = 50, kBottom = 60;
+
+std::string tick_label(double v, const std::string& unit) {
+  if (unit.empty()) return core::format_si(v, "", 3);
+  return core::format_si(v, unit, 3);
+}
+
+/// Tick positions: decades on a log axis (with 2 and 5 when there are few), 1-2-5 steps on a linear one.
+std::vector<double> ticks(const Axis& a) {
+  std::vector<double> out;
+  if (a.log) {
+    const int lo = static_cast<int>(std::floor(std::log10(a.min)));
+    const int hi = static_cast<int>(std::ceil(std::log10(a.max)));
+    const bool fine = hi - lo <= 3;
+    for (int e = lo; e <= hi; ++e) {
+      for (double m : {1.0, 2.0, 5.0}) {
+        if (!fine && m != 1.0) continue;
+        const double v = m * std::pow(10.0, e);
+        if (v >= a.min * (1 - 1e-9) && v <= a.max * (1 + 1e-9)) out.push_back(v);
+      }
+    }
+    return out;
+  }
+  const double span = a.max - a.min;
+  if (span <= 0) return {a.min};
+  const double raw = span / 6;
+  const double mag = std::pow(10.0, std::floor(std::log10(raw)));
+  double step = mag;
+  for (double m : {1.0, 2.0, 5.0, 10.0})
+    if (raw <= m * mag) {
+      step = m * mag;
+      break;
+    }
+  for (double v = std::ceil(a.min / step) * step; v <= a.max + step * 1e-9; v += step) out.push_back(v);
+  return out;
+}
+}  // namespace
+
+std::string xml_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+Plot::Plot(std::string title, Axis x, Axis y, int width, int height)
+    : title_(std::move(title)), x_(std::move(x)), y_(std::move(y)), width_(width), height_(height) {
+  if (x_.max <= x_.min) x_.max = x_.min + 1;
+  if (y_.max <= y_.min) y_.max = y_.min + 1;
+}
+
+void Plot::line(std::vector<std::pair<double, double>> points, int colour, std::string label, bool dashed) {
+  series_.push_back({std::move(points), colour, std::move(label), dashed});
+}
+void Plot::point(double x, double y, int colour, std::string label) {
+  markers_.push_back({x, y, colour, std::move(label)});
+}
+void Plot::reference(double value, bool vertical, int colour, std::string label) {
+  references_.push_back({value, vertical, colour, std::move(label)});
+}
+void Plot::bar(double x0, double x1, double y, int colour) { bars_.push_back({x0, x1, y, colour}); }
+
+double Plot::sx(double x) const {
+  const double w = width_ - kLeft - kRight;
+  double f = x_.log ? (std::log10(std::max(x, 1e-300)) - std::log10(x_.min)) / (std::log10(x_.max) - std::log10(x_.min))
+                    : (x - x_.min) / (x_.max - x_.min);
+  return kLeft + std::clamp(f, -0.05, 1.05) * w;
+}
+
+double Plot::sy(double y) const {
+  const double h = height_ - kTop - kBottom;
+  double f = y_.log ? (std::log10(std::max(y, 1e-300)) - std::log10(y_.min)) / (std::log10(y_.max) - std::log10(y_.min))
+                    : (y - y_.min) / (y_.max - y_.min);
+  return kTop + (1 - std::clamp(f, -0.05, 1.05)) * h;
+}
+
+std::string Plot::render() const {
+  std::string s = fmt::format(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" "
+      "font-family=\"Helvetica, Arial, sans-serif\" font-size=\"12\">\n"
+      "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n",
+      width_, height_, width_, height_);
+  s += fmt::format("<text x=\"{}\" y=\"28\" font-size=\"16\" font-weight=\"bold\">{}</text>\n", kLeft,
+                   xml_escape(title_));
+  const double x0 = kLeft, x1 = width_ - kRight, y0 = kTop, y1 = height_ - kBottom;
+  s += "<defs><clipPath id=\"area\">";
+  s += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\"/>", x0, y0, x1 - x0, y1 - y0);
+  s += "</clipPath></defs>\n";
+  // grid and ticks
+  for (double v : ticks(x_)) {
+    const double px = sx(v);
+    s += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"#e5e5e5\"/>\n", px, y0, y1);
+    s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}</text>\n", px, y1 + 16,
+                     xml_escape(tick_label(v, x_.unit)));
+  }
+  for (double v : ticks(y_)) {
+    const double py = sy(v);
+    s += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{2:.1f}\" y2=\"{1:.1f}\" stroke=\"#e5e5e5\"/>\n", x0, py, x1);
+    s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"end\">{}</text>\n", x0 - 6, py + 4,
+                     xml_escape(tick_label(v, y_.unit)));
+  }
+  s += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"none\" stroke=\"#333\"/>\n",
+                   x0, y0, x1 - x0, y1 - y0);
+  s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}</text>\n", (x0 + x1) / 2, y1 + 40,
+                   xml_escape(x_.label));
+  s += fmt::format("<text transform=\"translate(20,{:.1f}) rotate(-90)\" text-anchor=\"middle\">{}</text>\n",
+                   (y0 + y1) / 2, xml_escape(y_.label));
+  s += "<g clip-path=\"url(#area)\">\n";
+  const double base = y_.log ? y_.min : std::max(0.0, y_.min);
+  for (const auto& b : bars_) {
+    const double left = sx(b.x0), right = sx(b.x1), top = sy(b.y), bottom = sy(base);
+    s += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"{}\" opacity=\"0.6\"/>\n",
+                     left, top, std::max(0.5, right - left), std::max(0.0, bottom - top), colour_of(b.colour));
+  }
+  for (const auto& line : series_) {
+    std::string path;
+    for (const auto& [x, y] : line.points) path += fmt::format("{}{:.1f},{:.1f}", path.empty() ? "" : " ", sx(x), sy(y));
+    s += fmt::format("<polyline points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"{}/>\n", path,
+                     colour_of(line.colour), line.dashed ? " stroke-dasharray=\"6,4\"" : "");
+  }
+  for (const auto& r : references_) {
+    if (r.vertical)
+      s += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"{3}\" stroke-width=\"1.5\" stroke-dasharray=\"4,3\"/>\n",
+                       sx(r.value), y0, y1, colour_of(r.colour));
+    else
+      s += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{2:.1f}\" y2=\"{1:.1f}\" stroke=\"{3}\" stroke-width=\"1.5\" stroke-dasharray=\"4,3\"/>\n",
+                       x0, sy(r.value), x1, colour_of(r.colour));
+  }
+  for (const auto& m : markers_) {
+    s += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4\" fill=\"{}\" stroke=\"#222\" stroke-width=\"0.5\"><title>{}</title></circle>\n",
+                     sx(m.x), sy(m.y), colour_of(m.colour), xml_escape(m.label));
+  }
+  s += "</g>\n";
+  // Point labels outside the clip so they stay readable; reference labels at the edge.
+  for (const auto& m : markers_) {
+    if (m.label.empty() || markers_.size() > 40) continue;
+    s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"9\" fill=\"#444\">{}</text>\n", sx(m.x) + 6,
+                     sy(m.y) - 4, xml_escape(m.label));
+  }
+  for (const auto& r : references_) {
+    if (r.vertical)
+      s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"11\" fill=\"{}\">{}</text>\n", sx(r.value) + 4,
+                       y0 + 14, colour_of(r.colour), xml_escape(r.label));
+    else
+      s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"11\" fill=\"{}\">{}</text>\n", x0 + 6,
+                       sy(r.value) - 4, colour_of(r.colour), xml_escape(r.label));
+  }
+  // legend
+  double ly = y0 + 10;
+  for (const auto& line : series_) {
+    if (line.label.empty()) continue;
+    s += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{2:.1f}\" y2=\"{1:.1f}\" stroke=\"{3}\" stroke-width=\"2\"{4}/>\n",
+                     x1 + 12, ly, x1 + 36, colour_of(line.colour), line.dashed ? " stroke-dasharray=\"6,4\"" : "");
+    s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\">{}</text>\n", x1 + 42, ly + 4, xml_escape(line.label));
+    ly += 18;
+  }
+  s += "</svg>\n";
+  return s;
+}
+
+}  // namespace framesim::analysis

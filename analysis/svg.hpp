@@ -1,0 +1,79 @@
+// Small SVG charts written directly (no plotting dependency): log or linear axes, lines, points,
+// reference lines, bars. Deterministic output: the same data gives the same bytes.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace framesim::analysis {
+
+struct Axis {
+  double min = 0;
+  double max = 1;
+  bool log = false;
+  std::string label;
+  std::string unit;  // appended to tick labels with an SI prefix ("s", "op/s"); empty: plain numbers
+};
+
+class Plot {
+ public:
+  Plot(std::string title, Axis x, Axis y, int width = 900, int height = 540);
+
+  /// A polyline through data points; `colour` indexes a fixed palette.
+  void line(std::vector<std::pair<double, double>> points, int colour, std::string label, bool dashed = false);
+  /// A marker at a data point, with a small label beside it (empty: none).
+  void point(double x, double y, int colour, std::string label);
+  /// A horizontal or vertical reference line across the plot (e.g. a deadline).
+  void reference(double value, bool vertical, int colour, std::string label);
+  /// A bar from y = 0 (or the axis minimum) between x0 and x1.
+  void bar(double x0, double x1, double y, int colour);
+  std::string render() const;
+
+ private:
+  struct Series {
+    std::vector<std::pair<double, double>> points;
+    int colour;
+    std::string label;
+    bool dashed;
+  };
+  struct Marker {
+    double x, y;
+    int colour;
+    std::string label;
+  };
+  struct Reference {
+    double value;
+    bool vertical;
+    int colour;
+    std::string label;
+  };
+  struct Bar {
+    double x0, x1, y;
+    int colour;
+  };
+  double sx(double x) const;
+  double sy(double y) const;
+
+  std::string title_;
+  Axis x_, y_;
+  int width_, height_;
+  std::vector<Series> series_;
+  std::vector<Marker> markers_;
+  std::vector<Reference> references_;
+  std::vector<Bar> bars_;
+};
+
+/// A log-log plot whose tick labels are SI-formatted numbers.
+class LogLogPlot : public Plot {
+ public:
+  LogLogPlot(std::string title, std::string x_label, std::string y_label, std::pair<double, double> x_range,
+             std::pair<double, double> y_range)
+      : Plot(std::move(title), Axis{x_range.first, x_range.second, true, std::move(x_label), ""},
+             Axis{y_range.first, y_range.second, true, std::move(y_label), ""}) {}
+};
+
+/// Escapes text for SVG/XML.
+std::string xml_escape(const std::string& s);
+
+}  // namespace framesim::analysis

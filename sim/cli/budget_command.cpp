@@ -1,0 +1,129 @@
+// `framesim budget HW NETWORK`: the seed's fifteen-minute budget as one report.
+#include <iostream>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "budget_report.hpp"
+#include "cli/commands.hpp"
+#include "config/hardware.hpp"
+#include "config/network.hpp"
+#include "core/error.hpp"
+#include "core/files.hpp"
+#include "core/text.hpp"
+#include "core/units.hpp"
+#include "model/budget.hpp"
+#include "trace/measured.hpp"
+
+namespace framesim::cli {
+
+double option_quantity(const std::string& option, const std::string& text, int dimension) {
+  auto q = core::parse_quantity(text, static_cast<core::Dimension>(dimension));
+  if (!q.value) throw core::UserError(fmt::format("{}: {}", option, q.error));
+  if (*q.value <= 0) throw core::UserError(fmt::format("{}: must be positive, got \"{}\"", option, text));
+  return *q.value;
+}
+
+namespace {
+
+struct BudgetArgs {
+  std::string hardware;
+  std::string network;
+  std::string unit;
+  std::string precision;
+  std::string slice;
+  std::string rate;
+  std::string operating_point;
+  std::string measured;
+  std::string svg;
+  bool json = false;
+  bool no_fusion = false;
+};
+
+std::size_t pick_unit(const model::HardwareSpec& hw, const model::NetworkSpec& net, const std::string& wanted) {
+  std::vector<std::string> names;
+  for (const auto& u : hw.units) names.push_back(u.name);
+  if (!wanted.empty()) {
+    if (auto u = hw.find_unit(wanted)) return *u;
+    std::string message = fmt::format("--unit: {} has no unit \"{}\"", hw.source_file, wanted);
+    if (auto near = core::closest_match(wanted, names)) message += fmt::format(" (did you mean \"{}\"?)", *near);
+    else message += fmt::format("; units: {}", core::join_list(names, ", "));
+    throw core::UserError(message);
+  }
+  // Default: the first unit with a roof for every precision the network computes in.
+  for (std::size_t u = 0; u < hw.units.size(); ++u)
+    if (model::missing_roofs(net, hw.units[u]).empty()) return u;
+  return 0;
+}
+
+int run_budget(const BudgetArgs& a) {
+  const model::HardwareSpec hw = config::load_hardware(a.hardware);
+  model::NetworkSpec net = config::load_network(a.network);
+  if (!a.precision.empty()) {
+    auto p = model::parse_layer_precision(a.precision);
+    if (!p) {
+      throw core::UserError(fmt::format("--precision: \"{}\" is not a precision; use one of {} or wXaY like w4a16",
+                                        a.precision, core::join_list(model::precision_names(), ", ")));
+    }
+    net = model::with_precision(net, *p);
+  }
+  if (a.no_fusion) net.fusion = model::FusionMode::none;
+  model::BudgetOptions options;
+  options.unit = pick_unit(hw, net, a.unit);
+  const auto& unit = hw.units[options.unit];
+  if (auto missing = model::missing_roofs(net, unit); !missing.empty()) {
+    std::vector<std::string> have, need;
+    for (auto p : model::kAllPrecisions)
+      if (unit.peak_ops_per_s[p]) have.emplace_back(model::precision_name(p));
+    for (auto p : missing) need.emplace_back(model::precision_name(p));
+    throw core::UserError(fmt::format(
+        "{} computes in {} but unit \"{}\" of {} has roofs only for {}: choose another --unit or --precision",
+        net.source_file, core::join_list(need, ", "), unit.name, hw.source_file, core::join_list(have, ", ")));
+  }
+  if (!a.operating_point.empty()) {
+    bool found = false;
+    std::vector<std::string> names;
+    for (std::size_t i = 0; i < unit.operating_points.size(); ++i) {
+      names.push_back(unit.operating_points[i].name);
+      if (unit.operating_points[i].name == a.operating_point) {
+        options.run.operating_point = i;
+        found = true;
+      }
+    }
+    if (!found)
+      throw core::UserError(fmt::format("--operating-point: unit \"{}\" has no operating point \"{}\"; it has {}",
+                                        unit.name, a.operating_point, core::join_list(names, ", ")));
+  }
+  if (!a.slice.empty()) options.slice_s = option_quantity("--slice", a.slice, static_cast<int>(core::Dimension::Seconds));
+  if (!a.rate.empty()) options.rate_Hz = option_quantity("--rate", a.rate, static_cast<int>(core::Dimension::Hertz));
+  if (!a.measured.empty()) options.measured = trace::read_measurements(a.measured);
+
+  const model::BudgetReport report = model::make_budget(hw, net, options);
+  // Everything is validated: now write.
+  if (!a.svg.empty()) core::write_file_atomic(a.svg, analysis::roofline_svg(report, hw, net));
+  if (a.json) std::cout << analysis::budget_json(report, hw, net).dump(2) << "\n";
+  else std::cout << analysis::budget_text(report, hw, net);
+  return 0;
+}
+
+}  // namespace
+
+Command add_budget_command(CLI::App& app) {
+  auto args = std::make_shared<BudgetArgs>();
+  auto* sub = app.add_subcommand("budget", "the fifteen-minute budget: roofline bounds, the floor against the slice, "
+                                           "fusion, the energy floor");
+  sub->add_option("hardware", args->hardware, "hardware YAML (hardware/*.yaml)")->required();
+  sub->add_option("network", args->network, "network YAML (scenarios/networks/*.yaml)")->required();
+  sub->add_option("--unit", args->unit, "compute unit to run on (default: the first with the network's precisions)");
+  sub->add_option("--precision", args->precision, "run every layer at this precision (fp16, int8, w4a16, ...)");
+  sub->add_option("--slice", args->slice, "the model's share of the frame, e.g. 12ms");
+  sub->add_option("--rate", args->rate, "inferences per second, e.g. 30Hz (for watts)");
+  sub->add_option("--operating-point", args->operating_point, "the unit's operating point (default: nominal)");
+  sub->add_option("--measured", args->measured, "measured layer times (CSV layer,time) for the diagnosis");
+  sub->add_flag("--json", args->json, "print JSON instead of the text report");
+  sub->add_option("--svg", args->svg, "write the stacked roofline with every kernel to this SVG file");
+  sub->add_flag("--no-fusion", args->no_fusion, "run every layer as its own kernel");
+  return {sub, [args] { return run_budget(*args); }};
+}
+
+}  // namespace framesim::cli

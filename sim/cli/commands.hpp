@@ -1,0 +1,22 @@
+// The framesim subcommands. Each registers its options on the app and returns the function that runs it.
+#pragma once
+
+#include <functional>
+
+#include <CLI/CLI.hpp>
+
+namespace framesim::cli {
+
+/// A registered subcommand and the function that runs it once its options are parsed.
+struct Command {
+  CLI::App* app = nullptr;
+  std::function<int()> run;
+};
+
+Command add_budget_command(CLI::App& app);
+Command add_ops_command(CLI::App& app);
+
+/// Parses a quantity given on the command line, or throws UserError naming the option.
+double option_quantity(const std::string& option, const std::string& text, int dimension);
+
+}  // namespace framesim::cli

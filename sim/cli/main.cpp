@@ -1,0 +1,33 @@
+// framesim: the command-line entry point. Maps user errors to exit code 2 and prints them.
+#include <cstdio>
+#include <iostream>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/commands.hpp"
+#include "core/error.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"framesim: will this perception pipeline meet its frame budget on this SoC?"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "framesim 0.1.0");
+  const std::vector<framesim::cli::Command> commands{framesim::cli::add_budget_command(app),
+                                                     framesim::cli::add_ops_command(app)};
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return 2;
+  }
+  try {
+    for (const auto& command : commands)
+      if (command.app->parsed()) return command.run();
+  } catch (const framesim::core::UserError& e) {
+    for (const auto& d : e.diagnostics()) std::cerr << d.to_string() << "\n";
+    return 2;
+  }
+  return 0;
+}

@@ -1,0 +1,266 @@
+#include "config/hardware.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "config/readers.hpp"
+#include "config/yaml.hpp"
+#include "core/text.hpp"
+
+namespace framesim::config {
+
+using core::Dimension;
+using model::ComputeUnitSpec;
+using model::HardwareSpec;
+using model::MemoryLevelSpec;
+
+namespace {
+
+const std::vector<std::string> kMemoryKinds{"registers", "sram", "cache", "dram", "flash"};
+const std::vector<std::string> kUnitKinds{"cpu", "gpu", "npu", "dsp", "isp", "mcu", "accelerator"};
+const std::vector<std::string> kPolicies{"step", "bang_bang"};
+
+model::MemoryKind memory_kind(const std::string& s) {
+  return static_cast<model::MemoryKind>(std::find(kMemoryKinds.begin(), kMemoryKinds.end(), s) - kMemoryKinds.begin());
+}
+model::UnitKind unit_kind(const std::string& s) {
+  return static_cast<model::UnitKind>(std::find(kUnitKinds.begin(), kUnitKinds.end(), s) - kUnitKinds.begin());
+}
+
+/// A per-precision table: `{fp32: "2 TFLOP/s", int8: "8 TOPS"}`.
+template <class Read>
+void read_per_precision(const Node& node, model::PerPrecision<double>& out, Read read) {
+  for (auto& [key, value] : node.entries()) {
+    auto p = model::parse_precision(key);
+    if (!p) {
+      std::string message = fmt::format("\"{}\" is not a precision; allowed: {}", key,
+                                        core::join_list(model::precision_names(), ", "));
+      if (auto near = core::closest_match(key, model::precision_names()))
+        message = fmt::format("\"{}\" is not a precision (did you mean \"{}\"?)", key, *near);
+      value.error(message);
+      continue;
+    }
+    if (auto v = read(value)) out[*p] = *v;
+  }
+}
+
+/// Operating points, highest frequency first.
+template <class Point, class Read>
+std::vector<Point> read_points(const Node& node, Read read) {
+  std::vector<Point> points;
+  std::set<std::string> names;
+  std::optional<double> previous;
+  for (const Node& item : node.items()) {
+    Point p = read(item);
+    if (p.name.empty()) p.name = fmt::format("op{}", points.size());
+    if (!names.insert(p.name).second) item.error(fmt::format("operating point \"{}\" is given twice", p.name));
+    if (previous && p.frequency_Hz >= *previous && p.frequency_Hz > 0)
+      item.error("operating points must be listed from the highest frequency down");
+    if (p.frequency_Hz > 0) previous = p.frequency_Hz;
+    points.push_back(p);
+  }
+  if (node.is_sequence() && points.empty()) node.error("needs at least one operating point");
+  return points;
+}
+
+MemoryLevelSpec read_level(const std::string& name, const Node& node) {
+  MemoryLevelSpec level;
+  level.name = name;
+  MapReader m(node, {"kind", "capacity", "bandwidth", "efficiency", "latency", "energy_per_byte", "line",
+                     "operating_points", "source"});
+  if (auto k = m.choice("kind", kMemoryKinds, true)) level.kind = memory_kind(*k);
+  level.capacity_bytes = m.quantity("capacity", Dimension::Bytes, Range::positive, true).value_or(1);
+  level.bandwidth_Bps = m.quantity("bandwidth", Dimension::BytesPerSecond, Range::positive, true).value_or(1);
+  level.efficiency = m.number("efficiency", Range::unit_interval).value_or(1.0);
+  level.latency_s = m.quantity("latency", Dimension::Seconds, Range::non_negative).value_or(0.0);
+  level.energy_per_byte_J = m.quantity("energy_per_byte", Dimension::JoulesPerByte, Range::non_negative).value_or(0.0);
+  level.line_bytes = m.quantity("line", Dimension::Bytes, Range::positive).value_or(64.0);
+  m.text("source");
+  if (auto ops = m.get("operating_points")) {
+    level.operating_points = read_points<model::MemoryOperatingPoint>(*ops, [](const Node& item) {
+      model::MemoryOperatingPoint p;
+      MapReader r(item, {"name", "frequency"});
+      p.name = r.text("name").value_or("");
+      p.frequency_Hz = r.quantity("frequency", Dimension::Hertz, Range::positive, true).value_or(0.0);
+      return p;
+    });
+  }
+  return level;
+}
+
+ComputeUnitSpec read_unit(const std::string& name, const Node& node, const HardwareSpec& hw) {
+  ComputeUnitSpec unit;
+  unit.name = name;
+  MapReader m(node, {"kind", "cores", "peak", "efficiency", "dispatch_overhead", "outstanding", "memory",
+                     "operating_points", "static_power", "energy_per_op", "busy_power", "source"});
+  if (auto k = m.choice("kind", kUnitKinds, true)) unit.kind = unit_kind(*k);
+  unit.cores = static_cast<int>(m.integer("cores", 1, 1 << 20).value_or(1));
+  if (auto peak = m.required("peak")) {
+    read_per_precision(*peak, unit.peak_ops_per_s,
+                       [](const Node& v) { return v.quantity(Dimension::OpsPerSecond, Range::positive); });
+    if (peak->is_map() && !unit.peak_ops_per_s.any()) peak->error("needs a peak for at least one precision");
+  }
+  if (auto eff = m.get("efficiency")) {
+    if (eff->is_map()) {
+      read_per_precision(*eff, unit.efficiency, [](const Node& v) { return v.number(Range::unit_interval); });
+      for (model::Precision p : model::kAllPrecisions)
+        if (unit.efficiency[p] && !unit.peak_ops_per_s[p])
+          eff->error(fmt::format("efficiency for {} but no peak for {}", model::precision_name(p),
+                                 model::precision_name(p)));
+    } else if (auto e = eff->number(Range::unit_interval)) {
+      for (model::Precision p : model::kAllPrecisions) unit.efficiency[p] = *e;
+    }
+  }
+  unit.dispatch_overhead_s = m.quantity("dispatch_overhead", Dimension::Seconds, Range::non_negative).value_or(0.0);
+  if (m.has("outstanding")) unit.outstanding_bytes = m.quantity("outstanding", Dimension::Bytes, Range::positive);
+  if (auto mem = m.required("memory")) {
+    std::set<std::string> seen;
+    std::vector<std::string> level_names;
+    for (const auto& l : hw.memory) level_names.push_back(l.name);
+    for (const Node& item : mem->items()) {
+      auto s = item.text();
+      if (!s) continue;
+      auto lv = hw.find_level(*s);
+      if (!lv) {
+        std::string message = fmt::format("no memory level \"{}\"", *s);
+        if (auto near = core::closest_match(*s, level_names)) message += fmt::format(" (did you mean \"{}\"?)", *near);
+        else message += fmt::format("; levels: {}", core::join_list(level_names, ", "));
+        item.error(message);
+        continue;
+      }
+      if (!seen.insert(*s).second) {
+        item.error(fmt::format("memory level \"{}\" is listed twice", *s));
+        continue;
+      }
+      unit.memory_path.push_back(*lv);
+    }
+    if (mem->is_sequence() && mem->yaml().size() == 0) mem->error("needs at least one memory level");
+    if (!unit.memory_path.empty()) {
+      bool writable = false;
+      for (std::size_t lv : unit.memory_path) writable = writable || model::is_writable(hw.memory[lv].kind);
+      if (!writable) mem->error("needs a writable level for activations (flash is read-only)");
+    }
+  }
+  if (auto ops = m.get("operating_points")) {
+    unit.operating_points = read_points<model::OperatingPoint>(*ops, [](const Node& item) {
+      model::OperatingPoint p;
+      MapReader r(item, {"name", "frequency", "voltage", "static_power"});
+      p.name = r.text("name").value_or("");
+      p.frequency_Hz = r.quantity("frequency", Dimension::Hertz, Range::positive, true).value_or(0.0);
+      p.voltage_V = r.quantity("voltage", Dimension::Volts, Range::positive).value_or(1.0);
+      if (r.has("static_power")) p.static_power_W = r.quantity("static_power", Dimension::Watts, Range::non_negative);
+      return p;
+    });
+  }
+  if (unit.operating_points.empty()) unit.operating_points.push_back({"nominal", 1.0, 1.0, std::nullopt});
+  unit.static_power_W = m.quantity("static_power", Dimension::Watts, Range::non_negative).value_or(0.0);
+  if (auto e = m.get("energy_per_op")) {
+    read_per_precision(*e, unit.energy_per_op_J,
+                       [](const Node& v) { return v.quantity(Dimension::JoulesPerOp, Range::non_negative); });
+  }
+  if (auto busy = m.get("busy_power")) {
+    if (m.has("energy_per_op")) {
+      busy->error("give either energy_per_op or busy_power, not both");
+    } else if (auto watts = busy->quantity(Dimension::Watts, Range::positive)) {
+      // Busy power is the whole unit at its peak rate: the dynamic part spread over the peak ops.
+      const double dynamic = *watts - unit.static_power_W;
+      if (dynamic <= 0) {
+        busy->error(fmt::format("must exceed static_power ({} W)", core::format_number(unit.static_power_W)));
+      } else {
+        for (model::Precision p : model::kAllPrecisions)
+          if (unit.peak_ops_per_s[p]) unit.energy_per_op_J[p] = dynamic / *unit.peak_ops_per_s[p];
+      }
+    }
+  }
+  m.text("source");
+  return unit;
+}
+
+model::ThermalSpec read_thermal(const Node& node, const HardwareSpec& hw) {
+  model::ThermalSpec t;
+  MapReader m(node, {"ambient", "resistance", "capacitance", "trip", "release", "governor", "source"});
+  t.ambient_C = m.quantity("ambient", Dimension::Celsius, Range::any, true).value_or(25.0);
+  t.resistance_K_per_W = m.quantity("resistance", Dimension::KelvinPerWatt, Range::positive, true).value_or(1.0);
+  t.capacitance_J_per_K = m.quantity("capacitance", Dimension::JoulesPerKelvin, Range::positive, true).value_or(1.0);
+  auto trip = m.quantity("trip", Dimension::Celsius, Range::any, true);
+  auto release = m.quantity("release", Dimension::Celsius, Range::any, true);
+  m.text("source");
+  if (trip) t.trip_C = *trip;
+  if (release) t.release_C = *release;
+  if (trip && release && *release >= *trip)
+    m.get("release")->error(fmt::format("must be below trip ({} C)", core::format_number(*trip)));
+  if (trip && *trip <= t.ambient_C)
+    m.get("trip")->error(fmt::format("must be above ambient ({} C)", core::format_number(t.ambient_C)));
+  if (auto g = m.required("governor")) {
+    MapReader gov(*g, {"period", "policy", "throttle"});
+    t.governor_period_s = gov.quantity("period", Dimension::Seconds, Range::positive, true).value_or(0.1);
+    if (auto p = gov.choice("policy", kPolicies)) t.policy = *p == "step" ? model::GovernorPolicy::step
+                                                                              : model::GovernorPolicy::bang_bang;
+    if (auto throttle = gov.get("throttle")) {
+      std::vector<std::string> names;
+      for (const auto& u : hw.units) names.push_back(u.name);
+      for (const auto& l : hw.memory) names.push_back(l.name);
+      for (const Node& item : throttle->items()) {
+        auto s = item.text();
+        if (!s) continue;
+        if (std::find(names.begin(), names.end(), *s) == names.end()) {
+          std::string message = fmt::format("no unit or memory level \"{}\"", *s);
+          if (auto near = core::closest_match(*s, names)) message += fmt::format(" (did you mean \"{}\"?)", *near);
+          item.error(message);
+          continue;
+        }
+        t.throttled.push_back(*s);
+      }
+    }
+  }
+  return t;
+}
+
+}  // namespace
+
+model::HardwareSpec read_hardware(const Node& root) {
+  HardwareSpec hw;
+  hw.source_file = root.document().display_path();
+  MapReader m(root, {"name", "description", "source", "memory", "units", "thermal"});
+  if (!m.ok()) return hw;
+  hw.name = m.text("name", true).value_or("");
+  hw.description = m.text("description").value_or("");
+  m.text("source");
+  if (auto memory = m.required("memory")) {
+    for (auto& [name, node] : memory->entries()) hw.memory.push_back(read_level(name, node));
+    if (memory->is_map() && hw.memory.empty()) memory->error("needs at least one memory level");
+  }
+  if (auto units = m.required("units")) {
+    for (auto& [name, node] : units->entries()) {
+      if (hw.find_level(name)) node.error(fmt::format("\"{}\" names both a unit and a memory level", name));
+      hw.units.push_back(read_unit(name, node, hw));
+    }
+    if (units->is_map() && hw.units.empty()) units->error("needs at least one compute unit");
+  }
+  for (auto& level : hw.memory)
+    for (const auto& unit : hw.units)
+      for (std::size_t lv : unit.memory_path)
+        if (hw.memory[lv].name == level.name) level.users.push_back(unit.name);
+  if (auto thermal = m.get("thermal")) hw.thermal = read_thermal(*thermal, hw);
+  return hw;
+}
+
+model::HardwareSpec load_hardware(const std::filesystem::path& path) {
+  core::Diagnostics diagnostics;
+  auto doc = Document::load(path, diagnostics);
+  auto hw = read_hardware(Node(doc, doc->root(), ""));
+  diagnostics.throw_if_any();
+  return hw;
+}
+
+model::HardwareSpec parse_hardware(const std::string& text, const std::string& display_path) {
+  core::Diagnostics diagnostics;
+  auto doc = Document::parse(text, display_path, diagnostics);
+  auto hw = read_hardware(Node(doc, doc->root(), ""));
+  diagnostics.throw_if_any();
+  return hw;
+}
+
+}  // namespace framesim::config

@@ -1,0 +1,404 @@
+#include "config/network.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "config/readers.hpp"
+#include "config/yaml.hpp"
+#include "core/text.hpp"
+
+namespace framesim::config {
+
+using model::LayerPrecision;
+using model::NetworkSpec;
+using model::OpParams;
+using model::ParamType;
+
+namespace {
+
+const std::vector<std::string> kFusionModes{"auto", "explicit", "none"};
+constexpr std::string_view kBlockInput = "@input";
+
+/// Names visible to a layer: its own repeat instance first, then the enclosing ones.
+struct Scope {
+  const Scope* parent = nullptr;
+  std::string prefix;    // "res.3." inside instance 3 of block "res"
+  int block_input = -1;  // tensor feeding this instance ("@input")
+  std::map<std::string, int> names;
+
+  std::optional<int> find(const std::string& name) const {
+    for (const Scope* s = this; s; s = s->parent) {
+      auto it = s->names.find(name);
+      if (it != s->names.end()) return it->second;
+    }
+    return std::nullopt;
+  }
+};
+
+class NetworkReader {
+ public:
+  explicit NetworkReader(const Node& root) : root_(root) {}
+
+  NetworkSpec read() {
+    net_.source_file = root_.document().display_path();
+    MapReader m(root_, {"name", "description", "source", "precision", "fusion", "inputs", "layers", "outputs"});
+    if (!m.ok()) return net_;
+    net_.name = m.text("name", true).value_or("");
+    net_.description = m.text("description").value_or("");
+    m.text("source");
+    if (auto p = m.get("precision")) default_precision_ = read_precision(*p).value_or(LayerPrecision{});
+    if (auto f = m.choice("fusion", kFusionModes)) {
+      net_.fusion = *f == "auto" ? model::FusionMode::automatic
+                    : *f == "explicit" ? model::FusionMode::explicit_only
+                                       : model::FusionMode::none;
+    }
+    Scope top;
+    if (auto inputs = m.required("inputs")) read_inputs(*inputs, top);
+    int previous = net_.inputs.size() == 1 ? net_.inputs.front() : -1;
+    if (auto layers = m.required("layers")) {
+      read_layers(*layers, top, previous);
+      if (layers->is_sequence() && net_.layers.empty()) layers->error("needs at least one layer");
+    }
+    read_outputs(m.get("outputs"), top);
+    finish_groups();
+    return std::move(net_);
+  }
+
+ private:
+  std::optional<LayerPrecision> read_precision(const Node& node) {
+    auto s = node.text();
+    if (!s) return std::nullopt;
+    if (auto p = model::parse_layer_precision(*s)) return p;
+    std::string message = fmt::format("\"{}\" is not a precision; use one of {} or wXaY like w4a16, w8a8", *s,
+                                      core::join_list(model::precision_names(), ", "));
+    if (auto near = core::closest_match(*s, model::precision_names()))
+      message = fmt::format("\"{}\" is not a precision (did you mean \"{}\"?)", *s, *near);
+    node.error(message);
+    return std::nullopt;
+  }
+
+  void read_inputs(const Node& node, Scope& scope) {
+    for (auto& [name, value] : node.entries()) {
+      model::TensorSpec t;
+      t.name = name;
+      t.precision = default_precision_.activations;
+      std::optional<Node> shape_node;
+      if (value.is_sequence()) {
+        shape_node = value;
+      } else {
+        MapReader r(value, {"shape", "precision"});
+        shape_node = r.required("shape");
+        if (auto p = r.get("precision")) {
+          auto s = p->text();
+          if (s) {
+            if (auto prec = model::parse_precision(*s)) t.precision = *prec;
+            else p->error(fmt::format("\"{}\" is not a precision; allowed: {}", *s,
+                                      core::join_list(model::precision_names(), ", ")));
+          }
+        }
+      }
+      if (shape_node) {
+        for (const Node& d : shape_node->items())
+          if (auto v = d.integer(1)) t.shape.push_back(*v);
+        if (shape_node->is_sequence() && shape_node->yaml().size() == 0) shape_node->error("needs at least one dimension");
+      }
+      if (!add_name(scope, name, value)) continue;
+      scope.names[name] = static_cast<int>(net_.tensors.size());
+      net_.inputs.push_back(static_cast<int>(net_.tensors.size()));
+      net_.tensors.push_back(std::move(t));
+    }
+    if (node.is_map() && net_.inputs.empty()) node.error("needs at least one input tensor");
+  }
+
+  bool add_name(const Scope& scope, const std::string& name, const Node& where) {
+    const std::string full = scope.prefix + name;
+    if (auto it = defined_.find(full); it != defined_.end()) {
+      where.error(fmt::format("\"{}\" is already defined at line {}", full, it->second));
+      return false;
+    }
+    defined_[full] = where.location().line;
+    return true;
+  }
+
+  void read_layers(const Node& seq, Scope& scope, int& previous) {
+    for (const Node& item : seq.items()) {
+      if (item.is_map() && item.yaml()["repeat"].IsDefined()) read_repeat(item, scope, previous);
+      else read_layer(item, scope, previous);
+    }
+  }
+
+  void read_repeat(const Node& item, Scope& scope, int& previous) {
+    MapReader r(item, {"repeat", "name", "layers"});
+    const auto count = r.integer("repeat", 1, 100000).value_or(0);
+    const std::string name = r.text("name", true).value_or("block");
+    auto layers = r.required("layers");
+    if (!layers || count <= 0) return;
+    if (!add_name(scope, name, item)) return;
+    for (std::int64_t i = 0; i < count; ++i) {
+      Scope inner;
+      inner.parent = &scope;
+      inner.prefix = fmt::format("{}{}.{}.", scope.prefix, name, i);
+      inner.block_input = previous;
+      const std::size_t errors_before = root_.document().diagnostics().size();
+      read_layers(*layers, inner, previous);
+      // One report per mistake, not one per repetition.
+      if (root_.document().diagnostics().size() > errors_before) break;
+    }
+    scope.names[name] = previous;  // the block's name stands for its last output
+  }
+
+  std::optional<int> resolve(const Node& where, const std::string& ref, const Scope& scope) {
+    if (ref == kBlockInput) {
+      if (scope.block_input >= 0) return scope.block_input;
+      where.error("\"@input\" is only meaningful inside a repeat block");
+      return std::nullopt;
+    }
+    if (auto t = scope.find(ref)) return t;
+    if (auto it = full_names_.find(ref); it != full_names_.end()) return it->second;
+    std::vector<std::string> known;
+    for (const Scope* s = &scope; s; s = s->parent)
+      for (const auto& [n, t] : s->names) known.push_back(n);
+    std::string message = fmt::format("no tensor or layer \"{}\" defined before this layer", ref);
+    if (auto near = core::closest_match(ref, known)) message += fmt::format(" (did you mean \"{}\"?)", *near);
+    where.error(message);
+    return std::nullopt;
+  }
+
+  void read_layer(const Node& item, Scope& scope, int& previous) {
+    if (!item.is_map()) {
+      item.error("expected a layer (a mapping with at least \"op\")");
+      return;
+    }
+    const YAML::Node op_yaml = item.yaml()["op"];
+    const model::OpSchema* schema = nullptr;
+    if (!op_yaml.IsDefined()) {
+      item.error("missing required key \"op\"");
+    } else {
+      Node op_node = item.child("op", op_yaml);
+      if (auto op = op_node.text()) {
+        schema = model::find_op(*op);
+        if (!schema) {
+          std::string message = fmt::format("unknown op \"{}\"", *op);
+          if (auto near = core::closest_match(*op, model::op_names())) message += fmt::format(" (did you mean \"{}\"?)", *near);
+          else message += "; run `framesim ops` for the list";
+          op_node.error(message);
+        }
+      }
+    }
+    std::vector<std::string> allowed{"name", "op", "input", "inputs", "precision", "group"};
+    if (schema)
+      for (const auto& p : schema->params) allowed.emplace_back(p.key);
+    else
+      for (auto it = item.yaml().begin(); it != item.yaml().end(); ++it) allowed.push_back(it->first.Scalar());
+    MapReader r(item, allowed);
+    const std::string local = r.text("name").value_or(
+        schema ? fmt::format("{}{}", schema->name, net_.layers.size()) : fmt::format("layer{}", net_.layers.size()));
+    const std::string full = scope.prefix + local;
+    if (!add_name(scope, local, item)) return;
+
+    // Inputs: explicit, or the previous layer's output.
+    std::vector<int> inputs;
+    bool inputs_ok = true;
+    if (r.has("input") && r.has("inputs")) {
+      item.error("give either input or inputs, not both");
+      inputs_ok = false;
+    } else if (auto in = r.get("input")) {
+      if (auto s = in->text()) {
+        if (auto t = resolve(*in, *s, scope)) inputs.push_back(*t);
+        else inputs_ok = false;
+      } else {
+        inputs_ok = false;
+      }
+    } else if (auto ins = r.get("inputs")) {
+      for (const Node& i : ins->items()) {
+        auto s = i.text();
+        auto t = s ? resolve(i, *s, scope) : std::nullopt;
+        if (t) inputs.push_back(*t);
+        else inputs_ok = false;
+      }
+    } else if (previous >= 0) {
+      inputs.push_back(previous);
+    } else if (!schema || schema->min_inputs > 0) {
+      item.error("say which tensor this layer reads (input: NAME): the network has several inputs");
+      inputs_ok = false;
+    }
+
+    LayerPrecision precision = default_precision_;
+    if (auto p = r.get("precision")) precision = read_precision(*p).value_or(default_precision_);
+
+    OpParams params;
+    bool params_ok = true;
+    if (schema) {
+      for (const auto& p : schema->params) {
+        auto value = r.get(p.key);
+        if (!value) continue;
+        if (auto v = read_param(p, *value)) params.emplace(std::string(p.key), *v);
+        else params_ok = false;
+      }
+    }
+    if (auto g = r.get("group")) {
+      if (auto s = g->text()) group_members_[scope.prefix + *s].push_back({static_cast<int>(net_.layers.size()), *g});
+    }
+    if (!schema || !inputs_ok || !params_ok) return;
+
+    std::vector<const model::TensorSpec*> tensors;
+    for (int t : inputs) tensors.push_back(&net_.tensors[static_cast<std::size_t>(t)]);
+    auto result = model::build_layer(*schema, full, params, tensors, precision);
+    if (auto* e = std::get_if<model::OpError>(&result)) {
+      std::optional<Node> at = e->key.empty() ? std::nullopt : r.get(e->key);
+      if (e->key == "inputs") at = r.get("inputs") ? r.get("inputs") : r.get("input");
+      (at ? *at : item).error(e->message);
+      return;
+    }
+    auto& built = std::get<model::BuiltLayer>(result);
+    const int layer_index = static_cast<int>(net_.layers.size());
+    const int tensor_index = static_cast<int>(net_.tensors.size());
+    built.layer.inputs = inputs;
+    built.layer.output = tensor_index;
+    built.layer.source = fmt::format("{}:{}", item.location().file, item.location().line);
+    built.output.producer = layer_index;
+    if (built.layer.kind == model::OpKind::reshape) built.output.alias_of = net_.storage_of(inputs.front());
+    net_.layers.push_back(std::move(built.layer));
+    net_.tensors.push_back(std::move(built.output));
+    scope.names[local] = tensor_index;
+    full_names_[full] = tensor_index;
+    layer_nodes_.push_back(item);
+    previous = tensor_index;
+  }
+
+  std::optional<model::ParamValue> read_param(const model::ParamSchema& p, const Node& value) {
+    switch (p.type) {
+      case ParamType::integer:
+        if (auto v = value.integer()) return model::ParamValue{*v};
+        return std::nullopt;
+      case ParamType::integers: {
+        if (value.is_sequence()) {
+          std::vector<std::int64_t> out;
+          bool ok = true;
+          for (const Node& i : value.items()) {
+            if (auto v = i.integer()) out.push_back(*v);
+            else ok = false;
+          }
+          if (!ok) return std::nullopt;
+          if (out.empty()) {
+            value.error("expected at least one integer");
+            return std::nullopt;
+          }
+          return model::ParamValue{out};
+        }
+        const bool named_padding = (p.key == "padding") && value.is_scalar() &&
+                                   (value.yaml().Scalar() == "same" || value.yaml().Scalar() == "valid");
+        if (named_padding) return model::ParamValue{value.yaml().Scalar()};
+        if (value.is_scalar()) {
+          const std::string& s = value.yaml().Scalar();
+          const bool numeric = !s.empty() && (std::isdigit(static_cast<unsigned char>(s[0])) || s[0] == '-');
+          if (!numeric) {
+            value.error(fmt::format("expected {}, got \"{}\"",
+                                    p.key == "padding" ? "an integer, a list of integers, \"same\" or \"valid\""
+                                                       : "an integer or a list of integers",
+                                    s));
+            return std::nullopt;
+          }
+        }
+        if (auto v = value.integer()) return model::ParamValue{*v};
+        return std::nullopt;
+      }
+      case ParamType::boolean:
+        if (auto v = value.boolean()) return model::ParamValue{*v};
+        return std::nullopt;
+      case ParamType::text:
+        if (auto v = value.text()) return model::ParamValue{*v};
+        return std::nullopt;
+      case ParamType::number:
+        if (auto v = value.number()) return model::ParamValue{*v};
+        return std::nullopt;
+      case ParamType::precision: {
+        auto s = value.text();
+        if (!s) return std::nullopt;
+        if (auto prec = model::parse_precision(*s)) return model::ParamValue{*prec};
+        value.error(fmt::format("\"{}\" is not a precision; allowed: {}", *s,
+                                core::join_list(model::precision_names(), ", ")));
+        return std::nullopt;
+      }
+    }
+    return std::nullopt;
+  }
+
+  void read_outputs(const std::optional<Node>& node, const Scope& scope) {
+    if (net_.layers.empty()) return;
+    if (node) {
+      for (const Node& item : node->items()) {
+        auto s = item.text();
+        if (!s) continue;
+        if (auto t = resolve(item, *s, scope)) net_.outputs.push_back(*t);
+      }
+    }
+    // Every result must go somewhere: an unread layer output is an output or a mistake.
+    std::set<int> outputs(net_.outputs.begin(), net_.outputs.end());
+    for (std::size_t l = 0; l < net_.layers.size(); ++l) {
+      const int t = net_.layers[l].output;
+      if (!net_.consumers(t).empty() || outputs.count(t)) continue;
+      bool aliased_use = false;
+      for (std::size_t u = 0; u < net_.tensors.size(); ++u)
+        if (net_.tensors[u].alias_of == t && (!net_.consumers(static_cast<int>(u)).empty() || outputs.count(static_cast<int>(u))))
+          aliased_use = true;
+      if (aliased_use) continue;
+      if (!node) {
+        net_.outputs.push_back(t);
+      } else {
+        layer_nodes_[l].error(fmt::format("the output of \"{}\" is never used: list it in outputs or remove the layer",
+                                          net_.layers[l].name));
+      }
+    }
+  }
+
+  void finish_groups() {
+    for (auto& [name, members] : group_members_) {
+      std::vector<int> layers;
+      for (const auto& m : members) layers.push_back(m.first);
+      std::sort(layers.begin(), layers.end());
+      bool contiguous = true;
+      for (std::size_t i = 1; i < layers.size(); ++i) contiguous = contiguous && layers[i] == layers[i - 1] + 1;
+      if (!contiguous) {
+        members.back().second.error(fmt::format(
+            "fusion group \"{}\" must be consecutive layers (it has gaps between its members)", name));
+        continue;
+      }
+      if (net_.fusion == model::FusionMode::none) continue;
+      net_.groups.push_back(layers);
+    }
+  }
+
+  Node root_;
+  NetworkSpec net_;
+  LayerPrecision default_precision_{};
+  std::map<std::string, int> defined_;     // full name -> line
+  std::map<std::string, int> full_names_;  // full layer name -> tensor
+  std::vector<Node> layer_nodes_;          // per built layer
+  std::map<std::string, std::vector<std::pair<int, Node>>> group_members_;
+};
+
+}  // namespace
+
+model::NetworkSpec read_network(const Node& root) { return NetworkReader(root).read(); }
+
+model::NetworkSpec load_network(const std::filesystem::path& path) {
+  core::Diagnostics diagnostics;
+  auto doc = Document::load(path, diagnostics);
+  auto net = read_network(Node(doc, doc->root(), ""));
+  diagnostics.throw_if_any();
+  return net;
+}
+
+model::NetworkSpec parse_network(const std::string& text, const std::string& display_path) {
+  core::Diagnostics diagnostics;
+  auto doc = Document::parse(text, display_path, diagnostics);
+  auto net = read_network(Node(doc, doc->root(), ""));
+  diagnostics.throw_if_any();
+  return net;
+}
+
+}  // namespace framesim::config

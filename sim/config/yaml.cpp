@@ -1,0 +1,340 @@
+#include "config/yaml.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "core/text.hpp"
+
+namespace framesim::config {
+
+using core::Diagnostics;
+using core::SourceLocation;
+
+namespace {
+
+SourceLocation location_of(const std::string& file, const YAML::Mark& mark) {
+  if (mark.is_null()) return {file, 0, 0};
+  return {file, mark.line + 1, mark.column + 1};
+}
+
+/// Reports every key that appears twice in one mapping, anywhere in the tree.
+void check_duplicates(const YAML::Node& node, const std::string& file, const std::string& path,
+                      Diagnostics& diagnostics) {
+  if (node.IsMap()) {
+    std::map<std::string, YAML::Mark> seen;
+    for (auto it = node.begin(); it != node.end(); ++it) {
+      const std::string key = it->first.IsScalar() ? it->first.Scalar() : std::string("<complex key>");
+      const std::string child = path.empty() ? key : path + "." + key;
+      auto [pos, inserted] = seen.emplace(key, it->first.Mark());
+      if (!inserted) {
+        diagnostics.add(location_of(file, it->first.Mark()), child,
+                        fmt::format("duplicate key \"{}\" (first given at line {})", key, pos->second.line + 1));
+      }
+      check_duplicates(it->second, file, child, diagnostics);
+    }
+  } else if (node.IsSequence()) {
+    for (std::size_t i = 0; i < node.size(); ++i)
+      check_duplicates(node[i], file, fmt::format("{}[{}]", path, i), diagnostics);
+  }
+}
+
+std::string display(const std::filesystem::path& p) { return p.lexically_normal().generic_string(); }
+
+}  // namespace
+
+std::shared_ptr<Document> Document::load(const std::filesystem::path& path, Diagnostics& diagnostics) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw core::UserError(fmt::format("{}: cannot open file", display(path)));
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  auto doc = parse(buffer.str(), display(path), diagnostics);
+  doc->folder_ = path.parent_path();
+  return doc;
+}
+
+std::shared_ptr<Document> Document::parse(const std::string& text, const std::string& display_path,
+                                          Diagnostics& diagnostics) {
+  auto doc = std::make_shared<Document>();
+  doc->display_path_ = display_path;
+  doc->folder_ = std::filesystem::path(display_path).parent_path();
+  doc->diagnostics_ = &diagnostics;
+  try {
+    doc->root_ = YAML::Load(text);
+  } catch (const YAML::ParserException& e) {
+    throw core::UserError(std::vector<core::Diagnostic>{
+        {location_of(display_path, e.mark), {}, fmt::format("YAML syntax error: {}", e.msg)}});
+  }
+  if (!doc->root_.IsDefined() || doc->root_.IsNull())
+    throw core::UserError(std::vector<core::Diagnostic>{{{display_path, 1, 1}, {}, "the file is empty"}});
+  check_duplicates(doc->root_, display_path, "", diagnostics);
+  return doc;
+}
+
+std::filesystem::path resolve_path(const Document& doc, const std::string& written) {
+  std::filesystem::path p(written);
+  if (p.is_absolute()) return p.lexically_normal();
+  return (doc.folder() / p).lexically_normal();
+}
+
+Node::Node(std::shared_ptr<const Document> doc, YAML::Node node, std::string path)
+    : doc_(std::move(doc)), node_(std::move(node)), path_(std::move(path)) {}
+
+SourceLocation Node::location() const { return location_of(doc_->display_path(), node_.Mark()); }
+
+void Node::error(const std::string& message) const { doc_->diagnostics().add(location(), path_, message); }
+
+std::string Node::describe_kind() const {
+  if (node_.IsMap()) return "a mapping";
+  if (node_.IsSequence()) return "a list";
+  if (node_.IsNull()) return "nothing";
+  return fmt::format("\"{}\"", node_.Scalar());
+}
+
+Node Node::child(const std::string& key, const YAML::Node& value) const {
+  return Node(doc_, value, path_.empty() ? key : path_ + "." + key);
+}
+
+Node Node::item(std::size_t index, const YAML::Node& value) const {
+  return Node(doc_, value, fmt::format("{}[{}]", path_, index));
+}
+
+std::optional<std::string> Node::text() const {
+  if (!node_.IsScalar()) {
+    error(fmt::format("expected a string, got {}", describe_kind()));
+    return std::nullopt;
+  }
+  return node_.Scalar();
+}
+
+std::optional<std::int64_t> Node::integer(std::int64_t min, std::int64_t max) const {
+  if (!node_.IsScalar()) {
+    error(fmt::format("expected an integer, got {}", describe_kind()));
+    return std::nullopt;
+  }
+  const std::string& s = node_.Scalar();
+  std::int64_t v = 0;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || ptr != s.data() + s.size()) {
+    error(fmt::format("expected an integer, got \"{}\"", s));
+    return std::nullopt;
+  }
+  if (v < min || v > max) {
+    if (max == INT64_MAX) error(fmt::format("must be at least {}, got {}", min, v));
+    else error(fmt::format("must be between {} and {}, got {}", min, max, v));
+    return std::nullopt;
+  }
+  return v;
+}
+
+namespace {
+std::optional<std::string> range_problem(double v, Range range) {
+  switch (range) {
+    case Range::any: return std::nullopt;
+    case Range::positive:
+      if (v <= 0) return "must be positive";
+      return std::nullopt;
+    case Range::non_negative:
+      if (v < 0) return "must not be negative";
+      return std::nullopt;
+    case Range::unit_interval:
+      if (v <= 0 || v > 1) return "must be in (0, 1]";
+      return std::nullopt;
+    case Range::fraction:
+      if (v < 0 || v > 1) return "must be in [0, 1]";
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+}  // namespace
+
+std::optional<double> Node::number(Range range) const {
+  if (!node_.IsScalar()) {
+    error(fmt::format("expected a number, got {}", describe_kind()));
+    return std::nullopt;
+  }
+  const std::string& s = node_.Scalar();
+  double v = 0;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || ptr != s.data() + s.size() || !std::isfinite(v)) {
+    error(fmt::format("expected a number, got \"{}\"", s));
+    return std::nullopt;
+  }
+  if (auto problem = range_problem(v, range)) {
+    error(fmt::format("{}, got {}", *problem, s));
+    return std::nullopt;
+  }
+  return v;
+}
+
+std::optional<bool> Node::boolean() const {
+  if (node_.IsScalar()) {
+    const std::string& s = node_.Scalar();
+    if (s == "true") return true;
+    if (s == "false") return false;
+  }
+  error(fmt::format("expected true or false, got {}", describe_kind()));
+  return std::nullopt;
+}
+
+std::optional<double> Node::quantity(core::Dimension dim, Range range) const {
+  if (!node_.IsScalar()) {
+    error(fmt::format("expected a {} like \"{}\", got {}", core::dimension_name(dim), core::dimension_example(dim),
+                      describe_kind()));
+    return std::nullopt;
+  }
+  auto parsed = core::parse_quantity(node_.Scalar(), dim);
+  if (!parsed.value) {
+    error(parsed.error);
+    return std::nullopt;
+  }
+  if (auto problem = range_problem(*parsed.value, range)) {
+    error(fmt::format("{}, got \"{}\"", *problem, node_.Scalar()));
+    return std::nullopt;
+  }
+  return parsed.value;
+}
+
+std::optional<std::string> Node::choice(const std::vector<std::string>& allowed) const {
+  auto s = text();
+  if (!s) return std::nullopt;
+  for (const auto& a : allowed)
+    if (a == *s) return s;
+  std::string message = fmt::format("\"{}\" is not one of {}", *s, core::join_list(allowed, ", ", true));
+  if (auto near = core::closest_match(*s, allowed)) message += fmt::format(" (did you mean \"{}\"?)", *near);
+  error(message);
+  return std::nullopt;
+}
+
+std::vector<Node> Node::items() const {
+  std::vector<Node> out;
+  if (!node_.IsSequence()) {
+    error(fmt::format("expected a list, got {}", describe_kind()));
+    return out;
+  }
+  for (std::size_t i = 0; i < node_.size(); ++i) out.push_back(item(i, node_[i]));
+  return out;
+}
+
+std::vector<std::pair<std::string, Node>> Node::entries() const {
+  std::vector<std::pair<std::string, Node>> out;
+  if (!node_.IsMap()) {
+    error(fmt::format("expected a mapping, got {}", describe_kind()));
+    return out;
+  }
+  for (auto it = node_.begin(); it != node_.end(); ++it) {
+    const std::string key = it->first.Scalar();
+    out.emplace_back(key, child(key, it->second));
+  }
+  return out;
+}
+
+std::optional<std::vector<std::string>> Node::text_list() const {
+  if (!node_.IsSequence()) {
+    error(fmt::format("expected a list, got {}", describe_kind()));
+    return std::nullopt;
+  }
+  std::vector<std::string> out;
+  bool ok = true;
+  for (const auto& i : items()) {
+    if (auto s = i.text()) out.push_back(*s);
+    else ok = false;
+  }
+  if (!ok) return std::nullopt;
+  return out;
+}
+
+MapReader::MapReader(const Node& node, std::initializer_list<std::string_view> allowed) : node_(node) {
+  std::vector<std::string> keys;
+  for (auto k : allowed) keys.emplace_back(k);
+  check(keys);
+}
+
+MapReader::MapReader(const Node& node, const std::vector<std::string>& allowed) : node_(node) { check(allowed); }
+
+void MapReader::check(const std::vector<std::string>& allowed) {
+  allowed_ = allowed;
+  if (!node_.is_map()) {
+    node_.error(fmt::format("expected a mapping with keys {}, got {}", core::join_list(allowed_, ", "),
+                            node_.is_null() ? std::string("nothing")
+                            : node_.is_sequence() ? std::string("a list")
+                                                  : "\"" + node_.yaml().Scalar() + "\""));
+    ok_ = false;
+    return;
+  }
+  for (auto it = node_.yaml().begin(); it != node_.yaml().end(); ++it) {
+    const std::string key = it->first.Scalar();
+    bool known = false;
+    for (const auto& a : allowed_)
+      if (a == key) known = true;
+    if (known) continue;
+    std::string message = fmt::format("unknown key \"{}\"", key);
+    if (auto near = core::closest_match(key, allowed_)) message += fmt::format(" (did you mean \"{}\"?)", *near);
+    else message += fmt::format("; allowed keys: {}", core::join_list(allowed_, ", "));
+    const std::string path = node_.path().empty() ? key : node_.path() + "." + key;
+    const auto mark = it->first.Mark();
+    node_.document().diagnostics().add({node_.document().display_path(), mark.line + 1, mark.column + 1}, path,
+                                       message);
+  }
+}
+
+bool MapReader::has(std::string_view key) const { return ok_ && node_.yaml()[std::string(key)].IsDefined(); }
+
+std::optional<Node> MapReader::get(std::string_view key) const {
+  bool declared = false;
+  for (const auto& a : allowed_)
+    if (a == key) declared = true;
+  FRAMESIM_ASSERT(declared, "MapReader::get of an undeclared key: " + std::string(key));
+  if (!ok_) return std::nullopt;
+  const YAML::Node value = node_.yaml()[std::string(key)];
+  if (!value.IsDefined()) return std::nullopt;
+  return node_.child(std::string(key), value);
+}
+
+std::optional<Node> MapReader::required(std::string_view key) const {
+  auto n = get(key);
+  if (!n && ok_) {
+    const std::string path = node_.path().empty() ? std::string(key) : node_.path() + "." + std::string(key);
+    node_.document().diagnostics().add(node_.location(), path, "missing required key");
+  }
+  return n;
+}
+
+std::optional<std::string> MapReader::text(std::string_view key, bool is_required) const {
+  auto n = is_required ? required(key) : get(key);
+  return n ? n->text() : std::nullopt;
+}
+
+std::optional<std::int64_t> MapReader::integer(std::string_view key, std::int64_t min, std::int64_t max,
+                                               bool is_required) const {
+  auto n = is_required ? required(key) : get(key);
+  return n ? n->integer(min, max) : std::nullopt;
+}
+
+std::optional<double> MapReader::number(std::string_view key, Range range, bool is_required) const {
+  auto n = is_required ? required(key) : get(key);
+  return n ? n->number(range) : std::nullopt;
+}
+
+std::optional<bool> MapReader::boolean(std::string_view key) const {
+  auto n = get(key);
+  return n ? n->boolean() : std::nullopt;
+}
+
+std::optional<double> MapReader::quantity(std::string_view key, core::Dimension dim, Range range,
+                                          bool is_required) const {
+  auto n = is_required ? required(key) : get(key);
+  return n ? n->quantity(dim, range) : std::nullopt;
+}
+
+std::optional<std::string> MapReader::choice(std::string_view key, const std::vector<std::string>& allowed,
+                                             bool is_required) const {
+  auto n = is_required ? required(key) : get(key);
+  return n ? n->choice(allowed) : std::nullopt;
+}
+
+}  // namespace framesim::config

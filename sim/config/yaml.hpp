@@ -1,0 +1,125 @@
+// The one way framesim reads YAML: every value knows its file, line, column and key path, every
+// mapping declares its keys (unknown ones are reported with a did-you-mean), duplicate keys are
+// rejected, and problems are collected so a whole file is checked before anything is reported.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <initializer_list>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <yaml-cpp/yaml.h>
+
+#include "core/error.hpp"
+#include "core/units.hpp"
+
+namespace framesim::config {
+
+/// A loaded YAML file and the sink its problems go to.
+class Document {
+ public:
+  /// Reads and parses `path`. A missing file or a YAML syntax error throws UserError at once;
+  /// duplicate keys are added to `diagnostics`.
+  static std::shared_ptr<Document> load(const std::filesystem::path& path, core::Diagnostics& diagnostics);
+  /// Parses `text` as if it were the file `display_path` (for tests and generated configs).
+  static std::shared_ptr<Document> parse(const std::string& text, const std::string& display_path,
+                                         core::Diagnostics& diagnostics);
+
+  const std::string& display_path() const { return display_path_; }
+  /// Folder that relative paths inside this file are resolved against.
+  const std::filesystem::path& folder() const { return folder_; }
+  core::Diagnostics& diagnostics() const { return *diagnostics_; }
+  const YAML::Node& root() const { return root_; }
+
+ private:
+  std::string display_path_;
+  std::filesystem::path folder_;
+  YAML::Node root_;
+  core::Diagnostics* diagnostics_ = nullptr;
+};
+
+/// Range a parsed number must fall in.
+enum class Range { any, positive, non_negative, unit_interval /* (0, 1] */, fraction /* [0, 1] */ };
+
+/// A value inside a document with its key path ("units.gpu.peak.fp32").
+class Node {
+ public:
+  Node(std::shared_ptr<const Document> doc, YAML::Node node, std::string path);
+
+  const std::string& path() const { return path_; }
+  core::SourceLocation location() const;
+  const Document& document() const { return *doc_; }
+  const YAML::Node& yaml() const { return node_; }
+
+  bool is_map() const { return node_.IsMap(); }
+  bool is_sequence() const { return node_.IsSequence(); }
+  bool is_scalar() const { return node_.IsScalar(); }
+  bool is_null() const { return node_.IsNull(); }
+
+  /// Reports a problem at this node.
+  void error(const std::string& message) const;
+
+  // Typed reads; each reports its own problem and returns nothing on failure.
+  std::optional<std::string> text() const;
+  std::optional<std::int64_t> integer(std::int64_t min = INT64_MIN, std::int64_t max = INT64_MAX) const;
+  std::optional<double> number(Range range = Range::any) const;
+  std::optional<bool> boolean() const;
+  std::optional<double> quantity(core::Dimension dim, Range range = Range::any) const;
+  /// One of `allowed`; otherwise reports the allowed values (and a did-you-mean).
+  std::optional<std::string> choice(const std::vector<std::string>& allowed) const;
+  /// Sequence items (a scalar is reported, not wrapped).
+  std::vector<Node> items() const;
+  /// Mapping entries in file order (keys as written).
+  std::vector<std::pair<std::string, Node>> entries() const;
+  /// Items of a sequence of scalars as strings.
+  std::optional<std::vector<std::string>> text_list() const;
+
+  Node child(const std::string& key, const YAML::Node& value) const;
+  Node item(std::size_t index, const YAML::Node& value) const;
+
+ private:
+  std::string describe_kind() const;
+  std::shared_ptr<const Document> doc_;
+  YAML::Node node_;
+  std::string path_;
+};
+
+/// Reads a mapping with a fixed set of keys. Construction reports a non-mapping and unknown keys.
+class MapReader {
+ public:
+  MapReader(const Node& node, std::initializer_list<std::string_view> allowed);
+  MapReader(const Node& node, const std::vector<std::string>& allowed);
+
+  bool ok() const { return ok_; }
+  const Node& node() const { return node_; }
+  bool has(std::string_view key) const;
+  std::optional<Node> get(std::string_view key) const;
+  /// Reports "missing required key" when absent.
+  std::optional<Node> required(std::string_view key) const;
+
+  std::optional<std::string> text(std::string_view key, bool is_required = false) const;
+  std::optional<std::int64_t> integer(std::string_view key, std::int64_t min = INT64_MIN,
+                                      std::int64_t max = INT64_MAX, bool is_required = false) const;
+  std::optional<double> number(std::string_view key, Range range = Range::any, bool is_required = false) const;
+  std::optional<bool> boolean(std::string_view key) const;
+  std::optional<double> quantity(std::string_view key, core::Dimension dim, Range range = Range::any,
+                                 bool is_required = false) const;
+  std::optional<std::string> choice(std::string_view key, const std::vector<std::string>& allowed,
+                                    bool is_required = false) const;
+
+ private:
+  void check(const std::vector<std::string>& allowed);
+  Node node_;
+  std::vector<std::string> allowed_;
+  bool ok_ = true;
+};
+
+/// A path written in `doc`, resolved against the folder of `doc` (never the working directory),
+/// in a form fit for messages (lexically normal, relative when the input was).
+std::filesystem::path resolve_path(const Document& doc, const std::string& written);
+
+}  // namespace framesim::config

@@ -1,0 +1,43 @@
+#include "core/files.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include <unistd.h>
+
+#include "core/error.hpp"
+
+namespace framesim::core {
+
+void write_file_atomic(const std::filesystem::path& path, const std::string& content) {
+  const std::filesystem::path tmp = path.string() + ".tmp." + std::to_string(::getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw UserError(path.string() + ": cannot write: " + std::strerror(errno));
+    out << content;
+    out.flush();
+    if (!out) {
+      std::error_code ignored;
+      std::filesystem::remove(tmp, ignored);
+      throw UserError(path.string() + ": cannot write: " + std::strerror(errno));
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) {
+    std::filesystem::remove(tmp, ec);
+    throw UserError(path.string() + ": cannot write: " + ec.message());
+  }
+}
+
+std::string read_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UserError(path.string() + ": cannot open file");
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+}  // namespace framesim::core

@@ -1,0 +1,64 @@
+// Quantities with units: the one parser for every physical value a user writes, and the
+// formatters for every value framesim prints.
+//
+// Values are converted to SI base units: bytes, seconds, operations (a multiply-accumulate
+// counts as two), hertz, watts, joules, degrees Celsius, kelvin per watt, joules per kelvin, volts.
+// SI prefixes are powers of ten (GB = 1e9 B); IEC prefixes are powers of two (GiB = 2^30 B).
+// A bare number where a unit is due is an error, except zero.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace framesim::core {
+
+enum class Dimension {
+  Bytes,            // B, kB, MiB, Gb (bits), ...
+  BytesPerSecond,   // GB/s, GiB/s, Gb/s, GBps, Gbps
+  Ops,              // OP, FLOP, MAC (= 2 OP)
+  OpsPerSecond,     // TOPS, TFLOP/s, GFLOPS, TMAC/s
+  Seconds,          // s, ms, us, µs, ns, ps, min, h
+  Hertz,            // Hz, kHz, MHz, GHz, fps
+  Watts,            // W, mW, uW, kW
+  Joules,           // J, mJ, uJ, nJ, pJ, fJ, Wh, mWh
+  JoulesPerByte,    // pJ, pJ/B, pJ/bit
+  JoulesPerOp,      // pJ, pJ/op, pJ/FLOP, pJ/MAC
+  Celsius,          // C, °C, degC, K
+  KelvinPerWatt,    // C/W, K/W
+  JoulesPerKelvin,  // J/C, J/K
+  Volts,            // V, mV
+  Ratio,            // 0.7 or 70 %
+};
+
+/// Human name of a dimension, e.g. "bandwidth".
+std::string_view dimension_name(Dimension d);
+/// A valid example of a dimension, e.g. "68 GB/s".
+std::string_view dimension_example(Dimension d);
+
+/// Result of parsing one quantity: a value in SI base units, or a message for the user.
+struct ParsedQuantity {
+  std::optional<double> value;
+  std::string error;  // set when !value: `expected a bandwidth like "68 GB/s", got "68"`
+};
+
+/// Parses `text` (e.g. "50 GB/s", "1.5GHz", "70 %") as a quantity of dimension `dim`.
+/// Rejects NaN, infinities, a missing unit (unless the number is 0), and a unit of another dimension.
+ParsedQuantity parse_quantity(std::string_view text, Dimension dim);
+
+// ---- formatting for reports (4 significant digits, engineering prefixes) ----
+std::string format_seconds(double seconds);          // "1.074 ms", "84.05 us"
+std::string format_bytes(double bytes);              // "12.58 MB"
+std::string format_capacity(double bytes);           // "8 GiB" (IEC: how memories are sized)
+std::string format_bandwidth(double bytes_per_s);    // "50 GB/s"
+std::string format_ops(double ops);                  // "2.147 GOP"
+std::string format_ops_rate(double ops_per_s);       // "2 TOP/s"
+std::string format_joules(double joules);            // "6.4 mJ"
+std::string format_watts(double watts);              // "190 mW"
+std::string format_hertz(double hertz);              // "1.3 GHz"
+/// `value` with an SI prefix and `unit`, `digits` significant digits, trailing zeros removed.
+std::string format_si(double value, std::string_view unit, int digits = 4);
+/// A plain number with `digits` significant digits and no exponent for ordinary magnitudes.
+std::string format_number(double value, int digits = 4);
+
+}  // namespace framesim::core

@@ -1,0 +1,109 @@
+#include "model/cost.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+#include "core/error.hpp"
+
+namespace framesim::model {
+
+double effective_compute_ops_per_s(const ComputeUnitSpec& unit, Precision p, const RunPoint& run) {
+  const auto& peak = unit.peak_ops_per_s[p];
+  if (!peak) return 0.0;
+  const double f_scale = unit.operating_points[run.operating_point].frequency_Hz / unit.nominal().frequency_Hz;
+  return *peak * unit.efficiency_for(p) * f_scale * run.core_fraction;
+}
+
+double effective_level_bandwidth_Bps(const MemoryLevelSpec& level, std::size_t memory_point) {
+  return level.bandwidth_at_Bps(memory_point) * level.efficiency;
+}
+
+std::optional<double> littles_cap_Bps(const ComputeUnitSpec& unit, double latency_s) {
+  if (!unit.outstanding_bytes || latency_s <= 0) return std::nullopt;
+  return *unit.outstanding_bytes / latency_s;
+}
+
+std::vector<double> effective_bandwidths_Bps(const HardwareSpec& hw, const ComputeUnitSpec& unit,
+                                             const RunPoint& run) {
+  std::vector<double> out(hw.memory.size(), 0.0);
+  for (std::size_t lv : unit.memory_path) {
+    const auto& level = hw.memory[lv];
+    const std::size_t mp = lv < run.memory_points.size() ? run.memory_points[lv] : 0;
+    double b = effective_level_bandwidth_Bps(level, mp);
+    if (auto cap = littles_cap_Bps(unit, level.latency_s)) b = std::min(b, *cap);
+    out[lv] = b;
+  }
+  return out;
+}
+
+KernelTime kernel_time(const Kernel& kernel, const ComputeUnitSpec& unit, const std::vector<double>& bandwidths_Bps,
+                       const RunPoint& run) {
+  KernelTime t;
+  for (Precision p : kAllPrecisions) {
+    const auto& ops = kernel.ops[p];
+    if (!ops || *ops <= 0) continue;
+    const double c = effective_compute_ops_per_s(unit, p, run);
+    FRAMESIM_ASSERT(c > 0, "validated: the unit has a roof for every precision it computes in");
+    t.compute_s += *ops / c;
+  }
+  t.memory_s.assign(kernel.bytes.size(), 0.0);
+  double memory_max_s = 0;
+  double memory_sum_s = 0;
+  for (std::size_t lv = 0; lv < kernel.bytes.size(); ++lv) {
+    if (kernel.bytes[lv] <= 0) continue;
+    FRAMESIM_ASSERT(bandwidths_Bps[lv] > 0, "bytes only at levels on the unit's path");
+    t.memory_s[lv] = kernel.bytes[lv] / bandwidths_Bps[lv];
+    memory_sum_s += t.memory_s[lv];
+    if (t.limit_level < 0 || t.memory_s[lv] > memory_max_s) {
+      memory_max_s = t.memory_s[lv];
+      t.limit_level = static_cast<int>(lv);
+    }
+  }
+  t.overhead_s = unit.dispatch_overhead_s;
+  const double overlap_s = std::max(t.compute_s, memory_max_s);
+  t.bound_s = overlap_s + t.overhead_s;
+  t.no_overlap_s = t.compute_s + memory_sum_s + t.overhead_s;
+  if (t.overhead_s > overlap_s) t.limit = LimitKind::overhead;
+  else t.limit = memory_max_s > t.compute_s ? LimitKind::memory : LimitKind::compute;
+  if (t.limit_level >= 0) {
+    const auto lv = static_cast<std::size_t>(t.limit_level);
+    t.intensity = kernel.total_ops / kernel.bytes[lv];
+    // The ridge of the kernel's mix of precisions: its ops over its compute time, per byte/s.
+    const double c = t.compute_s > 0 ? kernel.total_ops / t.compute_s : 0.0;
+    t.ridge = c / bandwidths_Bps[lv];
+  }
+  return t;
+}
+
+double Energy::total_J() const {
+  return compute_J + std::accumulate(memory_J.begin(), memory_J.end(), 0.0) + static_J;
+}
+
+std::optional<double> energy_per_op_J(const ComputeUnitSpec& unit, Precision p, std::size_t op) {
+  const auto& e = unit.energy_per_op_J[p];
+  if (!e) return std::nullopt;
+  const double v = unit.operating_points[op].voltage_V / unit.nominal().voltage_V;
+  return *e * v * v;
+}
+
+double static_power_W(const ComputeUnitSpec& unit, std::size_t op) {
+  const auto& point = unit.operating_points[op];
+  if (point.static_power_W) return *point.static_power_W;
+  return unit.static_power_W * point.voltage_V / unit.nominal().voltage_V;
+}
+
+Energy kernel_energy(const Kernel& kernel, const HardwareSpec& hw, const ComputeUnitSpec& unit, std::size_t op,
+                     double duration_s) {
+  Energy e;
+  for (Precision p : kAllPrecisions) {
+    const auto& ops = kernel.ops[p];
+    if (!ops || *ops <= 0) continue;
+    e.compute_J += *ops * energy_per_op_J(unit, p, op).value_or(0.0);
+  }
+  e.memory_J.assign(kernel.bytes.size(), 0.0);
+  for (std::size_t lv = 0; lv < kernel.bytes.size(); ++lv) e.memory_J[lv] = kernel.bytes[lv] * hw.memory[lv].energy_per_byte_J;
+  e.static_J = static_power_W(unit, op) * duration_s;
+  return e;
+}
+
+}  // namespace framesim::model

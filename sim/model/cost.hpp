@@ -1,0 +1,77 @@
+// The roofline: the time and energy of one kernel on one unit at one operating point.
+// Free functions over specs, shared by the budget, the engine and the tests.
+//
+//   C   = peak(precision) x efficiency x f / f_nominal x (cores used / cores)
+//   B_l = min(bandwidth_l x efficiency_l x memory clock scale, outstanding_bytes / latency_l)   (Little's law)
+//   t   = max(sum_p F_p / C_p, max_l M_l / B_l) + dispatch overhead           (perfect overlap: the bound)
+//   t+  = sum_p F_p / C_p + sum_l M_l / B_l + dispatch overhead               (no overlap: the bracket's top)
+//   E   = sum_p F_p x e_op(p) x (V / V_nominal)^2 + sum_l M_l x e_byte(l) + static power x t
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/hardware.hpp"
+#include "model/plan.hpp"
+
+namespace framesim::model {
+
+/// The unit's clock and share: which operating points, how many of its cores.
+struct RunPoint {
+  std::size_t operating_point = 0;           // index into ComputeUnitSpec::operating_points
+  std::vector<std::size_t> memory_points;    // per memory level (empty: all at their first point)
+  double core_fraction = 1.0;                // cores used / cores of the unit
+};
+
+/// Effective compute rate of `unit` in precision `p` at `run` (0 when the unit has no such datapath).
+double effective_compute_ops_per_s(const ComputeUnitSpec& unit, Precision p, const RunPoint& run = {});
+
+/// Streaming bandwidth of `level` at its memory operating point, after its efficiency (no Little's cap).
+double effective_level_bandwidth_Bps(const MemoryLevelSpec& level, std::size_t memory_point = 0);
+
+/// Little's-law cap of `unit` on a level with `latency_s`: outstanding bytes / latency (nullopt: no cap declared).
+std::optional<double> littles_cap_Bps(const ComputeUnitSpec& unit, double latency_s);
+
+/// What a kernel can use on `unit` at `run`: B_l per level (capped by Little's law at unloaded latency).
+std::vector<double> effective_bandwidths_Bps(const HardwareSpec& hw, const ComputeUnitSpec& unit,
+                                             const RunPoint& run = {});
+
+enum class LimitKind { compute, memory, overhead };
+
+struct KernelTime {
+  double compute_s = 0;
+  std::vector<double> memory_s;  // per level
+  double overhead_s = 0;
+  double bound_s = 0;       // max(compute, memory) + overhead
+  double no_overlap_s = 0;  // compute + sum(memory) + overhead
+  LimitKind limit = LimitKind::compute;
+  int limit_level = -1;     // the binding memory level when limit == memory, else the most loaded level
+  /// Intensity at the binding (or most loaded) level: F / M_l, and that level's ridge C / B_l.
+  double intensity = 0;
+  double ridge = 0;
+  bool has_bytes() const { return limit_level >= 0; }
+};
+
+/// The roofline time of a kernel with `bandwidths` (per level, B/s) on `unit` at `run`.
+KernelTime kernel_time(const Kernel& kernel, const ComputeUnitSpec& unit, const std::vector<double>& bandwidths_Bps,
+                       const RunPoint& run = {});
+
+struct Energy {
+  double compute_J = 0;
+  std::vector<double> memory_J;  // per level
+  double static_J = 0;
+  double total_J() const;
+};
+
+/// Energy per op of `unit` in `p` at operating point `op` (scaled by (V/V_nominal)^2; nullopt: no figure).
+std::optional<double> energy_per_op_J(const ComputeUnitSpec& unit, Precision p, std::size_t op);
+/// Static (leakage) power of `unit` at operating point `op`.
+double static_power_W(const ComputeUnitSpec& unit, std::size_t op);
+
+/// Energy of one kernel: its arithmetic, its bytes at every level, and the unit's static power over `duration_s`.
+Energy kernel_energy(const Kernel& kernel, const HardwareSpec& hw, const ComputeUnitSpec& unit, std::size_t op,
+                     double duration_s);
+
+}  // namespace framesim::model

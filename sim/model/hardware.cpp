@@ -1,0 +1,54 @@
+#include "model/hardware.hpp"
+
+namespace framesim::model {
+
+std::string_view memory_kind_name(MemoryKind k) {
+  switch (k) {
+    case MemoryKind::registers: return "registers";
+    case MemoryKind::sram: return "sram";
+    case MemoryKind::cache: return "cache";
+    case MemoryKind::dram: return "dram";
+    case MemoryKind::flash: return "flash";
+  }
+  return "?";
+}
+
+std::string_view unit_kind_name(UnitKind k) {
+  switch (k) {
+    case UnitKind::cpu: return "cpu";
+    case UnitKind::gpu: return "gpu";
+    case UnitKind::npu: return "npu";
+    case UnitKind::dsp: return "dsp";
+    case UnitKind::isp: return "isp";
+    case UnitKind::mcu: return "mcu";
+    case UnitKind::accelerator: return "accelerator";
+  }
+  return "?";
+}
+
+std::string_view governor_policy_name(GovernorPolicy p) {
+  switch (p) {
+    case GovernorPolicy::step: return "step";
+    case GovernorPolicy::bang_bang: return "bang_bang";
+  }
+  return "?";
+}
+
+double MemoryLevelSpec::bandwidth_at_Bps(std::size_t op) const {
+  if (operating_points.empty() || op == 0) return bandwidth_Bps;
+  return bandwidth_Bps * operating_points[op].frequency_Hz / operating_points.front().frequency_Hz;
+}
+
+std::optional<std::size_t> HardwareSpec::find_unit(std::string_view unit_name) const {
+  for (std::size_t i = 0; i < units.size(); ++i)
+    if (units[i].name == unit_name) return i;
+  return std::nullopt;
+}
+
+std::optional<std::size_t> HardwareSpec::find_level(std::string_view level_name) const {
+  for (std::size_t i = 0; i < memory.size(); ++i)
+    if (memory[i].name == level_name) return i;
+  return std::nullopt;
+}
+
+}  // namespace framesim::model

@@ -1,0 +1,102 @@
+// The SoC as framesim sees it: compute units, memory levels, operating points, thermal envelope.
+// Specs are plain immutable values produced once by config/ (from YAML) and validated there.
+// Units: every double carries its unit in its name (_s, _bytes, _Bps, _ops_per_s, _J, _W, _C, _Hz, _V).
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/precision.hpp"
+
+namespace framesim::model {
+
+enum class MemoryKind { registers, sram, cache, dram, flash };
+std::string_view memory_kind_name(MemoryKind k);
+/// On-chip levels can hold a whole weight set; flash is read-only (weights only).
+inline bool is_on_chip(MemoryKind k) { return k == MemoryKind::registers || k == MemoryKind::sram || k == MemoryKind::cache; }
+inline bool is_writable(MemoryKind k) { return k != MemoryKind::flash; }
+
+/// A memory clock setting: bandwidth scales with frequency relative to the first (highest) point.
+struct MemoryOperatingPoint {
+  std::string name;
+  double frequency_Hz = 0;
+};
+
+struct MemoryLevelSpec {
+  std::string name;
+  MemoryKind kind = MemoryKind::dram;
+  double capacity_bytes = 0;
+  double bandwidth_Bps = 0;      // peak, at the first memory operating point
+  double efficiency = 1.0;       // fraction of peak a streaming kernel reaches (the soft roof)
+  double latency_s = 0;          // unloaded access latency
+  double energy_per_byte_J = 0;  // per byte served by this level
+  double line_bytes = 64;        // access granularity: a random access pulls a whole line
+  std::vector<MemoryOperatingPoint> operating_points;  // empty: fixed clock
+  std::vector<std::string> users;                      // units whose memory path includes this level
+
+  bool shared() const { return users.size() > 1; }
+  /// Peak bandwidth at memory operating point `op` (0 when the level has a fixed clock).
+  double bandwidth_at_Bps(std::size_t op) const;
+};
+
+/// A DVFS point of a compute unit. Peaks are quoted at the first (highest-frequency) point.
+struct OperatingPoint {
+  std::string name;
+  double frequency_Hz = 0;
+  double voltage_V = 0;
+  std::optional<double> static_power_W;  // if unset: the unit's static power scaled by V/V_nominal
+};
+
+enum class UnitKind { cpu, gpu, npu, dsp, isp, mcu, accelerator };
+std::string_view unit_kind_name(UnitKind k);
+
+struct ComputeUnitSpec {
+  std::string name;
+  UnitKind kind = UnitKind::cpu;
+  int cores = 1;
+  PerPrecision<double> peak_ops_per_s;  // whole unit, at the nominal operating point
+  PerPrecision<double> efficiency;      // soft roof per precision (unset: 1)
+  double dispatch_overhead_s = 0;       // per kernel launch
+  std::optional<double> outstanding_bytes;  // bytes it can keep in flight (Little's law cap)
+  std::vector<std::size_t> memory_path;     // indices into HardwareSpec::memory, innermost first
+  std::vector<OperatingPoint> operating_points;  // descending frequency; [0] is nominal
+  double static_power_W = 0;                     // at the nominal operating point
+  PerPrecision<double> energy_per_op_J;          // at the nominal voltage
+
+  double efficiency_for(Precision p) const { return efficiency[p].value_or(1.0); }
+  const OperatingPoint& nominal() const { return operating_points.front(); }
+};
+
+enum class GovernorPolicy { step, bang_bang };
+std::string_view governor_policy_name(GovernorPolicy p);
+
+/// Lumped RC die model: C dT/dt = P - (T - T_ambient)/R, and the governor that reacts to it.
+struct ThermalSpec {
+  double ambient_C = 25;
+  double resistance_K_per_W = 1;
+  double capacitance_J_per_K = 1;
+  double trip_C = 85;
+  double release_C = 75;
+  double governor_period_s = 0.1;
+  GovernorPolicy policy = GovernorPolicy::step;
+  std::vector<std::string> throttled;  // units and memory levels the governor may slow; empty: all that can
+
+  /// The steady power that holds the die exactly at the trip temperature: the sustained envelope.
+  double sustained_power_W() const { return (trip_C - ambient_C) / resistance_K_per_W; }
+};
+
+struct HardwareSpec {
+  std::string name;
+  std::string description;
+  std::string source_file;  // the YAML it came from
+  std::vector<MemoryLevelSpec> memory;
+  std::vector<ComputeUnitSpec> units;
+  std::optional<ThermalSpec> thermal;
+
+  std::optional<std::size_t> find_unit(std::string_view unit_name) const;
+  std::optional<std::size_t> find_level(std::string_view level_name) const;
+};
+
+}  // namespace framesim::model

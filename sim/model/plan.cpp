@@ -1,0 +1,298 @@
+#include "model/plan.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include "core/error.hpp"
+
+namespace framesim::model {
+
+bool ExecutionPlan::fits() const {
+  return std::all_of(footprint.begin(), footprint.end(), [](const LevelFootprint& f) { return f.fits(); });
+}
+
+namespace {
+
+struct Group {
+  std::vector<int> layers;
+  std::vector<int> folded;
+  bool explicit_group = false;
+};
+
+bool is_producer_kind_for_folding(OpKind k) { return k == OpKind::conv2d || k == OpKind::linear; }
+
+/// Fusion groups in execution order (ordered by their last layer, so every input is ready).
+std::vector<Group> make_groups(const NetworkSpec& net, bool fuse) {
+  const int n = static_cast<int>(net.layers.size());
+  std::vector<int> group_of(static_cast<std::size_t>(n), -1);
+  std::vector<Group> groups;
+  const FusionMode mode = fuse ? net.fusion : FusionMode::none;
+
+  if (mode != FusionMode::none) {
+    for (const auto& g : net.groups) {
+      Group group;
+      group.explicit_group = true;
+      for (int l : g) {
+        group_of[static_cast<std::size_t>(l)] = static_cast<int>(groups.size());
+        group.layers.push_back(l);
+      }
+      groups.push_back(group);
+    }
+  }
+  std::set<int> graph_outputs(net.outputs.begin(), net.outputs.end());
+  for (int i = 0; i < n; ++i) {
+    if (group_of[static_cast<std::size_t>(i)] >= 0) continue;
+    const LayerSpec& layer = net.layers[static_cast<std::size_t>(i)];
+    if (mode == FusionMode::automatic && !layer.inputs.empty()) {
+      const int t = layer.inputs[0];
+      const int producer = net.tensors[static_cast<std::size_t>(t)].producer;
+      const bool single_use = net.consumers(t).size() == 1 && graph_outputs.count(t) == 0;
+      if (producer >= 0 && single_use) {
+        const int g = group_of[static_cast<std::size_t>(producer)];
+        Group& group = groups[static_cast<std::size_t>(g)];
+        // Only join a group whose last member produced the input (a chain, not a branch).
+        if (!group.explicit_group && group.layers.back() == producer) {
+          const LayerSpec& p = net.layers[static_cast<std::size_t>(producer)];
+          if (layer.kind == OpKind::batchnorm && is_producer_kind_for_folding(p.kind) && group.layers.size() == 1) {
+            group.folded.push_back(i);
+            group_of[static_cast<std::size_t>(i)] = g;
+            // The folded batchnorm's output stands for the anchor's output from here on.
+            continue;
+          }
+          if (layer.epilogue_fusable()) {
+            group.layers.push_back(i);
+            group_of[static_cast<std::size_t>(i)] = g;
+            continue;
+          }
+        }
+      }
+    }
+    group_of[static_cast<std::size_t>(i)] = static_cast<int>(groups.size());
+    groups.push_back(Group{{i}, {}, false});
+  }
+  // Folded batchnorms sit logically after the anchor: keep them in layer order for naming.
+  auto last_layer = [](const Group& g) {
+    int last = g.layers.back();
+    for (int f : g.folded) last = std::max(last, f);
+    return last;
+  };
+  std::stable_sort(groups.begin(), groups.end(),
+                   [&](const Group& a, const Group& b) { return last_layer(a) < last_layer(b); });
+  return groups;
+}
+
+}  // namespace
+
+ExecutionPlan plan_network(const NetworkSpec& net, const HardwareSpec& hw, std::size_t unit_index,
+                           const PlanOptions& options) {
+  const ComputeUnitSpec& unit = hw.units.at(unit_index);
+  FRAMESIM_ASSERT(!unit.memory_path.empty(), "every unit has at least one memory level");
+  ExecutionPlan plan;
+  plan.unit = unit_index;
+
+  const auto groups = make_groups(net, options.fuse);
+  const std::size_t n_layers = net.layers.size();
+  const std::size_t n_tensors = net.tensors.size();
+  const int n_kernels = static_cast<int>(groups.size());
+  plan.kernel_of_layer.assign(n_layers, -1);
+  for (int k = 0; k < n_kernels; ++k) {
+    for (int l : groups[static_cast<std::size_t>(k)].layers) plan.kernel_of_layer[static_cast<std::size_t>(l)] = k;
+    for (int l : groups[static_cast<std::size_t>(k)].folded) plan.kernel_of_layer[static_cast<std::size_t>(l)] = k;
+  }
+
+  // A folded batchnorm's output is the anchor's output under another name: treat it as an alias.
+  std::vector<int> storage(n_tensors);
+  for (std::size_t t = 0; t < n_tensors; ++t) storage[t] = net.storage_of(static_cast<int>(t));
+  for (const auto& g : groups) {
+    for (int f : g.folded) {
+      const auto& bn = net.layers[static_cast<std::size_t>(f)];
+      const int in = storage[static_cast<std::size_t>(bn.inputs[0])];
+      for (std::size_t t = 0; t < n_tensors; ++t)
+        if (storage[t] == bn.output) storage[t] = in;
+    }
+  }
+
+  // Which kernels read each stored tensor, and whether it must be written to memory at all.
+  std::vector<int> producer_kernel(n_tensors, -1);  // -1: graph input
+  std::vector<int> last_reader(n_tensors, -1);
+  std::vector<bool> stored(n_tensors, false);
+  std::set<int> graph_outputs;
+  for (int t : net.outputs) graph_outputs.insert(storage[static_cast<std::size_t>(t)]);
+  for (std::size_t l = 0; l < n_layers; ++l) {
+    const auto& layer = net.layers[l];
+    const int k = plan.kernel_of_layer[l];
+    if (layer.writes_output()) producer_kernel[static_cast<std::size_t>(storage[static_cast<std::size_t>(layer.output)])] = k;
+  }
+  for (std::size_t l = 0; l < n_layers; ++l) {
+    const auto& layer = net.layers[l];
+    if (layer.kind == OpKind::reshape) continue;
+    const int k = plan.kernel_of_layer[l];
+    for (int t : layer.inputs) {
+      const auto s = static_cast<std::size_t>(storage[static_cast<std::size_t>(t)]);
+      if (producer_kernel[s] != k) {
+        stored[s] = true;
+        last_reader[s] = std::max(last_reader[s], k);
+      }
+    }
+  }
+  for (int t : net.inputs) stored[static_cast<std::size_t>(storage[static_cast<std::size_t>(t)])] = true;
+  for (int s : graph_outputs) {
+    stored[static_cast<std::size_t>(s)] = true;
+    last_reader[static_cast<std::size_t>(s)] = n_kernels - 1;
+  }
+
+  // Live set per kernel: stored tensors between their producing kernel and their last reader.
+  std::vector<double> live(static_cast<std::size_t>(std::max(n_kernels, 1)), 0.0);
+  for (std::size_t s = 0; s < n_tensors; ++s) {
+    if (!stored[s] || storage[s] != static_cast<int>(s)) continue;
+    const int from = std::max(producer_kernel[s], 0);
+    const int to = std::max(last_reader[s], from);
+    for (int k = from; k <= to; ++k) live[static_cast<std::size_t>(k)] += net.tensors[s].bytes();
+  }
+  for (int k = 0; k < n_kernels; ++k) {
+    if (live[static_cast<std::size_t>(k)] > plan.peak_activation_bytes) {
+      plan.peak_activation_bytes = live[static_cast<std::size_t>(k)];
+      plan.peak_kernel = static_cast<std::size_t>(k);
+    }
+  }
+
+  // Levels: activations in writable levels (innermost first), the outermost writable one is home.
+  std::vector<std::size_t> writable;
+  for (std::size_t lv : unit.memory_path)
+    if (is_writable(hw.memory[lv].kind)) writable.push_back(lv);
+  FRAMESIM_ASSERT(!writable.empty(), "validated: every unit reaches a writable level");
+  plan.activation_home = static_cast<int>(writable.back());
+  plan.state_level = plan.activation_home;
+  const double total_weights = net.total_weight_bytes();
+  plan.weight_level = static_cast<int>(unit.memory_path.back());
+  for (std::size_t lv : writable) {
+    const auto& level = hw.memory[lv];
+    if (is_on_chip(level.kind) && total_weights + plan.peak_activation_bytes <= level.capacity_bytes) {
+      plan.weight_level = static_cast<int>(lv);
+      break;
+    }
+  }
+
+  plan.tensor_level.assign(n_tensors, -1);
+  std::set<int> graph_inputs;
+  for (int t : net.inputs) graph_inputs.insert(storage[static_cast<std::size_t>(t)]);
+  for (std::size_t s = 0; s < n_tensors; ++s) {
+    if (!stored[s] || storage[s] != static_cast<int>(s)) continue;
+    int chosen = plan.activation_home;
+    if (!graph_inputs.count(static_cast<int>(s)) && !graph_outputs.count(static_cast<int>(s))) {
+      const int from = std::max(producer_kernel[s], 0);
+      const int to = std::max(last_reader[s], from);
+      double worst = 0;
+      for (int k = from; k <= to; ++k) worst = std::max(worst, live[static_cast<std::size_t>(k)]);
+      for (std::size_t lv : writable) {
+        const double resident = plan.weight_level == static_cast<int>(lv) ? total_weights : 0.0;
+        if (worst + resident <= hw.memory[lv].capacity_bytes) {
+          chosen = static_cast<int>(lv);
+          break;
+        }
+      }
+    }
+    plan.tensor_level[s] = chosen;
+  }
+  for (std::size_t t = 0; t < n_tensors; ++t) plan.tensor_level[t] = plan.tensor_level[static_cast<std::size_t>(storage[t])];
+
+  // Footprint per level.
+  auto footprint = [&](int lv) -> LevelFootprint& {
+    for (auto& f : plan.footprint)
+      if (static_cast<int>(f.level) == lv) return f;
+    plan.footprint.push_back({static_cast<std::size_t>(lv), 0, 0, 0, hw.memory[static_cast<std::size_t>(lv)].capacity_bytes});
+    return plan.footprint.back();
+  };
+  footprint(plan.weight_level).weight_bytes += total_weights;
+  footprint(plan.state_level).state_bytes += net.total_state_bytes();
+  {
+    // Peak live activations per level (at the kernel with the largest total).
+    std::vector<double> per_level(hw.memory.size(), 0.0);
+    for (std::size_t s = 0; s < n_tensors; ++s) {
+      if (!stored[s] || storage[s] != static_cast<int>(s)) continue;
+      const int from = std::max(producer_kernel[s], 0);
+      const int to = std::max(last_reader[s], from);
+      const int k = static_cast<int>(plan.peak_kernel);
+      if (from <= k && k <= to) per_level[static_cast<std::size_t>(plan.tensor_level[s])] += net.tensors[s].bytes();
+    }
+    for (std::size_t lv = 0; lv < per_level.size(); ++lv)
+      if (per_level[lv] > 0) footprint(static_cast<int>(lv)).activation_bytes += per_level[lv];
+  }
+
+  // Kernels: ops by precision, bytes per level, traversals.
+  for (int k = 0; k < n_kernels; ++k) {
+    const Group& g = groups[static_cast<std::size_t>(k)];
+    Kernel kernel;
+    kernel.layers = g.layers;
+    kernel.folded = g.folded;
+    kernel.bytes.assign(hw.memory.size(), 0.0);
+    std::vector<int> members = g.layers;
+    members.insert(members.end(), g.folded.begin(), g.folded.end());
+    std::sort(members.begin(), members.end());
+    for (int m : members) {
+      if (!kernel.name.empty()) kernel.name += "+";
+      kernel.name += net.layers[static_cast<std::size_t>(m)].name;
+    }
+    auto add_bytes = [&](int level, double bytes) {
+      kernel.bytes[static_cast<std::size_t>(level)] += bytes;
+      kernel.total_bytes += bytes;
+    };
+    const std::set<int> folded(g.folded.begin(), g.folded.end());
+    for (int m : members) {
+      const LayerSpec& layer = net.layers[static_cast<std::size_t>(m)];
+      const bool anchor = m == g.layers.front();
+      // Unfused view: every member reads each input and writes its output.
+      if (layer.kind != OpKind::reshape) {
+        for (std::size_t i = 0; i < layer.inputs.size(); ++i) {
+          const double b = layer.input_access[i].bytes;
+          if (b <= 0) continue;
+          ++kernel.traversals_unfused;
+          kernel.activation_bytes_unfused += b;
+          if (!anchor) ++kernel.tail_traversals_unfused;
+        }
+        ++kernel.traversals_unfused;
+        ++kernel.tail_traversals_unfused;
+        kernel.activation_bytes_unfused += net.tensors[static_cast<std::size_t>(layer.output)].bytes();
+      }
+      if (folded.count(m)) continue;  // costs nothing at run time
+      auto& ops = kernel.ops[layer.precision.compute];
+      ops = ops.value_or(0.0) + layer.ops;
+      kernel.total_ops += layer.ops;
+      if (layer.kind == OpKind::reshape) continue;
+      for (std::size_t i = 0; i < layer.inputs.size(); ++i) {
+        const int s = storage[static_cast<std::size_t>(layer.inputs[i])];
+        if (producer_kernel[static_cast<std::size_t>(s)] == k) continue;  // on chip inside the group
+        const int lv = plan.tensor_level[static_cast<std::size_t>(s)];
+        const double b = effective_bytes(layer.input_access[i], hw.memory[static_cast<std::size_t>(lv)].line_bytes);
+        if (b <= 0) continue;
+        add_bytes(lv, b);
+        ++kernel.traversals;
+        kernel.activation_bytes += b;
+        if (!anchor) ++kernel.tail_traversals;
+      }
+      const int out = storage[static_cast<std::size_t>(layer.output)];
+      if (stored[static_cast<std::size_t>(out)] && (last_reader[static_cast<std::size_t>(out)] > k || graph_outputs.count(out))) {
+        const double b = net.tensors[static_cast<std::size_t>(out)].bytes();
+        add_bytes(plan.tensor_level[static_cast<std::size_t>(out)], b);
+        ++kernel.traversals;
+        ++kernel.tail_traversals;
+        kernel.activation_bytes += b;
+      }
+      if (layer.weight_access.bytes > 0) {
+        const double b = effective_bytes(layer.weight_access, hw.memory[static_cast<std::size_t>(plan.weight_level)].line_bytes);
+        add_bytes(plan.weight_level, b);
+        kernel.weight_bytes += b;
+      }
+      if (layer.state_read.bytes > 0 || layer.state_write_bytes > 0) {
+        add_bytes(plan.state_level,
+                  effective_bytes(layer.state_read, hw.memory[static_cast<std::size_t>(plan.state_level)].line_bytes) +
+                      layer.state_write_bytes);
+      }
+      if (layer.scratch_bytes > 0) add_bytes(plan.activation_home, layer.scratch_bytes);
+    }
+    plan.kernels.push_back(std::move(kernel));
+  }
+  return plan;
+}
+
+}  // namespace framesim::model
