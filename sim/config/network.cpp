@@ -1,6 +1,7 @@
 #include "config/network.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -254,6 +255,9 @@ class NetworkReader {
       return;
     }
     auto& built = std::get<model::BuiltLayer>(result);
+    if (auto from = params.find("weights_from"); from != params.end()) {
+      if (!check_tied(std::get<std::string>(from->second), built.layer, *r.get("weights_from"), scope)) return;
+    }
     const int layer_index = static_cast<int>(net_.layers.size());
     const int tensor_index = static_cast<int>(net_.tensors.size());
     built.layer.inputs = inputs;
@@ -267,6 +271,25 @@ class NetworkReader {
     full_names_[full] = tensor_index;
     layer_nodes_.push_back(item);
     previous = tensor_index;
+  }
+
+  /// A layer using another layer's weights must name an earlier layer with as many weights.
+  bool check_tied(const std::string& other, const model::LayerSpec& layer, const Node& where, const Scope& scope) {
+    auto t = resolve(where, other, scope);
+    if (!t) return false;
+    const int producer = net_.tensors[static_cast<std::size_t>(*t)].producer;
+    if (producer < 0) {
+      where.error(fmt::format("\"{}\" is a graph input, not a layer with weights", other));
+      return false;
+    }
+    const auto& source = net_.layers[static_cast<std::size_t>(producer)];
+    double mine = layer.weight_access.bytes;
+    if (source.weight_bytes <= 0 || std::fabs(source.weight_bytes - mine) > 0.5) {
+      where.error(fmt::format("\"{}\" has {} bytes of weights but this layer needs {}", source.name,
+                              source.weight_bytes, mine));
+      return false;
+    }
+    return true;
   }
 
   std::optional<model::ParamValue> read_param(const model::ParamSchema& p, const Node& value) {

@@ -243,6 +243,11 @@ Result build_linear(Build& b) {
   auto& l = b.out.layer;
   l.ops = 2.0 * m * static_cast<double>(k) * static_cast<double>(*n) + (bias ? m * static_cast<double>(*n) : 0.0);
   b.set_weights(static_cast<double>(k) * static_cast<double>(*n) + (bias ? static_cast<double>(*n) : 0.0));
+  if (b.text("weights_from")) {
+    // Tied weights (e.g. an LM head sharing the embedding table): read in full, stored once elsewhere.
+    l.params_count = 0;
+    l.weight_bytes = 0;
+  }
   Shape y = x;
   y.back() = *n;
   b.stream_inputs_to(y);
@@ -668,6 +673,8 @@ Builder builder_for(OpKind kind) {
 }
 
 const ParamSchema kBias{"bias", ParamType::boolean, "add a bias per output (default false)"};
+const ParamSchema kWeightsFrom{"weights_from", ParamType::text,
+                               "use the weights of this earlier layer (tied weights: read here, stored once)"};
 const ParamSchema kOpsPerElement{"ops_per_element", ParamType::number, "override the operations per output element"};
 
 std::vector<OpSchema> make_catalogue() {
@@ -676,7 +683,8 @@ std::vector<OpSchema> make_catalogue() {
                  {{"out_features", ParamType::integer, "n, the output features", true},
                   kBias,
                   {"m", ParamType::integer, "check: rows of the input"},
-                  {"k", ParamType::integer, "check: input features"}},
+                  {"k", ParamType::integer, "check: input features"},
+                  kWeightsFrom},
                  1, 1});
   ops.push_back({"matmul", OpKind::matmul,
                  "matrix multiply: with n, input [..., m, k] x weights [k, n]; with two inputs, A x B of activations",
@@ -684,7 +692,8 @@ std::vector<OpSchema> make_catalogue() {
                   {"m", ParamType::integer, "check: rows of the input"},
                   {"k", ParamType::integer, "check: inner dimension"},
                   {"transpose_b", ParamType::boolean, "second input is [..., n, k] (two inputs)"},
-                  kBias},
+                  kBias,
+                  kWeightsFrom},
                  1, 2});
   ops.push_back({"conv2d", OpKind::conv2d, "2-D convolution over NCHW, incl. grouped and depthwise",
                  {{"out_channels", ParamType::integer, "output channels (default: input channels when depthwise)"},

@@ -1,0 +1,10 @@
+# Fails if any file under DIR includes SimGrid or yaml-cpp headers.
+file(GLOB_RECURSE files "${DIR}/*.hpp" "${DIR}/*.cpp")
+foreach(f IN LISTS files)
+  file(STRINGS "${f}" lines REGEX "#include [<\"](simgrid|yaml-cpp)")
+  if(lines)
+    message(FATAL_ERROR "${f} includes ${lines}: the cost model must stay free of SimGrid and YAML")
+  endif()
+endforeach()
+list(LENGTH files n)
+message(STATUS "checked ${n} files: no SimGrid or yaml-cpp includes")

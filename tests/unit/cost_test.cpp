@@ -1,0 +1,255 @@
+// The roofline cost model against the seed's worked numbers (peak roofs, no derating) and hand
+// calculations on both sides of the ridge; fusion traversals; the capacity rule; Little's law; energy.
+#include <gtest/gtest.h>
+
+#include "model/budget.hpp"
+#include "model/cost.hpp"
+#include "model/plan.hpp"
+#include "test_support.hpp"
+
+using namespace framesim::model;
+using framesim::testing::NetBuilder;
+using framesim::testing::seed_device;
+
+namespace {
+KernelTime time_of(const NetworkSpec& net, const HardwareSpec& hw, std::size_t kernel = 0) {
+  const auto plan = plan_network(net, hw, 0);
+  return kernel_time(plan.kernels.at(kernel), hw.units[0], effective_bandwidths_Bps(hw, hw.units[0]));
+}
+}  // namespace
+
+TEST(Cost, RidgePointOfTheReferenceDevice) {
+  // 2 TFLOP/s / 50 GB/s = 40 FLOP/byte.
+  const auto hw = seed_device();
+  EXPECT_DOUBLE_EQ(effective_compute_ops_per_s(hw.units[0], Precision::fp32) / effective_bandwidths_Bps(hw, hw.units[0])[0],
+                   40.0);
+}
+
+TEST(Cost, SquareMatmulIsComputeBound) {
+  // F = 2 * 1024^3 = 2.147e9; M = 4 * 3 * 1024^2 = 12.58 MB; I = 170.7; t = F / C = 1.074 ms.
+  NetBuilder b;
+  int a = b.input("a", {1024, 1024});
+  b.layer("matmul", "mm", {a}, {{"n", std::int64_t{1024}}});
+  const auto t = time_of(b.done(), seed_device());
+  EXPECT_NEAR(t.intensity, 170.67, 0.01);
+  EXPECT_EQ(t.limit, LimitKind::compute);
+  EXPECT_NEAR(t.bound_s, 1.0737e-3, 1e-7);
+  EXPECT_DOUBLE_EQ(t.bound_s, 2.0 * 1024 * 1024 * 1024 / 2e12);
+}
+
+TEST(Cost, BatchOneLinearIsMemoryBoundAtOnePercentOfPeak) {
+  // M = 4 * (1024 + 1024^2 + 1024) = 4,202,496 B; t = M / B = 84.05 us; I = 0.499; 1.25 % of peak.
+  NetBuilder b;
+  int x = b.input("x", {1, 1024});
+  b.layer("linear", "fc", {x}, {{"out_features", std::int64_t{1024}}});
+  const auto hw = seed_device();
+  const auto t = time_of(b.done(), hw);
+  EXPECT_EQ(t.limit, LimitKind::memory);
+  EXPECT_DOUBLE_EQ(t.bound_s, 4202496.0 / 50e9);
+  EXPECT_NEAR(t.intensity, 0.499, 0.001);
+  const double achieved = 2.0 * 1024 * 1024 / t.bound_s;
+  EXPECT_NEAR(achieved / 2e12, 0.0125, 0.0001);
+}
+
+TEST(Cost, ConvVersusDepthwise) {
+  // Standard: compute-bound 1.85 ms. Depthwise: 256x fewer ops, 73 % of the bytes, memory-bound 129 us: 14.4x.
+  NetBuilder b;
+  int x = b.input("x", {1, 256, 56, 56});
+  b.layer("conv2d", "conv", {x}, {{"out_channels", std::int64_t{256}}, {"kernel", std::int64_t{3}}, {"padding", std::int64_t{1}}});
+  b.layer("conv2d", "dw", {x}, {{"depthwise", true}, {"kernel", std::int64_t{3}}, {"padding", std::int64_t{1}}});
+  const auto net = b.done();
+  const auto hw = seed_device();
+  const auto plan = plan_network(net, hw, 0);
+  const auto bw = effective_bandwidths_Bps(hw, hw.units[0]);
+  const auto conv = kernel_time(plan.kernels[0], hw.units[0], bw);
+  const auto dw = kernel_time(plan.kernels[1], hw.units[0], bw);
+  EXPECT_EQ(conv.limit, LimitKind::compute);
+  EXPECT_NEAR(conv.bound_s, 1.85e-3, 0.005e-3);
+  EXPECT_EQ(dw.limit, LimitKind::memory);
+  EXPECT_NEAR(dw.bound_s, 129e-6, 0.5e-6);
+  EXPECT_NEAR(plan.kernels[1].total_bytes / plan.kernels[0].total_bytes, 0.73, 0.005);
+  EXPECT_NEAR(conv.bound_s / dw.bound_s, 14.4, 0.05);
+  EXPECT_DOUBLE_EQ(plan.kernels[0].total_ops / plan.kernels[1].total_ops, 256.0);
+}
+
+TEST(Cost, ElementwiseIntensities) {
+  NetBuilder b;
+  int a = b.input("a", {1, 4096});
+  int c = b.input("c", {1, 4096});
+  int s = b.layer("add", "add", {a, c});
+  b.layer("relu", "relu", {s});
+  const auto net = b.done(FusionMode::none);
+  const auto hw = seed_device();
+  EXPECT_DOUBLE_EQ(time_of(net, hw, 0).intensity, 1.0 / 12);
+  EXPECT_DOUBLE_EQ(time_of(net, hw, 1).intensity, 1.0 / 8);
+}
+
+TEST(Cost, BoundBracketAndOverhead) {
+  // Balanced kernel: F/C = M/B; the no-overlap upper end is twice the bound (before overhead).
+  NetBuilder b;
+  int a = b.input("a", {1, 1000});
+  b.layer("custom", "k", {a}, {{"ops", 8000.0 * 40}, {"output_shape", std::vector<std::int64_t>{1, 1000}}});
+  auto hw = seed_device();
+  hw.units[0].dispatch_overhead_s = 20e-6;
+  const auto t = time_of(b.done(), hw);
+  EXPECT_DOUBLE_EQ(t.compute_s, 8000.0 * 40 / 2e12);
+  EXPECT_DOUBLE_EQ(t.memory_s[0], 8000.0 / 50e9);
+  EXPECT_DOUBLE_EQ(t.bound_s, 8000.0 / 50e9 + 20e-6);
+  EXPECT_DOUBLE_EQ(t.no_overlap_s, 2 * 8000.0 / 50e9 + 20e-6);
+  EXPECT_EQ(t.limit, LimitKind::overhead);  // 20 us of launch dwarfs 0.16 us of work
+}
+
+TEST(Cost, LittlesLawCapsBandwidth) {
+  // 5 KB in flight at 100 ns = 50 GB/s; 4 KiB at 400 ns = 10.24 GB/s binds below the 50 GB/s bus.
+  auto hw = seed_device();
+  hw.units[0].outstanding_bytes = 4096;
+  hw.memory[0].latency_s = 400e-9;
+  EXPECT_DOUBLE_EQ(effective_bandwidths_Bps(hw, hw.units[0])[0], 4096 / 400e-9);
+  hw.units[0].outstanding_bytes = 5e3;
+  hw.memory[0].latency_s = 100e-9;
+  EXPECT_DOUBLE_EQ(effective_bandwidths_Bps(hw, hw.units[0])[0], 50e9);
+}
+
+TEST(Cost, ComputeRoofScalesWithClockAndEfficiency) {
+  auto hw = seed_device();
+  hw.units[0].operating_points = {{"hi", 1.0e9, 0.9, std::nullopt}, {"lo", 0.5e9, 0.7, std::nullopt}};
+  hw.units[0].efficiency[Precision::fp32] = 0.6;
+  RunPoint lo;
+  lo.operating_point = 1;
+  EXPECT_DOUBLE_EQ(effective_compute_ops_per_s(hw.units[0], Precision::fp32, lo), 2e12 * 0.6 * 0.5);
+  lo.core_fraction = 0.25;
+  EXPECT_DOUBLE_EQ(effective_compute_ops_per_s(hw.units[0], Precision::fp32, lo), 2e12 * 0.6 * 0.5 * 0.25);
+}
+
+TEST(Cost, EnergyOfAKernel) {
+  // 40 MB from DRAM at 160 pJ/B = 6.4 mJ; arithmetic at e_op scaled by (V/V_nom)^2; static over the time.
+  NetBuilder b;
+  int x = b.input("x", {1, 1});
+  b.layer("custom", "stream", {x}, {{"weights", std::int64_t{10'000'000}}, {"ops", 1e6}});
+  auto hw = seed_device();
+  hw.units[0].energy_per_op_J[Precision::fp32] = 1e-12;
+  hw.units[0].static_power_W = 0.5;
+  hw.units[0].operating_points = {{"hi", 1e9, 1.0, std::nullopt}, {"lo", 0.5e9, 0.5, std::nullopt}};
+  const auto plan = plan_network(b.done(), hw, 0);
+  const auto e = kernel_energy(plan.kernels[0], hw, hw.units[0], 1, 0.01);
+  EXPECT_DOUBLE_EQ(e.memory_J[0], (40e6 + 8) * 160e-12);  // 10 M fp32 weights + 4 B in + 4 B out
+  EXPECT_DOUBLE_EQ(e.compute_J, 1e6 * 1e-12 * 0.25);
+  EXPECT_DOUBLE_EQ(e.static_J, 0.5 * 0.5 * 0.01);
+}
+
+TEST(Plan, FusionOfAResidualTailEightTraversalsToTwo) {
+  // conv -> batchnorm -> relu -> add(skip): unfused the tail is 8 traversals, fused 2 (seed).
+  NetBuilder b;
+  int x = b.input("x", {1, 64, 112, 112}, Precision::fp16);
+  const LayerPrecision fp16{Precision::fp16, Precision::fp16, Precision::fp16};
+  int c = b.layer("conv2d", "conv", {x}, {{"out_channels", std::int64_t{64}}, {"kernel", std::int64_t{3}},
+                                          {"padding", std::int64_t{1}}}, fp16);
+  int n = b.layer("batchnorm", "bn", {c}, {}, fp16);
+  int r = b.layer("relu", "relu", {n}, {}, fp16);
+  b.layer("add", "add", {r, x}, {}, fp16);
+  const auto net = b.done();
+  auto hw = seed_device(4e12, 50e9, Precision::fp16);
+  const auto fused = plan_network(net, hw, 0);
+  ASSERT_EQ(fused.kernels.size(), 1u);
+  const Kernel& k = fused.kernels[0];
+  EXPECT_EQ(k.folded, std::vector<int>{1});
+  EXPECT_EQ(k.tail_traversals_unfused, 8);
+  EXPECT_EQ(k.tail_traversals, 2);
+  EXPECT_EQ(k.traversals_unfused, 9);
+  EXPECT_EQ(k.traversals, 3);
+  // Traffic saved: 6 traversals of 1.6 MB at 50 GB/s = 192.7 us.
+  const double tensor = 64.0 * 112 * 112 * 2;
+  EXPECT_DOUBLE_EQ(k.activation_bytes_unfused - k.activation_bytes, 6 * tensor);
+  EXPECT_NEAR(6 * tensor / 50e9, 192.7e-6, 0.05e-6);
+
+  const auto unfused = plan_network(net, hw, 0, PlanOptions{false});
+  EXPECT_EQ(unfused.kernels.size(), 4u);
+}
+
+TEST(Plan, IntermediatesThatFitStayOnChip) {
+  // A unit with 1 MiB of SRAM before DRAM: a 256 KiB intermediate stays in SRAM; graph I/O is in DRAM.
+  auto hw = seed_device();
+  MemoryLevelSpec sram;
+  sram.name = "sram";
+  sram.kind = MemoryKind::sram;
+  sram.capacity_bytes = 1024 * 1024;
+  sram.bandwidth_Bps = 500e9;
+  hw.memory.insert(hw.memory.begin(), sram);
+  hw.units[0].memory_path = {0, 1};
+  NetBuilder b;
+  int x = b.input("x", {1, 65536});
+  int h = b.layer("sigmoid", "a", {x});
+  b.layer("tanh", "b", {h});
+  const auto net = b.done(FusionMode::none);
+  const auto plan = plan_network(net, hw, 0);
+  EXPECT_EQ(plan.tensor_level[static_cast<std::size_t>(x)], 1);  // graph input in DRAM
+  EXPECT_EQ(plan.tensor_level[static_cast<std::size_t>(h)], 0);  // intermediate in SRAM
+  EXPECT_DOUBLE_EQ(plan.kernels[0].bytes[1], 65536.0 * 4);       // reads x from DRAM
+  EXPECT_DOUBLE_EQ(plan.kernels[0].bytes[0], 65536.0 * 4);       // writes h to SRAM
+}
+
+TEST(Plan, SpillsWhenTheLiveSetDoesNotFit) {
+  auto hw = seed_device();
+  MemoryLevelSpec sram;
+  sram.name = "sram";
+  sram.kind = MemoryKind::sram;
+  sram.capacity_bytes = 256 * 1024;  // less than input + intermediate
+  sram.bandwidth_Bps = 500e9;
+  hw.memory.insert(hw.memory.begin(), sram);
+  hw.units[0].memory_path = {0, 1};
+  NetBuilder b;
+  int x = b.input("x", {1, 65536});
+  int h = b.layer("sigmoid", "a", {x});
+  b.layer("tanh", "b", {h});
+  const auto plan = plan_network(b.done(FusionMode::none), hw, 0);
+  EXPECT_EQ(plan.tensor_level[static_cast<std::size_t>(h)], 1);
+  EXPECT_DOUBLE_EQ(plan.peak_activation_bytes, 2 * 65536.0 * 4);
+}
+
+TEST(Plan, WeightsOnChipWhenTheWholeSetFits) {
+  auto hw = seed_device();
+  MemoryLevelSpec sram;
+  sram.name = "sram";
+  sram.kind = MemoryKind::sram;
+  sram.capacity_bytes = 8 * 1024 * 1024;
+  sram.bandwidth_Bps = 500e9;
+  hw.memory.insert(hw.memory.begin(), sram);
+  hw.units[0].memory_path = {0, 1};
+  NetBuilder b;
+  int x = b.input("x", {1, 1024});
+  b.layer("linear", "fc", {x}, {{"out_features", std::int64_t{1024}}});
+  const auto plan = plan_network(b.done(), hw, 0);
+  EXPECT_EQ(plan.weight_level, 0);
+  EXPECT_TRUE(plan.fits());
+}
+
+TEST(Plan, ModelThatDoesNotFitIsReported) {
+  auto hw = seed_device();
+  hw.memory[0].capacity_bytes = 1e6;
+  NetBuilder b;
+  int x = b.input("x", {1, 1024});
+  b.layer("linear", "fc", {x}, {{"out_features", std::int64_t{1024}}});
+  EXPECT_FALSE(plan_network(b.done(), hw, 0).fits());
+}
+
+TEST(Budget, DiagnosisBands) {
+  EXPECT_EQ(diagnose(0.8), Diagnosis::faster_than_bound);
+  EXPECT_EQ(diagnose(1.2), Diagnosis::at_roof);
+  EXPECT_EQ(diagnose(3.0), Diagnosis::uncounted_bytes);
+  EXPECT_EQ(diagnose(20.0), Diagnosis::overhead);
+}
+
+TEST(Budget, VerdictAgainstTheSlice) {
+  NetBuilder b;
+  int x = b.input("x", {1, 1024});
+  b.layer("linear", "fc", {x}, {{"out_features", std::int64_t{1024}}});
+  const auto net = b.done();
+  BudgetOptions options;
+  options.slice_s = 100e-6;
+  auto r = make_budget(seed_device(), net, options);
+  EXPECT_TRUE(r.within_slice());
+  options.slice_s = 50e-6;
+  r = make_budget(seed_device(), net, options);
+  EXPECT_FALSE(r.within_slice());
+  EXPECT_DOUBLE_EQ(r.floor_s, 4202496.0 / 50e9);
+}

@@ -1,0 +1,141 @@
+// The one quantity parser: every family of units, SI vs IEC, bits vs bytes, ops vs MACs, and the errors.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "core/units.hpp"
+
+using framesim::core::Dimension;
+using framesim::core::parse_quantity;
+
+namespace {
+double parse(const char* text, Dimension d) {
+  auto q = parse_quantity(text, d);
+  EXPECT_TRUE(q.value.has_value()) << text << ": " << q.error;
+  return q.value.value_or(NAN);
+}
+std::string error(const char* text, Dimension d) {
+  auto q = parse_quantity(text, d);
+  EXPECT_FALSE(q.value.has_value()) << text << " parsed as " << q.value.value_or(0);
+  return q.error;
+}
+}  // namespace
+
+TEST(Units, BytesSiAndIec) {
+  EXPECT_DOUBLE_EQ(parse("2 MiB", Dimension::Bytes), 2.0 * 1024 * 1024);
+  EXPECT_DOUBLE_EQ(parse("2 MB", Dimension::Bytes), 2e6);
+  EXPECT_DOUBLE_EQ(parse("8 GiB", Dimension::Bytes), 8.0 * 1073741824.0);
+  EXPECT_DOUBLE_EQ(parse("1 kB", Dimension::Bytes), 1000);
+  EXPECT_DOUBLE_EQ(parse("1 KiB", Dimension::Bytes), 1024);
+  EXPECT_DOUBLE_EQ(parse("64 B", Dimension::Bytes), 64);
+  EXPECT_DOUBLE_EQ(parse("64B", Dimension::Bytes), 64);
+}
+
+TEST(Units, BitsAreEighthsOfBytes) {
+  EXPECT_DOUBLE_EQ(parse("8 Mb", Dimension::Bytes), 1e6);
+  EXPECT_DOUBLE_EQ(parse("16 Gbit", Dimension::Bytes), 2e9);
+  EXPECT_DOUBLE_EQ(parse("100 Gb/s", Dimension::BytesPerSecond), 12.5e9);
+  EXPECT_DOUBLE_EQ(parse("100 Gbps", Dimension::BytesPerSecond), 12.5e9);
+}
+
+TEST(Units, Bandwidth) {
+  EXPECT_DOUBLE_EQ(parse("50 GB/s", Dimension::BytesPerSecond), 50e9);
+  EXPECT_DOUBLE_EQ(parse("68 GBps", Dimension::BytesPerSecond), 68e9);
+  EXPECT_DOUBLE_EQ(parse("1 GiB/s", Dimension::BytesPerSecond), 1073741824.0);
+}
+
+TEST(Units, OpsAndMacs) {
+  EXPECT_DOUBLE_EQ(parse("2 TFLOP/s", Dimension::OpsPerSecond), 2e12);
+  EXPECT_DOUBLE_EQ(parse("4 TOPS", Dimension::OpsPerSecond), 4e12);
+  EXPECT_DOUBLE_EQ(parse("1.5 GFLOPS", Dimension::OpsPerSecond), 1.5e9);
+  // A multiply-accumulate counts as two operations.
+  EXPECT_DOUBLE_EQ(parse("1 TMAC/s", Dimension::OpsPerSecond), 2e12);
+  EXPECT_DOUBLE_EQ(parse("3 GMAC", Dimension::Ops), 6e9);
+  EXPECT_DOUBLE_EQ(parse("3 GFLOP", Dimension::Ops), 3e9);
+}
+
+TEST(Units, TimeAndFrequency) {
+  EXPECT_DOUBLE_EQ(parse("12 ms", Dimension::Seconds), 0.012);
+  EXPECT_DOUBLE_EQ(parse("100 ns", Dimension::Seconds), 100e-9);
+  EXPECT_DOUBLE_EQ(parse("20 us", Dimension::Seconds), 20e-6);
+  EXPECT_DOUBLE_EQ(parse("20 \xC2\xB5s", Dimension::Seconds), 20e-6);
+  EXPECT_DOUBLE_EQ(parse("20 min", Dimension::Seconds), 1200);
+  EXPECT_DOUBLE_EQ(parse("1 h", Dimension::Seconds), 3600);
+  EXPECT_DOUBLE_EQ(parse("30 Hz", Dimension::Hertz), 30);
+  EXPECT_DOUBLE_EQ(parse("1.1 GHz", Dimension::Hertz), 1.1e9);
+  EXPECT_DOUBLE_EQ(parse("30 fps", Dimension::Hertz), 30);
+}
+
+TEST(Units, PowerEnergyVoltage) {
+  EXPECT_DOUBLE_EQ(parse("4.5 W", Dimension::Watts), 4.5);
+  EXPECT_DOUBLE_EQ(parse("190 mW", Dimension::Watts), 0.19);
+  EXPECT_DOUBLE_EQ(parse("6.4 mJ", Dimension::Joules), 6.4e-3);
+  EXPECT_DOUBLE_EQ(parse("1 mWh", Dimension::Joules), 3.6);
+  EXPECT_DOUBLE_EQ(parse("160 pJ", Dimension::JoulesPerByte), 160e-12);
+  EXPECT_DOUBLE_EQ(parse("160 pJ/B", Dimension::JoulesPerByte), 160e-12);
+  EXPECT_DOUBLE_EQ(parse("20 pJ/bit", Dimension::JoulesPerByte), 160e-12);
+  EXPECT_DOUBLE_EQ(parse("0.2 pJ", Dimension::JoulesPerOp), 0.2e-12);
+  EXPECT_DOUBLE_EQ(parse("0.4 pJ/MAC", Dimension::JoulesPerOp), 0.2e-12);
+  EXPECT_DOUBLE_EQ(parse("0.8 V", Dimension::Volts), 0.8);
+  EXPECT_DOUBLE_EQ(parse("800 mV", Dimension::Volts), 0.8);
+}
+
+TEST(Units, Thermal) {
+  EXPECT_DOUBLE_EQ(parse("85 C", Dimension::Celsius), 85);
+  EXPECT_DOUBLE_EQ(parse("85 \xC2\xB0""C", Dimension::Celsius), 85);
+  EXPECT_DOUBLE_EQ(parse("-20 C", Dimension::Celsius), -20);
+  EXPECT_NEAR(parse("358.15 K", Dimension::Celsius), 85, 1e-9);
+  EXPECT_DOUBLE_EQ(parse("8 C/W", Dimension::KelvinPerWatt), 8);
+  EXPECT_DOUBLE_EQ(parse("8 K/W", Dimension::KelvinPerWatt), 8);
+  EXPECT_DOUBLE_EQ(parse("5 J/C", Dimension::JoulesPerKelvin), 5);
+  EXPECT_DOUBLE_EQ(parse("5 J/K", Dimension::JoulesPerKelvin), 5);
+}
+
+TEST(Units, Ratio) {
+  EXPECT_DOUBLE_EQ(parse("0.7", Dimension::Ratio), 0.7);
+  EXPECT_DOUBLE_EQ(parse("70 %", Dimension::Ratio), 0.7);
+  EXPECT_DOUBLE_EQ(parse("70%", Dimension::Ratio), 0.7);
+}
+
+TEST(Units, BareZeroIsAllowedBareNonZeroIsNot) {
+  EXPECT_DOUBLE_EQ(parse("0", Dimension::Seconds), 0);
+  EXPECT_EQ(error("68", Dimension::BytesPerSecond),
+            "expected a bandwidth like \"68 GB/s\", got \"68\" (the unit is missing)");
+}
+
+TEST(Units, WrongDimensionNamesWhatItIs) {
+  EXPECT_EQ(error("50 GHz", Dimension::BytesPerSecond),
+            "expected a bandwidth like \"68 GB/s\", got \"50 GHz\" (GHz is a frequency)");
+  EXPECT_EQ(error("12 ms", Dimension::Bytes), "expected a size like \"2 MiB\", got \"12 ms\" (ms is a time)");
+}
+
+TEST(Units, AmbiguousKiloIsRejected) {
+  EXPECT_EQ(error("64 KB", Dimension::Bytes),
+            "expected a size like \"2 MiB\", got \"64 KB\" (\"K\" is ambiguous: write kB for 1000 B or KiB for 1024 B)");
+}
+
+TEST(Units, NotANumber) {
+  EXPECT_EQ(error("nan GB/s", Dimension::BytesPerSecond),
+            "expected a bandwidth like \"68 GB/s\", got \"nan GB/s\" (not a finite number)");
+  EXPECT_EQ(error("inf W", Dimension::Watts), "expected a power like \"4.5 W\", got \"inf W\" (not a finite number)");
+  EXPECT_EQ(error("fast", Dimension::Hertz), "expected a frequency like \"30 Hz\", got \"fast\"");
+  EXPECT_EQ(error("12 parsecs", Dimension::Seconds),
+            "expected a time like \"12 ms\", got \"12 parsecs\" (unknown unit \"parsecs\")");
+}
+
+TEST(Units, NegativeParsesRangeIsCheckedByTheReader) {
+  // The parser keeps the sign (ambient temperatures can be negative); config rejects negative bandwidth.
+  EXPECT_DOUBLE_EQ(parse("-50 GB/s", Dimension::BytesPerSecond), -50e9);
+}
+
+TEST(Units, Formatting) {
+  using namespace framesim::core;
+  EXPECT_EQ(format_seconds(1.0737e-3), "1.074 ms");
+  EXPECT_EQ(format_seconds(84.05e-6), "84.05 us");
+  EXPECT_EQ(format_bytes(12.58e6), "12.58 MB");
+  EXPECT_EQ(format_capacity(8.0 * 1073741824.0), "8 GiB");
+  EXPECT_EQ(format_joules(6.4e-3), "6.4 mJ");
+  EXPECT_EQ(format_watts(0.192), "192 mW");
+  EXPECT_EQ(format_si(999.96, "s"), "1 ks");
+  EXPECT_EQ(format_number(0.08333333, 4), "0.08333");
+}
