@@ -12,7 +12,8 @@ int main(int argc, char** argv) {
   CLI::App app{"framesim: will this perception pipeline meet its frame budget on this SoC?"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "framesim 0.1.0");
-  const std::vector<framesim::cli::Command> commands{framesim::cli::add_budget_command(app),
+  const std::vector<framesim::cli::Command> commands{framesim::cli::add_run_command(app),
+                                                     framesim::cli::add_budget_command(app),
                                                      framesim::cli::add_ops_command(app)};
   try {
     app.parse(argc, argv);

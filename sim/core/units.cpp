@@ -72,6 +72,7 @@ const std::vector<UnitSymbol>& symbols(Dimension d) {
                                                          {"J/K", 1, kAll},
                                                          {"J/degC", 1, kAll}};
   static const std::vector<UnitSymbol> volts{{"V", 1, kAll}};
+  static const std::vector<UnitSymbol> speed{{"m/s", 1, kAll}, {"km/h", 1 / 3.6, kNone}};
   static const std::vector<UnitSymbol> ratio{{"%", 0.01, kNone}};
   switch (d) {
     case Dimension::Bytes: return bytes;
@@ -88,16 +89,17 @@ const std::vector<UnitSymbol>& symbols(Dimension d) {
     case Dimension::KelvinPerWatt: return kelvin_per_watt;
     case Dimension::JoulesPerKelvin: return joules_per_kelvin;
     case Dimension::Volts: return volts;
+    case Dimension::MetresPerSecond: return speed;
     case Dimension::Ratio: return ratio;
   }
   return ratio;
 }
 
-constexpr std::array kAllDimensions{
+const std::array kAllDimensions{
     Dimension::Bytes,     Dimension::BytesPerSecond, Dimension::Ops,           Dimension::OpsPerSecond,
     Dimension::Seconds,   Dimension::Hertz,          Dimension::Watts,         Dimension::Joules,
     Dimension::Celsius,   Dimension::KelvinPerWatt,  Dimension::JoulesPerKelvin, Dimension::Volts,
-    Dimension::Ratio};
+    Dimension::MetresPerSecond, Dimension::Ratio};
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
@@ -157,6 +159,7 @@ std::string_view dimension_name(Dimension d) {
     case Dimension::KelvinPerWatt: return "thermal resistance";
     case Dimension::JoulesPerKelvin: return "thermal capacitance";
     case Dimension::Volts: return "voltage";
+    case Dimension::MetresPerSecond: return "speed";
     case Dimension::Ratio: return "ratio";
   }
   return "quantity";
@@ -178,6 +181,7 @@ std::string_view dimension_example(Dimension d) {
     case Dimension::KelvinPerWatt: return "8 C/W";
     case Dimension::JoulesPerKelvin: return "5 J/C";
     case Dimension::Volts: return "0.8 V";
+    case Dimension::MetresPerSecond: return "1 m/s";
     case Dimension::Ratio: return "0.7";
   }
   return "";

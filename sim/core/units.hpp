@@ -28,6 +28,7 @@ enum class Dimension {
   KelvinPerWatt,    // C/W, K/W
   JoulesPerKelvin,  // J/C, J/K
   Volts,            // V, mV
+  MetresPerSecond,  // m/s, km/h, mm/s
   Ratio,            // 0.7 or 70 %
 };
 

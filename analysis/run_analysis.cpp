@@ -1,0 +1,602 @@
+#include "run_analysis.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "core/files.hpp"
+#include "core/units.hpp"
+#include "svg.hpp"
+#include "table.hpp"
+
+namespace framesim::analysis {
+
+using core::format_number;
+using core::format_seconds;
+using nlohmann::json;
+
+namespace {
+
+/// Default window: a quarter of the counted time, at most 60 s.
+double window_length(double requested, double counted_s) {
+  if (requested > 0) return std::min(requested, counted_s);
+  return std::min(60.0, counted_s / 4);
+}
+
+void init_window(WindowStats& w, double from, double to, std::size_t stages, std::size_t units) {
+  w.from_s = from;
+  w.to_s = to;
+  w.stage_wait_s.resize(stages);
+  w.stage_service_s.resize(stages);
+  w.stage_latency_s.resize(stages);
+  w.unit_frequency_Hz.resize(units);
+}
+
+bool in(const WindowStats& w, double t) { return t >= w.from_s && t < w.to_s; }
+
+std::string num(double v) { return fmt::format("{:.9g}", v); }
+std::string sec(double v) { return fmt::format("{:.9f}", v); }
+
+std::string json_escape(const std::string& s) { return json(s).dump(); }
+
+json window_json(const WindowStats& w, const model::ScenarioSpec& spec) {
+  json stages = json::object();
+  for (std::size_t s = 0; s < spec.stages.size(); ++s) {
+    stages[spec.stages[s].name] = {{"wait_s", summary_json(w.stage_wait_s[s].summary())},
+                                   {"service_s", summary_json(w.stage_service_s[s].summary())},
+                                   {"latency_s", summary_json(w.stage_latency_s[s].summary())}};
+  }
+  json freq = json::object();
+  for (std::size_t u = 0; u < spec.hardware.units.size(); ++u)
+    if (!w.unit_frequency_Hz[u].empty()) freq[spec.hardware.units[u].name] = w.unit_frequency_Hz[u].summary().mean;
+  return {{"from_s", w.from_s},
+          {"to_s", w.to_s},
+          {"frames", w.frames},
+          {"completed", w.completed},
+          {"missed", w.missed},
+          {"dropped", w.dropped},
+          {"miss_rate", w.frames > 0 ? static_cast<double>(w.missed + w.dropped) / static_cast<double>(w.frames) : 0.0},
+          {"latency_s", summary_json(w.latency_s.summary())},
+          {"stages", stages},
+          {"mean_temperature_C", w.temperature_C.empty() ? json(nullptr) : json(w.temperature_C.summary().mean)},
+          {"mean_frequency_Hz", freq}};
+}
+
+}  // namespace
+
+RunAnalysis::RunAnalysis(const model::ScenarioSpec& spec, std::filesystem::path folder)
+    : spec_(spec), folder_(std::move(folder)) {
+  const std::size_t stages = spec.stages.size();
+  const std::size_t units = spec.hardware.units.size();
+  const double counted_s = spec.duration_s - spec.warmup_s;
+  init_window(all_, spec.warmup_s, spec.duration_s, stages, units);
+  init_window(cold_, spec.warmup_s, spec.warmup_s + window_length(spec.cold_window_s, counted_s), stages, units);
+  init_window(sustained_, spec.duration_s - window_length(spec.sustained_window_s, counted_s), spec.duration_s, stages,
+              units);
+  staleness_s_.resize(spec.tasks.size());
+  side_inputs_.assign(spec.sensors.size(), 0);
+  unfinished_.assign(spec.sensors.size(), 0);
+  miss_run_.assign(spec.sensors.size(), 0);
+  time_at_frequency_s_.resize(units);
+  for (const auto& u : spec.hardware.units) previous_frequency_Hz_.push_back(u.nominal().frequency_Hz);
+
+  auto open = [&](std::ofstream& f, const char* name) {
+    f.open(folder_ / name, std::ios::binary | std::ios::trunc);
+    if (!f) throw core::UserError(fmt::format("{}: cannot write", (folder_ / name).string()));
+  };
+  open(frames_csv_, "frames.csv");
+  open(stages_csv_, "stages.csv");
+  open(timeseries_csv_, "timeseries.csv");
+  open(trace_, "trace.json");
+
+  frames_csv_ << "frame,sensor,capture_s,outcome,done_s,latency_s,deadline_met,drop_stage,drop_reason,energy_J,"
+                 "temperature_C";
+  for (const auto& u : spec.hardware.units) frames_csv_ << ",freq_" << u.name << "_Hz";
+  frames_csv_ << "\n";
+  stages_csv_ << "frame,stage,capture_s,enqueue_s,start_s,end_s,wait_s,service_s,latency_s,energy_J,kernels\n";
+  timeseries_csv_ << "time_s,temperature_C,power_W,dynamic_J,static_J,throttled";
+  for (const auto& u : spec.hardware.units) timeseries_csv_ << ",freq_" << u.name << "_Hz";
+  for (const auto& l : spec.hardware.memory) timeseries_csv_ << ",bw_" << l.name << "_Bps";
+  timeseries_csv_ << "\n";
+
+  trace_ << "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n";
+  trace_event(fmt::format(R"({{"ph":"M","pid":1,"tid":0,"name":"process_name","args":{{"name":{}}}}})",
+                          json_escape("framesim: " + spec.name)));
+  for (std::size_t s = 0; s < spec.stages.size(); ++s)
+    trace_event(fmt::format(R"({{"ph":"M","pid":1,"tid":{},"name":"thread_name","args":{{"name":{}}}}})", 1 + s,
+                            json_escape("stage " + spec.stages[s].name)));
+  for (std::size_t s = 0; s < spec.stages.size(); ++s)
+    trace_event(fmt::format(R"({{"ph":"M","pid":1,"tid":{},"name":"thread_sort_index","args":{{"sort_index":{}}}}})",
+                            1 + s, 1 + s));
+}
+
+void RunAnalysis::trace_event(const std::string& event) {
+  if (!first_trace_event_) trace_ << ",\n";
+  first_trace_event_ = false;
+  trace_ << event;
+}
+
+void RunAnalysis::on_frame(const engine::FrameRecord& r) {
+  ++frames_total_;
+  const bool completed = r.outcome == engine::FrameOutcome::completed;
+  const double latency = r.done_s - r.capture_s;
+  const bool met = completed && latency <= spec_.deadline_s;
+  sojourn_sum_s_ += latency;
+  frames_csv_ << r.frame << "," << spec_.sensors[r.sensor].name << "," << sec(r.capture_s) << ","
+              << engine::frame_outcome_name(r.outcome) << "," << sec(r.done_s) << ","
+              << (completed ? sec(latency) : "") << "," << (completed ? (met ? "1" : "0") : "") << ","
+              << (r.drop_stage >= 0 ? spec_.stages[static_cast<std::size_t>(r.drop_stage)].name : "") << ","
+              << engine::drop_reason_name(r.reason) << "," << num(r.energy_J) << "," << num(r.temperature_C);
+  for (double f : r.unit_frequency_Hz) frames_csv_ << "," << num(f);
+  frames_csv_ << "\n";
+
+  if (r.sensor == 0) {
+    ++primary_all_frames_;
+    primary_dynamic_J_ += r.energy_J;
+  }
+  if (r.outcome == engine::FrameOutcome::side_input) ++side_inputs_[r.sensor];
+  if (r.outcome == engine::FrameOutcome::unfinished) ++unfinished_[r.sensor];
+  if (!counted(r.capture_s)) return;
+  if (r.sensor == 0) {
+    ++primary_frames_;
+    energy_J_.add(r.energy_J);
+  }
+  if (r.outcome == engine::FrameOutcome::side_input || r.outcome == engine::FrameOutcome::unfinished) return;
+  for (WindowStats* w : {&all_, &cold_, &sustained_}) {
+    if (!in(*w, r.capture_s)) continue;
+    ++w->frames;
+    if (completed) {
+      ++w->completed;
+      w->latency_s.add(latency);
+      if (!met) ++w->missed;
+    } else {
+      ++w->dropped;
+    }
+  }
+  if (completed) latency_points_.push_back({r.capture_s, latency});
+  if (r.outcome == engine::FrameOutcome::dropped)
+    ++drops_by_[fmt::format("{}: {}", spec_.stages[static_cast<std::size_t>(r.drop_stage)].name,
+                            engine::drop_reason_name(r.reason))];
+  int& run = miss_run_[r.sensor];
+  run = met ? 0 : run + 1;
+  longest_miss_run_ = std::max(longest_miss_run_, run);
+}
+
+void RunAnalysis::on_stage(const engine::StageRecord& r) {
+  const double wait = r.start_s - r.enqueue_s;
+  const double service = r.end_s - r.start_s;
+  const double latency = r.end_s - r.capture_s;
+  stages_csv_ << r.frame << "," << spec_.stages[r.stage].name << "," << sec(r.capture_s) << "," << sec(r.enqueue_s)
+              << "," << sec(r.start_s) << "," << sec(r.end_s) << "," << sec(wait) << "," << sec(service) << ","
+              << sec(latency) << "," << num(r.energy_J) << "," << r.kernels << "\n";
+  trace_event(fmt::format(
+      R"({{"ph":"X","pid":1,"tid":{},"ts":{:.3f},"dur":{:.3f},"name":"frame {}","cat":"stage","args":{{"frame":{},"wait_us":{:.3f},"energy_mJ":{:.6f}}}}})",
+      1 + r.stage, r.start_s * 1e6, service * 1e6, r.frame, r.frame, wait * 1e6, r.energy_J * 1e3));
+  if (!counted(r.capture_s)) return;
+  for (WindowStats* w : {&all_, &cold_, &sustained_}) {
+    if (!in(*w, r.capture_s)) continue;
+    w->stage_wait_s[r.stage].add(wait);
+    w->stage_service_s[r.stage].add(service);
+    w->stage_latency_s[r.stage].add(latency);
+  }
+}
+
+void RunAnalysis::on_control(const engine::ControlRecord& r) {
+  if (r.time_s < spec_.warmup_s || !r.staleness_s) return;
+  staleness_s_[r.task].add(*r.staleness_s);
+}
+
+void RunAnalysis::on_tick(const engine::TickRecord& r) {
+  timeseries_csv_ << sec(r.time_s) << "," << num(r.temperature_C) << "," << num(r.power_W) << "," << num(r.dynamic_J)
+                  << "," << num(r.static_J) << "," << (r.throttled ? 1 : 0);
+  for (double f : r.unit_frequency_Hz) timeseries_csv_ << "," << num(f);
+  for (double b : r.level_bandwidth_Bps) timeseries_csv_ << "," << num(b);
+  timeseries_csv_ << "\n";
+  const double ts = r.time_s * 1e6;
+  trace_event(fmt::format(R"({{"ph":"C","pid":1,"name":"temperature","ts":{:.3f},"args":{{"C":{:.4f}}}}})", ts,
+                          r.temperature_C));
+  trace_event(fmt::format(R"({{"ph":"C","pid":1,"name":"power","ts":{:.3f},"args":{{"W":{:.6f}}}}})", ts, r.power_W));
+  for (std::size_t u = 0; u < r.unit_frequency_Hz.size(); ++u)
+    trace_event(fmt::format(R"({{"ph":"C","pid":1,"name":{},"ts":{:.3f},"args":{{"MHz":{:.3f}}}}})",
+                            json_escape("frequency " + spec_.hardware.units[u].name), ts, r.unit_frequency_Hz[u] / 1e6));
+  for (std::size_t lv = 0; lv < r.level_bandwidth_Bps.size(); ++lv)
+    trace_event(fmt::format(R"({{"ph":"C","pid":1,"name":{},"ts":{:.3f},"args":{{"GB/s":{:.6f}}}}})",
+                            json_escape("bandwidth " + spec_.hardware.memory[lv].name), ts,
+                            r.level_bandwidth_Bps[lv] / 1e9));
+  // Residency: the interval ending now ran at the clocks set at the previous tick.
+  const double dt = r.time_s - previous_tick_s_;
+  for (std::size_t u = 0; u < previous_frequency_Hz_.size(); ++u) time_at_frequency_s_[u][previous_frequency_Hz_[u]] += dt;
+  previous_frequency_Hz_ = r.unit_frequency_Hz;
+  previous_tick_s_ = r.time_s;
+  for (WindowStats* w : {&all_, &cold_, &sustained_}) {
+    if (!in(*w, r.time_s)) continue;
+    w->temperature_C.add(r.temperature_C);
+    for (std::size_t u = 0; u < r.unit_frequency_Hz.size(); ++u) w->unit_frequency_Hz[u].add(r.unit_frequency_Hz[u]);
+  }
+  ticks_.push_back(r);
+}
+
+void RunAnalysis::on_kernel(const engine::KernelRecord& r) {
+  const int owner = r.stage >= 0 ? r.stage : 500 + r.task;
+  const int tid = 10000 + static_cast<int>(r.unit) * 1000 + owner;
+  const std::string owner_name = r.stage >= 0 ? spec_.stages[static_cast<std::size_t>(r.stage)].name
+                                              : spec_.tasks[static_cast<std::size_t>(r.task)].name;
+  if (kernel_tracks_.insert(tid).second) {
+    trace_event(fmt::format(R"({{"ph":"M","pid":1,"tid":{},"name":"thread_name","args":{{"name":{}}}}})", tid,
+                            json_escape(spec_.hardware.units[r.unit].name + " / " + owner_name)));
+    trace_event(fmt::format(R"({{"ph":"M","pid":1,"tid":{},"name":"thread_sort_index","args":{{"sort_index":{}}}}})",
+                            tid, tid));
+  }
+  trace_event(fmt::format(
+      R"({{"ph":"X","pid":1,"tid":{},"ts":{:.3f},"dur":{:.3f},"name":{},"cat":"kernel","args":{{"frame":{},"dispatch_us":{:.3f}}}}})",
+      tid, r.start_s * 1e6, (r.end_s - r.start_s) * 1e6, json_escape(r.name), r.frame, r.dispatch_s * 1e6));
+}
+
+}  // namespace framesim::analysis
+
+namespace framesim::analysis {
+
+namespace {
+
+std::string stage_unit(const model::ScenarioSpec& spec, std::size_t s) {
+  return spec.hardware.units[spec.stages[s].unit].name;
+}
+
+}  // namespace
+
+json RunAnalysis::finish(const engine::RunTotals& totals) {
+  trace_ << "\n]}\n";
+  for (auto* f : {&frames_csv_, &stages_csv_, &timeseries_csv_, &trace_}) {
+    f->close();
+    if (!*f) throw core::UserError(fmt::format("{}: cannot write the run folder", folder_.string()));
+  }
+  const auto& hw = spec_.hardware;
+  json j;
+  j["scenario"] = {{"name", spec_.name},
+                   {"file", spec_.source_file},
+                   {"hardware", hw.name},
+                   {"seed", spec_.seed},
+                   {"duration_s", spec_.duration_s},
+                   {"warmup_s", spec_.warmup_s},
+                   {"deadline_s", spec_.deadline_s}};
+  j["run"] = {{"simulated_s", totals.end_s},
+              {"wall_s", totals.wall_s},
+              {"frames_captured", totals.frames_captured},
+              {"kernels", totals.kernels},
+              {"activities", totals.activities}};
+
+  // Frames and latency
+  json drops = json::object();
+  for (const auto& [k, v] : drops_by_) drops[k] = v;
+  json per_sensor = json::object();
+  for (std::size_t s = 0; s < spec_.sensors.size(); ++s)
+    per_sensor[spec_.sensors[s].name] = {{"side_input", side_inputs_[s]}, {"unfinished", unfinished_[s]}};
+  j["frames"] = {{"counted", all_.frames},
+                 {"completed", all_.completed},
+                 {"missed", all_.missed},
+                 {"dropped", all_.dropped},
+                 {"miss_rate", all_.frames > 0 ? static_cast<double>(all_.missed + all_.dropped) / static_cast<double>(all_.frames) : 0.0},
+                 {"longest_miss_run", longest_miss_run_},
+                 {"drops_by", drops},
+                 {"sensors", per_sensor}};
+  j["windows"] = {{"all", window_json(all_, spec_)},
+                  {"cold", window_json(cold_, spec_)},
+                  {"sustained", window_json(sustained_, spec_)}};
+
+  // Staleness
+  json staleness = json::object();
+  for (std::size_t t = 0; t < spec_.tasks.size(); ++t) {
+    if (!spec_.tasks[t].reads_stage) continue;
+    json entry{{"reads", spec_.stages[*spec_.tasks[t].reads_stage].name},
+               {"rate_Hz", spec_.tasks[t].rate_Hz},
+               {"time_s", summary_json(staleness_s_[t].summary())}};
+    if (spec_.speed_mps && !staleness_s_[t].empty()) {
+      Summary d = staleness_s_[t].summary();
+      for (double* v : {&d.mean, &d.stddev, &d.min, &d.max, &d.p50, &d.p90, &d.p99, &d.p999}) *v *= *spec_.speed_mps;
+      entry["speed_mps"] = *spec_.speed_mps;
+      entry["distance_m"] = summary_json(d);
+    }
+    staleness[spec_.tasks[t].name] = entry;
+  }
+  j["staleness"] = staleness;
+
+  // Energy: per primary-sensor frame. Its mean is the whole run's energy per frame; a frame's own
+  // dynamic energy varies, everything else (static, tasks, background, other sensors) is shared evenly.
+  // Frames of the primary sensor over the whole run (counted or not) share everything not their own.
+  const std::int64_t primary_captured = std::max<std::int64_t>(1, primary_all_frames_);
+  const double total_J = totals.total_energy_J();
+  const double shared_J = total_J - primary_dynamic_J_;
+  const double share = shared_J / static_cast<double>(primary_captured);
+  Samples per_frame;
+  for (double e : energy_J_.values()) per_frame.add(e + share);
+  json compute = json::object();
+  for (std::size_t u = 0; u < hw.units.size(); ++u)
+    compute[hw.units[u].name] = totals.compute_energy_J[u] / static_cast<double>(primary_captured);
+  json memory = json::object();
+  for (std::size_t lv = 0; lv < hw.memory.size(); ++lv)
+    memory[hw.memory[lv].name] = totals.memory_energy_J[lv] / static_cast<double>(primary_captured);
+  j["energy"] = {
+      {"per_frame_J", summary_json(per_frame.summary())},
+      {"breakdown_per_frame_J",
+       {{"compute", compute}, {"memory", memory}, {"static", totals.static_energy_J / static_cast<double>(primary_captured)}}},
+      {"total_J", total_J},
+      {"frames_J", totals.frames_energy_J},
+      {"tasks_J", totals.tasks_energy_J},
+      {"background_J", totals.background_energy_J},
+      {"static_J", totals.static_energy_J},
+      {"mean_power_W", totals.end_s > 0 ? total_J / totals.end_s : 0.0},
+      {"primary_frames", primary_captured}};
+
+  // Thermal and clocks
+  json thermal = json::object();
+  double max_temperature = ticks_.empty() ? 0.0 : ticks_.front().temperature_C;
+  double max_power = 0;
+  for (const auto& t : ticks_) {
+    max_temperature = std::max(max_temperature, t.temperature_C);
+    max_power = std::max(max_power, t.power_W);
+  }
+  json residency = json::object();
+  json unit_throttled = json::object();
+  for (std::size_t u = 0; u < hw.units.size(); ++u) {
+    json r = json::array();
+    for (auto it = time_at_frequency_s_[u].rbegin(); it != time_at_frequency_s_[u].rend(); ++it)
+      r.push_back({{"frequency_Hz", it->first}, {"seconds", it->second}});
+    residency[hw.units[u].name] = r;
+    unit_throttled[hw.units[u].name] = totals.unit_throttled_s[u];
+  }
+  thermal["has_thermal_model"] = hw.thermal.has_value();
+  if (hw.thermal) {
+    thermal["ambient_C"] = spec_.ambient_C.value_or(hw.thermal->ambient_C);
+    thermal["trip_C"] = hw.thermal->trip_C;
+    thermal["release_C"] = hw.thermal->release_C;
+  }
+  thermal["initial_C"] = ticks_.empty() ? json(nullptr) : json(ticks_.front().temperature_C);
+  thermal["max_C"] = max_temperature;
+  thermal["final_C"] = ticks_.empty() ? json(nullptr) : json(ticks_.back().temperature_C);
+  thermal["max_power_W"] = max_power;
+  thermal["throttled_s"] = totals.throttled_s;
+  thermal["throttled_fraction"] = totals.end_s > 0 ? totals.throttled_s / totals.end_s : 0.0;
+  thermal["unit_throttled_s"] = unit_throttled;
+  thermal["time_at_frequency"] = residency;
+  j["thermal"] = thermal;
+
+  // Little's law over the whole run: L (time-average in the system) = lambda x W.
+  const double lambda = totals.end_s > 0 ? static_cast<double>(frames_total_) / totals.end_s : 0.0;
+  const double w = frames_total_ > 0 ? sojourn_sum_s_ / static_cast<double>(frames_total_) : 0.0;
+  const double l = totals.end_s > 0 ? totals.in_system_integral / totals.end_s : 0.0;
+  j["little"] = {{"L_frames", l}, {"lambda_per_s", lambda}, {"W_s", w}, {"lambda_W", lambda * w},
+                 {"relative_error", l > 0 ? std::fabs(l - lambda * w) / l : 0.0}};
+
+  // Verdict: end to end against the deadline, and each stage with a slice, in the sustained window.
+  json verdict = json::object();
+  const Summary sustained = sustained_.latency_s.summary();
+  if (sustained.count > 0) {
+    verdict["sustained_p99_s"] = sustained.p99;
+    verdict["deadline_s"] = spec_.deadline_s;
+    verdict["meets_deadline_at_p99"] = sustained.p99 <= spec_.deadline_s;
+    verdict["speedup_needed"] = std::max(1.0, sustained.p99 / spec_.deadline_s);
+  }
+  json slices = json::object();
+  for (std::size_t s = 0; s < spec_.stages.size(); ++s) {
+    if (!spec_.stages[s].slice_s) continue;
+    const Summary cold = cold_.stage_service_s[s].summary();
+    const Summary hot = sustained_.stage_service_s[s].summary();
+    if (hot.count == 0) continue;
+    const double slice = *spec_.stages[s].slice_s;
+    slices[spec_.stages[s].name] = {{"slice_s", slice},
+                                    {"cold_mean_s", cold.mean},
+                                    {"cold_p99_s", cold.p99},
+                                    {"sustained_mean_s", hot.mean},
+                                    {"sustained_p99_s", hot.p99},
+                                    {"fits", hot.p99 <= slice},
+                                    {"speedup_needed", std::max(1.0, hot.p99 / slice)}};
+  }
+  verdict["stage_slices"] = slices;
+  j["verdict"] = verdict;
+  j["warnings"] = totals.warnings;
+
+  core::write_file_atomic(folder_ / "summary.json", j.dump(2) + "\n");
+  core::write_file_atomic(folder_ / "latency_cdf.svg", svg_latency_cdf());
+  core::write_file_atomic(folder_ / "latency_over_time.svg", svg_latency_over_time());
+  core::write_file_atomic(folder_ / "thermal.svg", svg_thermal());
+  return j;
+}
+
+std::string RunAnalysis::svg_latency_cdf() const {
+  const auto& values = all_.latency_s.values();
+  std::vector<double> sorted = values;
+  std::sort(sorted.begin(), sorted.end());
+  const double hi = std::max(sorted.empty() ? spec_.deadline_s : sorted.back(), spec_.deadline_s) * 1.1;
+  Plot plot(fmt::format("End-to-end latency, {} (counted frames)", spec_.name),
+            Axis{0, hi, false, "latency", "s"}, Axis{0, 1, false, "fraction of frames at or below", ""});
+  std::vector<std::pair<double, double>> pts;
+  const std::size_t n = sorted.size();
+  const std::size_t step = std::max<std::size_t>(1, n / 2000);
+  for (std::size_t i = 0; i < n; i += step) pts.emplace_back(sorted[i], static_cast<double>(i + 1) / static_cast<double>(n));
+  if (n > 0) pts.emplace_back(sorted.back(), 1.0);
+  plot.line(pts, 1, "all counted frames");
+  plot.reference(spec_.deadline_s, true, 0, fmt::format("deadline {}", format_seconds(spec_.deadline_s)));
+  if (n > 0) plot.reference(0.99, false, 3, fmt::format("p99 {}", format_seconds(all_.latency_s.quantile(0.99))));
+  return plot.render();
+}
+
+std::string RunAnalysis::svg_latency_over_time() const {
+  double hi = spec_.deadline_s;
+  for (const auto& p : latency_points_) hi = std::max(hi, p.latency_s);
+  Plot plot(fmt::format("Latency per frame over time, {}", spec_.name),
+            Axis{spec_.warmup_s, spec_.duration_s, false, "capture time", "s"}, Axis{0, hi * 1.1, false, "latency", "s"});
+  // At most ~3000 points: per bin, the maximum (the tail is what matters).
+  const std::size_t bins = 3000;
+  const std::size_t per = std::max<std::size_t>(1, latency_points_.size() / bins);
+  std::vector<std::pair<double, double>> maxima;
+  for (std::size_t i = 0; i < latency_points_.size(); i += per) {
+    double m = 0;
+    for (std::size_t k = i; k < std::min(latency_points_.size(), i + per); ++k) m = std::max(m, latency_points_[k].latency_s);
+    maxima.emplace_back(latency_points_[i].capture_s, m);
+  }
+  plot.line(maxima, 1, per > 1 ? fmt::format("max of every {} frames", per) : "every frame");
+  plot.reference(spec_.deadline_s, false, 0, fmt::format("deadline {}", format_seconds(spec_.deadline_s)));
+  return plot.render();
+}
+
+std::string RunAnalysis::svg_thermal() const {
+  const double end = ticks_.empty() ? spec_.duration_s : ticks_.back().time_s;
+  double t_lo = 1e9, t_hi = -1e9;
+  for (const auto& t : ticks_) {
+    t_lo = std::min(t_lo, t.temperature_C);
+    t_hi = std::max(t_hi, t.temperature_C);
+  }
+  if (spec_.hardware.thermal) t_hi = std::max(t_hi, spec_.hardware.thermal->trip_C);
+  if (ticks_.empty()) t_lo = 0, t_hi = 100;
+  // One chart, three normalised series would hide units: temperature on the axis, clocks and power in the legend
+  // as a fraction of their maxima mapped onto the temperature range.
+  Plot plot(fmt::format("Temperature, clocks and power over time, {}", spec_.name), Axis{0, end, false, "time", "s"},
+            Axis{t_lo - 2, t_hi + 2, false, "temperature (C); clocks and power scaled to the axis", ""});
+  std::vector<std::pair<double, double>> temp;
+  for (const auto& t : ticks_) temp.emplace_back(t.time_s, t.temperature_C);
+  plot.line(temp, 0, "die temperature (C)");
+  const double span = (t_hi + 2) - (t_lo - 2);
+  for (std::size_t u = 0; u < spec_.hardware.units.size(); ++u) {
+    const auto& unit = spec_.hardware.units[u];
+    if (unit.operating_points.size() < 2) continue;
+    const double top = unit.nominal().frequency_Hz;
+    std::vector<std::pair<double, double>> f;
+    for (const auto& t : ticks_) f.emplace_back(t.time_s, (t_lo - 2) + span * t.unit_frequency_Hz[u] / top);
+    plot.line(f, static_cast<int>(2 + u), fmt::format("{} clock (top = {})", unit.name, core::format_hertz(top)));
+  }
+  double p_max = 0;
+  for (const auto& t : ticks_) p_max = std::max(p_max, t.power_W);
+  if (p_max > 0) {
+    std::vector<std::pair<double, double>> p;
+    for (const auto& t : ticks_) p.emplace_back(t.time_s, (t_lo - 2) + span * t.power_W / p_max);
+    plot.line(p, 1, fmt::format("power (top = {})", core::format_watts(p_max)), true);
+  }
+  if (spec_.hardware.thermal) {
+    plot.reference(spec_.hardware.thermal->trip_C, false, 0, fmt::format("trip {} C", format_number(spec_.hardware.thermal->trip_C)));
+    plot.reference(spec_.hardware.thermal->release_C, false, 2,
+                   fmt::format("release {} C", format_number(spec_.hardware.thermal->release_C)));
+  }
+  return plot.render();
+}
+
+std::string RunAnalysis::text(const json& j) const {
+  std::string out;
+  const auto& run = j["run"];
+  out += fmt::format("framesim run: {} on {}: {} simulated in {} wall ({} kernels)\n\n", spec_.name,
+                     spec_.hardware.name, format_seconds(run["simulated_s"].get<double>()),
+                     format_seconds(run["wall_s"].get<double>()), run["kernels"].get<std::int64_t>());
+  auto row = [](const std::string& name, const json& s) -> std::vector<std::string> {
+    if (s["count"].get<std::size_t>() == 0) return {name, "-", "-", "-", "-", "-", "-"};
+    return {name,
+            format_seconds(s["p50"].get<double>()),
+            format_seconds(s["p90"].get<double>()),
+            format_seconds(s["p99"].get<double>()),
+            format_seconds(s["p99_9"].get<double>()),
+            format_seconds(s["max"].get<double>()),
+            format_seconds(s["mean"].get<double>())};
+  };
+  const auto& all = j["windows"]["all"];
+  Table t({"latency (counted frames)", "p50", "p90", "p99", "p99.9", "max", "mean"});
+  t.add(row("end to end", all["latency_s"]));
+  for (std::size_t s = 0; s < spec_.stages.size(); ++s) {
+    const auto& st = all["stages"][spec_.stages[s].name];
+    t.add(row(fmt::format("  {} on {}: wait", spec_.stages[s].name, stage_unit(spec_, s)), st["wait_s"]));
+    t.add(row(fmt::format("  {} on {}: service", spec_.stages[s].name, stage_unit(spec_, s)), st["service_s"]));
+  }
+  out += t.render(0) + "\n";
+
+  const auto& frames = j["frames"];
+  out += fmt::format("deadline {}: {} of {} counted frames missed ({} late, {} dropped) = {}; longest run of misses {}\n",
+                     format_seconds(spec_.deadline_s), frames["missed"].get<std::int64_t>() + frames["dropped"].get<std::int64_t>(),
+                     frames["counted"].get<std::int64_t>(), frames["missed"].get<std::int64_t>(),
+                     frames["dropped"].get<std::int64_t>(),
+                     format_number(frames["miss_rate"].get<double>() * 100, 3) + "%",
+                     frames["longest_miss_run"].get<int>());
+  if (!frames["drops_by"].empty()) {
+    std::vector<std::string> parts;
+    for (const auto& [k, v] : frames["drops_by"].items()) parts.push_back(fmt::format("{} {}", k, v.get<std::int64_t>()));
+    out += fmt::format("  drops: {}\n", fmt::join(parts, ", "));
+  }
+  for (const auto& [name, s] : j["staleness"].items()) {
+    const auto& ts = s["time_s"];
+    if (ts["count"].get<std::size_t>() == 0) {
+      out += fmt::format("staleness ({} reads {}): no result yet at any tick\n", name, s["reads"].get<std::string>());
+      continue;
+    }
+    out += fmt::format("staleness ({} at {} reads {}): p50 {}, p99 {}, max {}", name,
+                       core::format_hertz(s["rate_Hz"].get<double>()), s["reads"].get<std::string>(),
+                       format_seconds(ts["p50"].get<double>()), format_seconds(ts["p99"].get<double>()),
+                       format_seconds(ts["max"].get<double>()));
+    if (s.contains("distance_m"))
+      out += fmt::format("; at {} m/s: p99 {} cm, max {} cm", format_number(s["speed_mps"].get<double>()),
+                         format_number(s["distance_m"]["p99"].get<double>() * 100, 3),
+                         format_number(s["distance_m"]["max"].get<double>() * 100, 3));
+    out += "\n";
+  }
+  const auto& e = j["energy"];
+  std::vector<std::string> parts;
+  for (const auto& [u, v] : e["breakdown_per_frame_J"]["compute"].items())
+    if (v.get<double>() > 0) parts.push_back(fmt::format("{} compute {}", u, core::format_joules(v.get<double>())));
+  for (const auto& [l, v] : e["breakdown_per_frame_J"]["memory"].items())
+    if (v.get<double>() > 0) parts.push_back(fmt::format("{} {}", l, core::format_joules(v.get<double>())));
+  parts.push_back("static " + core::format_joules(e["breakdown_per_frame_J"]["static"].get<double>()));
+  const auto& pf = e["per_frame_J"];
+  if (pf["count"].get<std::size_t>() > 0)
+    out += fmt::format("energy per {} frame: mean {}, p99 {} = {}; mean power {}\n", spec_.sensors.front().name,
+                       core::format_joules(pf["mean"].get<double>()), core::format_joules(pf["p99"].get<double>()),
+                       fmt::join(parts, " + "), core::format_watts(e["mean_power_W"].get<double>()));
+  const auto& th = j["thermal"];
+  if (th["has_thermal_model"].get<bool>()) {
+    out += fmt::format("thermal: {} C -> max {} C (trip {} C), final {} C; throttled {} of the run\n",
+                       format_number(th["initial_C"].get<double>(), 3), format_number(th["max_C"].get<double>(), 3),
+                       format_number(th["trip_C"].get<double>(), 3), format_number(th["final_C"].get<double>(), 3),
+                       format_number(th["throttled_fraction"].get<double>() * 100, 3) + "%");
+  }
+  // Cold vs sustained
+  const auto& cold = j["windows"]["cold"];
+  const auto& hot = j["windows"]["sustained"];
+  if (cold["latency_s"]["count"].get<std::size_t>() > 0 && hot["latency_s"]["count"].get<std::size_t>() > 0) {
+    Table w({"window", "frames", "p50", "p99", "max", "missed", "temperature", "clocks"});
+    for (const auto* win : {&cold, &hot}) {
+      std::vector<std::string> clocks;
+      for (const auto& [u, f] : (*win)["mean_frequency_Hz"].items()) clocks.push_back(u + " " + core::format_hertz(f.get<double>()));
+      w.add({fmt::format("{} {}-{}", win == &cold ? "cold" : "sustained", format_seconds((*win)["from_s"].get<double>()),
+                         format_seconds((*win)["to_s"].get<double>())),
+             std::to_string((*win)["frames"].get<std::int64_t>()), format_seconds((*win)["latency_s"]["p50"].get<double>()),
+             format_seconds((*win)["latency_s"]["p99"].get<double>()), format_seconds((*win)["latency_s"]["max"].get<double>()),
+             std::to_string((*win)["missed"].get<std::int64_t>() + (*win)["dropped"].get<std::int64_t>()),
+             (*win)["mean_temperature_C"].is_null() ? "-" : format_number((*win)["mean_temperature_C"].get<double>(), 3) + " C",
+             fmt::format("{}", fmt::join(clocks, ", "))});
+    }
+    out += "\n" + w.render(0);
+  }
+  const auto& v = j["verdict"];
+  if (v.contains("sustained_p99_s")) {
+    const double p99 = v["sustained_p99_s"].get<double>();
+    out += fmt::format("\nverdict: sustained p99 {} against the {} deadline: {}\n", format_seconds(p99),
+                       format_seconds(spec_.deadline_s),
+                       p99 <= spec_.deadline_s
+                           ? fmt::format("meets it with {} to spare", format_seconds(spec_.deadline_s - p99))
+                           : fmt::format("MISSES it: needs a {}x speed-up", format_number(p99 / spec_.deadline_s, 3)));
+  }
+  for (const auto& [name, s] : v["stage_slices"].items()) {
+    const double slice = s["slice_s"].get<double>();
+    const double hot99 = s["sustained_p99_s"].get<double>();
+    out += fmt::format("  {}: cold mean {}, sustained mean {}, sustained p99 {} against its {} slice: {}\n", name,
+                       format_seconds(s["cold_mean_s"].get<double>()), format_seconds(s["sustained_mean_s"].get<double>()),
+                       format_seconds(hot99), format_seconds(slice),
+                       hot99 <= slice ? fmt::format("fits ({} headroom)", format_number((slice - hot99) / slice * 100, 3) + "%")
+                                      : fmt::format("DOES NOT FIT: needs a {}x speed-up", format_number(hot99 / slice, 3)));
+  }
+  const auto& l = j["little"];
+  out += fmt::format("Little's law: L = {} frames in the system = lambda {}/s x W {} (relative error {})\n",
+                     format_number(l["L_frames"].get<double>(), 4), format_number(l["lambda_per_s"].get<double>(), 4),
+                     format_seconds(l["W_s"].get<double>()), format_number(l["relative_error"].get<double>(), 2));
+  for (const auto& w : j["warnings"]) out += "warning: " + w.get<std::string>() + "\n";
+  return out;
+}
+
+}  // namespace framesim::analysis

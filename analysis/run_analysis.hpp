@@ -1,0 +1,84 @@
+// The run folder: receives the engine's records, streams frames.csv, stages.csv, timeseries.csv and
+// trace.json as they come, keeps the samples statistics need, and at the end writes summary.json,
+// the SVG plots and the terminal summary. Counted frames are those captured after the warm-up; the
+// cold window is the first part of the counted time, the sustained window the last part.
+#pragma once
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/records.hpp"
+#include "model/scenario.hpp"
+#include "stats.hpp"
+
+namespace framesim::analysis {
+
+/// Statistics of one window of the run.
+struct WindowStats {
+  double from_s = 0, to_s = 0;
+  Samples latency_s;  // end to end, completed frames
+  std::int64_t frames = 0, completed = 0, missed = 0, dropped = 0;
+  std::vector<Samples> stage_wait_s, stage_service_s, stage_latency_s;  // per stage
+  Samples temperature_C;
+  std::vector<Samples> unit_frequency_Hz;
+};
+
+class RunAnalysis : public engine::RecordSink {
+ public:
+  /// Files are written into `folder` (which must exist and be empty: a temporary folder renamed at the end).
+  RunAnalysis(const model::ScenarioSpec& spec, std::filesystem::path folder);
+
+  void on_frame(const engine::FrameRecord& r) override;
+  void on_stage(const engine::StageRecord& r) override;
+  void on_control(const engine::ControlRecord& r) override;
+  void on_tick(const engine::TickRecord& r) override;
+  void on_kernel(const engine::KernelRecord& r) override;
+
+  /// Closes the streams and writes summary.json and the plots. Returns the summary.
+  nlohmann::json finish(const engine::RunTotals& totals);
+  /// The terminal summary of a finished run.
+  std::string text(const nlohmann::json& summary) const;
+
+ private:
+  bool counted(double capture_s) const { return capture_s >= spec_.warmup_s; }
+  void trace_event(const std::string& json);
+  std::string svg_latency_cdf() const;
+  std::string svg_latency_over_time() const;
+  std::string svg_thermal() const;
+
+  const model::ScenarioSpec& spec_;
+  std::filesystem::path folder_;
+  std::ofstream frames_csv_, stages_csv_, timeseries_csv_, trace_;
+  bool first_trace_event_ = true;
+  std::set<int> kernel_tracks_;
+
+  WindowStats all_, cold_, sustained_;
+  std::vector<Samples> staleness_s_;        // per task
+  Samples energy_J_;                        // dynamic energy of primary-sensor frames
+  std::int64_t primary_frames_ = 0;      // counted
+  std::int64_t primary_all_frames_ = 0;  // over the whole run
+  double primary_dynamic_J_ = 0;
+  std::map<std::string, std::int64_t> drops_by_;  // "stage: reason"
+  std::vector<std::int64_t> side_inputs_, unfinished_;  // per sensor
+  std::vector<int> miss_run_;                     // per sensor, current run of misses or drops
+  int longest_miss_run_ = 0;
+  double sojourn_sum_s_ = 0;
+  std::int64_t frames_total_ = 0;
+
+  struct Point {
+    double capture_s, latency_s;
+  };
+  std::vector<Point> latency_points_;  // counted, completed frames
+  std::vector<engine::TickRecord> ticks_;
+  std::vector<std::map<double, double>> time_at_frequency_s_;  // per unit: frequency -> seconds
+  double previous_tick_s_ = 0;
+  std::vector<double> previous_frequency_Hz_;
+};
+
+}  // namespace framesim::analysis

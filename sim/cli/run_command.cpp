@@ -1,0 +1,109 @@
+// `framesim run SCENARIO`: simulate the pipeline frame by frame and write the run folder.
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include "cli/commands.hpp"
+#include "config/scenario.hpp"
+#include "core/error.hpp"
+#include "core/units.hpp"
+#include "engine/simulation.hpp"
+#include "run_analysis.hpp"
+
+namespace framesim::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct RunArgs {
+  std::string scenario;
+  std::string out;
+  std::string duration;
+  std::int64_t seed = -1;
+  bool quiet = false;
+  bool json = false;
+};
+
+/// A small progress bar on stderr, only when stderr is a terminal.
+class ProgressBar {
+ public:
+  explicit ProgressBar(bool enabled) : enabled_(enabled && ::isatty(STDERR_FILENO)) {}
+  ~ProgressBar() {
+    if (shown_) std::fputs("\r\033[K", stderr);
+  }
+  std::function<void(double)> callback() {
+    if (!enabled_) return {};
+    return [this](double f) {
+      const int width = 40;
+      const int done = static_cast<int>(f * width);
+      std::fprintf(stderr, "\r[%s%s] %3d%%", std::string(static_cast<std::size_t>(done), '#').c_str(),
+                   std::string(static_cast<std::size_t>(width - done), ' ').c_str(), static_cast<int>(f * 100));
+      std::fflush(stderr);
+      shown_ = true;
+    };
+  }
+
+ private:
+  bool enabled_;
+  bool shown_ = false;
+};
+
+int run_scenario(const RunArgs& a) {
+  model::ScenarioSpec spec = config::load_scenario(a.scenario);
+  if (!a.duration.empty()) {
+    spec.duration_s = option_quantity("--duration", a.duration, static_cast<int>(core::Dimension::Seconds));
+    if (spec.warmup_s >= spec.duration_s)
+      throw core::UserError(fmt::format("--duration: {} is not longer than the scenario's warm-up ({})",
+                                        a.duration, core::format_seconds(spec.warmup_s)));
+  }
+  if (a.seed >= 0) spec.seed = static_cast<std::uint64_t>(a.seed);
+  const fs::path out = a.out.empty() ? fs::path("runs") / fs::path(a.scenario).stem() : fs::path(a.out);
+  if (fs::exists(out) && !(fs::is_directory(out) && fs::exists(out / "summary.json")))
+    throw core::UserError(fmt::format("-o: {} exists and is not a framesim run folder: not overwriting it", out.string()));
+  // Write everything into a temporary folder beside the target, then swap it in: nothing half-written.
+  const fs::path tmp = out.string() + ".tmp-" + std::to_string(::getpid());
+  std::error_code ec;
+  fs::create_directories(tmp, ec);
+  if (ec) throw core::UserError(fmt::format("-o: cannot create {}: {}", tmp.string(), ec.message()));
+  try {
+    analysis::RunAnalysis analysis(spec, tmp);
+    ProgressBar bar(!a.quiet);
+    engine::RunOptions options;
+    options.progress = bar.callback();
+    const engine::RunTotals totals = engine::simulate(spec, analysis, options);
+    const auto summary = analysis.finish(totals);
+    if (fs::exists(out)) fs::remove_all(out);
+    fs::rename(tmp, out);
+    if (a.json) {
+      std::cout << summary.dump(2) << "\n";
+    } else {
+      std::cout << analysis.text(summary);
+      std::cout << fmt::format("\nrun folder: {}/ (summary.json, frames.csv, stages.csv, timeseries.csv, trace.json, *.svg)\n",
+                               out.string());
+    }
+  } catch (...) {
+    fs::remove_all(tmp, ec);
+    throw;
+  }
+  return 0;
+}
+
+}  // namespace
+
+Command add_run_command(CLI::App& app) {
+  auto args = std::make_shared<RunArgs>();
+  auto* sub = app.add_subcommand("run", "simulate a scenario frame by frame and write its run folder");
+  sub->add_option("scenario", args->scenario, "scenario YAML (scenarios/*.yaml)")->required();
+  sub->add_option("-o,--out", args->out, "run folder (default: runs/<scenario name>)");
+  sub->add_option("--duration", args->duration, "override the simulated duration, e.g. 60s");
+  sub->add_option("--seed", args->seed, "override the scenario's random seed");
+  sub->add_flag("-q,--quiet", args->quiet, "no progress bar");
+  sub->add_flag("--json", args->json, "print summary.json instead of the text summary");
+  return {sub, [args] { return run_scenario(*args); }};
+}
+
+}  // namespace framesim::cli

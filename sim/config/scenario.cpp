@@ -1,0 +1,461 @@
+#include "config/scenario.hpp"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "config/readers.hpp"
+#include "config/yaml.hpp"
+#include "core/text.hpp"
+#include "model/budget.hpp"
+
+namespace framesim::config {
+
+using core::Dimension;
+using model::Distribution;
+using model::ScenarioSpec;
+
+namespace {
+
+const std::vector<std::string> kDistributions{"constant", "normal", "uniform", "lognormal", "exponential"};
+const std::vector<std::string> kPolicies{"all", "latest"};
+const std::vector<std::string> kOverflow{"drop_oldest", "drop_newest"};
+
+/// "3 ms", or {distribution: normal, mean: "3 ms", stddev: "0.3 ms"} and the like. `range` applies to the mean.
+std::optional<Distribution> read_distribution(const Node& node, Dimension dim, Range range) {
+  if (!node.is_map()) {
+    if (auto v = node.quantity(dim, range)) return Distribution::fixed(*v);
+    return std::nullopt;
+  }
+  MapReader m(node, {"distribution", "value", "mean", "stddev", "min", "max", "sigma"});
+  auto kind = m.choice("distribution", kDistributions, true);
+  if (!kind) return std::nullopt;
+  Distribution d;
+  auto need = [&](std::string_view key, Range r) { return m.quantity(key, dim, r, true); };
+  auto forbid_others = [&](std::initializer_list<std::string_view> allowed) {
+    for (std::string_view key : {"value", "mean", "stddev", "min", "max", "sigma"}) {
+      if (std::find(allowed.begin(), allowed.end(), key) != allowed.end() || !m.has(key)) continue;
+      m.get(key)->error(fmt::format("not a parameter of a {} distribution (it takes {})", *kind,
+                                    fmt::join(allowed, ", ")));
+    }
+  };
+  if (*kind == "constant") {
+    forbid_others({"value"});
+    d = Distribution::fixed(need("value", range).value_or(0));
+  } else if (*kind == "normal") {
+    forbid_others({"mean", "stddev"});
+    d = {Distribution::Kind::normal, need("mean", Range::any).value_or(0), need("stddev", Range::non_negative).value_or(0)};
+  } else if (*kind == "uniform") {
+    forbid_others({"min", "max"});
+    d = {Distribution::Kind::uniform, need("min", Range::any).value_or(0), need("max", Range::any).value_or(0)};
+    if (d.b < d.a) m.get("max")->error("must not be below min");
+  } else if (*kind == "lognormal") {
+    forbid_others({"mean", "sigma"});
+    d = {Distribution::Kind::lognormal, need("mean", Range::positive).value_or(1),
+         m.number("sigma", Range::non_negative, true).value_or(0)};
+  } else {
+    forbid_others({"mean"});
+    d = {Distribution::Kind::exponential, need("mean", Range::positive).value_or(1), 0};
+  }
+  return d;
+}
+
+class ScenarioReader {
+ public:
+  ScenarioReader(const Node& root, core::Diagnostics& diagnostics) : root_(root), diagnostics_(diagnostics) {}
+
+  ScenarioSpec read() {
+    spec_.source_file = root_.document().display_path();
+    MapReader m(root_, {"name", "description", "hardware", "networks", "seed", "duration", "frames", "warmup",
+                        "windows", "deadline", "ambient", "initial_temperature", "speed", "sample_period", "trace",
+                        "sensors", "stages", "tasks", "background"});
+    if (!m.ok()) return std::move(spec_);
+    spec_.name = m.text("name", true).value_or("");
+    spec_.description = m.text("description").value_or("");
+    if (auto hw = m.required("hardware")) read_hardware_file(*hw);
+    if (auto nets = m.get("networks")) read_networks(*nets);
+    spec_.seed = static_cast<std::uint64_t>(m.integer("seed", 0).value_or(1));
+    if (auto s = m.required("sensors")) read_sensors(*s);
+    if (m.has("duration") && m.has("frames")) m.get("frames")->error("give either duration or frames, not both");
+    if (auto d = m.quantity("duration", Dimension::Seconds, Range::positive)) spec_.duration_s = *d;
+    if (auto f = m.integer("frames", 1)) {
+      if (!spec_.sensors.empty()) spec_.duration_s = static_cast<double>(*f) / spec_.sensors.front().rate_Hz;
+    }
+    if (!m.has("duration") && !m.has("frames")) root_.error("missing duration (a time like \"20 min\") or frames");
+    spec_.warmup_s = m.quantity("warmup", Dimension::Seconds, Range::non_negative).value_or(0);
+    if (spec_.warmup_s >= spec_.duration_s) m.get("warmup")->error("must be shorter than the run");
+    if (auto w = m.get("windows")) {
+      MapReader wr(*w, {"cold", "sustained"});
+      spec_.cold_window_s = wr.quantity("cold", Dimension::Seconds, Range::positive).value_or(0);
+      spec_.sustained_window_s = wr.quantity("sustained", Dimension::Seconds, Range::positive).value_or(0);
+    }
+    const double first_rate = spec_.sensors.empty() ? 30.0 : spec_.sensors.front().rate_Hz;
+    spec_.deadline_s = m.quantity("deadline", Dimension::Seconds, Range::positive).value_or(1.0 / first_rate);
+    if (m.has("ambient")) spec_.ambient_C = m.quantity("ambient", Dimension::Celsius);
+    if (m.has("initial_temperature")) spec_.initial_temperature_C = m.quantity("initial_temperature", Dimension::Celsius);
+    if (m.has("speed")) spec_.speed_mps = m.quantity("speed", Dimension::MetresPerSecond, Range::non_negative);
+    spec_.sample_period_s = m.quantity("sample_period", Dimension::Seconds, Range::positive).value_or(0.1);
+    if (auto t = m.get("trace")) {
+      MapReader tr(*t, {"kernels"});
+      spec_.kernel_trace_s = tr.quantity("kernels", Dimension::Seconds, Range::non_negative).value_or(1.0);
+    }
+    if ((spec_.ambient_C || spec_.initial_temperature_C) && !spec_.hardware.thermal && hardware_loaded_)
+      (m.has("ambient") ? *m.get("ambient") : *m.get("initial_temperature"))
+          .error(fmt::format("{} has no thermal block: there is no temperature to set", spec_.hardware.source_file));
+    if (auto s = m.required("stages")) read_stages(*s);
+    if (auto t = m.get("tasks")) read_tasks(*t);
+    if (auto b = m.get("background")) read_background(*b);
+    return std::move(spec_);
+  }
+
+ private:
+  void read_hardware_file(const Node& node) {
+    auto written = node.text();
+    if (!written) return;
+    const auto path = resolve_path(node.document(), *written);
+    try {
+      auto doc = Document::load(path, diagnostics_);
+      spec_.hardware = read_hardware(Node(doc, doc->root(), ""));
+      hardware_loaded_ = true;
+    } catch (const core::UserError& e) {
+      // A file that cannot be opened is reported where it is named.
+      for (const auto& d : e.diagnostics()) {
+        if (d.where.line == 0) node.error(fmt::format("{}", d.message));
+        else diagnostics_.add(d);
+      }
+    }
+  }
+
+  void read_networks(const Node& node) {
+    for (auto& [name, value] : node.entries()) {
+      auto written = value.text();
+      if (!written) continue;
+      const auto path = resolve_path(value.document(), *written);
+      if (path.extension() == ".onnx") {
+        value.error("ONNX networks are not supported by this version: convert with a network YAML");
+        continue;
+      }
+      try {
+        auto doc = Document::load(path, diagnostics_);
+        spec_.networks.push_back({name, read_network(Node(doc, doc->root(), ""))});
+        network_nodes_.emplace(name, value);
+      } catch (const core::UserError& e) {
+        for (const auto& d : e.diagnostics()) {
+          if (d.where.line == 0) value.error(d.message);
+          else diagnostics_.add(d);
+        }
+      }
+    }
+  }
+
+  void read_sensors(const Node& node) {
+    for (auto& [name, value] : node.entries()) {
+      model::SensorSpec s;
+      s.name = name;
+      MapReader m(value, {"rate", "phase", "jitter"});
+      s.rate_Hz = m.quantity("rate", Dimension::Hertz, Range::positive, true).value_or(30);
+      s.phase_s = m.quantity("phase", Dimension::Seconds, Range::non_negative).value_or(0);
+      if (auto j = m.get("jitter")) s.jitter_s = read_distribution(*j, Dimension::Seconds, Range::non_negative).value_or(Distribution{});
+      if (s.phase_s >= 1.0 / s.rate_Hz) m.get("phase")->error("must be shorter than the sensor's period");
+      names_.emplace(name, std::pair{true, spec_.sensors.size()});
+      spec_.sensors.push_back(s);
+    }
+    if (node.is_map() && spec_.sensors.empty()) node.error("needs at least one sensor");
+  }
+
+  /// Unit and cores shared by stages and tasks.
+  std::optional<std::size_t> read_unit(const MapReader& m, bool required) {
+    auto name = m.text("unit", required);
+    if (!name || !hardware_loaded_) return std::nullopt;
+    if (auto u = spec_.hardware.find_unit(*name)) return u;
+    std::vector<std::string> units;
+    for (const auto& u : spec_.hardware.units) units.push_back(u.name);
+    std::string message = fmt::format("{} has no unit \"{}\"", spec_.hardware.source_file, *name);
+    if (auto near = core::closest_match(*name, units)) message += fmt::format(" (did you mean \"{}\"?)", *near);
+    else message += fmt::format("; units: {}", core::join_list(units, ", "));
+    m.get("unit")->error(message);
+    return std::nullopt;
+  }
+
+  model::WorkSpec read_work(const MapReader& m, std::optional<std::size_t> unit) {
+    model::WorkSpec w;
+    if (m.has("network") && m.has("work")) {
+      m.get("work")->error("give either network or work, not both");
+      return w;
+    }
+    if (auto n = m.get("network")) {
+      auto name = n->text();
+      if (!name) return w;
+      auto it = std::find_if(spec_.networks.begin(), spec_.networks.end(),
+                             [&](const auto& named) { return named.name == *name; });
+      if (it == spec_.networks.end()) {
+        std::vector<std::string> names;
+        for (const auto& named : spec_.networks) names.push_back(named.name);
+        if (network_nodes_.empty() && names.empty()) {
+          n->error(fmt::format("no network \"{}\": declare it under networks", *name));
+        } else {
+          std::string message = fmt::format("no network \"{}\"", *name);
+          if (auto near = core::closest_match(*name, names)) message += fmt::format(" (did you mean \"{}\"?)", *near);
+          else message += fmt::format("; networks: {}", core::join_list(names, ", "));
+          n->error(message);
+        }
+        return w;
+      }
+      w.kind = model::WorkSpec::Kind::network;
+      w.network = static_cast<int>(it - spec_.networks.begin());
+      if (unit) {
+        const auto& u = spec_.hardware.units[*unit];
+        auto missing = model::missing_roofs(it->network, u);
+        if (!missing.empty()) {
+          std::vector<std::string> need;
+          for (auto p : missing) need.emplace_back(model::precision_name(p));
+          n->error(fmt::format("network \"{}\" computes in {} but unit \"{}\" has no roof for it", *name,
+                               core::join_list(need, ", "), u.name));
+        }
+      }
+    } else if (auto work = m.get("work")) {
+      MapReader wr(*work, {"time", "ops", "precision", "bytes"});
+      if (wr.has("time") && wr.has("ops")) {
+        work->error("give either time or ops, not both");
+      } else if (auto t = wr.get("time")) {
+        w.kind = model::WorkSpec::Kind::time;
+        w.time_s = read_distribution(*t, Dimension::Seconds, Range::non_negative).value_or(Distribution{});
+        if (wr.has("bytes") || wr.has("precision")) work->error("bytes and precision go with ops, not with time");
+      } else if (wr.has("ops")) {
+        w.kind = model::WorkSpec::Kind::ops;
+        w.ops = wr.quantity("ops", Dimension::Ops, Range::non_negative).value_or(0);
+        if (auto p = wr.get("precision")) {
+          if (auto s = p->choice(model::precision_names())) w.precision = *model::parse_precision(*s);
+        }
+        w.bytes_per_level.assign(spec_.hardware.memory.size(), 0.0);
+        if (auto b = wr.get("bytes")) {
+          for (auto& [level, value] : b->entries()) {
+            auto lv = spec_.hardware.find_level(level);
+            bool on_path = lv && unit &&
+                           std::count(spec_.hardware.units[*unit].memory_path.begin(),
+                                      spec_.hardware.units[*unit].memory_path.end(), *lv) > 0;
+            if (!on_path) {
+              value.error(fmt::format("\"{}\" is not a memory level this stage's unit can reach", level));
+              continue;
+            }
+            w.bytes_per_level[*lv] = value.quantity(Dimension::Bytes, Range::non_negative).value_or(0);
+          }
+        }
+        if (unit && w.ops > 0 && !spec_.hardware.units[*unit].peak_ops_per_s[w.precision])
+          work->error(fmt::format("unit \"{}\" has no {} roof", spec_.hardware.units[*unit].name,
+                                  model::precision_name(w.precision)));
+      } else {
+        work->error("needs time or ops");
+      }
+    }
+    if (auto v = m.get("variability")) {
+      w.scale = read_distribution(*v, Dimension::Ratio, Range::positive).value_or(Distribution::fixed(1.0));
+      if (w.kind == model::WorkSpec::Kind::none) v->error("variability needs a network or work to scale");
+    }
+    return w;
+  }
+
+  int read_cores(const MapReader& m, std::optional<std::size_t> unit) {
+    auto cores = m.integer("cores", 1);
+    if (!cores) return 0;
+    if (unit && *cores > spec_.hardware.units[*unit].cores) {
+      m.get("cores")->error(fmt::format("unit \"{}\" has {} cores", spec_.hardware.units[*unit].name,
+                                        spec_.hardware.units[*unit].cores));
+      return 0;
+    }
+    return static_cast<int>(*cores);
+  }
+
+  void read_stages(const Node& node) {
+    struct Pending {
+      model::StageSpec spec;
+      Node node;
+      std::vector<Node> input_nodes;
+    };
+    std::vector<Pending> pending;
+    for (auto& [name, value] : node.entries()) {
+      if (names_.count(name)) {
+        value.error(fmt::format("\"{}\" names both a sensor and a stage", name));
+        continue;
+      }
+      MapReader m(value, {"unit", "cores", "inputs", "policy", "queue", "priority", "network", "work", "variability",
+                          "slice"});
+      Pending p{{}, value, {}};
+      auto& s = p.spec;
+      s.name = name;
+      auto unit = read_unit(m, true);
+      s.unit = unit.value_or(0);
+      s.cores = read_cores(m, unit);
+      if (auto ins = m.required("inputs")) {
+        for (const Node& i : ins->items()) {
+          if (auto t = i.text()) {
+            s.input_names.push_back(*t);
+            p.input_nodes.push_back(i);
+          }
+        }
+        if (ins->is_sequence() && s.input_names.empty()) ins->error("needs at least one input");
+      }
+      if (auto pol = m.choice("policy", kPolicies)) s.policy = *pol == "all" ? model::InputPolicy::all : model::InputPolicy::latest;
+      if (auto q = m.get("queue")) {
+        MapReader qr(*q, {"depth", "overflow"});
+        s.queue_depth = static_cast<int>(qr.integer("depth", 1, 1 << 20).value_or(2));
+        if (auto o = qr.choice("overflow", kOverflow))
+          s.overflow = *o == "drop_oldest" ? model::Overflow::drop_oldest : model::Overflow::drop_newest;
+      }
+      s.priority = static_cast<int>(m.integer("priority", -1000, 1000).value_or(0));
+      s.work = read_work(m, unit);
+      if (m.has("slice")) s.slice_s = m.quantity("slice", Dimension::Seconds, Range::positive);
+      names_.emplace(name, std::pair{false, pending.size()});
+      pending.push_back(std::move(p));
+    }
+    if (node.is_map() && pending.empty()) node.error("needs at least one stage");
+
+    // Resolve inputs and order the DAG topologically (a stage after everything it reads).
+    std::vector<std::string> all_names;
+    for (const auto& [n, v] : names_) all_names.push_back(n);
+    for (auto& p : pending) {
+      std::set<std::string> seen;
+      for (std::size_t i = 0; i < p.spec.input_names.size(); ++i) {
+        const auto& in = p.spec.input_names[i];
+        if (!seen.insert(in).second) {
+          p.input_nodes[i].error(fmt::format("\"{}\" is listed twice", in));
+          continue;
+        }
+        auto it = names_.find(in);
+        if (it == names_.end()) {
+          std::string message = fmt::format("no sensor or stage \"{}\"", in);
+          if (auto near = core::closest_match(in, all_names)) message += fmt::format(" (did you mean \"{}\"?)", *near);
+          p.input_nodes[i].error(message);
+          continue;
+        }
+        if (!it->second.first && it->second.second == static_cast<std::size_t>(&p - pending.data())) {
+          p.input_nodes[i].error("a stage cannot read its own output");
+          continue;
+        }
+        p.spec.inputs.push_back({it->second.first, it->second.second});
+      }
+    }
+    std::vector<int> order;
+    std::vector<int> state(pending.size(), 0);  // 0 new, 1 visiting, 2 done
+    std::function<bool(std::size_t)> visit = [&](std::size_t i) {
+      if (state[i] == 2) return true;
+      if (state[i] == 1) return false;
+      state[i] = 1;
+      for (const auto& in : pending[i].spec.inputs)
+        if (!in.sensor && !visit(in.index)) return false;
+      state[i] = 2;
+      order.push_back(static_cast<int>(i));
+      return true;
+    };
+    for (std::size_t i = 0; i < pending.size(); ++i) {
+      if (!visit(i)) {
+        pending[i].node.error(fmt::format("stage \"{}\" is part of a cycle: stages must form a DAG", pending[i].spec.name));
+        return;
+      }
+    }
+    std::vector<std::size_t> new_index(pending.size());
+    for (std::size_t k = 0; k < order.size(); ++k) new_index[static_cast<std::size_t>(order[k])] = k;
+    for (int i : order) {
+      model::StageSpec s = pending[static_cast<std::size_t>(i)].spec;
+      for (auto& in : s.inputs)
+        if (!in.sensor) in.index = new_index[in.index];
+      spec_.stages.push_back(std::move(s));
+    }
+    for (auto& [n, v] : names_)
+      if (!v.first) v.second = new_index[v.second];
+    for (std::size_t i = 0; i < pending.size(); ++i) stage_nodes_.push_back(pending[static_cast<std::size_t>(order[i])].node);
+    // A join of inputs from different sensors cannot wait for "the same frame".
+    for (std::size_t i = 0; i < spec_.stages.size(); ++i) {
+      const auto& s = spec_.stages[i];
+      if (s.policy != model::InputPolicy::all || s.inputs.size() < 2) continue;
+      std::set<std::size_t> sources;
+      for (const auto& in : s.inputs) sources.insert(origin_sensor(in));
+      if (sources.size() > 1)
+        stage_nodes_[i].error(fmt::format(
+            "stage \"{}\" joins inputs from different sensors with policy all (same frame from every input); "
+            "use policy: latest",
+            s.name));
+    }
+  }
+
+  /// The sensor a stage's trigger chain starts from.
+  std::size_t origin_sensor(const model::InputRef& in) const {
+    if (in.sensor) return in.index;
+    return origin_sensor(spec_.stages[in.index].inputs.front());
+  }
+
+  void read_tasks(const Node& node) {
+    for (auto& [name, value] : node.entries()) {
+      MapReader m(value, {"rate", "phase", "unit", "cores", "priority", "network", "work", "variability", "reads"});
+      model::TaskSpec t;
+      t.name = name;
+      t.rate_Hz = m.quantity("rate", Dimension::Hertz, Range::positive, true).value_or(100);
+      t.phase_s = m.quantity("phase", Dimension::Seconds, Range::non_negative).value_or(0);
+      auto unit = read_unit(m, false);
+      t.unit = unit;
+      t.cores = read_cores(m, unit);
+      t.priority = static_cast<int>(m.integer("priority", -1000, 1000).value_or(0));
+      t.work = read_work(m, unit);
+      if (t.work.kind != model::WorkSpec::Kind::none && !m.has("unit"))
+        value.error("a task with work needs a unit to run on");
+      if (auto r = m.get("reads")) {
+        if (auto s = r->text()) {
+          auto it = names_.find(*s);
+          if (it == names_.end() || it->second.first) {
+            std::vector<std::string> stages;
+            for (const auto& st : spec_.stages) stages.push_back(st.name);
+            std::string message = fmt::format("no stage \"{}\"", *s);
+            if (auto near = core::closest_match(*s, stages)) message += fmt::format(" (did you mean \"{}\"?)", *near);
+            r->error(message);
+          } else {
+            t.reads_stage = it->second.second;
+          }
+        }
+      }
+      if (t.work.kind == model::WorkSpec::Kind::none && !t.reads_stage)
+        value.error("a task needs work to do or a stage to read (reads)");
+      spec_.tasks.push_back(std::move(t));
+    }
+  }
+
+  void read_background(const Node& node) {
+    for (auto& [name, value] : node.entries()) {
+      MapReader m(value, {"memory", "rate"});
+      model::BackgroundSpec b;
+      b.name = name;
+      if (auto level = m.text("memory", true); level && hardware_loaded_) {
+        if (auto lv = spec_.hardware.find_level(*level)) b.level = *lv;
+        else m.get("memory")->error(fmt::format("{} has no memory level \"{}\"", spec_.hardware.source_file, *level));
+      }
+      b.rate_Bps = m.quantity("rate", Dimension::BytesPerSecond, Range::positive, true).value_or(0);
+      spec_.background.push_back(std::move(b));
+    }
+  }
+
+  Node root_;
+  core::Diagnostics& diagnostics_;
+  ScenarioSpec spec_;
+  bool hardware_loaded_ = false;
+  std::map<std::string, std::pair<bool, std::size_t>> names_;  // name -> (is sensor, index)
+  std::map<std::string, Node> network_nodes_;
+  std::vector<Node> stage_nodes_;
+};
+
+}  // namespace
+
+model::ScenarioSpec read_scenario(const Node& root) {
+  return ScenarioReader(root, root.document().diagnostics()).read();
+}
+
+model::ScenarioSpec load_scenario(const std::filesystem::path& path) {
+  core::Diagnostics diagnostics;
+  auto doc = Document::load(path, diagnostics);
+  auto spec = read_scenario(Node(doc, doc->root(), ""));
+  diagnostics.throw_if_any();
+  return spec;
+}
+
+}  // namespace framesim::config

@@ -1,0 +1,113 @@
+// What the engine reports while it runs: one record per frame, per stage execution, per control
+// tick, per governor tick and (in a window) per kernel. Plain data; analysis/ consumes it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace framesim::engine {
+
+enum class FrameOutcome {
+  completed,   // reached every sink its lineage leads to
+  dropped,     // lost on the way (see DropReason)
+  side_input,  // consumed only as a side input of a `latest` stage: no end-to-end latency
+  unfinished,  // still in flight when the run stopped
+};
+std::string_view frame_outcome_name(FrameOutcome o);
+
+enum class DropReason {
+  none,
+  queue_full,  // a stage's input queue overflowed
+  superseded,  // a `latest` stage took a newer frame instead
+  unmatched,   // an `all` join lost this frame's partner on another branch
+};
+std::string_view drop_reason_name(DropReason r);
+
+struct FrameRecord {
+  std::int64_t frame = 0;  // global id, in capture order
+  std::size_t sensor = 0;
+  double capture_s = 0;
+  FrameOutcome outcome = FrameOutcome::completed;
+  double done_s = 0;         // completion (completed) or the first drop (dropped)
+  int drop_stage = -1;
+  DropReason reason = DropReason::none;
+  double energy_J = 0;       // dynamic energy of the kernels run for this frame
+  double temperature_C = 0;  // die temperature at capture
+  std::vector<double> unit_frequency_Hz;  // clock of every unit at capture
+};
+
+struct StageRecord {
+  std::int64_t frame = 0;
+  std::size_t stage = 0;
+  double capture_s = 0;
+  double enqueue_s = 0;
+  double start_s = 0;
+  double end_s = 0;
+  double energy_J = 0;
+  int kernels = 0;
+};
+
+struct ControlRecord {
+  double time_s = 0;
+  std::size_t task = 0;
+  std::optional<double> staleness_s;  // none until the stage it reads has produced a result
+  std::int64_t frame = -1;            // the frame whose result it used
+};
+
+struct TickRecord {
+  double time_s = 0;
+  double temperature_C = 0;
+  double power_W = 0;                   // average over the interval ending here
+  double dynamic_J = 0;                 // over the interval
+  double static_J = 0;
+  std::vector<double> unit_frequency_Hz;     // after this tick's governor decision
+  std::vector<double> level_bandwidth_Bps;   // bytes served per second over the interval, per memory level
+  bool throttled = false;                    // any unit or memory level below its top operating point
+};
+
+struct KernelRecord {
+  std::size_t unit = 0;
+  int stage = -1;  // -1 for a periodic task
+  int task = -1;
+  std::string name;
+  std::int64_t frame = -1;
+  double start_s = 0;  // after dispatch overhead
+  double end_s = 0;
+  double dispatch_s = 0;
+};
+
+/// Totals over the whole run.
+struct RunTotals {
+  double end_s = 0;                     // simulated time when everything drained
+  double frames_energy_J = 0;           // dynamic energy attributed to frames
+  double tasks_energy_J = 0;            // dynamic energy of periodic tasks
+  double background_energy_J = 0;       // memory energy of background traffic
+  double static_energy_J = 0;
+  std::vector<double> compute_energy_J;  // per unit: arithmetic energy (frames + tasks)
+  std::vector<double> memory_energy_J;   // per level: frames + tasks + background
+  std::vector<double> unit_static_energy_J;
+  std::vector<double> unit_throttled_s;  // time each unit spent below its top operating point
+  double throttled_s = 0;                // time anything was throttled
+  double in_system_integral = 0;         // integral over time of frames in the system (Little's law)
+  std::int64_t frames_captured = 0;
+  std::int64_t activities = 0;           // ptasks run
+  std::int64_t kernels = 0;              // kernels executed
+  double wall_s = 0;
+  std::vector<std::string> warnings;
+  double total_energy_J() const { return frames_energy_J + tasks_energy_J + background_energy_J + static_energy_J; }
+};
+
+/// Receives records as the simulation produces them. Frame records arrive in frame order.
+class RecordSink {
+ public:
+  virtual ~RecordSink() = default;
+  virtual void on_frame(const FrameRecord& r) = 0;
+  virtual void on_stage(const StageRecord& r) = 0;
+  virtual void on_control(const ControlRecord& r) = 0;
+  virtual void on_tick(const TickRecord& r) = 0;
+  virtual void on_kernel(const KernelRecord& r) = 0;
+};
+
+}  // namespace framesim::engine

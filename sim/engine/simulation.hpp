@@ -1,0 +1,27 @@
+// Runs a scenario on SimGrid 3.32 (see sim/engine/README.md for the mapping):
+//   unit -> host with one pstate per operating point (speed = clock, work = cycles at the nominal clock);
+//   memory level -> pseudo-host behind a link of the level's effective bandwidth (shared by every unit
+//   whose path includes it: max-min fair contention); Little's-law cap -> a private port link per
+//   unit and level (outstanding bytes / latency); kernel -> one parallel task (cycles on the unit's
+//   cores, bytes to each level); governor + lumped-RC thermal model -> an actor; energy -> per-op and
+//   per-byte energy counted from each kernel's progress, plus static power per operating point.
+// One simulation per process: SimGrid keeps global state (see notes/simgrid-3.32.md).
+#pragma once
+
+#include <functional>
+
+#include "engine/records.hpp"
+#include "model/scenario.hpp"
+
+namespace framesim::engine {
+
+struct RunOptions {
+  /// Called now and then with simulated progress in [0, 1] (a progress bar); may be empty.
+  std::function<void(double fraction)> progress;
+};
+
+/// Simulates `spec`, streaming records to `sink`. Throws core::UserError if the scenario cannot run
+/// (e.g. a deadlock that leaves frames unfinished is reported in totals.warnings, not thrown).
+RunTotals simulate(const model::ScenarioSpec& spec, RecordSink& sink, const RunOptions& options = {});
+
+}  // namespace framesim::engine

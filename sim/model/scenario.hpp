@@ -1,0 +1,129 @@
+// A scenario: the SoC, the networks, the sensors, the stage DAG, periodic tasks and background
+// traffic, and how long to simulate. Plain immutable data produced by config/ and validated there;
+// the engine runs it. Times in seconds, rates in hertz, traffic in bytes per second.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "model/hardware.hpp"
+#include "model/network.hpp"
+
+namespace framesim::model {
+
+/// A random quantity in SI units. `constant` ignores the rng.
+struct Distribution {
+  enum class Kind { constant, normal, uniform, lognormal, exponential };
+  Kind kind = Kind::constant;
+  double a = 0;  // constant: value; normal: mean; uniform: min; lognormal: mean; exponential: mean
+  double b = 0;  // normal: stddev; uniform: max; lognormal: sigma of the underlying normal
+
+  static Distribution fixed(double v) { return {Kind::constant, v, 0}; }
+  double mean() const;
+  /// One sample. Normal samples are not truncated here; callers clamp where a sign matters.
+  double sample(std::mt19937_64& rng) const;
+};
+std::string_view distribution_kind_name(Distribution::Kind k);
+
+struct SensorSpec {
+  std::string name;
+  double rate_Hz = 30;
+  double phase_s = 0;
+  Distribution jitter_s;                 // added to each nominal capture time (zero-mean)
+  std::vector<double> timestamps_s;      // replayed instead of rate + jitter when not empty
+};
+
+enum class InputPolicy { all, latest };
+enum class Overflow { drop_oldest, drop_newest };
+std::string_view input_policy_name(InputPolicy p);
+std::string_view overflow_name(Overflow o);
+
+/// What a stage (or periodic task) does once per item.
+struct WorkSpec {
+  enum class Kind { none, network, time, ops };
+  Kind kind = Kind::none;
+  int network = -1;         // index into ScenarioSpec::networks (kind == network)
+  Distribution time_s;      // compute time at the nominal clock (kind == time); scales with DVFS
+  double ops = 0;           // kind == ops
+  Precision precision = Precision::fp32;
+  std::vector<double> bytes_per_level;  // kind == ops: bytes at each memory level (index as HardwareSpec::memory)
+  Distribution scale = Distribution::fixed(1.0);  // per-item multiplier on all work (service-time variability)
+};
+
+/// An input edge of a stage: a sensor or another stage.
+struct InputRef {
+  bool sensor = false;
+  std::size_t index = 0;
+};
+
+struct StageSpec {
+  std::string name;
+  std::size_t unit = 0;
+  int cores = 0;  // 0: all of the unit's cores
+  std::vector<InputRef> inputs;
+  std::vector<std::string> input_names;
+  InputPolicy policy = InputPolicy::all;
+  int queue_depth = 2;
+  Overflow overflow = Overflow::drop_oldest;
+  int priority = 0;  // higher runs first on a shared unit
+  WorkSpec work;
+  std::optional<double> slice_s;  // the stage's share of the frame budget
+};
+
+/// A periodic task: the control loop (reads a stage's newest result -> staleness) or background work.
+struct TaskSpec {
+  std::string name;
+  double rate_Hz = 100;
+  double phase_s = 0;
+  std::optional<std::size_t> unit;
+  int cores = 0;
+  int priority = 0;
+  WorkSpec work;
+  std::optional<std::size_t> reads_stage;  // staleness of this stage's newest result at every tick
+};
+
+/// Memory traffic from a master outside the modelled stages (display, DMA, another process).
+struct BackgroundSpec {
+  std::string name;
+  std::size_t level = 0;
+  double rate_Bps = 0;
+  std::vector<std::pair<double, double>> profile;  // (time_s, rate_Bps) steps, replayed instead of rate
+};
+
+struct NamedNetwork {
+  std::string name;
+  NetworkSpec network;
+};
+
+struct ScenarioSpec {
+  std::string name;
+  std::string description;
+  std::string source_file;
+  HardwareSpec hardware;
+  std::vector<NamedNetwork> networks;
+  std::vector<SensorSpec> sensors;
+  std::vector<StageSpec> stages;  // topological order
+  std::vector<TaskSpec> tasks;
+  std::vector<BackgroundSpec> background;
+
+  double duration_s = 10;        // sensors capture in [0, duration)
+  double warmup_s = 0;           // frames captured before this are simulated but not counted
+  double cold_window_s = 0;      // 0: automatic (a quarter of the counted time, at most 60 s)
+  double sustained_window_s = 0; // likewise, at the end
+  std::uint64_t seed = 1;
+  double deadline_s = 0.0333;    // end to end, capture -> last stage
+  std::optional<double> ambient_C;          // overrides the hardware's thermal ambient
+  std::optional<double> initial_temperature_C;  // default: ambient (a cold start)
+  std::optional<double> speed_mps;          // for staleness in distance
+  double sample_period_s = 0.1;  // timeseries and thermal step when the hardware has no governor
+  double kernel_trace_s = 1.0;   // per-kernel slices in trace.json for the first this many seconds
+
+  /// Stages reading stage `s` (its consumers), in stage order.
+  std::vector<std::size_t> consumers_of_stage(std::size_t s) const;
+  std::vector<std::size_t> consumers_of_sensor(std::size_t sensor) const;
+};
+
+}  // namespace framesim::model

@@ -1,0 +1,260 @@
+// The bad-input gallery: every file in tests/bad_input/cases/ is one test (see README.md there).
+// Each case runs the framesim binary on a deliberately wrong input and checks the project's rule for
+// bad input: exit code 2, a clear message naming file, line, column and key (the `# expect:` lines),
+// nothing on stdout, nothing half-written (the --svg file is never created), and never a crash.
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kRoot = FRAMESIM_SOURCE_DIR;
+const fs::path kCases = kRoot / "tests" / "bad_input" / "cases";
+
+/// Case file names, sorted, so that test names and order are stable.
+std::vector<std::string> case_files() {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(kCases, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (!entry.is_regular_file() || name.empty() || name.front() == '.') continue;
+    out.push_back(name);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+/// A gtest-safe name made from the file name: hw_bandwidth_missing_unit.yaml -> hw_bandwidth_missing_unit_yaml.
+std::string test_name(const std::string& file) {
+  std::string out = file;
+  for (char& c : out)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return out;
+}
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+std::vector<std::string> split_lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    lines.push_back(line);
+  }
+  return lines;
+}
+
+std::string replace_all(std::string text, const std::string& from, const std::string& to) {
+  for (std::size_t pos = text.find(from); pos != std::string::npos; pos = text.find(from, pos + to.size()))
+    text.replace(pos, from.size(), to);
+  return text;
+}
+
+/// The leading block of '#' lines: `# command:`, `# expect:` (one or more), optional `# expect-lines:`.
+struct Header {
+  std::string command;
+  std::vector<std::string> expect;
+  std::optional<int> expect_lines;
+  std::vector<std::string> problems;  // malformed header lines: a broken case must fail, not pass quietly
+};
+
+bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
+
+Header read_header(const std::string& text, const std::string& relative) {
+  Header h;
+  for (const std::string& line : split_lines(text)) {
+    if (!starts_with(line, "#")) break;
+    if (starts_with(line, "# command: ")) {
+      if (!h.command.empty()) h.problems.push_back("more than one `# command:` line");
+      h.command = replace_all(line.substr(std::strlen("# command: ")), "{file}", relative);
+    } else if (starts_with(line, "# expect: ")) {
+      h.expect.push_back(replace_all(line.substr(std::strlen("# expect: ")), "{file}", relative));
+    } else if (starts_with(line, "# expect-lines: ")) {
+      try {
+        h.expect_lines = std::stoi(line.substr(std::strlen("# expect-lines: ")));
+      } catch (const std::exception&) {
+        h.problems.push_back("`# expect-lines:` needs a number: " + line);
+      }
+    } else if (starts_with(line, "# command") || starts_with(line, "# expect")) {
+      h.problems.push_back("malformed header line (write `# command: ...` or `# expect: ...`): " + line);
+    }
+  }
+  if (h.command.empty()) h.problems.push_back("no `# command:` line");
+  if (h.expect.empty()) h.problems.push_back("no `# expect:` line");
+  return h;
+}
+
+std::vector<std::string> split_words(const std::string& command) {
+  std::vector<std::string> words;
+  std::istringstream in(command);
+  std::string word;
+  while (in >> word) words.push_back(word);
+  return words;
+}
+
+struct RunResult {
+  bool exited = false;
+  int exit_code = -1;
+  int signal = 0;
+  std::string out;
+  std::string err;
+};
+
+/// Runs framesim with `args` in the repository root; stdout and stderr go to files in `capture`.
+RunResult run_framesim(const std::vector<std::string>& args, const fs::path& capture) {
+  const fs::path out_path = capture / "stdout.txt";
+  const fs::path err_path = capture / "stderr.txt";
+  std::vector<std::string> storage;
+  storage.push_back(FRAMESIM_BINARY);
+  storage.insert(storage.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& s : storage) argv.push_back(s.data());
+  argv.push_back(nullptr);
+
+  RunResult r;
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    r.err = std::string("fork failed: ") + std::strerror(errno);
+    return r;
+  }
+  if (pid == 0) {
+    // Child: only async-signal-safe calls from here to exec.
+    const int in_fd = ::open("/dev/null", O_RDONLY);
+    const int out_fd = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int err_fd = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (in_fd < 0 || out_fd < 0 || err_fd < 0 || ::dup2(in_fd, 0) < 0 || ::dup2(out_fd, 1) < 0 ||
+        ::dup2(err_fd, 2) < 0 || ::chdir(kRoot.c_str()) != 0)
+      ::_exit(126);
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) break;
+  }
+  if (WIFEXITED(status)) {
+    r.exited = true;
+    r.exit_code = WEXITSTATUS(status);
+  } else if (WIFSIGNALED(status)) {
+    r.signal = WTERMSIG(status);
+  }
+  r.out = read_text(out_path);
+  r.err = read_text(err_path);
+  return r;
+}
+
+class BadInput : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(BadInput, Case) {
+  const std::string file = GetParam();
+  const std::string relative = "tests/bad_input/cases/" + file;
+  const Header header = read_header(read_text(kCases / file), relative);
+  for (const auto& p : header.problems) ADD_FAILURE() << relative << ": " << p;
+  if (!header.problems.empty()) return;
+
+  std::vector<std::string> args = split_words(header.command);
+  ASSERT_FALSE(args.empty()) << relative << ": empty `# command:`";
+
+  // A private scratch folder: `capture` holds stdout/stderr, `written` is where the SVG would go.
+  const fs::path scratch = fs::temp_directory_path() / ("framesim_bad_input_" + std::to_string(::getpid()) + "_" +
+                                                        test_name(file));
+  const fs::path capture = scratch / "capture";
+  const fs::path written = scratch / "written";
+  fs::remove_all(scratch);
+  fs::create_directories(capture);
+  fs::create_directories(written);
+
+  const fs::path svg = written / "out.svg";
+  if (args.front() == "budget") {
+    args.push_back("--svg");
+    args.push_back(svg.string());
+  }
+  std::string shown = "framesim";
+  for (const auto& a : args) shown += " '" + a + "'";
+
+  const RunResult r = run_framesim(args, capture);
+  const std::vector<std::string> err_lines = split_lines(r.err);
+  std::vector<std::string> problems;
+
+  // Exit code 2: never a crash, never success.
+  if (!r.exited)
+    problems.push_back("framesim was killed by signal " + std::to_string(r.signal) + " (" + strsignal(r.signal) +
+                       "): a crash on bad input");
+  else if (r.exit_code != 2)
+    problems.push_back("exit code " + std::to_string(r.exit_code) + ", expected 2 for bad input");
+
+  // Every expected message, verbatim, as a whole line of stderr.
+  for (const auto& want : header.expect)
+    if (std::find(err_lines.begin(), err_lines.end(), want) == err_lines.end())
+      problems.push_back("missing line on stderr:\n      " + want);
+  if (header.expect_lines && static_cast<int>(err_lines.size()) != *header.expect_lines)
+    problems.push_back("expected exactly " + std::to_string(*header.expect_lines) + " line(s) on stderr, got " +
+                       std::to_string(err_lines.size()) + " (one report per mistake)");
+
+  // Nothing on stdout: no report printed for an input that was rejected.
+  if (!r.out.empty()) problems.push_back("stdout is not empty (" + std::to_string(r.out.size()) + " bytes)");
+
+  // Nothing half-written: neither the SVG nor a temporary file next to it.
+  if (fs::exists(svg)) problems.push_back("the SVG was written although the input is bad");
+  for (const auto& entry : fs::directory_iterator(written))
+    if (entry.path() != svg) problems.push_back("file left behind: " + entry.path().filename().string());
+
+  // No crash text, even when the exit code happens to be 2 ("terminate called", not "terminate": an
+  // "unterminated quoted field" is a fine message).
+  for (const char* bad : {"internal error", "terminate called", "Segmentation fault", "what():"})
+    if (r.err.find(bad) != std::string::npos) problems.push_back(std::string("stderr mentions \"") + bad + "\"");
+
+  if (!problems.empty()) {
+    std::string report;
+    for (const auto& p : problems) report += "  - " + p + "\n";
+    ADD_FAILURE() << relative << ":\n"
+                  << report << "  command: (cd " << kRoot.string() << " && " << shown << ")\n"
+                  << "  stderr:\n"
+                  << r.err << "  stdout:\n"
+                  << r.out.substr(0, 1500) << (r.out.size() > 1500 ? "...\n" : "");
+  }
+
+  std::error_code ignored;
+  fs::remove_all(scratch, ignored);
+}
+
+std::string case_test_name(const ::testing::TestParamInfo<std::string>& param) { return test_name(param.param); }
+
+INSTANTIATE_TEST_SUITE_P(bad_input, BadInput, ::testing::ValuesIn(case_files()), case_test_name);
+
+// The gallery itself: present, large enough, and every file name gives a distinct test name.
+TEST(bad_input_gallery, HasCases) {
+  const auto files = case_files();
+  EXPECT_GE(files.size(), 40u) << "the gallery lives in " << kCases;
+  EXPECT_EQ(files.size(), static_cast<std::size_t>(FRAMESIM_BAD_INPUT_CASE_COUNT))
+      << "cases were added or removed since the last build: rebuild so that each one is its own CTest test";
+  std::vector<std::string> names;
+  for (const auto& f : files) names.push_back(test_name(f));
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(std::adjacent_find(names.begin(), names.end()), names.end())
+      << "two case files map to one test name (only letters and digits are kept)";
+}
+
+}  // namespace
