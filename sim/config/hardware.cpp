@@ -29,9 +29,10 @@ model::UnitKind unit_kind(const std::string& s) {
   return static_cast<model::UnitKind>(std::find(kUnitKinds.begin(), kUnitKinds.end(), s) - kUnitKinds.begin());
 }
 
-/// A per-precision table: `{fp32: "2 TFLOP/s", int8: "8 TOPS"}`.
+/// A per-precision table: `{fp32: "2 TFLOP/s", int8: "8 TOPS"}`. With `peaks`, every precision must have a peak.
 template <class Read>
-void read_per_precision(const Node& node, model::PerPrecision<double>& out, Read read) {
+void read_per_precision(const Node& node, model::PerPrecision<double>& out, Read read, std::string_view what = "",
+                        const model::PerPrecision<double>* peaks = nullptr) {
   for (auto& [key, value] : node.entries()) {
     auto p = model::parse_precision(key);
     if (!p) {
@@ -40,6 +41,10 @@ void read_per_precision(const Node& node, model::PerPrecision<double>& out, Read
       if (auto near = core::closest_match(key, model::precision_names()))
         message = fmt::format("\"{}\" is not a precision (did you mean \"{}\"?)", key, *near);
       value.error(message);
+      continue;
+    }
+    if (peaks && !(*peaks)[*p]) {
+      value.error(fmt::format("{} for {} but no peak for {}", what, key, key));
       continue;
     }
     if (auto v = read(value)) out[*p] = *v;
@@ -104,11 +109,8 @@ ComputeUnitSpec read_unit(const std::string& name, const Node& node, const Hardw
   }
   if (auto eff = m.get("efficiency")) {
     if (eff->is_map()) {
-      read_per_precision(*eff, unit.efficiency, [](const Node& v) { return v.number(Range::unit_interval); });
-      for (model::Precision p : model::kAllPrecisions)
-        if (unit.efficiency[p] && !unit.peak_ops_per_s[p])
-          eff->error(fmt::format("efficiency for {} but no peak for {}", model::precision_name(p),
-                                 model::precision_name(p)));
+      read_per_precision(*eff, unit.efficiency, [](const Node& v) { return v.number(Range::unit_interval); },
+                         "efficiency", &unit.peak_ops_per_s);
     } else if (auto e = eff->number(Range::unit_interval)) {
       for (model::Precision p : model::kAllPrecisions) unit.efficiency[p] = *e;
     }
@@ -123,6 +125,7 @@ ComputeUnitSpec read_unit(const std::string& name, const Node& node, const Hardw
       auto s = item.text();
       if (!s) continue;
       auto lv = hw.find_level(*s);
+      if (!lv && hw.memory.empty()) continue;  // no levels at all: reported under memory
       if (!lv) {
         std::string message = fmt::format("no memory level \"{}\"", *s);
         if (auto near = core::closest_match(*s, level_names)) message += fmt::format(" (did you mean \"{}\"?)", *near);
@@ -158,19 +161,22 @@ ComputeUnitSpec read_unit(const std::string& name, const Node& node, const Hardw
   unit.static_power_W = m.quantity("static_power", Dimension::Watts, Range::non_negative).value_or(0.0);
   if (auto e = m.get("energy_per_op")) {
     read_per_precision(*e, unit.energy_per_op_J,
-                       [](const Node& v) { return v.quantity(Dimension::JoulesPerOp, Range::non_negative); });
+                       [](const Node& v) { return v.quantity(Dimension::JoulesPerOp, Range::non_negative); },
+                       "energy per op", &unit.peak_ops_per_s);
   }
   if (auto busy = m.get("busy_power")) {
     if (m.has("energy_per_op")) {
       busy->error("give either energy_per_op or busy_power, not both");
     } else if (auto watts = busy->quantity(Dimension::Watts, Range::positive)) {
-      // Busy power is the whole unit at its peak rate: the dynamic part spread over the peak ops.
+      // Busy power is the whole unit running at its effective roof (peak x efficiency): the dynamic part
+      // spread over those operations.
       const double dynamic = *watts - unit.static_power_W;
       if (dynamic <= 0) {
         busy->error(fmt::format("must exceed static_power ({} W)", core::format_number(unit.static_power_W)));
       } else {
         for (model::Precision p : model::kAllPrecisions)
-          if (unit.peak_ops_per_s[p]) unit.energy_per_op_J[p] = dynamic / *unit.peak_ops_per_s[p];
+          if (unit.peak_ops_per_s[p])
+            unit.energy_per_op_J[p] = dynamic / (*unit.peak_ops_per_s[p] * unit.efficiency_for(p));
       }
     }
   }

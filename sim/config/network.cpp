@@ -22,6 +22,9 @@ namespace {
 
 const std::vector<std::string> kFusionModes{"auto", "explicit", "none"};
 constexpr std::string_view kBlockInput = "@input";
+/// Shape dimensions and op parameters are at most 2^31 - 1: far beyond any real network, and small enough
+/// that products of a few of them stay exact in 64-bit arithmetic.
+constexpr std::int64_t kMaxParam = 2147483647;
 
 /// Names visible to a layer: its own repeat instance first, then the enclosing ones.
 struct Scope {
@@ -60,8 +63,8 @@ class NetworkReader {
     if (auto inputs = m.required("inputs")) read_inputs(*inputs, top);
     int previous = net_.inputs.size() == 1 ? net_.inputs.front() : -1;
     if (auto layers = m.required("layers")) {
+      if (layers->is_sequence() && layers->yaml().size() == 0) layers->error("needs at least one layer");
       read_layers(*layers, top, previous);
-      if (layers->is_sequence() && net_.layers.empty()) layers->error("needs at least one layer");
     }
     read_outputs(m.get("outputs"), top);
     finish_groups();
@@ -103,7 +106,7 @@ class NetworkReader {
       }
       if (shape_node) {
         for (const Node& d : shape_node->items())
-          if (auto v = d.integer(1)) t.shape.push_back(*v);
+          if (auto v = d.integer(1, kMaxParam)) t.shape.push_back(*v);
         if (shape_node->is_sequence() && shape_node->yaml().size() == 0) shape_node->error("needs at least one dimension");
       }
       if (!add_name(scope, name, value)) continue;
@@ -137,6 +140,10 @@ class NetworkReader {
     const std::string name = r.text("name", true).value_or("block");
     auto layers = r.required("layers");
     if (!layers || count <= 0) return;
+    if (layers->is_sequence() && layers->yaml().size() == 0) {
+      layers->error("needs at least one layer");
+      return;
+    }
     if (!add_name(scope, name, item)) return;
     for (std::int64_t i = 0; i < count; ++i) {
       Scope inner;
@@ -151,7 +158,8 @@ class NetworkReader {
     scope.names[name] = previous;  // the block's name stands for its last output
   }
 
-  std::optional<int> resolve(const Node& where, const std::string& ref, const Scope& scope) {
+  std::optional<int> resolve(const Node& where, const std::string& ref, const Scope& scope,
+                             std::string_view context = " defined before this layer") {
     if (ref == kBlockInput) {
       if (scope.block_input >= 0) return scope.block_input;
       where.error("\"@input\" is only meaningful inside a repeat block");
@@ -162,7 +170,7 @@ class NetworkReader {
     std::vector<std::string> known;
     for (const Scope* s = &scope; s; s = s->parent)
       for (const auto& [n, t] : s->names) known.push_back(n);
-    std::string message = fmt::format("no tensor or layer \"{}\" defined before this layer", ref);
+    std::string message = fmt::format("no tensor or layer \"{}\"{}", ref, context);
     if (auto near = core::closest_match(ref, known)) message += fmt::format(" (did you mean \"{}\"?)", *near);
     where.error(message);
     return std::nullopt;
@@ -295,14 +303,14 @@ class NetworkReader {
   std::optional<model::ParamValue> read_param(const model::ParamSchema& p, const Node& value) {
     switch (p.type) {
       case ParamType::integer:
-        if (auto v = value.integer()) return model::ParamValue{*v};
+        if (auto v = value.integer(-kMaxParam, kMaxParam)) return model::ParamValue{*v};
         return std::nullopt;
       case ParamType::integers: {
         if (value.is_sequence()) {
           std::vector<std::int64_t> out;
           bool ok = true;
           for (const Node& i : value.items()) {
-            if (auto v = i.integer()) out.push_back(*v);
+            if (auto v = i.integer(-kMaxParam, kMaxParam)) out.push_back(*v);
             else ok = false;
           }
           if (!ok) return std::nullopt;
@@ -326,7 +334,7 @@ class NetworkReader {
             return std::nullopt;
           }
         }
-        if (auto v = value.integer()) return model::ParamValue{*v};
+        if (auto v = value.integer(-kMaxParam, kMaxParam)) return model::ParamValue{*v};
         return std::nullopt;
       }
       case ParamType::boolean:
@@ -353,11 +361,21 @@ class NetworkReader {
   void read_outputs(const std::optional<Node>& node, const Scope& scope) {
     if (net_.layers.empty()) return;
     if (node) {
+      bool all_resolved = true;
       for (const Node& item : node->items()) {
         auto s = item.text();
-        if (!s) continue;
-        if (auto t = resolve(item, *s, scope)) net_.outputs.push_back(*t);
+        auto t = s ? resolve(item, *s, scope, "") : std::nullopt;
+        if (!t) {
+          all_resolved = false;
+          continue;
+        }
+        if (std::find(net_.outputs.begin(), net_.outputs.end(), *t) != net_.outputs.end()) {
+          item.error(fmt::format("\"{}\" is listed twice", *s));
+          continue;
+        }
+        net_.outputs.push_back(*t);
       }
+      if (!all_resolved) return;  // a misspelt output would make its layer look unused
     }
     // Every result must go somewhere: an unread layer output is an output or a mistake.
     std::set<int> outputs(net_.outputs.begin(), net_.outputs.end());
@@ -390,7 +408,11 @@ class NetworkReader {
             "fusion group \"{}\" must be consecutive layers (it has gaps between its members)", name));
         continue;
       }
-      if (net_.fusion == model::FusionMode::none) continue;
+      if (net_.fusion == model::FusionMode::none) {
+        members.front().second.error(
+            fmt::format("fusion group \"{}\" has no effect with fusion: none (remove it or set fusion: explicit)", name));
+        continue;
+      }
       net_.groups.push_back(layers);
     }
   }

@@ -22,25 +22,56 @@ SourceLocation location_of(const std::string& file, const YAML::Mark& mark) {
   return {file, mark.line + 1, mark.column + 1};
 }
 
-/// Reports every key that appears twice in one mapping, anywhere in the tree.
-void check_duplicates(const YAML::Node& node, const std::string& file, const std::string& path,
-                      Diagnostics& diagnostics) {
+/// Reports, anywhere in the tree: a key given twice in one mapping, a key that is not a plain name,
+/// and an alias that makes a node contain itself (which would make every reader loop).
+void check_structure(const YAML::Node& node, const std::string& file, const std::string& path,
+                     Diagnostics& diagnostics, std::vector<YAML::Node>& ancestors) {
+  for (const auto& a : ancestors) {
+    if (a.is(node)) {
+      diagnostics.add(location_of(file, node.Mark()), path,
+                      "a YAML alias refers to a node that contains it (a cycle)");
+      return;
+    }
+  }
+  ancestors.push_back(node);
   if (node.IsMap()) {
     std::map<std::string, YAML::Mark> seen;
     for (auto it = node.begin(); it != node.end(); ++it) {
-      const std::string key = it->first.IsScalar() ? it->first.Scalar() : std::string("<complex key>");
+      if (!it->first.IsScalar()) {
+        diagnostics.add(location_of(file, it->first.Mark()), path,
+                        fmt::format("a key must be a plain name, got {}", it->first.IsMap() ? "a mapping" : "a list"));
+        continue;
+      }
+      const std::string key = it->first.Scalar();
       const std::string child = path.empty() ? key : path + "." + key;
       auto [pos, inserted] = seen.emplace(key, it->first.Mark());
       if (!inserted) {
         diagnostics.add(location_of(file, it->first.Mark()), child,
                         fmt::format("duplicate key \"{}\" (first given at line {})", key, pos->second.line + 1));
       }
-      check_duplicates(it->second, file, child, diagnostics);
+      check_structure(it->second, file, child, diagnostics, ancestors);
     }
   } else if (node.IsSequence()) {
     for (std::size_t i = 0; i < node.size(); ++i)
-      check_duplicates(node[i], file, fmt::format("{}[{}]", path, i), diagnostics);
+      check_structure(node[i], file, fmt::format("{}[{}]", path, i), diagnostics, ancestors);
   }
+  ancestors.pop_back();
+}
+
+/// The first line indented with a tab, as (line, column), 1-based; YAML indents with spaces only.
+std::optional<std::pair<int, int>> tab_indentation(const std::string& text) {
+  int line = 1;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t i = start;
+    while (i < text.size() && text[i] == ' ') ++i;
+    if (i < text.size() && text[i] == '\t') return std::pair{line, static_cast<int>(i - start + 1)};
+    const std::size_t eol = text.find('\n', start);
+    if (eol == std::string::npos) break;
+    start = eol + 1;
+    ++line;
+  }
+  return std::nullopt;
 }
 
 std::string display(const std::filesystem::path& p) { return p.lexically_normal().generic_string(); }
@@ -48,6 +79,9 @@ std::string display(const std::filesystem::path& p) { return p.lexically_normal(
 }  // namespace
 
 std::shared_ptr<Document> Document::load(const std::filesystem::path& path, Diagnostics& diagnostics) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw core::UserError(fmt::format("{}: cannot open file: it is a directory", display(path)));
   std::ifstream in(path, std::ios::binary);
   if (!in) throw core::UserError(fmt::format("{}: cannot open file", display(path)));
   std::stringstream buffer;
@@ -66,12 +100,23 @@ std::shared_ptr<Document> Document::parse(const std::string& text, const std::st
   try {
     doc->root_ = YAML::Load(text);
   } catch (const YAML::ParserException& e) {
+    if (auto tab = tab_indentation(text)) {
+      throw core::UserError(std::vector<core::Diagnostic>{
+          {{display_path, tab->first, tab->second}, {}, "YAML syntax error: a tab is used for indentation (YAML indents with spaces)"}});
+    }
     throw core::UserError(std::vector<core::Diagnostic>{
         {location_of(display_path, e.mark), {}, fmt::format("YAML syntax error: {}", e.msg)}});
   }
   if (!doc->root_.IsDefined() || doc->root_.IsNull())
     throw core::UserError(std::vector<core::Diagnostic>{{{display_path, 1, 1}, {}, "the file is empty"}});
-  check_duplicates(doc->root_, display_path, "", diagnostics);
+  std::vector<YAML::Node> ancestors;
+  core::Diagnostics structure;
+  check_structure(doc->root_, display_path, "", structure, ancestors);
+  for (const auto& d : structure.items()) {
+    // A cycle cannot be read at all: stop here rather than report what reading it would find.
+    if (d.message.find("(a cycle)") != std::string::npos) throw core::UserError(structure.items());
+    diagnostics.add(d);
+  }
   return doc;
 }
 
@@ -123,9 +168,12 @@ std::optional<std::int64_t> Node::integer(std::int64_t min, std::int64_t max) co
     error(fmt::format("expected an integer, got \"{}\"", s));
     return std::nullopt;
   }
-  if (v < min || v > max) {
-    if (max == INT64_MAX) error(fmt::format("must be at least {}, got {}", min, v));
-    else error(fmt::format("must be between {} and {}, got {}", min, max, v));
+  if (v < min) {
+    error(fmt::format("must be at least {}, got {}", min, v));
+    return std::nullopt;
+  }
+  if (v > max) {
+    error(fmt::format("must be at most {}, got {}", max, v));
     return std::nullopt;
   }
   return v;
@@ -227,6 +275,7 @@ std::vector<std::pair<std::string, Node>> Node::entries() const {
     return out;
   }
   for (auto it = node_.begin(); it != node_.end(); ++it) {
+    if (!it->first.IsScalar()) continue;  // reported when the file was loaded
     const std::string key = it->first.Scalar();
     out.emplace_back(key, child(key, it->second));
   }
@@ -267,6 +316,7 @@ void MapReader::check(const std::vector<std::string>& allowed) {
     return;
   }
   for (auto it = node_.yaml().begin(); it != node_.yaml().end(); ++it) {
+    if (!it->first.IsScalar()) continue;  // reported when the file was loaded
     const std::string key = it->first.Scalar();
     bool known = false;
     for (const auto& a : allowed_)

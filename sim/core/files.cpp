@@ -33,6 +33,9 @@ void write_file_atomic(const std::filesystem::path& path, const std::string& con
 }
 
 std::string read_file(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw UserError(path.lexically_normal().generic_string() + ": cannot open file: it is a directory");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw UserError(path.string() + ": cannot open file");
   std::stringstream buffer;

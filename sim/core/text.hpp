@@ -8,7 +8,7 @@
 
 namespace framesim::core {
 
-/// Levenshtein distance between two strings (bytes).
+/// Edit distance between two strings (bytes), counting a swap of neighbouring characters as one edit.
 std::size_t edit_distance(std::string_view a, std::string_view b);
 
 /// The candidate closest to `word` if it is close enough to be a likely typo, else nothing.

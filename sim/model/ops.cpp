@@ -318,8 +318,8 @@ Result build_conv2d(Build& b) {
     return err("kernel", fmt::format("a {}x{} kernel does not fit the {}x{} input with this padding", k[0], k[1], h, w));
 
   const bool bias = b.flag("bias", false);
-  const double outputs = static_cast<double>(n * cout * ho * wo);
-  const double macs_per_output = static_cast<double>(c / groups * k[0] * k[1]);
+  const double outputs = static_cast<double>(n) * static_cast<double>(cout) * static_cast<double>(ho) * static_cast<double>(wo);
+  const double macs_per_output = static_cast<double>(c / groups) * static_cast<double>(k[0]) * static_cast<double>(k[1]);
   b.out.layer.ops = 2.0 * outputs * macs_per_output + (bias ? outputs : 0.0);
   b.set_weights(static_cast<double>(cout) * macs_per_output + (bias ? static_cast<double>(cout) : 0.0));
   b.stream_inputs_to({n, cout, ho, wo});
@@ -346,7 +346,7 @@ Result build_pool(Build& b) {
   const std::int64_t wo = (x[3] + p[1] + p[3] - k[1]) / s[1] + 1;
   if (ho <= 0 || wo <= 0)
     return err("kernel", fmt::format("a {}x{} window does not fit the {}x{} input", k[0], k[1], x[2], x[3]));
-  b.out.layer.ops = static_cast<double>(x[0] * x[1] * ho * wo * k[0] * k[1]);
+  b.out.layer.ops = shape_elements({x[0], x[1], ho, wo}) * static_cast<double>(k[0]) * static_cast<double>(k[1]);
   b.stream_inputs_to({x[0], x[1], ho, wo});
   b.out.layer.summary = fmt::format("{}x{} s{} p{}", k[0], k[1], s[0], p[0]);
   return std::move(b.out);
@@ -815,6 +815,15 @@ std::variant<BuiltLayer, OpError> build_layer(const OpSchema& schema, const std:
   b.out.output.name = name;
   Result r = builder_for(schema.kind)(b);
   if (auto* built = std::get_if<BuiltLayer>(&r)) {
+    // Counts must stay finite and exact enough to be meaningful: 2^53 elements is far beyond any real tensor.
+    constexpr double kMaxElements = 9007199254740992.0;
+    if (built->output.elements() > kMaxElements)
+      return OpError{"", fmt::format("the output {} has more than 2^53 elements", shape_to_string(built->output.shape))};
+    if (!std::isfinite(built->layer.ops) || built->layer.ops > 1e30) {
+      const bool per_element = params.find("ops_per_element") != params.end();
+      return OpError{per_element ? "ops_per_element" : (params.find("ops") != params.end() ? "ops" : ""),
+                     "makes the layer's operation count overflow"};
+    }
     FRAMESIM_ASSERT(built->layer.input_access.size() == inputs.size(), "one access per input");
     FRAMESIM_ASSERT(built->layer.ops >= 0 && built->layer.weight_bytes >= 0, "counts are non-negative");
   }
