@@ -262,8 +262,8 @@ json RunAnalysis::finish(const engine::RunTotals& totals) {
                    {"duration_s", spec_.duration_s},
                    {"warmup_s", spec_.warmup_s},
                    {"deadline_s", spec_.deadline_s}};
+  wall_s_ = totals.wall_s;  // not in the run folder: outputs must be byte-identical for the same inputs and seed
   j["run"] = {{"simulated_s", totals.end_s},
-              {"wall_s", totals.wall_s},
               {"frames_captured", totals.frames_captured},
               {"kernels", totals.kernels},
               {"activities", totals.activities}};
@@ -353,7 +353,7 @@ json RunAnalysis::finish(const engine::RunTotals& totals) {
     thermal["trip_C"] = hw.thermal->trip_C;
     thermal["release_C"] = hw.thermal->release_C;
   }
-  thermal["initial_C"] = ticks_.empty() ? json(nullptr) : json(ticks_.front().temperature_C);
+  thermal["initial_C"] = spec_.initial_temperature_C.value_or(hw.thermal ? spec_.ambient_C.value_or(hw.thermal->ambient_C) : 25.0);
   thermal["max_C"] = max_temperature;
   thermal["final_C"] = ticks_.empty() ? json(nullptr) : json(ticks_.back().temperature_C);
   thermal["max_power_W"] = max_power;
@@ -387,6 +387,7 @@ json RunAnalysis::finish(const engine::RunTotals& totals) {
     if (hot.count == 0) continue;
     const double slice = *spec_.stages[s].slice_s;
     slices[spec_.stages[s].name] = {{"slice_s", slice},
+                                    {"floor_alone_s", spec_.stage_floor_s(s)},
                                     {"cold_mean_s", cold.mean},
                                     {"cold_p99_s", cold.p99},
                                     {"sustained_mean_s", hot.mean},
@@ -443,43 +444,53 @@ std::string RunAnalysis::svg_latency_over_time() const {
 }
 
 std::string RunAnalysis::svg_thermal() const {
+  // Three panels on one time axis: die temperature, unit clocks, power.
   const double end = ticks_.empty() ? spec_.duration_s : ticks_.back().time_s;
-  double t_lo = 1e9, t_hi = -1e9;
+  const int width = 900, height = 300;
+  double t_lo = 1e9, t_hi = -1e9, p_max = 0, f_max = 0;
   for (const auto& t : ticks_) {
     t_lo = std::min(t_lo, t.temperature_C);
     t_hi = std::max(t_hi, t.temperature_C);
+    p_max = std::max(p_max, t.power_W);
+    for (double f : t.unit_frequency_Hz) f_max = std::max(f_max, f);
   }
-  if (spec_.hardware.thermal) t_hi = std::max(t_hi, spec_.hardware.thermal->trip_C);
   if (ticks_.empty()) t_lo = 0, t_hi = 100;
-  // One chart, three normalised series would hide units: temperature on the axis, clocks and power in the legend
-  // as a fraction of their maxima mapped onto the temperature range.
-  Plot plot(fmt::format("Temperature, clocks and power over time, {}", spec_.name), Axis{0, end, false, "time", "s"},
-            Axis{t_lo - 2, t_hi + 2, false, "temperature (C); clocks and power scaled to the axis", ""});
+  if (spec_.hardware.thermal) t_hi = std::max(t_hi, spec_.hardware.thermal->trip_C);
+  const Axis time{0, end, false, "time", "s"};
+
+  Plot temperature(fmt::format("Die temperature, {}", spec_.name), time,
+                   Axis{t_lo - 2, t_hi + 2, false, "temperature (C)", ""}, width, height);
+  temperature.set_id("temperature");
   std::vector<std::pair<double, double>> temp;
   for (const auto& t : ticks_) temp.emplace_back(t.time_s, t.temperature_C);
-  plot.line(temp, 0, "die temperature (C)");
-  const double span = (t_hi + 2) - (t_lo - 2);
-  for (std::size_t u = 0; u < spec_.hardware.units.size(); ++u) {
-    const auto& unit = spec_.hardware.units[u];
-    if (unit.operating_points.size() < 2) continue;
-    const double top = unit.nominal().frequency_Hz;
-    std::vector<std::pair<double, double>> f;
-    for (const auto& t : ticks_) f.emplace_back(t.time_s, (t_lo - 2) + span * t.unit_frequency_Hz[u] / top);
-    plot.line(f, static_cast<int>(2 + u), fmt::format("{} clock (top = {})", unit.name, core::format_hertz(top)));
-  }
-  double p_max = 0;
-  for (const auto& t : ticks_) p_max = std::max(p_max, t.power_W);
-  if (p_max > 0) {
-    std::vector<std::pair<double, double>> p;
-    for (const auto& t : ticks_) p.emplace_back(t.time_s, (t_lo - 2) + span * t.power_W / p_max);
-    plot.line(p, 1, fmt::format("power (top = {})", core::format_watts(p_max)), true);
-  }
+  temperature.line(temp, 0, "die temperature");
   if (spec_.hardware.thermal) {
-    plot.reference(spec_.hardware.thermal->trip_C, false, 0, fmt::format("trip {} C", format_number(spec_.hardware.thermal->trip_C)));
-    plot.reference(spec_.hardware.thermal->release_C, false, 2,
-                   fmt::format("release {} C", format_number(spec_.hardware.thermal->release_C)));
+    temperature.reference(spec_.hardware.thermal->trip_C, false, 0,
+                          fmt::format("trip {} C", format_number(spec_.hardware.thermal->trip_C)));
+    temperature.reference(spec_.hardware.thermal->release_C, false, 2,
+                          fmt::format("release {} C", format_number(spec_.hardware.thermal->release_C)));
   }
-  return plot.render();
+
+  Plot clocks("Clocks", time, Axis{0, f_max * 1.1, false, "clock", "Hz"}, width, height);
+  clocks.set_id("clocks");
+  for (std::size_t u = 0; u < spec_.hardware.units.size(); ++u) {
+    std::vector<std::pair<double, double>> f;
+    for (const auto& t : ticks_) f.emplace_back(t.time_s, t.unit_frequency_Hz[u]);
+    clocks.line(f, static_cast<int>(1 + u), spec_.hardware.units[u].name);
+  }
+
+  Plot power("Power (average over each governor period)", time, Axis{0, p_max * 1.15 + 1e-9, false, "power", "W"},
+             width, height);
+  power.set_id("power");
+  std::vector<std::pair<double, double>> p;
+  for (const auto& t : ticks_) p.emplace_back(t.time_s, t.power_W);
+  power.line(p, 3, "SoC power");
+  if (spec_.hardware.thermal) {
+    const auto& th = *spec_.hardware.thermal;
+    const double envelope = (th.trip_C - th.ambient_C) / th.resistance_K_per_W;
+    power.reference(envelope, false, 0, fmt::format("sustained envelope {}", core::format_watts(envelope)));
+  }
+  return stack_svgs({temperature.render(), clocks.render(), power.render()}, width, height);
 }
 
 std::string RunAnalysis::text(const json& j) const {
@@ -487,7 +498,7 @@ std::string RunAnalysis::text(const json& j) const {
   const auto& run = j["run"];
   out += fmt::format("framesim run: {} on {}: {} simulated in {} wall ({} kernels)\n\n", spec_.name,
                      spec_.hardware.name, format_seconds(run["simulated_s"].get<double>()),
-                     format_seconds(run["wall_s"].get<double>()), run["kernels"].get<std::int64_t>());
+                     format_seconds(wall_s_), run["kernels"].get<std::int64_t>());
   auto row = [](const std::string& name, const json& s) -> std::vector<std::string> {
     if (s["count"].get<std::size_t>() == 0) return {name, "-", "-", "-", "-", "-", "-"};
     return {name,
@@ -585,8 +596,12 @@ std::string RunAnalysis::text(const json& j) const {
   for (const auto& [name, s] : v["stage_slices"].items()) {
     const double slice = s["slice_s"].get<double>();
     const double hot99 = s["sustained_p99_s"].get<double>();
-    out += fmt::format("  {}: cold mean {}, sustained mean {}, sustained p99 {} against its {} slice: {}\n", name,
-                       format_seconds(s["cold_mean_s"].get<double>()), format_seconds(s["sustained_mean_s"].get<double>()),
+    const double floor = s["floor_alone_s"].get<double>();
+    out += fmt::format("  {}: floor alone {}; cold mean {} ({}x), sustained mean {} ({}x), sustained p99 {} against its {} slice: {}\n",
+                       name, format_seconds(floor), format_seconds(s["cold_mean_s"].get<double>()),
+                       format_number(s["cold_mean_s"].get<double>() / floor, 3),
+                       format_seconds(s["sustained_mean_s"].get<double>()),
+                       format_number(s["sustained_mean_s"].get<double>() / floor, 3),
                        format_seconds(hot99), format_seconds(slice),
                        hot99 <= slice ? fmt::format("fits ({} headroom)", format_number((slice - hot99) / slice * 100, 3) + "%")
                                       : fmt::format("DOES NOT FIT: needs a {}x speed-up", format_number(hot99 / slice, 3)));

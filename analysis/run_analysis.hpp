@@ -78,6 +78,7 @@ class RunAnalysis : public engine::RecordSink {
   std::vector<engine::TickRecord> ticks_;
   std::vector<std::map<double, double>> time_at_frequency_s_;  // per unit: frequency -> seconds
   double previous_tick_s_ = 0;
+  double wall_s_ = 0;
   std::vector<double> previous_frequency_Hz_;
 };
 

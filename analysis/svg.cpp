@@ -53,6 +53,23 @@ std::vector<double> ticks(const Axis& a) {
 }
 }  // namespace
 
+std::string stack_svgs(const std::vector<std::string>& panels, int width, int panel_height) {
+  const int height = panel_height * static_cast<int>(panels.size());
+  std::string s = fmt::format(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\">\n", width,
+      height);
+  for (std::size_t i = 0; i < panels.size(); ++i) {
+    std::string panel = panels[i];
+    // Place each panel's root <svg> at its offset.
+    const auto pos = panel.find("<svg ");
+    if (pos != std::string::npos)
+      panel.insert(pos + 5, fmt::format("x=\"0\" y=\"{}\" ", static_cast<int>(i) * panel_height));
+    s += panel;
+  }
+  s += "</svg>\n";
+  return s;
+}
+
 std::string xml_escape(const std::string& s) {
   std::string out;
   for (char c : s) {
@@ -107,7 +124,7 @@ std::string Plot::render() const {
   s += fmt::format("<text x=\"{}\" y=\"28\" font-size=\"16\" font-weight=\"bold\">{}</text>\n", kLeft,
                    xml_escape(title_));
   const double x0 = kLeft, x1 = width_ - kRight, y0 = kTop, y1 = height_ - kBottom;
-  s += "<defs><clipPath id=\"area\">";
+  s += fmt::format("<defs><clipPath id=\"{}-area\">", id_);
   s += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\"/>", x0, y0, x1 - x0, y1 - y0);
   s += "</clipPath></defs>\n";
   // grid and ticks
@@ -129,7 +146,7 @@ std::string Plot::render() const {
                    xml_escape(x_.label));
   s += fmt::format("<text transform=\"translate(20,{:.1f}) rotate(-90)\" text-anchor=\"middle\">{}</text>\n",
                    (y0 + y1) / 2, xml_escape(y_.label));
-  s += "<g clip-path=\"url(#area)\">\n";
+  s += fmt::format("<g clip-path=\"url(#{}-area)\">\n", id_);
   const double base = y_.log ? y_.min : std::max(0.0, y_.min);
   for (const auto& b : bars_) {
     const double left = sx(b.x0), right = sx(b.x1), top = sy(b.y), bottom = sy(base);
@@ -161,13 +178,17 @@ std::string Plot::render() const {
     s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"9\" fill=\"#444\">{}</text>\n", sx(m.x) + 6,
                      sy(m.y) - 4, xml_escape(m.label));
   }
-  for (const auto& r : references_) {
+  // Reference labels alternate between the two ends of their line so that close lines stay readable.
+  for (std::size_t i = 0; i < references_.size(); ++i) {
+    const auto& r = references_[i];
+    const bool far_end = i % 2 == 1;
     if (r.vertical)
       s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"11\" fill=\"{}\">{}</text>\n", sx(r.value) + 4,
-                       y0 + 14, colour_of(r.colour), xml_escape(r.label));
+                       far_end ? y1 - 6 : y0 + 14, colour_of(r.colour), xml_escape(r.label));
     else
-      s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"11\" fill=\"{}\">{}</text>\n", x0 + 6,
-                       sy(r.value) - 4, colour_of(r.colour), xml_escape(r.label));
+      s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"11\" fill=\"{}\"{}>{}</text>\n",
+                       far_end ? x1 - 6 : x0 + 6, sy(r.value) + (far_end ? 12 : -4), colour_of(r.colour),
+                       far_end ? " text-anchor=\"end\"" : "", xml_escape(r.label));
   }
   // legend
   double ly = y0 + 10;

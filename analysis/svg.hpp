@@ -19,6 +19,8 @@ struct Axis {
 class Plot {
  public:
   Plot(std::string title, Axis x, Axis y, int width = 900, int height = 540);
+  /// Distinguishes this plot's SVG ids when several plots share one document.
+  void set_id(std::string id) { id_ = std::move(id); }
 
   /// A polyline through data points; `colour` indexes a fixed palette.
   void line(std::vector<std::pair<double, double>> points, int colour, std::string label, bool dashed = false);
@@ -56,6 +58,7 @@ class Plot {
   double sy(double y) const;
 
   std::string title_;
+  std::string id_ = "plot";
   Axis x_, y_;
   int width_, height_;
   std::vector<Series> series_;
@@ -72,6 +75,9 @@ class LogLogPlot : public Plot {
       : Plot(std::move(title), Axis{x_range.first, x_range.second, true, std::move(x_label), ""},
              Axis{y_range.first, y_range.second, true, std::move(y_label), ""}) {}
 };
+
+/// Stacks rendered plots vertically into one SVG (panels sharing a time axis, say).
+std::string stack_svgs(const std::vector<std::string>& panels, int width, int panel_height);
 
 /// Escapes text for SVG/XML.
 std::string xml_escape(const std::string& s);

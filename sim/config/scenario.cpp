@@ -10,6 +10,7 @@
 #include "config/readers.hpp"
 #include "config/yaml.hpp"
 #include "core/text.hpp"
+#include "core/units.hpp"
 #include "model/budget.hpp"
 
 namespace framesim::config {
@@ -70,8 +71,8 @@ class ScenarioReader {
   ScenarioSpec read() {
     spec_.source_file = root_.document().display_path();
     MapReader m(root_, {"name", "description", "hardware", "networks", "seed", "duration", "frames", "warmup",
-                        "windows", "deadline", "ambient", "initial_temperature", "speed", "sample_period", "trace",
-                        "sensors", "stages", "tasks", "background"});
+                        "windows", "deadline", "thermal", "speed", "sample_period", "trace", "sensors", "stages",
+                        "tasks", "background"});
     if (!m.ok()) return std::move(spec_);
     spec_.name = m.text("name", true).value_or("");
     spec_.description = m.text("description").value_or("");
@@ -94,17 +95,13 @@ class ScenarioReader {
     }
     const double first_rate = spec_.sensors.empty() ? 30.0 : spec_.sensors.front().rate_Hz;
     spec_.deadline_s = m.quantity("deadline", Dimension::Seconds, Range::positive).value_or(1.0 / first_rate);
-    if (m.has("ambient")) spec_.ambient_C = m.quantity("ambient", Dimension::Celsius);
-    if (m.has("initial_temperature")) spec_.initial_temperature_C = m.quantity("initial_temperature", Dimension::Celsius);
+    if (auto t = m.get("thermal")) read_thermal_overrides(*t);
     if (m.has("speed")) spec_.speed_mps = m.quantity("speed", Dimension::MetresPerSecond, Range::non_negative);
     spec_.sample_period_s = m.quantity("sample_period", Dimension::Seconds, Range::positive).value_or(0.1);
     if (auto t = m.get("trace")) {
       MapReader tr(*t, {"kernels"});
       spec_.kernel_trace_s = tr.quantity("kernels", Dimension::Seconds, Range::non_negative).value_or(1.0);
     }
-    if ((spec_.ambient_C || spec_.initial_temperature_C) && !spec_.hardware.thermal && hardware_loaded_)
-      (m.has("ambient") ? *m.get("ambient") : *m.get("initial_temperature"))
-          .error(fmt::format("{} has no thermal block: there is no temperature to set", spec_.hardware.source_file));
     if (auto s = m.required("stages")) read_stages(*s);
     if (auto t = m.get("tasks")) read_tasks(*t);
     if (auto b = m.get("background")) read_background(*b);
@@ -129,9 +126,53 @@ class ScenarioReader {
     }
   }
 
+  /// The enclosure: what the scenario changes in the hardware's thermal block (ambient, R, C, trip, release)
+  /// and the die temperature at the start.
+  void read_thermal_overrides(const Node& node) {
+    MapReader m(node, {"ambient", "resistance", "capacitance", "trip", "release", "initial"});
+    if (!m.ok()) return;
+    if (hardware_loaded_ && !spec_.hardware.thermal) {
+      node.error(fmt::format("{} has no thermal block: there is no thermal model to change", spec_.hardware.source_file));
+      return;
+    }
+    if (!spec_.hardware.thermal) return;
+    auto& th = *spec_.hardware.thermal;
+    if (auto v = m.quantity("ambient", Dimension::Celsius)) {
+      th.ambient_C = *v;
+      spec_.ambient_C = *v;
+    }
+    if (auto v = m.quantity("resistance", Dimension::KelvinPerWatt, Range::positive)) th.resistance_K_per_W = *v;
+    if (auto v = m.quantity("capacitance", Dimension::JoulesPerKelvin, Range::positive)) th.capacitance_J_per_K = *v;
+    if (auto v = m.quantity("trip", Dimension::Celsius)) th.trip_C = *v;
+    if (auto v = m.quantity("release", Dimension::Celsius)) th.release_C = *v;
+    if (m.has("initial")) spec_.initial_temperature_C = m.quantity("initial", Dimension::Celsius);
+    if (th.release_C >= th.trip_C)
+      node.error(fmt::format("release ({} C) must be below trip ({} C)", core::format_number(th.release_C),
+                             core::format_number(th.trip_C)));
+    if (th.trip_C <= th.ambient_C)
+      node.error(fmt::format("trip ({} C) must be above ambient ({} C)", core::format_number(th.trip_C),
+                             core::format_number(th.ambient_C)));
+  }
+
   void read_networks(const Node& node) {
     for (auto& [name, value] : node.entries()) {
-      auto written = value.text();
+      // A path, or {file: PATH, precision: P} to run every layer at one precision (e.g. fp16 on a GPU).
+      std::optional<std::string> written;
+      std::optional<model::LayerPrecision> precision;
+      if (value.is_map()) {
+        MapReader r(value, {"file", "precision"});
+        written = r.text("file", true);
+        if (auto p = r.get("precision")) {
+          if (auto t = p->text()) {
+            precision = model::parse_layer_precision(*t);
+            if (!precision)
+              p->error(fmt::format("\"{}\" is not a precision; use one of {} or wXaY like w4a16", *t,
+                                   core::join_list(model::precision_names(), ", ")));
+          }
+        }
+      } else {
+        written = value.text();
+      }
       if (!written) continue;
       const auto path = resolve_path(value.document(), *written);
       if (path.extension() == ".onnx") {
@@ -140,7 +181,10 @@ class ScenarioReader {
       }
       try {
         auto doc = Document::load(path, diagnostics_);
-        spec_.networks.push_back({name, read_network(Node(doc, doc->root(), ""))});
+        const std::size_t before = diagnostics_.size();
+        model::NetworkSpec net = read_network(Node(doc, doc->root(), ""));
+        if (precision && diagnostics_.size() == before) net = model::with_precision(net, *precision);
+        spec_.networks.push_back({name, std::move(net)});
         network_nodes_.emplace(name, value);
       } catch (const core::UserError& e) {
         for (const auto& d : e.diagnostics()) {

@@ -97,6 +97,7 @@ struct Level {
 /// A kernel in flight. Its energy and bytes are booked in proportion to its progress, at every tick
 /// and at completion, so every total is exact at any instant.
 struct Running {
+  std::uint64_t id = 0;    // increasing: the running list stays sorted by id
   sg4::ExecPtr exec;
   std::size_t master = 0;  // units first, then background masters
   double compute_J = 0;    // arithmetic energy of the whole kernel
@@ -631,7 +632,8 @@ class Simulation {
     auto exec = sg4::this_actor::exec_init(hosts, flops, bytes);
     exec->start();
     ++totals_.activities;
-    auto it = running_.insert(running_.end(), Running{exec, unit_index, compute_J, &k.bytes, byte_scale, bucket, 0.0});
+    auto it = running_.insert(running_.end(),
+                              Running{next_running_id_++, exec, unit_index, compute_J, &k.bytes, byte_scale, bucket, 0.0});
     exec->wait();
     book(*it, 1.0);
     running_.erase(it);
@@ -692,8 +694,8 @@ class Simulation {
                                              {0.0, chunk, 0.0, 0.0});
       exec->start();
       ++totals_.activities;
-      auto it = running_.insert(running_.end(),
-                                Running{exec, master, 0.0, &bytes, 1.0, &totals_.background_energy_J, 0.0});
+      auto it = running_.insert(running_.end(), Running{next_running_id_++, exec, master, 0.0, &bytes, 1.0,
+                                                        &totals_.background_energy_J, 0.0});
       exec->wait();
       book(*it, 1.0);
       running_.erase(it);
@@ -717,7 +719,24 @@ class Simulation {
   void tick(double now, bool govern) {
     const double dt = now - last_tick_s_;
     if (dt <= 0) return;
-    for (auto& r : running_) book(r, 1.0 - r.exec->get_remaining_ratio());
+    // Asking an activity for its remaining work is a simcall: while this actor waits for the answer, the
+    // actor owning the activity may run, finish it and drop it (and erase its entry). So: hold a reference to
+    // every activity, ask, then book only the entries still running (entries are in increasing id order).
+    struct Probe {
+      std::uint64_t id;
+      sg4::ExecPtr exec;
+      double remaining;
+    };
+    std::vector<Probe> probes;
+    probes.reserve(running_.size());
+    for (const auto& r : running_) probes.push_back({r.id, r.exec, 0.0});
+    for (auto& p : probes)
+      p.remaining = p.exec->get_state() == sg4::Activity::State::STARTED ? p.exec->get_remaining_ratio() : 0.0;
+    auto probe = probes.begin();
+    for (auto& r : running_) {
+      while (probe != probes.end() && probe->id < r.id) ++probe;
+      if (probe != probes.end() && probe->id == r.id) book(r, 1.0 - probe->remaining);
+    }
     double static_J = 0;
     bool throttled = false;
     for (auto& u : units_) {
@@ -886,6 +905,7 @@ class Simulation {
   sg4::MutexPtr drained_mutex_;
 
   std::list<Running> running_;
+  std::uint64_t next_running_id_ = 0;
   double window_dynamic_J_ = 0;
   std::vector<std::vector<double>> window_bytes_;  // per master, per level, since the last tick
   std::vector<double> memory_energy_J_;

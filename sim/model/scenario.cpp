@@ -2,6 +2,9 @@
 
 #include <cmath>
 
+#include "model/cost.hpp"
+#include "model/plan.hpp"
+
 namespace framesim::model {
 
 double Distribution::mean() const {
@@ -44,6 +47,34 @@ std::string_view distribution_kind_name(Distribution::Kind k) {
 
 std::string_view input_policy_name(InputPolicy p) { return p == InputPolicy::all ? "all" : "latest"; }
 std::string_view overflow_name(Overflow o) { return o == Overflow::drop_oldest ? "drop_oldest" : "drop_newest"; }
+
+double ScenarioSpec::stage_floor_s(std::size_t s) const {
+  const StageSpec& stage = stages[s];
+  const ComputeUnitSpec& unit = hardware.units[stage.unit];
+  RunPoint run;
+  run.core_fraction = stage.cores > 0 ? static_cast<double>(stage.cores) / unit.cores : 1.0;
+  const double scale = stage.work.scale.mean();
+  switch (stage.work.kind) {
+    case WorkSpec::Kind::none: return 0.0;
+    case WorkSpec::Kind::time: return stage.work.time_s.mean() * scale;
+    case WorkSpec::Kind::ops: {
+      Kernel k;
+      k.ops[stage.work.precision] = stage.work.ops * scale;
+      k.total_ops = stage.work.ops * scale;
+      k.bytes = stage.work.bytes_per_level;
+      for (auto& b : k.bytes) b *= scale;
+      return kernel_time(k, unit, effective_bandwidths_Bps(hardware, unit, run), run).bound_s;
+    }
+    case WorkSpec::Kind::network: {
+      const auto plan = plan_network(networks[static_cast<std::size_t>(stage.work.network)].network, hardware, stage.unit);
+      const auto bandwidths = effective_bandwidths_Bps(hardware, unit, run);
+      double total = 0;
+      for (const auto& k : plan.kernels) total += kernel_time(k, unit, bandwidths, run).bound_s;
+      return total * scale;
+    }
+  }
+  return 0.0;
+}
 
 std::vector<std::size_t> ScenarioSpec::consumers_of_stage(std::size_t s) const {
   std::vector<std::size_t> out;

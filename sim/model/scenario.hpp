@@ -121,6 +121,11 @@ struct ScenarioSpec {
   double sample_period_s = 0.1;  // timeseries and thermal step when the hardware has no governor
   double kernel_trace_s = 1.0;   // per-kernel slices in trace.json for the first this many seconds
 
+  /// The floor of one execution of stage `s` alone on an idle SoC at the nominal clocks: the sum of its
+  /// kernels' roofline bounds (the budget's number), or the mean work time. What contention and throttling add
+  /// shows as the difference from the simulated service time.
+  double stage_floor_s(std::size_t s) const;
+
   /// Stages reading stage `s` (its consumers), in stage order.
   std::vector<std::size_t> consumers_of_stage(std::size_t s) const;
   std::vector<std::size_t> consumers_of_sensor(std::size_t sensor) const;
