@@ -7,7 +7,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Debian packages the build and the tests need. `make deps` installs the missing ones.
 PACKAGES := cmake ninja-build g++ pkg-config ccache \
 	libsimgrid-dev libyaml-cpp-dev libboost-dev libcli11-dev libfmt-dev nlohmann-json3-dev \
-	libgtest-dev libgmock-dev libonnx-dev libprotobuf-dev python3-onnx
+	libgtest-dev libgmock-dev libonnx-dev libprotobuf-dev python3-onnx nodejs
 
 .PHONY: all deps build run test bench clean
 all: build
@@ -20,6 +20,11 @@ deps:
 	  $(SUDO) apt-get update -qq && \
 	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
+	@command -v npm >/dev/null || $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends npm
+	@# The independent Chrome-trace reader the tests open trace.json with (npm registry).
+	@[ -d tests/trace_reader/node_modules/@tracerbench/trace-model ] || \
+	  (cd tests/trace_reader && npm ci --no-audit --no-fund --loglevel=error) || \
+	  echo "framesim: could not install the npm trace reader; its test will be skipped"
 
 $(BUILD_DIR)/build.ninja:
 	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release
@@ -28,7 +33,7 @@ build: deps $(BUILD_DIR)/build.ninja
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
 run: build
-	./$(BUILD_DIR)/framesim budget hardware/seed_reference.yaml scenarios/networks/resnet_blocks.yaml --slice 12ms --rate 30Hz
+	./$(BUILD_DIR)/framesim run $(SCENARIO)
 
 test: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) --label-exclude slow

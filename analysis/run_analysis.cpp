@@ -37,10 +37,19 @@ void init_window(WindowStats& w, double from, double to, std::size_t stages, std
 
 bool in(const WindowStats& w, double t) { return t >= w.from_s && t < w.to_s; }
 
-std::string num(double v) { return fmt::format("{:.9g}", v); }
-std::string sec(double v) { return fmt::format("{:.9f}", v); }
+/// Shortest text that reads back as the same double: exact, deterministic and compact.
+std::string num(double v) { return fmt::format("{}", v); }
+std::string sec(double v) { return fmt::format("{}", v); }
 
 std::string json_escape(const std::string& s) { return json(s).dump(); }
+
+/// A slice's "ts" and "dur" in microseconds with nanosecond digits, rounded so that the end of one slice
+/// and the start of the next that follows it on the same track round to the same value (no overlap).
+std::pair<double, double> slice_us(double start_s, double end_s) {
+  const double ts = std::round(start_s * 1e9) / 1e3;
+  const double end = std::round(end_s * 1e9) / 1e3;
+  return {ts, std::max(0.0, end - ts)};
+}
 
 json window_json(const WindowStats& w, const model::ScenarioSpec& spec) {
   json stages = json::object();
@@ -91,6 +100,8 @@ RunAnalysis::RunAnalysis(const model::ScenarioSpec& spec, std::filesystem::path 
   open(stages_csv_, "stages.csv");
   open(timeseries_csv_, "timeseries.csv");
   open(trace_, "trace.json");
+  open(kernels_csv_, "kernels.csv");
+  kernels_csv_ << "unit,owner,kernel,frame,dispatch_start_s,start_s,end_s,time_s\n";
 
   frames_csv_ << "frame,sensor,capture_s,outcome,done_s,latency_s,deadline_met,drop_stage,drop_reason,energy_J,"
                  "temperature_C";
@@ -103,13 +114,13 @@ RunAnalysis::RunAnalysis(const model::ScenarioSpec& spec, std::filesystem::path 
   timeseries_csv_ << "\n";
 
   trace_ << "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n";
-  trace_event(fmt::format(R"({{"ph":"M","pid":1,"tid":0,"name":"process_name","args":{{"name":{}}}}})",
+  trace_event(fmt::format(R"({{"ph":"M","cat":"__metadata","pid":1,"tid":0,"name":"process_name","args":{{"name":{}}}}})",
                           json_escape("framesim: " + spec.name)));
   for (std::size_t s = 0; s < spec.stages.size(); ++s)
-    trace_event(fmt::format(R"({{"ph":"M","pid":1,"tid":{},"name":"thread_name","args":{{"name":{}}}}})", 1 + s,
+    trace_event(fmt::format(R"({{"ph":"M","cat":"__metadata","pid":1,"tid":{},"name":"thread_name","args":{{"name":{}}}}})", 1 + s,
                             json_escape("stage " + spec.stages[s].name)));
   for (std::size_t s = 0; s < spec.stages.size(); ++s)
-    trace_event(fmt::format(R"({{"ph":"M","pid":1,"tid":{},"name":"thread_sort_index","args":{{"sort_index":{}}}}})",
+    trace_event(fmt::format(R"({{"ph":"M","cat":"__metadata","pid":1,"tid":{},"name":"thread_sort_index","args":{{"sort_index":{}}}}})",
                             1 + s, 1 + s));
 }
 
@@ -172,9 +183,10 @@ void RunAnalysis::on_stage(const engine::StageRecord& r) {
   stages_csv_ << r.frame << "," << spec_.stages[r.stage].name << "," << sec(r.capture_s) << "," << sec(r.enqueue_s)
               << "," << sec(r.start_s) << "," << sec(r.end_s) << "," << sec(wait) << "," << sec(service) << ","
               << sec(latency) << "," << num(r.energy_J) << "," << r.kernels << "\n";
+  const auto [ts, dur] = slice_us(r.start_s, r.end_s);
   trace_event(fmt::format(
       R"({{"ph":"X","pid":1,"tid":{},"ts":{:.3f},"dur":{:.3f},"name":"frame {}","cat":"stage","args":{{"frame":{},"wait_us":{:.3f},"energy_mJ":{:.6f}}}}})",
-      1 + r.stage, r.start_s * 1e6, service * 1e6, r.frame, r.frame, wait * 1e6, r.energy_J * 1e3));
+      1 + r.stage, ts, dur, r.frame, r.frame, wait * 1e6, r.energy_J * 1e3));
   if (!counted(r.capture_s)) return;
   for (WindowStats* w : {&all_, &cold_, &sustained_}) {
     if (!in(*w, r.capture_s)) continue;
@@ -196,14 +208,14 @@ void RunAnalysis::on_tick(const engine::TickRecord& r) {
   for (double b : r.level_bandwidth_Bps) timeseries_csv_ << "," << num(b);
   timeseries_csv_ << "\n";
   const double ts = r.time_s * 1e6;
-  trace_event(fmt::format(R"({{"ph":"C","pid":1,"name":"temperature","ts":{:.3f},"args":{{"C":{:.4f}}}}})", ts,
+  trace_event(fmt::format(R"({{"ph":"C","cat":"counter","pid":1,"name":"temperature","ts":{:.3f},"args":{{"C":{:.4f}}}}})", ts,
                           r.temperature_C));
-  trace_event(fmt::format(R"({{"ph":"C","pid":1,"name":"power","ts":{:.3f},"args":{{"W":{:.6f}}}}})", ts, r.power_W));
+  trace_event(fmt::format(R"({{"ph":"C","cat":"counter","pid":1,"name":"power","ts":{:.3f},"args":{{"W":{:.6f}}}}})", ts, r.power_W));
   for (std::size_t u = 0; u < r.unit_frequency_Hz.size(); ++u)
-    trace_event(fmt::format(R"({{"ph":"C","pid":1,"name":{},"ts":{:.3f},"args":{{"MHz":{:.3f}}}}})",
+    trace_event(fmt::format(R"({{"ph":"C","cat":"counter","pid":1,"name":{},"ts":{:.3f},"args":{{"MHz":{:.3f}}}}})",
                             json_escape("frequency " + spec_.hardware.units[u].name), ts, r.unit_frequency_Hz[u] / 1e6));
   for (std::size_t lv = 0; lv < r.level_bandwidth_Bps.size(); ++lv)
-    trace_event(fmt::format(R"({{"ph":"C","pid":1,"name":{},"ts":{:.3f},"args":{{"GB/s":{:.6f}}}}})",
+    trace_event(fmt::format(R"({{"ph":"C","cat":"counter","pid":1,"name":{},"ts":{:.3f},"args":{{"GB/s":{:.6f}}}}})",
                             json_escape("bandwidth " + spec_.hardware.memory[lv].name), ts,
                             r.level_bandwidth_Bps[lv] / 1e9));
   // Residency: the interval ending now ran at the clocks set at the previous tick.
@@ -225,14 +237,18 @@ void RunAnalysis::on_kernel(const engine::KernelRecord& r) {
   const std::string owner_name = r.stage >= 0 ? spec_.stages[static_cast<std::size_t>(r.stage)].name
                                               : spec_.tasks[static_cast<std::size_t>(r.task)].name;
   if (kernel_tracks_.insert(tid).second) {
-    trace_event(fmt::format(R"({{"ph":"M","pid":1,"tid":{},"name":"thread_name","args":{{"name":{}}}}})", tid,
+    trace_event(fmt::format(R"({{"ph":"M","cat":"__metadata","pid":1,"tid":{},"name":"thread_name","args":{{"name":{}}}}})", tid,
                             json_escape(spec_.hardware.units[r.unit].name + " / " + owner_name)));
-    trace_event(fmt::format(R"({{"ph":"M","pid":1,"tid":{},"name":"thread_sort_index","args":{{"sort_index":{}}}}})",
+    trace_event(fmt::format(R"({{"ph":"M","cat":"__metadata","pid":1,"tid":{},"name":"thread_sort_index","args":{{"sort_index":{}}}}})",
                             tid, tid));
   }
+  kernels_csv_ << spec_.hardware.units[r.unit].name << "," << owner_name << "," << r.name << "," << r.frame << ","
+               << sec(r.start_s - r.dispatch_s) << "," << sec(r.start_s) << "," << sec(r.end_s) << ","
+               << sec(r.end_s - r.start_s + r.dispatch_s) << "\n";
+  const auto [ts, dur] = slice_us(r.start_s, r.end_s);
   trace_event(fmt::format(
       R"({{"ph":"X","pid":1,"tid":{},"ts":{:.3f},"dur":{:.3f},"name":{},"cat":"kernel","args":{{"frame":{},"dispatch_us":{:.3f}}}}})",
-      tid, r.start_s * 1e6, (r.end_s - r.start_s) * 1e6, json_escape(r.name), r.frame, r.dispatch_s * 1e6));
+      tid, ts, dur, json_escape(r.name), r.frame, r.dispatch_s * 1e6));
 }
 
 }  // namespace framesim::analysis
@@ -249,7 +265,7 @@ std::string stage_unit(const model::ScenarioSpec& spec, std::size_t s) {
 
 json RunAnalysis::finish(const engine::RunTotals& totals) {
   trace_ << "\n]}\n";
-  for (auto* f : {&frames_csv_, &stages_csv_, &timeseries_csv_, &trace_}) {
+  for (auto* f : {&frames_csv_, &stages_csv_, &timeseries_csv_, &trace_, &kernels_csv_}) {
     f->close();
     if (!*f) throw core::UserError(fmt::format("{}: cannot write the run folder", folder_.string()));
   }

@@ -54,7 +54,7 @@ class RunAnalysis : public engine::RecordSink {
 
   const model::ScenarioSpec& spec_;
   std::filesystem::path folder_;
-  std::ofstream frames_csv_, stages_csv_, timeseries_csv_, trace_;
+  std::ofstream frames_csv_, stages_csv_, timeseries_csv_, trace_, kernels_csv_;
   bool first_trace_event_ = true;
   std::set<int> kernel_tracks_;
 

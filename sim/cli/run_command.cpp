@@ -82,7 +82,7 @@ int run_scenario(const RunArgs& a) {
       std::cout << summary.dump(2) << "\n";
     } else {
       std::cout << analysis.text(summary);
-      std::cout << fmt::format("\nrun folder: {}/ (summary.json, frames.csv, stages.csv, timeseries.csv, trace.json, *.svg)\n",
+      std::cout << fmt::format("\nrun folder: {}/ (summary.json, frames.csv, stages.csv, kernels.csv, timeseries.csv, trace.json, *.svg)\n",
                                out.string());
     }
   } catch (...) {

@@ -1,0 +1,444 @@
+// The engine against the cost model and against hand calculations: exact per-kernel bounds alone, max-min
+// sharing of a bus, Little's-law caps, priority at kernel boundaries, drops, joins, staleness, thermal
+// throttling, energy bookkeeping, Little's law, determinism and the trace format.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "config/hardware.hpp"
+#include "config/network.hpp"
+#include "engine/run_support.hpp"
+#include "model/cost.hpp"
+#include "model/plan.hpp"
+#include "test_support.hpp"
+
+using framesim::testing::read_table;
+using framesim::testing::run_framesim;
+using framesim::testing::Scratch;
+using framesim::testing::source_path;
+using nlohmann::json;
+
+namespace {
+
+/// Two units sharing one DRAM bus, optionally with a Little's-law cap on unit `a`.
+std::string two_unit_hardware(const std::string& bus = "10 GB/s", const std::string& extra_a = "",
+                              const std::string& latency = "100 ns") {
+  return fmt::format(R"(name: two-units
+memory:
+  dram: {{kind: dram, capacity: "8 GiB", bandwidth: "{}", latency: "{}", energy_per_byte: "100 pJ"}}
+units:
+  a:
+    kind: gpu
+    peak: {{fp32: "1 TFLOP/s"}}
+    memory: [dram]
+    energy_per_op: {{fp32: "1 pJ"}}
+    static_power: "0.5 W"
+{}
+  b:
+    kind: gpu
+    peak: {{fp32: "1 TFLOP/s"}}
+    memory: [dram]
+    energy_per_op: {{fp32: "1 pJ"}}
+    static_power: "0.5 W"
+  c:
+    kind: gpu
+    peak: {{fp32: "1 TFLOP/s"}}
+    memory: [dram]
+)",
+                     bus, latency, extra_a);
+}
+
+std::string one_frame_scenario(const std::string& stages, const std::string& extra = "") {
+  return fmt::format(R"(name: test
+hardware: hw.yaml
+duration: "1 s"
+deadline: "10 s"
+sensors:
+  camera: {{rate: "1 Hz"}}
+stages:
+{}
+{}
+)",
+                     stages, extra);
+}
+
+double stage_service(const framesim::testing::RunResult& r, const std::string& stage, const std::string& frame = "0") {
+  for (const auto& row : r.stages.rows)
+    if (row.at("stage") == stage && row.at("frame") == frame) return std::stod(row.at("service_s"));
+  ADD_FAILURE() << "no stage row for " << stage << " frame " << frame;
+  return NAN;
+}
+
+void expect_relative(double actual, double expected, double tolerance, const std::string& what) {
+  EXPECT_LE(std::fabs(actual - expected), tolerance * std::fabs(expected))
+      << what << ": " << actual << " vs " << expected;
+}
+
+/// Runs network `network` alone on `unit` of `hardware` (shipped files) and compares every kernel of the
+/// first frame with the cost model's bound at the nominal clock.
+void expect_engine_matches_budget(const std::string& hardware, const std::string& network, const std::string& unit,
+                                  const std::string& precision) {
+  Scratch s;
+  const auto scenario = s.write("s.yaml", fmt::format(R"(name: alone
+hardware: {}
+networks:
+  net: {{file: {}, precision: {}}}
+duration: "0.1 s"
+deadline: "1 s"
+sensors:
+  camera: {{rate: "10 Hz"}}
+stages:
+  model: {{unit: {}, inputs: [camera], network: net}}
+)",
+                                                       source_path(hardware), source_path(network), precision, unit));
+  const auto r = run_framesim(scenario, s.dir() / "out");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+
+  const auto hw = framesim::config::load_hardware(source_path(hardware));
+  const auto net = framesim::model::with_precision(framesim::config::load_network(source_path(network)),
+                                                   *framesim::model::parse_layer_precision(precision));
+  const std::size_t u = *hw.find_unit(unit);
+  const auto plan = framesim::model::plan_network(net, hw, u);
+  const auto bandwidths = framesim::model::effective_bandwidths_Bps(hw, hw.units[u]);
+  const auto kernels = r.kernels.where("frame", "0");
+  ASSERT_EQ(kernels.size(), plan.kernels.size());
+  double total = 0;
+  for (std::size_t k = 0; k < plan.kernels.size(); ++k) {
+    const auto t = framesim::model::kernel_time(plan.kernels[k], hw.units[u], bandwidths);
+    EXPECT_EQ(kernels[k].at("kernel"), plan.kernels[k].name);
+    expect_relative(std::stod(kernels[k].at("time_s")), t.bound_s, 1e-9, plan.kernels[k].name);
+    total += t.bound_s;
+  }
+  expect_relative(stage_service(r, "model"), total, 1e-9, "stage service");
+}
+
+}  // namespace
+
+TEST(Engine, AloneMatchesTheBudgetOnTheSeedDevice) {
+  expect_engine_matches_budget("hardware/seed_reference.yaml", "scenarios/networks/resnet18.yaml", "gpu", "fp32");
+}
+
+TEST(Engine, AloneMatchesTheBudgetWithCachesAndOverhead) {
+  // GPU: L2 + DRAM levels and a per-kernel dispatch overhead.
+  expect_engine_matches_budget("hardware/jetson_orin_nx_16gb.yaml", "scenarios/networks/mobilenet_v2.yaml", "gpu",
+                               "int8");
+}
+
+TEST(Engine, AloneMatchesTheBudgetUnderALittlesLawCap) {
+  // CPU: three cache levels and an outstanding-bytes cap on every level.
+  expect_engine_matches_budget("hardware/jetson_orin_nx_16gb.yaml", "scenarios/networks/mobilenet_v2.yaml", "cpu",
+                               "int8");
+}
+
+TEST(Engine, TwoMemoryBoundKernelsShareTheBusHalfEach) {
+  // Each moves 100 MB over a 10 GB/s bus: 10 ms alone, 20 ms together.
+  Scratch s;
+  s.write("hw.yaml", two_unit_hardware());
+  const auto scenario = s.write("s.yaml", one_frame_scenario(R"(
+  sa: {unit: a, inputs: [camera], work: {ops: "1 MOP", bytes: {dram: "100 MB"}}}
+  sb: {unit: b, inputs: [camera], work: {ops: "1 MOP", bytes: {dram: "100 MB"}}})"));
+  const auto r = run_framesim(scenario, s.dir() / "out");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  expect_relative(stage_service(r, "sa"), 0.020, 1e-9, "sa");
+  expect_relative(stage_service(r, "sb"), 0.020, 1e-9, "sb");
+}
+
+TEST(Engine, ComputeBoundBesideMemoryBoundIsMaxMinFair) {
+  // a: 1 s of compute, half the bus while it runs (5 GB at 10 GB/s = 0.5 s alone). b: 10 GB, 1 s alone.
+  // a keeps its compute pace and uses 5 GB/s; b gets the other 5 GB/s, then the whole bus after a ends:
+  // a ends at 1.0 s, b at 1.5 s.
+  Scratch s;
+  s.write("hw.yaml", two_unit_hardware());
+  const auto scenario = s.write("s.yaml", one_frame_scenario(R"(
+  sa: {unit: a, inputs: [camera], work: {ops: "1 TOP", bytes: {dram: "5 GB"}}}
+  sb: {unit: b, inputs: [camera], work: {ops: "1 MOP", bytes: {dram: "10 GB"}}})"));
+  const auto r = run_framesim(scenario, s.dir() / "out", "--duration 0.5s");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  expect_relative(stage_service(r, "sa"), 1.0, 1e-9, "sa");
+  expect_relative(stage_service(r, "sb"), 1.5, 1e-9, "sb");
+}
+
+TEST(Engine, LittlesLawCapBindsBelowTheBusShare) {
+  // 4 KiB in flight at 400 ns: 10.24 GB/s, below a 50 GB/s bus. 0.2 GB takes 19.53 ms.
+  Scratch s;
+  s.write("hw.yaml", two_unit_hardware("50 GB/s", "    outstanding: \"4 KiB\"", "400 ns"));
+  const auto scenario = s.write("s.yaml", one_frame_scenario(R"(
+  sa: {unit: a, inputs: [camera], work: {ops: "1 MOP", bytes: {dram: "0.2 GB"}}})"));
+  const auto r = run_framesim(scenario, s.dir() / "out");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  expect_relative(stage_service(r, "sa"), 0.2e9 / (4096 / 400e-9), 1e-9, "capped");
+}
+
+TEST(Engine, BusShareBindsBelowTheLittlesLawCap) {
+  // Three capped masters (10.24 GB/s each) on a 20 GB/s bus: the bus gives each 6.67 GB/s, below its cap.
+  Scratch s;
+  std::string hw = two_unit_hardware("20 GB/s", "    outstanding: \"4 KiB\"", "400 ns");
+  hw.replace(hw.find("  b:\n    kind: gpu\n"), 18, "  b:\n    kind: gpu\n    outstanding: \"4 KiB\"\n");
+  hw.replace(hw.find("  c:\n    kind: gpu\n"), 18, "  c:\n    kind: gpu\n    outstanding: \"4 KiB\"\n");
+  s.write("hw.yaml", hw);
+  const auto scenario = s.write("s.yaml", one_frame_scenario(R"(
+  sa: {unit: a, inputs: [camera], work: {ops: "1 MOP", bytes: {dram: "0.2 GB"}}}
+  sb: {unit: b, inputs: [camera], work: {ops: "1 MOP", bytes: {dram: "0.2 GB"}}}
+  sc: {unit: c, inputs: [camera], work: {ops: "1 MOP", bytes: {dram: "0.2 GB"}}})"));
+  const auto r = run_framesim(scenario, s.dir() / "out");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const char* st : {"sa", "sb", "sc"}) expect_relative(stage_service(r, st), 0.2e9 / (20e9 / 3), 1e-9, st);
+}
+
+TEST(Engine, LoadedLatencyShrinksTheLittlesLawCap) {
+  // a: 4 KiB in flight at 400 ns = 10.24 GB/s alone on a 100 GB/s bus. Background traffic holds half the bus,
+  // so from the first 100 ms sample on, a sees latency 400 ns / (1 - 0.5) and a cap of 5.12 GB/s.
+  // 10.24 GB: 1.024 GB in the first 0.1 s, the remaining 9.216 GB at 5.12 GB/s (1.8 s): 1.9 s in all.
+  Scratch s;
+  s.write("hw.yaml", two_unit_hardware("100 GB/s", "    outstanding: \"4 KiB\"", "400 ns"));
+  const auto scenario = s.write("s.yaml", one_frame_scenario(R"(
+  sa: {unit: a, inputs: [camera], work: {ops: "1 MOP", bytes: {dram: "10.24 GB"}}})",
+                                                             R"(background:
+  other: {memory: dram, rate: "50 GB/s"})"));
+  const auto r = run_framesim(scenario, s.dir() / "out", "--duration 0.5s");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  expect_relative(stage_service(r, "sa"), 1.9, 1e-9, "loaded");
+}
+
+TEST(Engine, PriorityIsServedAtKernelBoundaries) {
+  // lo: ten 1 ms kernels from t = 0. hi (higher priority) arrives at 2.5 ms: it waits for lo's current
+  // kernel to end at 3 ms, runs 1 ms, then lo resumes and ends at 11 ms.
+  Scratch s;
+  s.write("hw.yaml", two_unit_hardware());
+  std::string layers;
+  for (int i = 0; i < 10; ++i) layers += fmt::format("  - {{name: k{}, op: custom, ops: 1000000000}}\n", i);
+  s.write("ten.yaml", "name: ten\nfusion: none\ninputs:\n  x: [1, 1]\nlayers:\n" + layers);
+  s.write("one.yaml", "name: one\ninputs:\n  x: [1, 1]\nlayers:\n  - {name: k, op: custom, ops: 1000000000}\n");
+  const auto scenario = s.write("s.yaml", R"(name: priority
+hardware: hw.yaml
+networks: {ten: ten.yaml, one: one.yaml}
+duration: "0.1 s"
+deadline: "1 s"
+sensors:
+  cam1: {rate: "10 Hz"}
+  cam2: {rate: "10 Hz", phase: "2.5 ms"}
+stages:
+  lo: {unit: a, inputs: [cam1], network: ten, priority: 0}
+  hi: {unit: a, inputs: [cam2], network: one, priority: 5}
+)");
+  const auto r = run_framesim(scenario, s.dir() / "out");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto hi = r.stages.where("stage", "hi").front();
+  const auto lo = r.stages.where("stage", "lo").front();
+  expect_relative(std::stod(hi.at("end_s")), 0.004, 1e-9, "hi end");
+  expect_relative(std::stod(hi.at("service_s")), 0.0015, 1e-9, "hi service (0.5 ms waiting for the unit)");
+  expect_relative(std::stod(lo.at("end_s")), 0.011, 1e-9, "lo end");
+}
+
+TEST(Engine, QueueOverflowDropsFrames) {
+  // 50 ms of work per frame at 30 fps with a one-deep queue that drops the oldest.
+  Scratch s;
+  s.write("hw.yaml", two_unit_hardware());
+  const auto scenario = s.write("s.yaml", R"(name: drops
+hardware: hw.yaml
+duration: "2 s"
+deadline: "100 ms"
+sensors:
+  camera: {rate: "30 Hz"}
+stages:
+  slow: {unit: a, inputs: [camera], queue: {depth: 1, overflow: drop_oldest}, work: {time: "50 ms"}}
+)");
+  const auto r = run_framesim(scenario, s.dir() / "out");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto& f = r.summary["frames"];
+  EXPECT_GT(f["dropped"].get<int>(), 15);
+  EXPECT_EQ(f["completed"].get<int>() + f["dropped"].get<int>(), f["counted"].get<int>());
+  EXPECT_EQ(f["drops_by"]["slow: queue_full"].get<int>(), f["dropped"].get<int>());
+  for (const auto& row : r.frames.rows)
+    if (row.at("outcome") == "dropped") {
+      EXPECT_EQ(row.at("drop_reason"), "queue_full");
+    }
+}
+
+TEST(Engine, JoinWaitsForTheSameFrameFromEveryInput) {
+  Scratch s;
+  s.write("hw.yaml", two_unit_hardware());
+  const auto scenario = s.write("s.yaml", R"(name: join
+hardware: hw.yaml
+duration: "1 s"
+deadline: "100 ms"
+sensors:
+  camera: {rate: "10 Hz"}
+stages:
+  fast: {unit: a, inputs: [camera], work: {time: "2 ms"}}
+  slow: {unit: b, inputs: [camera], work: {time: "7 ms"}}
+  fuse: {unit: c, inputs: [fast, slow], policy: all, work: {time: "1 ms"}}
+)");
+  const auto r = run_framesim(scenario, s.dir() / "out");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.summary["frames"]["completed"].get<int>(), 10);
+  for (const auto& row : r.stages.where("stage", "fuse")) {
+    const double capture = std::stod(row.at("capture_s"));
+    expect_relative(std::stod(row.at("start_s")) - capture, 0.007, 1e-6, "fuse starts when the slow branch ends");
+    expect_relative(std::stod(row.at("end_s")) - capture, 0.008, 1e-6, "frame done");
+  }
+}
+
+TEST(Engine, StalenessAtControlTicks) {
+  // Results ready 5 ms after each 10 Hz capture; control at 100 Hz from 1 ms: the newest result is at most
+  // 101 ms old (the tick just before the next result) and at least 11 ms. At 2 m/s, 20.2 cm and 2.2 cm.
+  Scratch s;
+  s.write("hw.yaml", two_unit_hardware());
+  const auto scenario = s.write("s.yaml", R"(name: staleness
+hardware: hw.yaml
+duration: "2 s"
+deadline: "100 ms"
+speed: "2 m/s"
+sensors:
+  camera: {rate: "10 Hz"}
+stages:
+  perceive: {unit: a, inputs: [camera], work: {time: "5 ms"}}
+tasks:
+  control: {rate: "100 Hz", phase: "1 ms", reads: perceive}
+)");
+  const auto r = run_framesim(scenario, s.dir() / "out");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto& st = r.summary["staleness"]["control"];
+  EXPECT_NEAR(st["time_s"]["max"].get<double>(), 0.101, 1e-12);
+  EXPECT_NEAR(st["time_s"]["min"].get<double>(), 0.011, 1e-12);
+  EXPECT_NEAR(st["distance_m"]["max"].get<double>(), 0.202, 1e-12);
+}
+
+TEST(Engine, ThermalRunHeatsTripsThrottlesAndTheTailRises) {
+  // The seed's problem 4: 9.5 ms cold; the clock settles at 72 %; p99 = 1.35 x the mean.
+  Scratch s;
+  const auto r = run_framesim(source_path("scenarios/seed_problem4.yaml"), s.dir() / "out");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto& th = r.summary["thermal"];
+  EXPECT_GE(th["max_C"].get<double>(), th["trip_C"].get<double>());
+  EXPECT_GT(th["throttled_s"].get<double>(), 60.0);
+  const auto& cold = r.summary["windows"]["cold"];
+  const auto& hot = r.summary["windows"]["sustained"];
+  EXPECT_GT(hot["latency_s"]["p99"].get<double>(), 1.3 * cold["latency_s"]["p99"].get<double>());
+  EXPECT_NEAR(cold["stages"]["model"]["service_s"]["mean"].get<double>(), 9.5e-3, 0.1e-3);
+  EXPECT_NEAR(hot["mean_frequency_Hz"]["npu"].get<double>(), 720e6, 1.0);
+  EXPECT_NEAR(hot["stages"]["model"]["service_s"]["mean"].get<double>(), 9.5e-3 / 0.72, 0.15e-3);
+  const auto& slice = r.summary["verdict"]["stage_slices"]["model"];
+  EXPECT_FALSE(slice["fits"].get<bool>());
+  EXPECT_NEAR(slice["speedup_needed"].get<double>(), 1.48, 0.04);  // 9.5 / 0.72 x 1.35 / 12
+}
+
+TEST(Engine, EnergyPerFrameIsTheSumOfItsParts) {
+  Scratch s;
+  const auto r = run_framesim(source_path("scenarios/detector_segmenter.yaml"), s.dir() / "out", "--duration 5s");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto& e = r.summary["energy"];
+  double parts = e["breakdown_per_frame_J"]["static"].get<double>();
+  for (const auto& [k, v] : e["breakdown_per_frame_J"]["compute"].items()) parts += v.get<double>();
+  for (const auto& [k, v] : e["breakdown_per_frame_J"]["memory"].items()) parts += v.get<double>();
+  const double frames = static_cast<double>(e["primary_frames"].get<int>());
+  expect_relative(parts, e["total_J"].get<double>() / frames, 1e-9, "breakdown vs total per frame");
+  expect_relative(e["frames_J"].get<double>() + e["tasks_J"].get<double>() + e["background_J"].get<double>() +
+                      e["static_J"].get<double>(),
+                  e["total_J"].get<double>(), 1e-12, "buckets vs total");
+  double from_frames = 0;
+  for (const auto& row : r.frames.rows) from_frames += std::stod(row.at("energy_J"));
+  expect_relative(from_frames, e["frames_J"].get<double>(), 1e-9, "frames.csv vs frames_J");
+  // The governor's samples integrate to the same total.
+  double sampled = 0;
+  for (const auto& row : r.timeseries.rows) sampled += std::stod(row.at("dynamic_J")) + std::stod(row.at("static_J"));
+  expect_relative(sampled, e["total_J"].get<double>(), 1e-9, "timeseries vs total");
+}
+
+TEST(Engine, LittlesLawHoldsInTheOutput) {
+  // Frames in the system (time average) = arrival rate x mean time in the system, over the whole run,
+  // with queueing, drops and a join.
+  Scratch s;
+  const auto r = run_framesim(source_path("scenarios/detector_segmenter_depth.yaml"), s.dir() / "out", "--duration 5s");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto& l = r.summary["little"];
+  EXPECT_GT(l["L_frames"].get<double>(), 0.1);
+  expect_relative(l["L_frames"].get<double>(), l["lambda_W"].get<double>(), 1e-9, "L vs lambda W");
+}
+
+TEST(Engine, SameSeedSameBytesOtherSeedOtherFrames) {
+  Scratch s;
+  const auto a = run_framesim(source_path("scenarios/robot_30fps.yaml"), s.dir() / "a", "--duration 5s");
+  const auto b = run_framesim(source_path("scenarios/robot_30fps.yaml"), s.dir() / "b", "--duration 5s");
+  const auto c = run_framesim(source_path("scenarios/robot_30fps.yaml"), s.dir() / "c", "--duration 5s --seed 99");
+  ASSERT_EQ(a.exit_code, 0) << a.output;
+  std::set<std::string> files;
+  for (const auto& entry : std::filesystem::directory_iterator(s.dir() / "a")) files.insert(entry.path().filename().string());
+  EXPECT_GE(files.size(), 9u);
+  for (const auto& f : files)
+    EXPECT_EQ(framesim::core::read_file(s.dir() / "a" / f), framesim::core::read_file(s.dir() / "b" / f)) << f;
+  EXPECT_NE(framesim::core::read_file(s.dir() / "a" / "frames.csv"), framesim::core::read_file(s.dir() / "c" / "frames.csv"));
+}
+
+TEST(Engine, TraceFollowsTheChromeTraceEventFormat) {
+  Scratch s;
+  const auto r = run_framesim(source_path("scenarios/detector_segmenter.yaml"), s.dir() / "out", "--duration 3s");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const json trace = json::parse(framesim::core::read_file(s.dir() / "out" / "trace.json"));
+  ASSERT_TRUE(trace["traceEvents"].is_array());
+  std::map<std::pair<int, int>, std::vector<std::pair<double, double>>> slices;  // (pid, tid) -> [ts, end]
+  std::set<std::string> counters;
+  std::set<int> named_threads;
+  for (const auto& e : trace["traceEvents"]) {
+    ASSERT_TRUE(e.contains("ph") && e.contains("pid") && e.contains("name") && e.contains("cat")) << e.dump();
+    const std::string ph = e["ph"];
+    if (ph == "M") {
+      if (e["name"] == "thread_name") named_threads.insert(e["tid"].get<int>());
+      continue;
+    }
+    ASSERT_TRUE(e["ts"].is_number()) << e.dump();
+    if (ph == "X") {
+      ASSERT_TRUE(e.contains("tid") && e["dur"].is_number()) << e.dump();
+      EXPECT_GE(e["dur"].get<double>(), 0.0);
+      slices[{e["pid"].get<int>(), e["tid"].get<int>()}].emplace_back(e["ts"].get<double>(),
+                                                                      e["ts"].get<double>() + e["dur"].get<double>());
+    } else if (ph == "C") {
+      ASSERT_TRUE(e["args"].is_object() && !e["args"].empty()) << e.dump();
+      for (const auto& [k, v] : e["args"].items()) EXPECT_TRUE(v.is_number()) << e.dump();
+      counters.insert(e["name"].get<std::string>());
+    } else {
+      ADD_FAILURE() << "unexpected phase " << ph;
+    }
+  }
+  for (auto& [track, list] : slices) {
+    EXPECT_TRUE(named_threads.count(track.second)) << "unnamed track " << track.second;
+    std::sort(list.begin(), list.end());
+    for (std::size_t i = 1; i < list.size(); ++i)  // slices on one track nest or follow, never overlap
+      EXPECT_TRUE(list[i].first >= list[i - 1].second || list[i].second <= list[i - 1].second)
+          << "track " << track.second << ": " << list[i - 1].first << "-" << list[i - 1].second << " vs " << list[i].first;
+  }
+  for (const char* c : {"temperature", "power", "frequency gpu", "frequency dla0", "bandwidth dram"})
+    EXPECT_TRUE(counters.count(c)) << c;
+  // Timestamps are microseconds: the first detector slice starts where stages.csv says, x 1e6.
+  const auto det = r.stages.where("stage", "detector").front();
+  bool found = false;
+  for (const auto& e : trace["traceEvents"])
+    if (e["ph"] == "X" && e["cat"] == "stage" && e["name"] == "frame " + det.at("frame") && e["tid"] == 2) {
+      EXPECT_NEAR(e["ts"].get<double>(), std::stod(det.at("start_s")) * 1e6, 1e-3);
+      found = true;
+    }
+  EXPECT_TRUE(found);
+}
+
+TEST(Engine, TraceOpensInAnIndependentReader) {
+  // @tracerbench/trace-model (npm) builds its model of processes, threads and events from the file.
+  const std::string reader = source_path("tests/trace_reader/read_trace.js");
+  if (!std::filesystem::exists(source_path("tests/trace_reader/node_modules/@tracerbench/trace-model")))
+    GTEST_SKIP() << "the npm reader is not installed (make deps installs it)";
+  Scratch s;
+  const auto r = run_framesim(source_path("scenarios/detector_segmenter_depth.yaml"), s.dir() / "out", "--duration 3s");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string out = (s.dir() / "reader.txt").string();
+  const int status = std::system(("node '" + reader + "' '" + (s.dir() / "out" / "trace.json").string() + "' > '" + out + "' 2>&1").c_str());
+  const std::string text = framesim::core::read_file(out);
+  ASSERT_EQ(status, 0) << text;
+  const json summary = json::parse(text);
+  EXPECT_EQ(summary["processes"].get<int>(), 1);
+  EXPECT_GE(summary["threads"].get<int>(), 6);
+  EXPECT_GT(summary["complete"].get<int>(), 100);
+  EXPECT_GT(summary["counters"].get<int>(), 10);
+}
