@@ -16,6 +16,8 @@ struct Command {
 Command add_budget_command(CLI::App& app);
 Command add_ops_command(CLI::App& app);
 Command add_run_command(CLI::App& app);
+Command add_bench_command(CLI::App& app);
+Command add_bench_child_command(CLI::App& app);
 
 /// Parses a quantity given on the command line, or throws UserError naming the option.
 double option_quantity(const std::string& option, const std::string& text, int dimension);

@@ -26,6 +26,7 @@ struct RunArgs {
   std::int64_t seed = -1;
   bool quiet = false;
   bool json = false;
+  bool no_merge = false;
 };
 
 /// A small progress bar on stderr, only when stderr is a terminal.
@@ -74,6 +75,7 @@ int run_scenario(const RunArgs& a) {
     ProgressBar bar(!a.quiet);
     engine::RunOptions options;
     options.progress = bar.callback();
+    options.merge_kernels = !a.no_merge;
     const engine::RunTotals totals = engine::simulate(spec, analysis, options);
     const auto summary = analysis.finish(totals);
     if (fs::exists(out)) fs::remove_all(out);
@@ -103,6 +105,8 @@ Command add_run_command(CLI::App& app) {
   sub->add_option("--seed", args->seed, "override the scenario's random seed");
   sub->add_flag("-q,--quiet", args->quiet, "no progress bar");
   sub->add_flag("--json", args->json, "print summary.json instead of the text summary");
+  sub->add_flag("--no-merge", args->no_merge,
+                "one activity per kernel even where merging kernels provably changes nothing (slower)");
   return {sub, [args] { return run_scenario(*args); }};
 }
 

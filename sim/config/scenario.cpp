@@ -156,12 +156,18 @@ class ScenarioReader {
 
   void read_networks(const Node& node) {
     for (auto& [name, value] : node.entries()) {
-      // A path, or {file: PATH, precision: P} to run every layer at one precision (e.g. fp16 on a GPU).
+      // A path, or {file: PATH, precision: P, fusion: MODE}: every layer at one precision (e.g. fp16 on a
+      // GPU), and the fusion mode the runtime applies.
       std::optional<std::string> written;
       std::optional<model::LayerPrecision> precision;
+      std::optional<model::FusionMode> fusion;
       if (value.is_map()) {
-        MapReader r(value, {"file", "precision"});
+        MapReader r(value, {"file", "precision", "fusion"});
         written = r.text("file", true);
+        if (auto f = r.choice("fusion", {"auto", "explicit", "none"}))
+          fusion = *f == "auto" ? model::FusionMode::automatic
+                   : *f == "explicit" ? model::FusionMode::explicit_only
+                                      : model::FusionMode::none;
         if (auto p = r.get("precision")) {
           if (auto t = p->text()) {
             precision = model::parse_layer_precision(*t);
@@ -184,6 +190,7 @@ class ScenarioReader {
         const std::size_t before = diagnostics_.size();
         model::NetworkSpec net = read_network(Node(doc, doc->root(), ""));
         if (precision && diagnostics_.size() == before) net = model::with_precision(net, *precision);
+        if (fusion) net.fusion = *fusion;
         spec_.networks.push_back({name, std::move(net)});
         network_nodes_.emplace(name, value);
       } catch (const core::UserError& e) {

@@ -4,7 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <deque>
-#include <list>
+#include <boost/intrusive/list.hpp>
 #include <memory>
 
 #include <fmt/format.h>
@@ -56,7 +56,22 @@ struct KernelPlan {
   double compute_energy_J = 0;     // arithmetic energy at the nominal voltage
   double memory_energy_J = 0;
   double overhead_s = 0;
+  // The parallel task for the cores it runs on, at scale 1: one host entry per core, then one per level
+  // with bytes; flops per entry; the bytes matrix (from the first core to each level).
+  std::vector<sg4::Host*> hosts;
+  std::vector<double> flops;
+  std::vector<double> matrix;
+  // When this kernel starts a run of kernels that may share one activity (see mergeable runs below):
+  // one past the run's last kernel, the run's parallel task, and where each kernel's share of the run's
+  // binding amount ends (fractions, run_breaks.front() == 0, back() == 1).
+  std::size_t run_end = 0;
+  std::vector<sg4::Host*> run_hosts;
+  std::vector<double> run_flops;
+  std::vector<double> run_matrix;
+  std::vector<double> run_breaks;
 };
+
+const std::vector<double> kWholeKernel{0.0, 1.0};
 
 struct Item {
   std::int64_t frame = 0;
@@ -95,15 +110,18 @@ struct Level {
 };
 
 /// A kernel in flight. Its energy and bytes are booked in proportion to its progress, at every tick
-/// and at completion, so every total is exact at any instant.
-struct Running {
+/// and at completion, so every total is exact at any instant. It lives on the stack of the actor running
+/// the kernel and links itself into the simulation's list (unlinking itself if that actor is killed).
+struct Running : boost::intrusive::list_base_hook<boost::intrusive::link_mode<boost::intrusive::auto_unlink>> {
   std::uint64_t id = 0;    // increasing: the running list stays sorted by id
   sg4::ExecPtr exec;
   std::size_t master = 0;  // units first, then background masters
-  double compute_J = 0;    // arithmetic energy of the whole kernel
-  const std::vector<double>* bytes = nullptr;
-  double bytes_scale = 1;
-  double* bucket = nullptr;  // where the kernel's energy is booked (a frame, tasks, background)
+  const KernelPlan* kernels = nullptr;  // the kernels this activity runs (one, or a merged run)
+  std::size_t count = 1;
+  const std::vector<double>* breaks = &kWholeKernel;  // where each kernel's share of the progress ends
+  double cycle_scale = 1;
+  double byte_scale = 1;
+  double* bucket = nullptr;  // where the energy is booked (a frame, tasks, background)
   double progress = 0;
 };
 
@@ -150,7 +168,7 @@ class Simulation {
   Simulation(const ScenarioSpec& spec, RecordSink& sink, const RunOptions& options)
       : spec_(spec), sink_(sink), options_(options) {}
 
-  RunTotals run() {
+  RunTotals run(bool bare = false) {
     const auto wall_start = std::chrono::steady_clock::now();
     int argc = 1;
     char name[] = "framesim";
@@ -160,6 +178,13 @@ class Simulation {
     sg4::Engine::set_config("host/model:ptask_L07");
     build_platform();
     plan_work();
+    if (bare) {
+      start_bare_actors();
+      engine.run();
+      totals_.end_s = sg4::Engine::get_clock();
+      totals_.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+      return totals_;
+    }
     start_actors();
     engine.run();
     if (!finished_)
@@ -285,6 +310,118 @@ class Simulation {
     return out;
   }
 
+  /// Fills in the SimGrid amounts of every kernel for `cores` cores of `unit`.
+  void prepare(std::vector<KernelPlan>& kernels, const Unit& unit, int cores) const {
+    for (KernelPlan& k : kernels) {
+      k.hosts.assign(static_cast<std::size_t>(cores), unit.host);
+      std::vector<std::size_t> level_of;
+      for (std::size_t lv = 0; lv < k.bytes.size(); ++lv) {
+        if (k.bytes[lv] <= 0) continue;
+        k.hosts.push_back(levels_[lv].host);
+        level_of.push_back(lv);
+      }
+      const std::size_t n = k.hosts.size();
+      k.flops.assign(n, 0.0);
+      for (int c = 0; c < cores; ++c) k.flops[static_cast<std::size_t>(c)] = k.cycles / cores;
+      k.matrix.clear();
+      if (!level_of.empty()) {
+        k.matrix.assign(n * n, 0.0);
+        for (std::size_t j = 0; j < level_of.size(); ++j) k.matrix[static_cast<std::size_t>(cores) + j] = k.bytes[level_of[j]];
+      }
+    }
+  }
+
+  /// Marks runs of consecutive kernels that can share one activity without changing any result. Kernels
+  /// [i, end) merge when the unit runs nothing else (no other stage, no task: no one waits at a kernel
+  /// boundary), none has a dispatch overhead (no idle gap), and every one of them stays bound by the same
+  /// resource whatever the clocks and the bus shares do during the run:
+  ///   - memory-bound on the same shared level L (the only shared level it touches): even at the slowest
+  ///     clock and with L to itself, its L bytes take longer than its compute and its private-level bytes at
+  ///     their slowest. Then the run only ever draws its fair share of L, whose bytes simply add up.
+  ///   - compute-bound with private levels only: even at the fastest clock, against its private levels at
+  ///     their slowest. Then its cycles simply add up.
+  /// Energy and bytes of a merged run are still booked kernel by kernel along its progress (book()).
+  void mark_runs(std::vector<KernelPlan>& kernels, std::size_t unit_index, int cores, bool exclusive) {
+    if (!exclusive || !options_.merge_kernels) return;
+    const auto& hw = spec_.hardware;
+    const Unit& unit = units_[unit_index];
+    const auto& ops = unit.spec->operating_points;
+    const double f_max = ops.front().frequency_Hz;
+    const double f_min = unit.throttleable ? ops.back().frequency_Hz : f_max;
+    std::vector<bool> shared(levels_.size(), false);
+    std::vector<double> fastest(levels_.size(), 0.0), slowest(levels_.size(), 0.0);
+    for (std::size_t lv = 0; lv < levels_.size(); ++lv) {
+      shared[lv] = levels_[lv].spec->users.size() > 1;
+      const std::size_t last = levels_[lv].throttleable ? levels_[lv].spec->operating_points.size() - 1 : 0;
+      const auto cap = model::littles_cap_Bps(hw.units[unit_index], levels_[lv].spec->latency_s);
+      fastest[lv] = model::effective_level_bandwidth_Bps(*levels_[lv].spec, 0);
+      slowest[lv] = model::effective_level_bandwidth_Bps(*levels_[lv].spec, last);
+      if (cap) {
+        fastest[lv] = std::min(fastest[lv], *cap);
+        slowest[lv] = std::min(slowest[lv], *cap);
+      }
+    }
+    for (const auto& b : spec_.background) shared[b.level] = true;
+    // The class of a kernel: -1 none, -2 compute-bound on private levels, L >= 0 memory-bound on shared level L.
+    auto classify = [&](const KernelPlan& k) -> long {
+      if (k.overhead_s > 0) return -1;
+      long level = -1;
+      for (std::size_t lv = 0; lv < k.bytes.size(); ++lv) {
+        if (k.bytes[lv] <= 0 || !shared[lv]) continue;
+        if (level >= 0) return -1;  // two shared levels: either could bind
+        level = static_cast<long>(lv);
+      }
+      if (level < 0) {
+        if (k.cycles <= 0) return -1;
+        const double compute_fast = k.cycles / (cores * f_max);
+        for (std::size_t lv = 0; lv < k.bytes.size(); ++lv)
+          if (k.bytes[lv] > 0 && k.bytes[lv] / slowest[lv] > compute_fast) return -1;
+        return -2;
+      }
+      const double shared_fast = k.bytes[static_cast<std::size_t>(level)] / fastest[static_cast<std::size_t>(level)];
+      if (k.cycles / (cores * f_min) > shared_fast) return -1;
+      for (std::size_t lv = 0; lv < k.bytes.size(); ++lv)
+        if (k.bytes[lv] > 0 && !shared[lv] && k.bytes[lv] / slowest[lv] > shared_fast) return -1;
+      return level;
+    };
+    for (std::size_t i = 0; i < kernels.size();) {
+      const long cls = classify(kernels[i]);
+      std::size_t end = i + 1;
+      while (cls != -1 && end < kernels.size() && classify(kernels[end]) == cls) ++end;
+      if (end - i >= 2) make_run(kernels, i, end, cls, unit_index, cores);
+      i = end;
+    }
+  }
+
+  /// The parallel task of kernels [first, end) and the progress each kernel owns in it.
+  void make_run(std::vector<KernelPlan>& kernels, std::size_t first, std::size_t end, long cls, std::size_t unit_index,
+                int cores) {
+    KernelPlan& k = kernels[first];
+    KernelPlan sum;
+    sum.bytes.assign(levels_.size(), 0.0);
+    std::vector<double> amounts;  // the binding amount of each kernel: cycles, or bytes at the shared level
+    for (std::size_t i = first; i < end; ++i) {
+      sum.cycles += kernels[i].cycles;
+      for (std::size_t lv = 0; lv < levels_.size(); ++lv) sum.bytes[lv] += kernels[i].bytes[lv];
+      amounts.push_back(cls == -2 ? kernels[i].cycles : kernels[i].bytes[static_cast<std::size_t>(cls)]);
+    }
+    std::vector<KernelPlan> one{sum};
+    prepare(one, units_[unit_index], cores);
+    k.run_end = end;
+    k.run_hosts = one[0].hosts;
+    k.run_flops = one[0].flops;
+    k.run_matrix = one[0].matrix;
+    k.run_breaks.assign(1, 0.0);
+    double total = 0;
+    for (double a : amounts) total += a;
+    double running = 0;
+    for (double a : amounts) {
+      running += a;
+      k.run_breaks.push_back(running / total);
+    }
+    k.run_breaks.back() = 1.0;
+  }
+
   void plan_work() {
     stages_.resize(spec_.stages.size());
     for (std::size_t s = 0; s < spec_.stages.size(); ++s) {
@@ -297,6 +434,11 @@ class Simulation {
       st.queues.resize(ss.inputs.size());
       st.last_side.resize(ss.inputs.size());
       st.kernels = plan(ss.work, ss.unit, st.cores);
+      prepare(st.kernels, *st.unit, st.cores);
+      const bool exclusive =
+          std::count_if(spec_.stages.begin(), spec_.stages.end(), [&](const auto& o) { return o.unit == ss.unit; }) == 1 &&
+          std::none_of(spec_.tasks.begin(), spec_.tasks.end(), [&](const auto& t) { return t.unit == ss.unit; });
+      mark_runs(st.kernels, ss.unit, st.cores, exclusive);
       st.cv = sg4::ConditionVariable::create();
       st.mutex = sg4::Mutex::create();
       st.rng.seed(spec_.seed * 1000003ULL + 17 * s + 1);
@@ -321,6 +463,7 @@ class Simulation {
         task.unit = &units_[*ts.unit];
         task.cores = ts.cores > 0 ? ts.cores : units_[*ts.unit].spec->cores;
         task.kernels = plan(ts.work, *ts.unit, task.cores);
+        prepare(task.kernels, *task.unit, task.cores);
       }
       task.rng.seed(spec_.seed * 7919ULL + 31 * t + 2);
     }
@@ -361,6 +504,27 @@ class Simulation {
           options_.progress(i / 100.0);
         }
       })->daemonize();
+    }
+  }
+
+  /// The bench's reference: each stage's kernels (dispatch overhead, then the parallel task) at every capture of
+/// the first sensor, as plainly as SimGrid allows.
+  void start_bare_actors() {
+    const auto& sensor = spec_.sensors.front();
+    for (auto& st : stages_) {
+      sg4::Actor::create("bare:" + st.spec->name, st.unit->host, [this, &st, &sensor] {
+        for (std::int64_t i = 0;; ++i) {
+          const double t = sensor.phase_s + static_cast<double>(i) / sensor.rate_Hz;
+          if (t >= spec_.duration_s) break;
+          sg4::this_actor::sleep_until(t);
+          for (const KernelPlan& k : st.kernels) {
+            if (k.overhead_s > 0) sg4::this_actor::sleep_for(k.overhead_s);  // the same workload: launch, then run
+            if (k.cycles <= 0 && k.matrix.empty()) continue;
+            sg4::this_actor::exec_init(k.hosts, k.flops, k.matrix)->wait();
+            ++totals_.activities;
+          }
+        }
+      });
     }
   }
 
@@ -587,73 +751,98 @@ class Simulation {
     }
   }
 
-  /// Runs kernels on a unit: `cycle_scale` multiplies compute, `byte_scale` multiplies memory traffic.
   /// Runs kernels on a unit: `cycle_scale` multiplies compute, `byte_scale` memory traffic. Their energy is
-  /// booked into `*bucket` as they progress. Arithmetic energy uses the voltage when each kernel starts.
+  /// booked into `*bucket` as they progress, arithmetic at the voltage of the operating point of the moment.
+  /// Past the kernel-trace window, a mergeable run of kernels is one activity (exactly the same timing).
   void run_work(Unit& unit, int cores, int priority, const std::vector<KernelPlan>& kernels, double cycle_scale,
                 double byte_scale, int stage, int task, std::int64_t frame, double* bucket) {
     const std::size_t unit_index = static_cast<std::size_t>(&unit - units_.data());
-    for (const KernelPlan& k : kernels) {
+    for (std::size_t i = 0; i < kernels.size();) {
+      const KernelPlan& k = kernels[i];
       acquire(unit, cores, priority);
       const double dispatch_start = sg4::Engine::get_clock();
+      const bool traced = dispatch_start < spec_.kernel_trace_s;
+      const std::size_t end = k.run_end > i + 1 && !traced ? k.run_end : i + 1;
       if (k.overhead_s > 0) sg4::this_actor::sleep_for(k.overhead_s);
       const double start = sg4::Engine::get_clock();
-      const auto& op = unit.spec->operating_points[unit.pstate];
-      const double v = op.voltage_V / unit.spec->nominal().voltage_V;
-      execute(unit_index, cores, k, cycle_scale, byte_scale, k.compute_energy_J * cycle_scale * v * v, bucket);
-      ++totals_.kernels;
-      const double end = sg4::Engine::get_clock();
+      execute(unit_index, kernels, i, end, cycle_scale, byte_scale, bucket);
+      totals_.kernels += static_cast<std::int64_t>(end - i);
       release(unit, cores);
-      if (dispatch_start < spec_.kernel_trace_s)
-        sink_.on_kernel({unit_index, stage, task, k.name, frame, start, end, start - dispatch_start});
+      if (traced)
+        sink_.on_kernel({unit_index, stage, task, k.name, frame, start, sg4::Engine::get_clock(), start - dispatch_start});
+      i = end;
     }
   }
 
-  /// One parallel task: the unit's cores compute, bytes flow to each memory level.
-  void execute(std::size_t unit_index, int cores, const KernelPlan& k, double cycle_scale, double byte_scale,
-               double compute_J, double* bucket) {
-    std::vector<sg4::Host*> hosts(static_cast<std::size_t>(cores), units_[unit_index].host);
-    std::vector<std::size_t> level_of;
-    for (std::size_t lv = 0; lv < k.bytes.size(); ++lv) {
-      if (k.bytes[lv] <= 0) continue;
-      hosts.push_back(levels_[lv].host);
-      level_of.push_back(lv);
+  /// One parallel task for kernels [first, end): the unit's cores compute, bytes flow to each memory level.
+  void execute(std::size_t unit_index, const std::vector<KernelPlan>& kernels, std::size_t first, std::size_t end,
+               double cycle_scale, double byte_scale, double* bucket) {
+    const KernelPlan& k = kernels[first];
+    const bool merged = end > first + 1;
+    const auto& hosts = merged ? k.run_hosts : k.hosts;
+    const auto& base_flops = merged ? k.run_flops : k.flops;
+    const auto& base_matrix = merged ? k.run_matrix : k.matrix;
+    if (!merged && k.cycles * cycle_scale <= 0 && k.matrix.empty()) return;
+    sg4::ExecPtr exec;
+    if (cycle_scale == 1.0 && byte_scale == 1.0) {
+      exec = sg4::this_actor::exec_init(hosts, base_flops, base_matrix);
+    } else {
+      std::vector<double> flops = base_flops;
+      for (double& f : flops) f *= cycle_scale;
+      std::vector<double> matrix = base_matrix;
+      for (double& b : matrix) b *= byte_scale;
+      exec = sg4::this_actor::exec_init(hosts, flops, matrix);
     }
-    const double cycles = k.cycles * cycle_scale;
-    if (cycles <= 0 && level_of.empty()) return;
-    const std::size_t n = hosts.size();
-    std::vector<double> flops(n, 0.0);
-    for (int c = 0; c < cores; ++c) flops[static_cast<std::size_t>(c)] = cycles / cores;
-    std::vector<double> bytes;
-    if (!level_of.empty()) {
-      bytes.assign(n * n, 0.0);
-      for (std::size_t j = 0; j < level_of.size(); ++j) bytes[static_cast<std::size_t>(cores) + j] = k.bytes[level_of[j]] * byte_scale;
-    }
-    auto exec = sg4::this_actor::exec_init(hosts, flops, bytes);
-    exec->start();
     ++totals_.activities;
-    auto it = running_.insert(running_.end(),
-                              Running{next_running_id_++, exec, unit_index, compute_J, &k.bytes, byte_scale, bucket, 0.0});
+    Running running;  // registered before it starts: until then a tick sees no progress (state INITED)
+    running.id = next_running_id_++;
+    running.exec = exec;
+    running.master = unit_index;
+    running.kernels = &k;
+    running.count = end - first;
+    running.breaks = merged ? &k.run_breaks : &kWholeKernel;
+    running.cycle_scale = cycle_scale;
+    running.byte_scale = byte_scale;
+    running.bucket = bucket;
+    running_.push_back(running);
     exec->wait();
-    book(*it, 1.0);
-    running_.erase(it);
+    book(running, 1.0);
   }
 
-  /// Books the part of a running kernel's energy and bytes between its last booked progress and `progress`.
+  /// Books the part of a running activity's energy and bytes between its last booked progress and `progress`.
+  /// In a merged run, kernel i owns the progress between breaks[i] and breaks[i + 1].
   void book(Running& r, double progress) {
-    const double delta = progress - r.progress;
-    if (delta <= 0) return;
-    r.progress = progress;
-    double energy = r.compute_J * delta;
-    if (r.master < units_.size()) units_[r.master].compute_energy_J += r.compute_J * delta;
-    for (std::size_t lv = 0; lv < r.bytes->size(); ++lv) {
-      const double b = (*r.bytes)[lv] * r.bytes_scale * delta;
-      if (b <= 0) continue;
-      window_bytes_[r.master][lv] += b;
-      const double e = b * levels_[lv].spec->energy_per_byte_J;
-      memory_energy_J_[lv] += e;
-      energy += e;
+    if (progress <= r.progress) return;
+    double voltage2 = 0;
+    if (r.master < units_.size()) {
+      // Progress made since the last booking ran at the current operating point: pstates change only at
+      // governor ticks, and every running activity is booked at each tick before the governor acts.
+      const Unit& unit = units_[r.master];
+      const double v = unit.spec->operating_points[unit.pstate].voltage_V / unit.spec->nominal().voltage_V;
+      voltage2 = v * v;
     }
+    const auto& breaks = *r.breaks;
+    double energy = 0;
+    for (std::size_t i = 0; i < r.count; ++i) {
+      const double overlap = std::min(breaks[i + 1], progress) - std::max(breaks[i], r.progress);
+      if (overlap <= 0) continue;
+      const double fraction = overlap / (breaks[i + 1] - breaks[i]);
+      const KernelPlan& k = r.kernels[i];
+      if (r.master < units_.size()) {
+        const double compute = k.compute_energy_J * r.cycle_scale * fraction * voltage2;
+        units_[r.master].compute_energy_J += compute;
+        energy += compute;
+      }
+      for (std::size_t lv = 0; lv < k.bytes.size(); ++lv) {
+        const double b = k.bytes[lv] * r.byte_scale * fraction;
+        if (b <= 0) continue;
+        window_bytes_[r.master][lv] += b;
+        const double e = b * levels_[lv].spec->energy_per_byte_J;
+        memory_energy_J_[lv] += e;
+        energy += e;
+      }
+    }
+    r.progress = progress;
     window_dynamic_J_ += energy;
     *r.bucket += energy;
   }
@@ -685,20 +874,26 @@ class Simulation {
     // Continuous traffic in chunks of 10 ms at the nominal rate; the port link caps the rate, the shared
     // bus may give it less.
     const double chunk = bg.rate_Bps * 0.01;
-    std::vector<double> per_level(levels_.size(), 0.0);
-    per_level[bg.level] = chunk;
-    background_bytes_.push_back(per_level);
-    const std::vector<double>& bytes = background_bytes_.back();
+    KernelPlan plan;
+    plan.name = bg.name;
+    plan.bytes.assign(levels_.size(), 0.0);
+    plan.bytes[bg.level] = chunk;
+    background_plans_.push_back(plan);
+    const KernelPlan& kernel = background_plans_.back();
     while (!stopping_) {
       auto exec = sg4::this_actor::exec_init({background_hosts_[b], levels_[bg.level].host}, {0.0, 0.0},
                                              {0.0, chunk, 0.0, 0.0});
       exec->start();
       ++totals_.activities;
-      auto it = running_.insert(running_.end(), Running{next_running_id_++, exec, master, 0.0, &bytes, 1.0,
-                                                        &totals_.background_energy_J, 0.0});
+      Running running;
+      running.id = next_running_id_++;
+      running.exec = exec;
+      running.master = master;
+      running.kernels = &kernel;
+      running.bucket = &totals_.background_energy_J;
+      running_.push_back(running);
       exec->wait();
-      book(*it, 1.0);
-      running_.erase(it);
+      book(running, 1.0);
     }
   }
 
@@ -730,8 +925,12 @@ class Simulation {
     std::vector<Probe> probes;
     probes.reserve(running_.size());
     for (const auto& r : running_) probes.push_back({r.id, r.exec, 0.0});
-    for (auto& p : probes)
-      p.remaining = p.exec->get_state() == sg4::Activity::State::STARTED ? p.exec->get_remaining_ratio() : 0.0;
+    for (auto& p : probes) {
+      const auto state = p.exec->get_state();
+      p.remaining = state == sg4::Activity::State::STARTED ? p.exec->get_remaining_ratio()
+                    : state == sg4::Activity::State::FINISHED ? 0.0
+                                                               : 1.0;  // not started, or cancelled: no progress
+    }
     auto probe = probes.begin();
     for (auto& r : running_) {
       while (probe != probes.end() && probe->id < r.id) ++probe;
@@ -888,7 +1087,7 @@ class Simulation {
   std::vector<std::vector<sg4::Link*>> ports_;
   std::vector<sg4::Host*> background_hosts_;
   std::vector<sg4::Link*> background_ports_;
-  std::deque<std::vector<double>> background_bytes_;
+  std::deque<KernelPlan> background_plans_;
   std::vector<Stage> stages_;
   std::vector<Task> tasks_;
   std::vector<std::vector<std::pair<std::size_t, std::size_t>>> sensor_outputs_;
@@ -904,7 +1103,7 @@ class Simulation {
   sg4::ConditionVariablePtr drained_cv_;
   sg4::MutexPtr drained_mutex_;
 
-  std::list<Running> running_;
+  boost::intrusive::list<Running, boost::intrusive::constant_time_size<false>> running_;
   std::uint64_t next_running_id_ = 0;
   double window_dynamic_J_ = 0;
   std::vector<std::vector<double>> window_bytes_;  // per master, per level, since the last tick
@@ -918,6 +1117,25 @@ class Simulation {
 RunTotals simulate(const model::ScenarioSpec& spec, RecordSink& sink, const RunOptions& options) {
   Simulation sim(spec, sink, options);
   return sim.run();
+}
+
+namespace {
+/// Discards every record (the bare loop produces none).
+class NullSink : public RecordSink {
+ public:
+  void on_frame(const FrameRecord&) override {}
+  void on_stage(const StageRecord&) override {}
+  void on_control(const ControlRecord&) override {}
+  void on_tick(const TickRecord&) override {}
+  void on_kernel(const KernelRecord&) override {}
+};
+}  // namespace
+
+RunTotals run_bare_loop(const model::ScenarioSpec& spec) {
+  NullSink sink;
+  RunOptions options;
+  Simulation sim(spec, sink, options);
+  return sim.run(true);
 }
 
 }  // namespace framesim::engine

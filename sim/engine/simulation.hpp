@@ -18,7 +18,15 @@ namespace framesim::engine {
 struct RunOptions {
   /// Called now and then with simulated progress in [0, 1] (a progress bar); may be empty.
   std::function<void(double fraction)> progress;
+  /// Run consecutive kernels as one activity where that provably changes no result (see mark_runs in
+  /// simulation.cpp). Off: one activity per kernel, always.
+  bool merge_kernels = true;
 };
+
+/// The reference for `framesim bench`: the same platform and the same kernels of every stage (each its dispatch
+/// overhead, then its parallel task), issued from one actor per stage at each capture of the first sensor, with
+/// none of framesim's queues, scheduling, energy or records. Returns the totals (activities, simulated end, wall time).
+RunTotals run_bare_loop(const model::ScenarioSpec& spec);
 
 /// Simulates `spec`, streaming records to `sink`. Throws core::UserError if the scenario cannot run
 /// (e.g. a deadlock that leaves frames unfinished is reported in totals.warnings, not thrown).

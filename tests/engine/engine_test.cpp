@@ -442,3 +442,89 @@ TEST(Engine, TraceOpensInAnIndependentReader) {
   EXPECT_GT(summary["complete"].get<int>(), 100);
   EXPECT_GT(summary["counters"].get<int>(), 10);
 }
+
+TEST(Engine, MergedKernelRunsChangeNoResult) {
+  // Two exclusive units without dispatch overhead contend for DRAM with background traffic while the
+  // governor throttles both units and the memory clock. Runs of kernels that stay bound by the same resource
+  // whatever happens are merged into one activity; every output must match the kernel-by-kernel run.
+  Scratch s;
+  s.write("hw.yaml", R"(name: merge-test
+memory:
+  sram: {kind: sram, capacity: "2 MiB", bandwidth: "400 GB/s", latency: "10 ns", energy_per_byte: "1 pJ"}
+  dram:
+    kind: dram
+    capacity: "8 GiB"
+    bandwidth: "20 GB/s"
+    latency: "100 ns"
+    energy_per_byte: "100 pJ"
+    operating_points: [{frequency: "2 GHz"}, {frequency: "1 GHz"}]
+units:
+  gpu:
+    kind: gpu
+    peak: {fp32: "1 TFLOP/s"}
+    memory: [dram]
+    operating_points: [{frequency: "1 GHz", voltage: "1 V"}, {frequency: "0.5 GHz", voltage: "0.8 V"}]
+    energy_per_op: {fp32: "2 pJ"}
+    static_power: "1 W"
+  npu:
+    kind: npu
+    peak: {int8: "4 TOPS"}
+    memory: [sram, dram]
+    operating_points: [{frequency: "1 GHz", voltage: "1 V"}, {frequency: "0.6 GHz", voltage: "0.8 V"}]
+    energy_per_op: {int8: "0.5 pJ"}
+    static_power: "0.5 W"
+thermal:
+  ambient: "25 C"
+  resistance: "20 C/W"
+  capacitance: "0.1 J/C"
+  trip: "45 C"
+  release: "40 C"
+  governor: {period: "50 ms", policy: step}
+)");
+  const auto scenario = s.write("s.yaml", fmt::format(R"(name: merge
+hardware: hw.yaml
+networks:
+  a: {{file: {}, precision: fp32}}
+  b: {{file: {}, precision: int8}}
+duration: "4 s"
+deadline: "100 ms"
+trace: {{kernels: "0.2 s"}}
+sensors:
+  camera: {{rate: "30 Hz"}}
+stages:
+  sa: {{unit: gpu, inputs: [camera], network: a, variability: {{distribution: lognormal, mean: 1, sigma: 0.1}}}}
+  sb: {{unit: npu, inputs: [camera], network: b}}
+background:
+  display: {{memory: dram, rate: "2 GB/s"}}
+)",
+                                                       source_path("scenarios/networks/resnet18.yaml"),
+                                                       source_path("scenarios/networks/mobilenet_v2.yaml")));
+  const auto merged = run_framesim(scenario, s.dir() / "merged");
+  const auto single = run_framesim(scenario, s.dir() / "single", "--no-merge");
+  ASSERT_EQ(merged.exit_code, 0) << merged.output;
+  ASSERT_EQ(single.exit_code, 0) << single.output;
+  // Merging happened, and so did throttling and contention.
+  EXPECT_LT(merged.summary["run"]["activities"].get<double>(), 0.9 * single.summary["run"]["activities"].get<double>());
+  EXPECT_EQ(merged.summary["run"]["kernels"], single.summary["run"]["kernels"]);
+  EXPECT_GT(single.summary["thermal"]["throttled_s"].get<double>(), 0.5);
+  for (const char* file : {"frames.csv", "stages.csv", "timeseries.csv", "kernels.csv"}) {
+    const auto a = read_table(s.dir() / "merged" / file);
+    const auto b = read_table(s.dir() / "single" / file);
+    ASSERT_EQ(a.rows.size(), b.rows.size()) << file;
+    double worst = 0;
+    for (std::size_t r = 0; r < a.rows.size(); ++r) {
+      for (const auto& [column, text] : b.rows[r]) {
+        const std::string& other = a.rows[r].at(column);
+        char* end = nullptr;
+        const double y = std::strtod(text.c_str(), &end);
+        if (end == text.c_str() || *end != '\0') {
+          EXPECT_EQ(other, text) << file << " row " << r << " " << column;
+          continue;
+        }
+        const double x = std::stod(other);
+        worst = std::max(worst, std::fabs(x - y) / std::max(std::fabs(y), 1e-9));
+      }
+    }
+    EXPECT_LT(worst, 1e-9) << file;
+  }
+}
