@@ -121,6 +121,11 @@ void floor_section(std::string& out, const BudgetReport& r, const model::Hardwar
     t.add({fmt::format("memory {} (sum of M/B)", hw.memory[row.level].name), format_seconds(r.memory_s[row.level]),
            ""});
   t.add({"dispatch overhead (sum)", format_seconds(r.overhead_s), ""});
+  if (r.weight_read_bytes > 0)
+    t.add({"weights alone (weight bytes / B)", format_seconds(r.weight_stream_s),
+           fmt::format("{} / {} ({})", format_bytes(r.weight_read_bytes),
+                       format_bandwidth(r.weight_read_bytes / r.weight_stream_s),
+                       hw.memory[static_cast<std::size_t>(r.plan.weight_level)].name)});
   t.add({"max of the totals", format_seconds(r.model_floor_s), overall_limit(r, hw)});
   t.add({"floor: kernel by kernel, perfect overlap", format_seconds(r.floor_s), "the floor used below"});
   t.add({"no overlap at all (upper end)", format_seconds(r.no_overlap_s), ""});
@@ -216,6 +221,22 @@ void kernels_section(std::string& out, const BudgetReport& r, const model::Hardw
   out += "\n";
 }
 
+void comparison_section(std::string& out, const BudgetReport& r) {
+  for (const auto& c : r.comparisons) {
+    const auto& ka = r.plan.kernels[c.first_kernel];
+    const auto& kb = r.plan.kernels[c.second_kernel];
+    const auto& ta = r.kernels[c.first_kernel].time;
+    const auto& tb = r.kernels[c.second_kernel].time;
+    const double ops = ka.total_ops / kb.total_ops;
+    out += fmt::format("   {} vs {}: {} of the ops ({}x {}), {} of the bytes, {} vs {}: {}x {}\n", c.first, c.second,
+                       percent(ops), format_number(ops >= 1 ? ops : 1 / ops, 4), ops >= 1 ? "more" : "fewer",
+                       percent(ka.total_bytes / kb.total_bytes), format_seconds(ta.bound_s), format_seconds(tb.bound_s),
+                       format_number(ta.bound_s <= tb.bound_s ? tb.bound_s / ta.bound_s : ta.bound_s / tb.bound_s, 3),
+                       ta.bound_s <= tb.bound_s ? "faster" : "slower");
+  }
+  if (!r.comparisons.empty()) out += "\n";
+}
+
 void fusion_section(std::string& out, const BudgetReport& r, const model::NetworkSpec& net) {
   const auto& f = r.fusion;
   out += "   Fusion (intermediates inside a kernel never touch memory)\n";
@@ -293,6 +314,7 @@ std::string budget_text(const BudgetReport& r, const model::HardwareSpec& hw, co
   floor_section(out, r, hw);
   verdict_section(out, r);
   kernels_section(out, r, hw, net);
+  comparison_section(out, r);
   fusion_section(out, r, net);
   energy_section(out, r, hw);
   return out;
@@ -353,6 +375,8 @@ nlohmann::json budget_json(const BudgetReport& r, const model::HardwareSpec& hw,
                 {"model_floor_s", r.model_floor_s},
                 {"floor_s", r.floor_s},
                 {"no_overlap_s", r.no_overlap_s},
+                {"weight_read_bytes", r.weight_read_bytes},
+                {"weight_stream_s", r.weight_stream_s},
                 {"limit", overall_limit(r, hw)}};
   if (r.slice_s) {
     j["verdict"] = {{"slice_s", *r.slice_s},
@@ -403,6 +427,17 @@ nlohmann::json budget_json(const BudgetReport& r, const model::HardwareSpec& hw,
     kernels.push_back(entry);
   }
   j["kernels"] = kernels;
+  json comparisons = json::array();
+  for (const auto& c : r.comparisons) {
+    const auto& ka = r.plan.kernels[c.first_kernel];
+    const auto& kb = r.plan.kernels[c.second_kernel];
+    comparisons.push_back({{"first", c.first},
+                           {"second", c.second},
+                           {"ops_ratio", ka.total_ops / kb.total_ops},
+                           {"bytes_ratio", ka.total_bytes / kb.total_bytes},
+                           {"time_ratio", r.kernels[c.first_kernel].time.bound_s / r.kernels[c.second_kernel].time.bound_s}});
+  }
+  j["comparisons"] = comparisons;
   json order = json::array();
   for (auto k : r.by_intensity) order.push_back(r.plan.kernels[k].name);
   j["by_intensity"] = order;

@@ -13,6 +13,7 @@
 #include "core/text.hpp"
 #include "core/units.hpp"
 #include "model/budget.hpp"
+#include "model/plan.hpp"
 #include "trace/measured.hpp"
 
 namespace framesim::cli {
@@ -36,6 +37,7 @@ struct BudgetArgs {
   std::string operating_point;
   std::string measured;
   std::string svg;
+  std::vector<std::string> compare;
   bool json = false;
   bool no_fusion = false;
 };
@@ -97,6 +99,25 @@ int run_budget(const BudgetArgs& a) {
   if (!a.slice.empty()) options.slice_s = option_quantity("--slice", a.slice, static_cast<int>(core::Dimension::Seconds));
   if (!a.rate.empty()) options.rate_Hz = option_quantity("--rate", a.rate, static_cast<int>(core::Dimension::Hertz));
   if (!a.measured.empty()) options.measured = trace::read_measurements(a.measured);
+  if (!a.compare.empty()) {
+    const auto plan = model::plan_network(net, hw, options.unit);
+    std::vector<std::string> names;
+    for (const auto& k : plan.kernels) names.push_back(k.name);
+    for (const auto& l : net.layers) names.push_back(l.name);
+    for (const auto& pair : a.compare) {
+      const auto comma = pair.find(',');
+      if (comma == std::string::npos || comma == 0 || comma + 1 == pair.size())
+        throw core::UserError(fmt::format("--compare: expected two kernel or layer names as A,B, got \"{}\"", pair));
+      const std::string first = pair.substr(0, comma), second = pair.substr(comma + 1);
+      for (const auto& name : {first, second}) {
+        if (model::find_kernel(plan, net, name)) continue;
+        std::string message = fmt::format("--compare: {} has no kernel or layer \"{}\"", net.source_file, name);
+        if (auto near = core::closest_match(name, names)) message += fmt::format(" (did you mean \"{}\"?)", *near);
+        throw core::UserError(message);
+      }
+      options.compare.emplace_back(first, second);
+    }
+  }
 
   const model::BudgetReport report = model::make_budget(hw, net, options);
   // Everything is validated: now write.
@@ -123,6 +144,7 @@ Command add_budget_command(CLI::App& app) {
   sub->add_flag("--json", args->json, "print JSON instead of the text report");
   sub->add_option("--svg", args->svg, "write the stacked roofline with every kernel to this SVG file");
   sub->add_flag("--no-fusion", args->no_fusion, "run every layer as its own kernel");
+  sub->add_option("--compare", args->compare, "set two kernels or layers side by side: A,B (repeatable)");
   return {sub, [args] { return run_budget(*args); }};
 }
 

@@ -5,6 +5,8 @@
 #include <numeric>
 #include <set>
 
+#include "core/error.hpp"
+
 namespace framesim::model {
 
 std::string_view diagnosis_text(Diagnosis d) {
@@ -23,6 +25,13 @@ Diagnosis diagnose(double ratio) {
   if (ratio < 2.0) return Diagnosis::at_roof;
   if (ratio < 8.0) return Diagnosis::uncounted_bytes;
   return Diagnosis::overhead;
+}
+
+std::optional<std::size_t> find_kernel(const ExecutionPlan& plan, const NetworkSpec& net, std::string_view name) {
+  for (std::size_t k = 0; k < plan.kernels.size(); ++k)
+    if (plan.kernels[k].name == name) return k;
+  if (auto layer = net.find_layer(name)) return static_cast<std::size_t>(plan.kernel_of_layer[static_cast<std::size_t>(*layer)]);
+  return std::nullopt;
 }
 
 std::vector<Precision> missing_roofs(const NetworkSpec& net, const ComputeUnitSpec& unit) {
@@ -136,6 +145,9 @@ BudgetReport make_budget(const HardwareSpec& hw, const NetworkSpec& net, const B
     r.energy.static_J += row.energy.static_J;
     r.kernels.push_back(row);
   }
+  for (const auto& k : r.plan.kernels) r.weight_read_bytes += k.weight_bytes;
+  if (r.plan.weight_level >= 0 && bandwidths[static_cast<std::size_t>(r.plan.weight_level)] > 0)
+    r.weight_stream_s = r.weight_read_bytes / bandwidths[static_cast<std::size_t>(r.plan.weight_level)];
   double memory_max = 0;
   for (std::size_t lv = 0; lv < hw.memory.size(); ++lv) {
     if (r.memory_s[lv] > memory_max) {
@@ -191,6 +203,13 @@ BudgetReport make_budget(const HardwareSpec& hw, const NetworkSpec& net, const B
   r.offchip_bytes = offchip(hw, total_bytes);
   for (std::size_t lv = 0; lv < hw.memory.size(); ++lv)
     if (!is_on_chip(hw.memory[lv].kind)) r.energy_floor_J += total_bytes[lv] * hw.memory[lv].energy_per_byte_J;
+
+  for (const auto& [a, b] : options.compare) {
+    auto ka = find_kernel(r.plan, net, a);
+    auto kb = find_kernel(r.plan, net, b);
+    FRAMESIM_ASSERT(ka && kb, "validated by the caller: compared names exist");
+    r.comparisons.push_back({a, b, *ka, *kb});
+  }
 
   // --measured: by kernel name, or by layer names summed over a kernel
   if (!options.measured.empty()) {

@@ -18,12 +18,19 @@ struct Measurement {
   double time_s = 0;
 };
 
+/// Two kernels (or layers) set side by side: "B does 256x fewer ops, moves 73 % of the bytes, runs 14.4x faster".
+struct Comparison {
+  std::string first, second;  // as asked for
+  std::size_t first_kernel = 0, second_kernel = 0;
+};
+
 struct BudgetOptions {
   std::size_t unit = 0;
   RunPoint run;
   std::optional<double> slice_s;  // the model's share of the frame
   std::optional<double> rate_Hz;  // inferences per second, for watts
   std::vector<Measurement> measured;
+  std::vector<std::pair<std::string, std::string>> compare;  // pairs of kernel or layer names
 };
 
 struct RoofRow {
@@ -102,6 +109,8 @@ struct BudgetReport {
   double model_floor_s = 0;              // max(sum F/C, max_l sum M_l/B_l): the seed's step 3 on totals
   double floor_s = 0;                    // sum over kernels of max(...) + overhead: the floor used below
   double no_overlap_s = 0;               // sum over kernels of the no-overlap time
+  double weight_read_bytes = 0;          // weight bytes read per inference
+  double weight_stream_s = 0;            // those bytes at the weights' level bandwidth: the seed's batch-one formula
   LimitKind limit = LimitKind::compute;  // what binds the model as a whole
   int limit_level = -1;
 
@@ -123,6 +132,9 @@ struct BudgetReport {
   Energy energy;              // the whole estimate: arithmetic + every level + static over the floor
   std::optional<double> rate_Hz;
 
+  // --compare
+  std::vector<Comparison> comparisons;
+
   // --measured
   std::vector<std::string> unmatched_measurements;
   std::vector<std::string> unmeasured_kernels;
@@ -132,6 +144,9 @@ struct BudgetReport {
 /// Builds the budget of `net` on unit `options.unit` of `hw`. Pure; the network must be valid for the unit
 /// (every precision it computes in has a roof there — see missing_roofs).
 BudgetReport make_budget(const HardwareSpec& hw, const NetworkSpec& net, const BudgetOptions& options);
+
+/// The kernel a name stands for: a kernel's own name, or the kernel containing the layer of that name.
+std::optional<std::size_t> find_kernel(const ExecutionPlan& plan, const NetworkSpec& net, std::string_view name);
 
 /// Precisions the network computes in that `unit` has no roof for (empty when the budget can run).
 std::vector<Precision> missing_roofs(const NetworkSpec& net, const ComputeUnitSpec& unit);

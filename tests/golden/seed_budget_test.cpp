@@ -1,0 +1,172 @@
+// Every worked number of the seed text (seeds/000) and its problems 1-3, out of `framesim budget` on the
+// shipped hardware and network files, as a user would run it (JSON output, numbers with tolerances).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "core/files.hpp"
+
+using nlohmann::json;
+
+namespace {
+
+struct Output {
+  int code = -1;
+  std::string out;
+  std::string err;
+};
+
+Output run_cli(const std::string& args) {
+  const auto dir = std::filesystem::temp_directory_path();
+  const std::string tag = std::to_string(::getpid()) + "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  const auto out = dir / ("golden-" + tag + ".out");
+  const auto err = dir / ("golden-" + tag + ".err");
+  const std::string cmd = std::string("cd '") + FRAMESIM_SOURCE_DIR + "' && '" + FRAMESIM_BINARY + "' " + args + " > '" +
+                          out.string() + "' 2> '" + err.string() + "'";
+  const int status = std::system(cmd.c_str());
+  Output o;
+  o.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  o.out = framesim::core::read_file(out);
+  o.err = framesim::core::read_file(err);
+  std::filesystem::remove(out);
+  std::filesystem::remove(err);
+  return o;
+}
+
+json budget(const std::string& args) {
+  const Output o = run_cli("budget " + args + " --json");
+  EXPECT_EQ(o.code, 0) << o.err;
+  return json::parse(o.out);
+}
+
+const json& kernel(const json& b, const std::string& name) {
+  for (const auto& k : b["kernels"])
+    if (k["name"] == name) return k;
+  ADD_FAILURE() << "no kernel " << name;
+  static const json none;
+  return none;
+}
+
+}  // namespace
+
+TEST(SeedBudget, ReferenceDeviceRidgeAndTheTwoMatmuls) {
+  const json b = budget("hardware/seed_reference.yaml scenarios/networks/seed_matmuls.yaml");
+  EXPECT_DOUBLE_EQ(b["machine"]["memory"][0]["ridge_ops_per_byte"]["fp32"].get<double>(), 40.0);
+  const auto& square = kernel(b, "square_1024");
+  EXPECT_NEAR(square["intensity"].get<double>(), 170.67, 0.01);
+  EXPECT_EQ(square["limit"], "compute");
+  EXPECT_NEAR(square["bound_s"].get<double>(), 1.074e-3, 0.0005e-3);
+  const auto& linear = kernel(b, "batch1_linear");
+  EXPECT_NEAR(linear["intensity"].get<double>(), 0.499, 0.0005);
+  EXPECT_NEAR(linear["bound_s"].get<double>(), 84.0e-6, 0.05e-6);
+  EXPECT_NEAR(linear["fraction_of_peak"].get<double>(), 0.0125, 0.00005);
+}
+
+TEST(SeedBudget, ConvolutionAgainstItsDepthwiseTwin) {
+  const json b = budget("hardware/seed_reference.yaml scenarios/networks/seed_conv_vs_depthwise.yaml --compare depthwise3x3,conv3x3");
+  EXPECT_NEAR(kernel(b, "conv3x3")["bound_s"].get<double>(), 1.85e-3, 0.005e-3);
+  EXPECT_NEAR(kernel(b, "depthwise3x3")["bound_s"].get<double>(), 129e-6, 0.5e-6);
+  EXPECT_EQ(kernel(b, "depthwise3x3")["limit"], "dram");
+  const auto& c = b["comparisons"][0];
+  EXPECT_DOUBLE_EQ(c["ops_ratio"].get<double>(), 1.0 / 256);
+  EXPECT_NEAR(c["bytes_ratio"].get<double>(), 0.73, 0.005);
+  EXPECT_NEAR(1.0 / c["time_ratio"].get<double>(), 14.4, 0.05);
+}
+
+TEST(SeedBudget, PureBandwidthOperators) {
+  const json b = budget("hardware/seed_reference.yaml scenarios/networks/seed_bandwidth_ops.yaml");
+  EXPECT_NEAR(kernel(b, "add")["intensity"].get<double>(), 1.0 / 12, 1e-9);
+  EXPECT_NEAR(kernel(b, "relu")["intensity"].get<double>(), 0.125, 1e-9);
+  EXPECT_NEAR(kernel(b, "layernorm")["intensity"].get<double>(), 1.0, 0.002);  // "about 1"
+  EXPECT_LT(kernel(b, "softmax")["intensity"].get<double>(), 1.0);            // "under 1"
+  EXPECT_DOUBLE_EQ(kernel(b, "gather")["intensity"].get<double>(), 0.0);       // "exactly zero"
+  // "a 4-byte gather ... costs a 64-byte cache line": 1024 lookups of one fp32 value read 1024 lines.
+  EXPECT_DOUBLE_EQ(kernel(b, "gather")["bytes"]["dram"].get<double>(), 1024.0 * 64 + 1024 * 4 + 1024 * 4);
+}
+
+TEST(SeedBudget, SevenBillionInt8DecodeIs140MsPerToken) {
+  const json b = budget("hardware/seed_reference.yaml scenarios/networks/seed_7b_int8_decode.yaml");
+  EXPECT_NEAR(b["model"]["params"].get<double>(), 7.0e9, 0.001e9);
+  EXPECT_NEAR(b["floor"]["weight_stream_s"].get<double>(), 0.140, 0.0002);
+  EXPECT_NEAR(b["floor"]["floor_s"].get<double>(), 0.140, 0.0003);
+}
+
+TEST(SeedBudget, FusionTakesTheResidualTailFromEightTraversalsToTwo) {
+  // Problem 2: 16 blocks on 1x64x112x112 fp16 at 50 GB/s: 192.7 us saved per block, 3.08 ms per network.
+  const json b = budget("hardware/seed_reference.yaml scenarios/networks/seed_residual_tail_fp16.yaml");
+  const auto& f = b["fusion"];
+  ASSERT_EQ(f["groups"].size(), 16u);
+  for (const auto& g : f["groups"]) {
+    EXPECT_EQ(g["tail_traversals_before"].get<int>(), 8);
+    EXPECT_EQ(g["tail_traversals_after"].get<int>(), 2);
+    EXPECT_NEAR((g["activation_bytes_before"].get<double>() - g["activation_bytes_after"].get<double>()) / 50e9,
+                192.7e-6, 0.05e-6);
+  }
+  EXPECT_NEAR(f["traffic_s_before"].get<double>() - f["traffic_s_after"].get<double>(), 3.08e-3, 0.005e-3);
+}
+
+TEST(SeedBudget, FortyMegabytesAtOneSixtyPicojoulesPerByte) {
+  const json b = budget("hardware/seed_reference.yaml scenarios/networks/seed_40mb_traffic.yaml --rate 30Hz");
+  EXPECT_NEAR(b["energy"]["floor_J"].get<double>(), 6.4e-3, 0.001e-3);
+  EXPECT_NEAR(b["energy"]["floor_W"].get<double>(), 0.19, 0.005);
+}
+
+TEST(SeedBudget, ProblemOneNpuFullyConnectedLayer) {
+  const json b = budget("hardware/seed_npu.yaml scenarios/networks/seed_fc2048_int8.yaml");
+  EXPECT_DOUBLE_EQ(b["machine"]["memory"][0]["ridge_ops_per_byte"]["int8"].get<double>(), 160.0);
+  const auto& k = b["kernels"][0];
+  EXPECT_NEAR(k["intensity"].get<double>(), 2.0, 0.002);
+  EXPECT_NEAR(k["bound_s"].get<double>(), 167.9e-6, 0.05e-6);
+  EXPECT_NEAR(k["fraction_of_peak"].get<double>(), 0.0125, 0.00005);
+}
+
+TEST(SeedBudget, ProblemThreeDecodeCeilingShortAndLongContext) {
+  const json short_context = budget("hardware/seed_68gbs.yaml scenarios/networks/seed_3b_int4_decode_short.yaml");
+  const json long_context = budget("hardware/seed_68gbs.yaml scenarios/networks/seed_3b_int4_decode_4k.yaml");
+  EXPECT_NEAR(short_context["floor"]["weight_stream_s"].get<double>(), 31.2e-3, 0.1e-3);
+  EXPECT_NEAR(short_context["floor"]["floor_s"].get<double>(), 31.3e-3, 0.15e-3);
+  EXPECT_NEAR(long_context["floor"]["floor_s"].get<double>(), 38.2e-3, 0.2e-3);  // + 327 MB of KV cache
+}
+
+TEST(SeedBudget, VerdictAgainstTheSlice) {
+  const Output fits = run_cli("budget hardware/seed_reference.yaml scenarios/networks/resnet18.yaml --slice 12ms");
+  EXPECT_NE(fits.out.find("fits the 12 ms slice with"), std::string::npos) << fits.out;
+  const Output veto = run_cli("budget hardware/seed_reference.yaml scenarios/networks/seed_7b_int8_decode.yaml --slice 33.3ms");
+  EXPECT_NE(veto.out.find("IMPOSSIBLE AS SPECIFIED: the floor 140.1 ms exceeds the 33.3 ms slice"), std::string::npos)
+      << veto.out;
+}
+
+TEST(SeedBudget, MeasuredTimesAreDiagnosed) {
+  // Measured/bound of 0.8, 1.2, 3 and 20 fall in the seed's four bands.
+  const json b = budget("hardware/seed_reference.yaml scenarios/networks/seed_matmuls.yaml");
+  const double square = kernel(b, "square_1024")["bound_s"].get<double>();
+  const double linear = kernel(b, "batch1_linear")["bound_s"].get<double>();
+  const auto csv = std::filesystem::temp_directory_path() / ("measured-" + std::to_string(::getpid()) + ".csv");
+  std::ofstream(csv) << "layer,time_s\nsquare_1024," << 0.8 * square << "\nbatch1_linear," << 20 * linear << "\nnot_a_layer,1\n";
+  const json m = budget("hardware/seed_reference.yaml scenarios/networks/seed_matmuls.yaml --measured " + csv.string());
+  std::filesystem::remove(csv);
+  EXPECT_NEAR(kernel(m, "square_1024")["ratio"].get<double>(), 0.8, 1e-6);
+  EXPECT_NE(kernel(m, "square_1024")["diagnosis"].get<std::string>().find("faster than the bound"), std::string::npos);
+  EXPECT_NE(kernel(m, "batch1_linear")["diagnosis"].get<std::string>().find("overhead"), std::string::npos);
+  EXPECT_EQ(m["unmatched_measurements"], json::array({"not_a_layer"}));
+}
+
+TEST(SeedBudget, RooflineSvgHasEveryKernelAsAPoint) {
+  const auto svg = std::filesystem::temp_directory_path() / ("roofline-" + std::to_string(::getpid()) + ".svg");
+  const Output o = run_cli("budget hardware/jetson_orin_nx_16gb.yaml scenarios/networks/resnet18.yaml --unit gpu --precision int8 --svg " +
+                            svg.string());
+  ASSERT_EQ(o.code, 0) << o.err;
+  const std::string text = framesim::core::read_file(svg);
+  std::filesystem::remove(svg);
+  EXPECT_EQ(text.rfind("<svg", 0), 0u);
+  std::size_t points = 0;
+  for (auto pos = text.find("<circle"); pos != std::string::npos; pos = text.find("<circle", pos + 1)) ++points;
+  EXPECT_GE(points, 20u);  // resnet18 has 23 kernels, all moving bytes
+  EXPECT_NE(text.find("dram"), std::string::npos);
+  EXPECT_NE(text.find("int8"), std::string::npos);
+}
