@@ -38,6 +38,9 @@ run: build
 test: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) --label-exclude slow
 
+bench: build
+	./$(BUILD_DIR)/framesim bench
+
 test-all: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
 
