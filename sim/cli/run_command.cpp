@@ -1,4 +1,5 @@
 // `framesim run SCENARIO`: simulate the pipeline frame by frame and write the run folder.
+#include <charconv>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -23,7 +24,7 @@ struct RunArgs {
   std::string scenario;
   std::string out;
   std::string duration;
-  std::int64_t seed = -1;
+  std::string seed;
   bool quiet = false;
   bool json = false;
   bool no_merge = false;
@@ -61,7 +62,13 @@ int run_scenario(const RunArgs& a) {
       throw core::UserError(fmt::format("--duration: {} is not longer than the scenario's warm-up ({})",
                                         a.duration, core::format_seconds(spec.warmup_s)));
   }
-  if (a.seed >= 0) spec.seed = static_cast<std::uint64_t>(a.seed);
+  if (!a.seed.empty()) {
+    std::uint64_t seed = 0;
+    const auto [ptr, ec] = std::from_chars(a.seed.data(), a.seed.data() + a.seed.size(), seed);
+    if (ec != std::errc() || ptr != a.seed.data() + a.seed.size())
+      throw core::UserError(fmt::format("--seed: expected a whole number, 0 or more, got \"{}\"", a.seed));
+    spec.seed = seed;
+  }
   const fs::path out = a.out.empty() ? fs::path("runs") / fs::path(a.scenario).stem() : fs::path(a.out);
   if (fs::exists(out) && !(fs::is_directory(out) && fs::exists(out / "summary.json")))
     throw core::UserError(fmt::format("-o: {} exists and is not a framesim run folder: not overwriting it", out.string()));
@@ -102,7 +109,7 @@ Command add_run_command(CLI::App& app) {
   sub->add_option("scenario", args->scenario, "scenario YAML (scenarios/*.yaml)")->required();
   sub->add_option("-o,--out", args->out, "run folder (default: runs/<scenario name>)");
   sub->add_option("--duration", args->duration, "override the simulated duration, e.g. 60s");
-  sub->add_option("--seed", args->seed, "override the scenario's random seed");
+  sub->add_option("--seed", args->seed, "override the scenario's random seed (a whole number, 0 or more)");
   sub->add_flag("-q,--quiet", args->quiet, "no progress bar");
   sub->add_flag("--json", args->json, "print summary.json instead of the text summary");
   sub->add_flag("--no-merge", args->no_merge,

@@ -92,6 +92,11 @@ class ScenarioReader {
       MapReader wr(*w, {"cold", "sustained"});
       spec_.cold_window_s = wr.quantity("cold", Dimension::Seconds, Range::positive).value_or(0);
       spec_.sustained_window_s = wr.quantity("sustained", Dimension::Seconds, Range::positive).value_or(0);
+      const double counted = spec_.duration_s - spec_.warmup_s;
+      for (const auto& [key, length] : {std::pair{"cold", spec_.cold_window_s}, {"sustained", spec_.sustained_window_s}})
+        if (length > counted && counted > 0)
+          wr.get(key)->error(fmt::format("{} is longer than the counted run ({} after the warm-up)",
+                                         core::format_seconds(length), core::format_seconds(counted)));
     }
     const double first_rate = spec_.sensors.empty() ? 30.0 : spec_.sensors.front().rate_Hz;
     spec_.deadline_s = m.quantity("deadline", Dimension::Seconds, Range::positive).value_or(1.0 / first_rate);
@@ -146,12 +151,17 @@ class ScenarioReader {
     if (auto v = m.quantity("trip", Dimension::Celsius)) th.trip_C = *v;
     if (auto v = m.quantity("release", Dimension::Celsius)) th.release_C = *v;
     if (m.has("initial")) spec_.initial_temperature_C = m.quantity("initial", Dimension::Celsius);
+    auto at = [&](std::initializer_list<std::string_view> keys) {
+      for (auto k : keys)
+        if (auto n = m.get(k)) return *n;
+      return node;
+    };
     if (th.release_C >= th.trip_C)
-      node.error(fmt::format("release ({} C) must be below trip ({} C)", core::format_number(th.release_C),
-                             core::format_number(th.trip_C)));
+      at({"release", "trip"}).error(fmt::format("release ({} C) must be below trip ({} C)",
+                                                core::format_number(th.release_C), core::format_number(th.trip_C)));
     if (th.trip_C <= th.ambient_C)
-      node.error(fmt::format("trip ({} C) must be above ambient ({} C)", core::format_number(th.trip_C),
-                             core::format_number(th.ambient_C)));
+      at({"trip", "ambient"}).error(fmt::format("trip ({} C) must be above ambient ({} C)",
+                                                core::format_number(th.trip_C), core::format_number(th.ambient_C)));
   }
 
   void read_networks(const Node& node) {
@@ -179,6 +189,7 @@ class ScenarioReader {
       } else {
         written = value.text();
       }
+      declared_networks_.insert(name);  // reported here if it fails: stages naming it say nothing more
       if (!written) continue;
       const auto path = resolve_path(value.document(), *written);
       if (path.extension() == ".onnx") {
@@ -242,6 +253,7 @@ class ScenarioReader {
       if (!name) return w;
       auto it = std::find_if(spec_.networks.begin(), spec_.networks.end(),
                              [&](const auto& named) { return named.name == *name; });
+      if (it == spec_.networks.end() && declared_networks_.count(*name)) return w;
       if (it == spec_.networks.end()) {
         std::vector<std::string> names;
         for (const auto& named : spec_.networks) names.push_back(named.name);
@@ -284,20 +296,26 @@ class ScenarioReader {
         w.bytes_per_level.assign(spec_.hardware.memory.size(), 0.0);
         if (auto b = wr.get("bytes")) {
           for (auto& [level, value] : b->entries()) {
+            if (!hardware_loaded_) continue;
             auto lv = spec_.hardware.find_level(level);
-            bool on_path = lv && unit &&
-                           std::count(spec_.hardware.units[*unit].memory_path.begin(),
-                                      spec_.hardware.units[*unit].memory_path.end(), *lv) > 0;
-            if (!on_path) {
-              value.error(fmt::format("\"{}\" is not a memory level this stage's unit can reach", level));
+            if (!lv) {
+              value.error(no_level_message(level));
+              continue;
+            }
+            if (!unit) continue;  // the unit is reported already
+            const auto& path = spec_.hardware.units[*unit].memory_path;
+            if (std::count(path.begin(), path.end(), *lv) == 0) {
+              value.error(fmt::format("unit \"{}\" does not reach memory level \"{}\"", spec_.hardware.units[*unit].name,
+                                      level));
               continue;
             }
             w.bytes_per_level[*lv] = value.quantity(Dimension::Bytes, Range::non_negative).value_or(0);
           }
         }
         if (unit && w.ops > 0 && !spec_.hardware.units[*unit].peak_ops_per_s[w.precision])
-          work->error(fmt::format("unit \"{}\" has no {} roof", spec_.hardware.units[*unit].name,
-                                  model::precision_name(w.precision)));
+          (wr.has("precision") ? *wr.get("precision") : *wr.get("ops"))
+              .error(fmt::format("unit \"{}\" has no {} roof", spec_.hardware.units[*unit].name,
+                                 model::precision_name(w.precision)));
       } else {
         work->error("needs time or ops");
       }
@@ -362,7 +380,7 @@ class ScenarioReader {
       names_.emplace(name, std::pair{false, pending.size()});
       pending.push_back(std::move(p));
     }
-    if (node.is_map() && pending.empty()) node.error("needs at least one stage");
+    if (node.is_map() && node.yaml().size() == 0) node.error("needs at least one stage");
 
     // Resolve inputs and order the DAG topologically (a stage after everything it reads).
     std::vector<std::string> all_names;
@@ -390,22 +408,36 @@ class ScenarioReader {
       }
     }
     std::vector<int> order;
-    std::vector<int> state(pending.size(), 0);  // 0 new, 1 visiting, 2 done
-    std::function<bool(std::size_t)> visit = [&](std::size_t i) {
-      if (state[i] == 2) return true;
-      if (state[i] == 1) return false;
-      state[i] = 1;
-      for (const auto& in : pending[i].spec.inputs)
-        if (!in.sensor && !visit(in.index)) return false;
-      state[i] = 2;
-      order.push_back(static_cast<int>(i));
-      return true;
-    };
-    for (std::size_t i = 0; i < pending.size(); ++i) {
-      if (!visit(i)) {
-        pending[i].node.error(fmt::format("stage \"{}\" is part of a cycle: stages must form a DAG", pending[i].spec.name));
+    std::vector<int> state(pending.size(), 0);  // 0 new, 1 on the path being explored, 2 done
+    std::vector<std::size_t> path;
+    std::optional<std::vector<std::size_t>> cycle;
+    std::function<void(std::size_t)> visit = [&](std::size_t i) {
+      if (state[i] == 2 || cycle) return;
+      if (state[i] == 1) {
+        cycle.emplace(std::find(path.begin(), path.end(), i), path.end());
         return;
       }
+      state[i] = 1;
+      path.push_back(i);
+      for (const auto& in : pending[i].spec.inputs)
+        if (!in.sensor) visit(in.index);
+      path.pop_back();
+      state[i] = 2;
+      order.push_back(static_cast<int>(i));
+    };
+    for (std::size_t i = 0; i < pending.size() && !cycle; ++i) visit(i);
+    if (cycle) {
+      // Report at the cycle's first stage in the file, naming the whole loop.
+      const std::size_t first = *std::min_element(cycle->begin(), cycle->end());
+      std::vector<std::string> names;
+      auto start = std::find(cycle->begin(), cycle->end(), first);
+      for (std::size_t k = 0; k <= cycle->size(); ++k)
+        names.push_back(pending[(*cycle)[static_cast<std::size_t>((start - cycle->begin() + static_cast<long>(k)) %
+                                                                  static_cast<long>(cycle->size()))]]
+                            .spec.name);
+      std::reverse(names.begin(), names.end());  // in data-flow order: each reads the one before
+      pending[first].node.error(fmt::format("stages form a cycle: {} (stages must form a DAG)", fmt::join(names, " -> ")));
+      return;
     }
     std::vector<std::size_t> new_index(pending.size());
     for (std::size_t k = 0; k < order.size(); ++k) new_index[static_cast<std::size_t>(order[k])] = k;
@@ -423,7 +455,13 @@ class ScenarioReader {
       const auto& s = spec_.stages[i];
       if (s.policy != model::InputPolicy::all || s.inputs.size() < 2) continue;
       std::set<std::size_t> sources;
-      for (const auto& in : s.inputs) sources.insert(origin_sensor(in));
+      bool resolved = true;
+      for (const auto& in : s.inputs) {
+        const auto origin = origin_sensor(in);
+        resolved = resolved && origin.has_value();
+        if (origin) sources.insert(*origin);
+      }
+      if (!resolved) continue;  // an input that names nothing is reported already
       if (sources.size() > 1)
         stage_nodes_[i].error(fmt::format(
             "stage \"{}\" joins inputs from different sensors with policy all (same frame from every input); "
@@ -433,9 +471,11 @@ class ScenarioReader {
   }
 
   /// The sensor a stage's trigger chain starts from.
-  std::size_t origin_sensor(const model::InputRef& in) const {
+  std::optional<std::size_t> origin_sensor(const model::InputRef& in) const {
     if (in.sensor) return in.index;
-    return origin_sensor(spec_.stages[in.index].inputs.front());
+    const auto& inputs = spec_.stages[in.index].inputs;
+    if (inputs.empty()) return std::nullopt;
+    return origin_sensor(inputs.front());
   }
 
   void read_tasks(const Node& node) {
@@ -455,7 +495,9 @@ class ScenarioReader {
       if (auto r = m.get("reads")) {
         if (auto s = r->text()) {
           auto it = names_.find(*s);
-          if (it == names_.end() || it->second.first) {
+          if (it != names_.end() && it->second.first) {
+            r->error(fmt::format("\"{}\" is a sensor, not a stage: a task reads a stage's newest result", *s));
+          } else if (it == names_.end()) {
             std::vector<std::string> stages;
             for (const auto& st : spec_.stages) stages.push_back(st.name);
             std::string message = fmt::format("no stage \"{}\"", *s);
@@ -472,6 +514,15 @@ class ScenarioReader {
     }
   }
 
+  std::string no_level_message(const std::string& level) const {
+    std::vector<std::string> names;
+    for (const auto& l : spec_.hardware.memory) names.push_back(l.name);
+    std::string message = fmt::format("{} has no memory level \"{}\"", spec_.hardware.source_file, level);
+    if (auto near = core::closest_match(level, names)) message += fmt::format(" (did you mean \"{}\"?)", *near);
+    else message += fmt::format("; levels: {}", core::join_list(names, ", "));
+    return message;
+  }
+
   void read_background(const Node& node) {
     for (auto& [name, value] : node.entries()) {
       MapReader m(value, {"memory", "rate"});
@@ -479,7 +530,7 @@ class ScenarioReader {
       b.name = name;
       if (auto level = m.text("memory", true); level && hardware_loaded_) {
         if (auto lv = spec_.hardware.find_level(*level)) b.level = *lv;
-        else m.get("memory")->error(fmt::format("{} has no memory level \"{}\"", spec_.hardware.source_file, *level));
+        else m.get("memory")->error(no_level_message(*level));
       }
       b.rate_Bps = m.quantity("rate", Dimension::BytesPerSecond, Range::positive, true).value_or(0);
       spec_.background.push_back(std::move(b));
@@ -492,6 +543,7 @@ class ScenarioReader {
   bool hardware_loaded_ = false;
   std::map<std::string, std::pair<bool, std::size_t>> names_;  // name -> (is sensor, index)
   std::map<std::string, Node> network_nodes_;
+  std::set<std::string> declared_networks_;
   std::vector<Node> stage_nodes_;
 };
 

@@ -1,5 +1,6 @@
 #include "config/yaml.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <fstream>
@@ -277,6 +278,8 @@ std::vector<std::pair<std::string, Node>> Node::entries() const {
   for (auto it = node_.begin(); it != node_.end(); ++it) {
     if (!it->first.IsScalar()) continue;  // reported when the file was loaded
     const std::string key = it->first.Scalar();
+    // A key given twice was reported when the file was loaded; only its first value is read.
+    if (std::any_of(out.begin(), out.end(), [&](const auto& e) { return e.first == key; })) continue;
     out.emplace_back(key, child(key, it->second));
   }
   return out;

@@ -1,7 +1,8 @@
 // The bad-input gallery: every file in tests/bad_input/cases/ is one test (see README.md there).
 // Each case runs the framesim binary on a deliberately wrong input and checks the project's rule for
 // bad input: exit code 2, a clear message naming file, line, column and key (the `# expect:` lines),
-// nothing on stdout, nothing half-written (the --svg file is never created), and never a crash.
+// nothing on stdout, nothing half-written (the --svg file is never created; `run` leaves neither its run
+// folder nor its <out>.tmp-* folder behind), and never a crash.
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -177,7 +178,7 @@ TEST_P(BadInput, Case) {
   std::vector<std::string> args = split_words(header.command);
   ASSERT_FALSE(args.empty()) << relative << ": empty `# command:`";
 
-  // A private scratch folder: `capture` holds stdout/stderr, `written` is where the SVG would go.
+  // A private scratch folder: `capture` holds stdout/stderr, `written` is where the SVG or run folder would go.
   const fs::path scratch = fs::temp_directory_path() / ("framesim_bad_input_" + std::to_string(::getpid()) + "_" +
                                                         test_name(file));
   const fs::path capture = scratch / "capture";
@@ -191,6 +192,40 @@ TEST_P(BadInput, Case) {
     args.push_back("--svg");
     args.push_back(svg.string());
   }
+  // `run` writes a run folder through a temporary folder beside it (<out>.tmp-<pid>): point it into the
+  // scratch folder (unless the case is about -o itself) and check afterwards that neither was left behind.
+  const fs::path run_out = written / "out";
+  std::vector<fs::path> run_targets;  // folders a `run` must not have created
+  if (args.front() == "run") {
+    const auto given = std::find_if(args.begin(), args.end(), [](const std::string& a) {
+      return a == "-o" || a == "--out" || starts_with(a, "--out=");
+    });
+    if (given == args.end()) {
+      args.push_back("-o");
+      args.push_back(run_out.string());
+      run_targets.push_back(run_out);
+    } else if (starts_with(*given, "--out=")) {
+      run_targets.push_back(kRoot / given->substr(std::strlen("--out=")));
+    } else if (given + 1 != args.end()) {
+      run_targets.push_back(kRoot / *(given + 1));
+    }
+    if (std::find(args.begin(), args.end(), "-q") == args.end() &&
+        std::find(args.begin(), args.end(), "--quiet") == args.end())
+      args.push_back("-q");
+  }
+  // What exists before the run (a case may point -o at an existing file or folder on purpose).
+  std::vector<bool> existed_before;
+  for (const auto& t : run_targets) existed_before.push_back(fs::exists(fs::symlink_status(t)));
+  /// The <target>.tmp-* folders beside a run target.
+  auto leftover_tmp = [](const fs::path& target) {
+    std::vector<fs::path> out;
+    std::error_code ec;
+    const fs::path parent = target.parent_path().empty() ? fs::path(".") : target.parent_path();
+    const std::string prefix = target.filename().string() + ".tmp-";
+    for (const auto& entry : fs::directory_iterator(parent, ec))
+      if (starts_with(entry.path().filename().string(), prefix)) out.push_back(entry.path());
+    return out;
+  };
   std::string shown = "framesim";
   for (const auto& a : args) shown += " '" + a + "'";
 
@@ -219,7 +254,23 @@ TEST_P(BadInput, Case) {
   // Nothing half-written: neither the SVG nor a temporary file next to it.
   if (fs::exists(svg)) problems.push_back("the SVG was written although the input is bad");
   for (const auto& entry : fs::directory_iterator(written))
-    if (entry.path() != svg) problems.push_back("file left behind: " + entry.path().filename().string());
+    if (entry.path() != svg && entry.path() != run_out && !starts_with(entry.path().filename().string(), "out.tmp-"))
+      problems.push_back("file left behind: " + entry.path().filename().string());
+
+  // Nothing half-written by `run`: no run folder where -o pointed (unless it was there before) and no
+  // <out>.tmp-* folder beside it. Leftovers outside the scratch folder are removed after being reported.
+  for (std::size_t i = 0; i < run_targets.size(); ++i) {
+    const fs::path& t = run_targets[i];
+    if (!existed_before[i] && fs::exists(fs::symlink_status(t))) {
+      problems.push_back("the run folder " + t.string() + " was written although the input is bad");
+      if (t != run_out) fs::remove_all(t);
+    }
+    for (const auto& tmp : leftover_tmp(t)) {
+      problems.push_back("temporary run folder left behind: " + tmp.string());
+      std::error_code ignored;
+      fs::remove_all(tmp, ignored);
+    }
+  }
 
   // No crash text, even when the exit code happens to be 2 ("terminate called", not "terminate": an
   // "unterminated quoted field" is a fine message).
