@@ -487,14 +487,13 @@ std::string roofline_svg(const BudgetReport& r, const model::HardwareSpec& hw, c
   struct Point {
     double x, y;
     std::string label;
-    bool memory_bound;
+    LimitKind limit;
   };
   std::vector<Point> points;
   for (std::size_t k = 0; k < r.kernels.size(); ++k) {
     const auto& t = r.kernels[k].time;
     if (!t.has_bytes() || r.plan.kernels[k].total_ops <= 0 || t.bound_s <= 0) continue;
-    points.push_back({t.intensity, r.plan.kernels[k].total_ops / t.bound_s, r.plan.kernels[k].name,
-                      t.limit == LimitKind::memory});
+    points.push_back({t.intensity, r.plan.kernels[k].total_ops / t.bound_s, r.plan.kernels[k].name, t.limit});
   }
   double x_min = 1e-2, x_max = 1e3, y_max = 0;
   for (const auto& roof : r.roofs) y_max = std::max(y_max, roof.effective_ops_per_s);
@@ -513,7 +512,8 @@ std::string roofline_svg(const BudgetReport& r, const model::HardwareSpec& hw, c
   y_min = std::max(y_min, y_max * 1e-6);
 
   LogLogPlot plot(fmt::format("Roofline: {} on {} / {}", net.name, hw.name, hw.units[r.unit].name),
-                  "arithmetic intensity (op/byte)", "attainable performance (op/s)", {x_min, x_max}, {y_min, y_max * 3});
+                  "arithmetic intensity (op/byte)", "attainable performance", {x_min, x_max}, {y_min, y_max * 3}, "",
+                  "OP/s");
   // Stacked rooflines: one slope per memory level, one flat roof per precision.
   int colour = 0;
   for (const auto& row : r.levels) {
@@ -530,7 +530,17 @@ std::string roofline_svg(const BudgetReport& r, const model::HardwareSpec& hw, c
               false);
     ++colour;
   }
-  for (const auto& p : points) plot.point(p.x, p.y, p.memory_bound ? 0 : 1, p.label);
+  // Kernels coloured by what binds them; an overhead-bound kernel sits below both roofs.
+  constexpr int kMemory = 0, kCompute = 1, kOverhead = 5;
+  bool seen[3] = {false, false, false};
+  for (const auto& p : points) {
+    const int limit = p.limit == LimitKind::memory ? 0 : p.limit == LimitKind::compute ? 1 : 2;
+    seen[limit] = true;
+    plot.point(p.x, p.y, limit == 0 ? kMemory : limit == 1 ? kCompute : kOverhead, p.label);
+  }
+  if (seen[0]) plot.marker_legend(kMemory, "kernel, memory-bound");
+  if (seen[1]) plot.marker_legend(kCompute, "kernel, compute-bound");
+  if (seen[2]) plot.marker_legend(kOverhead, "kernel, dispatch-bound");
   return plot.render();
 }
 

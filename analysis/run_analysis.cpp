@@ -423,20 +423,27 @@ json RunAnalysis::finish(const engine::RunTotals& totals) {
 }
 
 std::string RunAnalysis::svg_latency_cdf() const {
+  // The tail: the fraction of frames slower than each latency, on a log scale, so p99 sits at 10^-2 and
+  // p99.9 at 10^-3, with the deadline across.
   const auto& values = all_.latency_s.values();
   std::vector<double> sorted = values;
   std::sort(sorted.begin(), sorted.end());
-  const double hi = std::max(sorted.empty() ? spec_.deadline_s : sorted.back(), spec_.deadline_s) * 1.1;
-  Plot plot(fmt::format("End-to-end latency, {} (counted frames)", spec_.name),
-            Axis{0, hi, false, "latency", "s"}, Axis{0, 1, false, "fraction of frames at or below", ""});
-  std::vector<std::pair<double, double>> pts;
   const std::size_t n = sorted.size();
-  const std::size_t step = std::max<std::size_t>(1, n / 2000);
-  for (std::size_t i = 0; i < n; i += step) pts.emplace_back(sorted[i], static_cast<double>(i + 1) / static_cast<double>(n));
-  if (n > 0) pts.emplace_back(sorted.back(), 1.0);
+  const double floor = n > 0 ? 0.5 / static_cast<double>(n) : 1e-3;
+  const double hi = std::max(n > 0 ? sorted.back() : spec_.deadline_s, spec_.deadline_s) * 1.1;
+  Plot plot(fmt::format("Latency tail, {} ({} counted frames)", spec_.name, n), Axis{0, hi, false, "end-to-end latency", "s"},
+            Axis{std::min(floor, 1e-3), 1, true, "fraction of frames slower", ""});
+  std::vector<std::pair<double, double>> pts;
+  const std::size_t step = std::max<std::size_t>(1, n / 4000);
+  for (std::size_t i = 0; i < n; i += step)
+    pts.emplace_back(sorted[i], std::max(floor, 1.0 - static_cast<double>(i) / static_cast<double>(n)));
+  if (n > 0) pts.emplace_back(sorted.back(), floor);
   plot.line(pts, 1, "all counted frames");
   plot.reference(spec_.deadline_s, true, 0, fmt::format("deadline {}", format_seconds(spec_.deadline_s)));
-  if (n > 0) plot.reference(0.99, false, 3, fmt::format("p99 {}", format_seconds(all_.latency_s.quantile(0.99))));
+  if (n > 0) {
+    plot.reference(0.01, false, 3, fmt::format("p99 {}", format_seconds(all_.latency_s.quantile(0.99))));
+    plot.reference(0.001, false, 4, fmt::format("p99.9 {}", format_seconds(all_.latency_s.quantile(0.999))));
+  }
   return plot.render();
 }
 

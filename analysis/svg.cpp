@@ -17,9 +17,10 @@ const char* colour_of(int i) { return kPalette[static_cast<std::size_t>(std::abs
 
 constexpr double kLeft = 90, kRight = 220, kTop = 50, kBottom = 60;
 
-std::string tick_label(double v, const std::string& unit) {
-  if (unit.empty()) return core::format_si(v, "", 3);
-  return core::format_si(v, unit, 3);
+std::string tick_label(double v, const Axis& axis) {
+  // Plain numbers on unitless axes (fractions read 0.01, not "10 m"); SI prefixes with a unit.
+  if (axis.unit.empty()) return core::format_number(v, 3);
+  return core::format_si(v, axis.unit, 3);
 }
 
 /// Tick positions: decades on a log axis (with 2 and 5 when there are few), 1-2-5 steps on a linear one.
@@ -100,6 +101,7 @@ void Plot::reference(double value, bool vertical, int colour, std::string label)
   references_.push_back({value, vertical, colour, std::move(label)});
 }
 void Plot::bar(double x0, double x1, double y, int colour) { bars_.push_back({x0, x1, y, colour}); }
+void Plot::marker_legend(int colour, std::string label) { marker_legend_.emplace_back(colour, std::move(label)); }
 
 double Plot::sx(double x) const {
   const double w = width_ - kLeft - kRight;
@@ -132,13 +134,13 @@ std::string Plot::render() const {
     const double px = sx(v);
     s += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"#e5e5e5\"/>\n", px, y0, y1);
     s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}</text>\n", px, y1 + 16,
-                     xml_escape(tick_label(v, x_.unit)));
+                     xml_escape(tick_label(v, x_)));
   }
   for (double v : ticks(y_)) {
     const double py = sy(v);
     s += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{2:.1f}\" y2=\"{1:.1f}\" stroke=\"#e5e5e5\"/>\n", x0, py, x1);
     s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"end\">{}</text>\n", x0 - 6, py + 4,
-                     xml_escape(tick_label(v, y_.unit)));
+                     xml_escape(tick_label(v, y_)));
   }
   s += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"none\" stroke=\"#333\"/>\n",
                    x0, y0, x1 - x0, y1 - y0);
@@ -178,17 +180,19 @@ std::string Plot::render() const {
     s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"9\" fill=\"#444\">{}</text>\n", sx(m.x) + 6,
                      sy(m.y) - 4, xml_escape(m.label));
   }
-  // Reference labels alternate between the two ends of their line so that close lines stay readable.
-  for (std::size_t i = 0; i < references_.size(); ++i) {
-    const auto& r = references_[i];
-    const bool far_end = i % 2 == 1;
-    if (r.vertical)
+  // Reference labels: vertical lines labelled near the bottom, horizontal ones alternating between the
+  // left end (above the line) and the right end (below it), so that close lines stay readable.
+  std::size_t horizontal = 0;
+  for (const auto& r : references_) {
+    if (r.vertical) {
       s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"11\" fill=\"{}\">{}</text>\n", sx(r.value) + 4,
-                       far_end ? y1 - 6 : y0 + 14, colour_of(r.colour), xml_escape(r.label));
-    else
-      s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"11\" fill=\"{}\"{}>{}</text>\n",
-                       far_end ? x1 - 6 : x0 + 6, sy(r.value) + (far_end ? 12 : -4), colour_of(r.colour),
-                       far_end ? " text-anchor=\"end\"" : "", xml_escape(r.label));
+                       y1 - 8, colour_of(r.colour), xml_escape(r.label));
+      continue;
+    }
+    const bool far_end = horizontal++ % 2 == 1;
+    s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"11\" fill=\"{}\"{}>{}</text>\n",
+                     far_end ? x1 - 6 : x0 + 6, sy(r.value) + (far_end ? 12 : -4), colour_of(r.colour),
+                     far_end ? " text-anchor=\"end\"" : "", xml_escape(r.label));
   }
   // legend
   double ly = y0 + 10;
@@ -197,6 +201,12 @@ std::string Plot::render() const {
     s += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{2:.1f}\" y2=\"{1:.1f}\" stroke=\"{3}\" stroke-width=\"2\"{4}/>\n",
                      x1 + 12, ly, x1 + 36, colour_of(line.colour), line.dashed ? " stroke-dasharray=\"6,4\"" : "");
     s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\">{}</text>\n", x1 + 42, ly + 4, xml_escape(line.label));
+    ly += 18;
+  }
+  for (const auto& [colour, label] : marker_legend_) {
+    s += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4\" fill=\"{}\" stroke=\"#222\" stroke-width=\"0.5\"/>\n",
+                     x1 + 24, ly, colour_of(colour));
+    s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\">{}</text>\n", x1 + 42, ly + 4, xml_escape(label));
     ly += 18;
   }
   s += "</svg>\n";

@@ -26,6 +26,8 @@ class Plot {
   void line(std::vector<std::pair<double, double>> points, int colour, std::string label, bool dashed = false);
   /// A marker at a data point, with a small label beside it (empty: none).
   void point(double x, double y, int colour, std::string label);
+  /// A legend entry for markers of `colour`.
+  void marker_legend(int colour, std::string label);
   /// A horizontal or vertical reference line across the plot (e.g. a deadline).
   void reference(double value, bool vertical, int colour, std::string label);
   /// A bar from y = 0 (or the axis minimum) between x0 and x1.
@@ -65,15 +67,16 @@ class Plot {
   std::vector<Marker> markers_;
   std::vector<Reference> references_;
   std::vector<Bar> bars_;
+  std::vector<std::pair<int, std::string>> marker_legend_;
 };
 
-/// A log-log plot whose tick labels are SI-formatted numbers.
+/// A log-log plot; tick labels are plain numbers, or SI-prefixed when the axis has a unit.
 class LogLogPlot : public Plot {
  public:
   LogLogPlot(std::string title, std::string x_label, std::string y_label, std::pair<double, double> x_range,
-             std::pair<double, double> y_range)
-      : Plot(std::move(title), Axis{x_range.first, x_range.second, true, std::move(x_label), ""},
-             Axis{y_range.first, y_range.second, true, std::move(y_label), ""}) {}
+             std::pair<double, double> y_range, std::string x_unit = "", std::string y_unit = "")
+      : Plot(std::move(title), Axis{x_range.first, x_range.second, true, std::move(x_label), std::move(x_unit)},
+             Axis{y_range.first, y_range.second, true, std::move(y_label), std::move(y_unit)}) {}
 };
 
 /// Stacks rendered plots vertically into one SVG (panels sharing a time axis, say).
