@@ -414,6 +414,7 @@ json RunAnalysis::finish(const engine::RunTotals& totals) {
   verdict["stage_slices"] = slices;
   j["verdict"] = verdict;
   j["warnings"] = totals.warnings;
+  j["notes"] = totals.notes;
 
   core::write_file_atomic(folder_ / "summary.json", j.dump(2) + "\n");
   core::write_file_atomic(folder_ / "latency_cdf.svg", svg_latency_cdf());
@@ -634,6 +635,7 @@ std::string RunAnalysis::text(const json& j) const {
                      format_number(l["L_frames"].get<double>(), 4), format_number(l["lambda_per_s"].get<double>(), 4),
                      format_seconds(l["W_s"].get<double>()), format_number(l["relative_error"].get<double>(), 2));
   for (const auto& w : j["warnings"]) out += "warning: " + w.get<std::string>() + "\n";
+  for (const auto& n : j["notes"]) out += "note: " + n.get<std::string>() + "\n";
   return out;
 }
 

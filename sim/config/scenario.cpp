@@ -12,6 +12,8 @@
 #include "core/text.hpp"
 #include "core/units.hpp"
 #include "model/budget.hpp"
+#include "trace/measured.hpp"
+#include "trace/series.hpp"
 
 namespace framesim::config {
 
@@ -134,7 +136,7 @@ class ScenarioReader {
   /// The enclosure: what the scenario changes in the hardware's thermal block (ambient, R, C, trip, release)
   /// and the die temperature at the start.
   void read_thermal_overrides(const Node& node) {
-    MapReader m(node, {"ambient", "resistance", "capacitance", "trip", "release", "initial"});
+    MapReader m(node, {"ambient", "ambient_trace", "resistance", "capacitance", "trip", "release", "initial"});
     if (!m.ok()) return;
     if (hardware_loaded_ && !spec_.hardware.thermal) {
       node.error(fmt::format("{} has no thermal block: there is no thermal model to change", spec_.hardware.source_file));
@@ -151,6 +153,14 @@ class ScenarioReader {
     if (auto v = m.quantity("trip", Dimension::Celsius)) th.trip_C = *v;
     if (auto v = m.quantity("release", Dimension::Celsius)) th.release_C = *v;
     if (m.has("initial")) spec_.initial_temperature_C = m.quantity("initial", Dimension::Celsius);
+    if (auto t = m.get("ambient_trace")) {
+      if (m.has("ambient")) m.get("ambient")->error("give either ambient or ambient_trace, not both");
+      const trace::ValueColumn temperature{"temperature", Dimension::Celsius, {{"temperature_C", 1.0}}};
+      if (auto points = read_series_at(*t, temperature)) {
+        for (const auto& p : *points) spec_.ambient_profile_C.emplace_back(p.time_s, p.value);
+        if (!spec_.ambient_profile_C.empty()) th.ambient_C = spec_.ambient_profile_C.front().second;
+      }
+    }
     auto at = [&](std::initializer_list<std::string_view> keys) {
       for (auto k : keys)
         if (auto n = m.get(k)) return *n;
@@ -213,11 +223,44 @@ class ScenarioReader {
     }
   }
 
+  /// Reads a time series named by `node` (a path relative to the scenario); problems in the file are reported
+  /// in the file, a file that cannot be opened where it is named.
+  std::optional<std::vector<trace::SeriesPoint>> read_series_at(const Node& node,
+                                                                const std::optional<trace::ValueColumn>& value) {
+    auto written = node.text();
+    if (!written) return std::nullopt;
+    try {
+      return trace::read_series(resolve_path(node.document(), *written), value);
+    } catch (const core::UserError& e) {
+      for (const auto& d : e.diagnostics()) {
+        if (d.where.line == 0) node.error(d.message);
+        else diagnostics_.add(d);
+      }
+      return std::nullopt;
+    }
+  }
+
   void read_sensors(const Node& node) {
     for (auto& [name, value] : node.entries()) {
       model::SensorSpec s;
       s.name = name;
-      MapReader m(value, {"rate", "phase", "jitter"});
+      MapReader m(value, {"rate", "phase", "jitter", "trace"});
+      if (auto t = m.get("trace")) {
+        // A timestamp log replayed instead of rate and jitter; the rate is then the log's mean rate.
+        for (const char* k : {"rate", "phase", "jitter"})
+          if (m.has(k)) m.get(k)->error(fmt::format("{} does not go with trace (the log gives every capture time)", k));
+        if (auto points = read_series_at(*t, std::nullopt)) {
+          for (const auto& p : *points) s.timestamps_s.push_back(p.time_s);
+          if (s.timestamps_s.size() < 2 || s.timestamps_s.back() <= 0) {
+            t->error("a timestamp log needs at least two increasing times");
+          } else {
+            s.rate_Hz = static_cast<double>(s.timestamps_s.size() - 1) / s.timestamps_s.back();
+          }
+        }
+        names_.emplace(name, std::pair{true, spec_.sensors.size()});
+        spec_.sensors.push_back(s);
+        continue;
+      }
       s.rate_Hz = m.quantity("rate", Dimension::Hertz, Range::positive, true).value_or(30);
       s.phase_s = m.quantity("phase", Dimension::Seconds, Range::non_negative).value_or(0);
       if (auto j = m.get("jitter")) s.jitter_s = read_distribution(*j, Dimension::Seconds, Range::non_negative).value_or(Distribution{});
@@ -351,7 +394,7 @@ class ScenarioReader {
         continue;
       }
       MapReader m(value, {"unit", "cores", "inputs", "policy", "queue", "priority", "network", "work", "variability",
-                          "slice"});
+                          "slice", "measured"});
       Pending p{{}, value, {}};
       auto& s = p.spec;
       s.name = name;
@@ -377,6 +420,22 @@ class ScenarioReader {
       s.priority = static_cast<int>(m.integer("priority", -1000, 1000).value_or(0));
       s.work = read_work(m, unit);
       if (m.has("slice")) s.slice_s = m.quantity("slice", Dimension::Seconds, Range::positive);
+      if (auto meas = m.get("measured")) {
+        if (s.work.kind != model::WorkSpec::Kind::network) {
+          meas->error("measured layer times replay a network: the stage needs network");
+        } else if (auto written = meas->text()) {
+          const auto path = resolve_path(meas->document(), *written);
+          try {
+            s.measured = trace::read_measurements(path);
+            s.measured_file = path.generic_string();
+          } catch (const core::UserError& e) {
+            for (const auto& d : e.diagnostics()) {
+              if (d.where.line == 0) meas->error(d.message);
+              else diagnostics_.add(d);
+            }
+          }
+        }
+      }
       names_.emplace(name, std::pair{false, pending.size()});
       pending.push_back(std::move(p));
     }
@@ -525,14 +584,32 @@ class ScenarioReader {
 
   void read_background(const Node& node) {
     for (auto& [name, value] : node.entries()) {
-      MapReader m(value, {"memory", "rate"});
+      MapReader m(value, {"memory", "rate", "profile"});
       model::BackgroundSpec b;
       b.name = name;
       if (auto level = m.text("memory", true); level && hardware_loaded_) {
         if (auto lv = spec_.hardware.find_level(*level)) b.level = *lv;
         else m.get("memory")->error(no_level_message(*level));
       }
-      b.rate_Bps = m.quantity("rate", Dimension::BytesPerSecond, Range::positive, true).value_or(0);
+      if (m.has("rate") && m.has("profile")) {
+        m.get("profile")->error("give either rate or profile, not both");
+      } else if (auto p = m.get("profile")) {
+        // Traffic over time: (time, rate) steps, each rate holding until the next row.
+        const trace::ValueColumn rate{"rate", Dimension::BytesPerSecond, {{"rate_Bps", 1.0}, {"rate_GBps", 1e9}}};
+        if (auto points = read_series_at(*p, rate)) {
+          for (const auto& point : *points) {
+            if (point.value < 0) {
+              p->error(fmt::format("rates must not be negative ({} at {})", core::format_bandwidth(point.value),
+                                   core::format_seconds(point.time_s)));
+              break;
+            }
+            b.profile.emplace_back(point.time_s, point.value);
+            b.rate_Bps = std::max(b.rate_Bps, point.value);
+          }
+        }
+      } else {
+        b.rate_Bps = m.quantity("rate", Dimension::BytesPerSecond, Range::positive, true).value_or(0);
+      }
       spec_.background.push_back(std::move(b));
     }
   }

@@ -96,6 +96,7 @@ struct RunTotals {
   std::int64_t kernels = 0;              // kernels executed
   double wall_s = 0;
   std::vector<std::string> warnings;
+  std::vector<std::string> notes;  // what the run did that a reader should know (e.g. replayed measurements)
   double total_energy_J() const { return frames_energy_J + tasks_energy_J + background_energy_J + static_energy_J; }
 };
 

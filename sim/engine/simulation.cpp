@@ -4,6 +4,8 @@
 #include <chrono>
 #include <cmath>
 #include <deque>
+#include <map>
+#include <set>
 #include <boost/intrusive/list.hpp>
 #include <memory>
 
@@ -12,6 +14,7 @@
 #include <xbt/log.h>
 
 #include "core/error.hpp"
+#include "core/units.hpp"
 #include "model/cost.hpp"
 #include "model/plan.hpp"
 
@@ -249,7 +252,8 @@ class Simulation {
   }
 
   // ---------------------------------------------------------------- work plans
-  std::vector<KernelPlan> plan(const model::WorkSpec& work, std::size_t unit_index, int cores) const {
+  std::vector<KernelPlan> plan(const model::WorkSpec& work, std::size_t unit_index, int cores,
+                               const model::StageSpec* stage = nullptr) {
     const auto& hw = spec_.hardware;
     const auto& unit = hw.units[unit_index];
     const double f_nominal = unit.nominal().frequency_Hz;
@@ -263,7 +267,9 @@ class Simulation {
       case model::WorkSpec::Kind::network: {
         const auto& net = spec_.networks[static_cast<std::size_t>(work.network)].network;
         const auto xplan = model::plan_network(net, hw, unit_index);
-        for (const auto& k : xplan.kernels) {
+        const auto replayed = stage ? replay_times(*stage, net, xplan) : std::vector<std::optional<double>>(xplan.kernels.size());
+        for (std::size_t ki = 0; ki < xplan.kernels.size(); ++ki) {
+          const auto& k = xplan.kernels[ki];
           KernelPlan kp;
           kp.name = k.name;
           for (model::Precision p : model::kAllPrecisions) {
@@ -272,6 +278,10 @@ class Simulation {
             kp.cycles += *ops / model::effective_compute_ops_per_s(unit, p) * f_nominal * n;
             kp.compute_energy_J += arithmetic_energy(p, *ops);
           }
+          // A measured time replaces the roofline: alone, at the nominal clock, on the stage's cores, the
+          // kernel computes for exactly that long; it still moves its bytes, so it can only be slower under
+          // contention (or if the measurement beats its own memory bound).
+          if (replayed[ki]) kp.cycles = *replayed[ki] * f_nominal * cores;
           kp.bytes = k.bytes;
           for (std::size_t lv = 0; lv < k.bytes.size(); ++lv) kp.memory_energy_J += k.bytes[lv] * hw.memory[lv].energy_per_byte_J;
           kp.overhead_s = unit.dispatch_overhead_s;
@@ -307,6 +317,58 @@ class Simulation {
         break;
       }
     }
+    return out;
+  }
+
+  /// Measured times for each kernel of a stage's network (by kernel name, or its layers' times summed);
+  /// what matches nothing, or is faster than its kernel's memory bound, is reported as a warning.
+  std::vector<std::optional<double>> replay_times(const model::StageSpec& stage, const model::NetworkSpec& net,
+                                                  const model::ExecutionPlan& xplan) {
+    std::vector<std::optional<double>> out(xplan.kernels.size());
+    if (stage.measured.empty()) return out;
+    std::map<std::string, double, std::less<>> by_name;
+    for (const auto& m : stage.measured) by_name[m.name] += m.time_s;
+    std::set<std::string, std::less<>> used;
+    const auto& unit = spec_.hardware.units[stage.unit];
+    const auto bandwidths = model::effective_bandwidths_Bps(spec_.hardware, unit);
+    std::size_t matched = 0;
+    for (std::size_t k = 0; k < xplan.kernels.size(); ++k) {
+      const auto& kernel = xplan.kernels[k];
+      if (auto it = by_name.find(kernel.name); it != by_name.end()) {
+        out[k] = it->second;
+        used.insert(it->first);
+      } else {
+        double sum = 0;
+        bool any = false;
+        std::vector<int> members = kernel.layers;
+        members.insert(members.end(), kernel.folded.begin(), kernel.folded.end());
+        for (int l : members) {
+          if (auto jt = by_name.find(net.layers[static_cast<std::size_t>(l)].name); jt != by_name.end()) {
+            sum += jt->second;
+            any = true;
+            used.insert(jt->first);
+          }
+        }
+        if (any) out[k] = sum;
+      }
+      if (!out[k]) continue;
+      ++matched;
+      const auto alone = model::kernel_time(kernel, unit, bandwidths);
+      const double memory_s = alone.memory_s.empty() ? 0.0 : *std::max_element(alone.memory_s.begin(), alone.memory_s.end());
+      if (*out[k] < memory_s)
+        totals_.warnings.push_back(fmt::format("stage \"{}\": measured {} for {} is faster than its memory bound {}: "
+                                               "the bus binds it",
+                                               stage.name, core::format_seconds(*out[k]), kernel.name,
+                                               core::format_seconds(memory_s)));
+    }
+    std::vector<std::string> unused;
+    for (const auto& [name, t] : by_name)
+      if (!used.count(name)) unused.push_back(name);
+    totals_.notes.push_back(fmt::format("stage \"{}\": replayed {} of {} kernels from {}{}", stage.name, matched,
+                                           xplan.kernels.size(), stage.measured_file,
+                                           unused.empty() ? std::string()
+                                                          : fmt::format("; names matching no kernel or layer: {}",
+                                                                        fmt::join(unused, ", "))));
     return out;
   }
 
@@ -433,7 +495,7 @@ class Simulation {
       st.cores = ss.cores > 0 ? ss.cores : ss.unit < units_.size() ? units_[ss.unit].spec->cores : 1;
       st.queues.resize(ss.inputs.size());
       st.last_side.resize(ss.inputs.size());
-      st.kernels = plan(ss.work, ss.unit, st.cores);
+      st.kernels = plan(ss.work, ss.unit, st.cores, &ss);
       prepare(st.kernels, *st.unit, st.cores);
       const bool exclusive =
           std::count_if(spec_.stages.begin(), spec_.stages.end(), [&](const auto& o) { return o.unit == ss.unit; }) == 1 &&
@@ -472,9 +534,17 @@ class Simulation {
     if (!hw.thermal) temperature_C_ = spec_.initial_temperature_C.value_or(25.0);
     drained_cv_ = sg4::ConditionVariable::create();
     drained_mutex_ = sg4::Mutex::create();
+    tick_mutex_ = sg4::Mutex::create();
   }
 
-  double ambient() const {
+  /// The ambient temperature at `time_s`: a replayed profile (steps), else the scenario's or the hardware's.
+  double ambient(double time_s = 0) const {
+    const auto& profile = spec_.ambient_profile_C;
+    if (!profile.empty()) {
+      auto it = std::upper_bound(profile.begin(), profile.end(), time_s,
+                                 [](double t, const auto& point) { return t < point.first; });
+      return it == profile.begin() ? profile.front().second : std::prev(it)->second;
+    }
     if (spec_.ambient_C) return *spec_.ambient_C;
     return spec_.hardware.thermal ? spec_.hardware.thermal->ambient_C : 25.0;
   }
@@ -533,8 +603,13 @@ class Simulation {
     std::mt19937_64 rng(spec_.seed * 104729ULL + 13 * s + 3);
     double last = 0;
     for (std::int64_t i = 0;; ++i) {
-      double t = sensor.phase_s + static_cast<double>(i) / sensor.rate_Hz;
-      t = std::max(last, t + sensor.jitter_s.sample(rng));
+      double t = 0;
+      if (!sensor.timestamps_s.empty()) {  // a timestamp log, replayed as it is
+        if (i >= static_cast<std::int64_t>(sensor.timestamps_s.size())) break;
+        t = sensor.timestamps_s[static_cast<std::size_t>(i)];
+      } else {
+        t = std::max(last, sensor.phase_s + static_cast<double>(i) / sensor.rate_Hz + sensor.jitter_s.sample(rng));
+      }
       if (t >= spec_.duration_s) break;
       last = t;
       sg4::this_actor::sleep_until(t);
@@ -873,14 +948,28 @@ class Simulation {
     const std::size_t master = units_.size() + b;
     // Continuous traffic in chunks of 10 ms at the nominal rate; the port link caps the rate, the shared
     // bus may give it less.
-    const double chunk = bg.rate_Bps * 0.01;
-    KernelPlan plan;
-    plan.name = bg.name;
-    plan.bytes.assign(levels_.size(), 0.0);
-    plan.bytes[bg.level] = chunk;
-    background_plans_.push_back(plan);
-    const KernelPlan& kernel = background_plans_.back();
+    // With a profile, the rate steps at each of its times (the port link follows); a zero rate sleeps.
+    std::size_t step = 0;
+    double rate = bg.profile.empty() ? bg.rate_Bps : bg.profile.front().second;
+    auto next_change = [&] { return step + 1 < bg.profile.size() ? bg.profile[step + 1].first : 1e300; };
     while (!stopping_) {
+      const double now = sg4::Engine::get_clock();
+      while (!bg.profile.empty() && now >= next_change()) {
+        ++step;
+        rate = bg.profile[step].second;
+        if (rate > 0) background_ports_[b]->set_bandwidth(rate);
+      }
+      if (rate <= 0) {
+        if (next_change() >= 1e300) return;
+        sg4::this_actor::sleep_until(next_change());
+        continue;
+      }
+      const double chunk = rate * std::min(0.01, std::max(1e-6, next_change() - now));
+      KernelPlan& kernel = background_plans_.emplace_back();
+      kernel.name = bg.name;
+      kernel.bytes.assign(levels_.size(), 0.0);
+      kernel.bytes[bg.level] = chunk;
+      if (background_plans_.size() > 64) background_plans_.pop_front();  // only the chunks in flight are referred to
       auto exec = sg4::this_actor::exec_init({background_hosts_[b], levels_[bg.level].host}, {0.0, 0.0},
                                              {0.0, chunk, 0.0, 0.0});
       exec->start();
@@ -912,6 +1001,9 @@ class Simulation {
 
   /// Integrates energy since the last tick, steps the RC model, lets the governor act, records a sample.
   void tick(double now, bool govern) {
+    // Asking activities for their progress yields to other actors: the controller's final tick must not run
+    // inside the governor's (it would book and record the same interval twice).
+    std::unique_lock guard(*tick_mutex_);
     const double dt = now - last_tick_s_;
     if (dt <= 0) return;
     // Asking an activity for its remaining work is a simcall: while this actor waits for the answer, the
@@ -953,7 +1045,7 @@ class Simulation {
     const double power = (window_dynamic_J_ + static_J) / dt;
     if (const auto& th = spec_.hardware.thermal) {
       // Exact step of C dT/dt = P - (T - Ta)/R with P constant over the interval.
-      const double steady = ambient() + power * th->resistance_K_per_W;
+      const double steady = ambient(last_tick_s_) + power * th->resistance_K_per_W;
       temperature_C_ = steady + (temperature_C_ - steady) * std::exp(-dt / (th->resistance_K_per_W * th->capacitance_J_per_K));
       if (govern) govern_step(*th);
     }
@@ -1022,11 +1114,18 @@ class Simulation {
 
   bool drained() const { return sensors_running_ == 0 && frames_.empty(); }
 
-  /// Waits for the sensors to stop and the pipeline to drain (or a drain limit), then ends the run.
+  /// Waits for the sensors to stop, the duration to pass and the pipeline to drain (or a drain limit), then
+  /// ends the run.
   void controller() {
     {
       std::unique_lock lock(*drained_mutex_);
       while (sensors_running_ > 0) drained_cv_->wait(lock);
+      // The run lasts at least its duration (the time series covers it), then until the pipeline drains.
+      if (sg4::Engine::get_clock() < spec_.duration_s) {
+        lock.unlock();
+        sg4::this_actor::sleep_until(spec_.duration_s);
+        lock.lock();
+      }
       const double limit = sg4::Engine::get_clock() + std::max(2.0, 20 * spec_.deadline_s);
       while (!drained()) {
         if (drained_cv_->wait_until(lock, limit) == std::cv_status::timeout) break;
@@ -1102,6 +1201,7 @@ class Simulation {
   bool finished_ = false;
   sg4::ConditionVariablePtr drained_cv_;
   sg4::MutexPtr drained_mutex_;
+  sg4::MutexPtr tick_mutex_;
 
   boost::intrusive::list<Running, boost::intrusive::constant_time_size<false>> running_;
   std::uint64_t next_running_id_ = 0;

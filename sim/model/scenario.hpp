@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "model/budget.hpp"
 #include "model/hardware.hpp"
 #include "model/network.hpp"
 
@@ -71,6 +72,10 @@ struct StageSpec {
   int priority = 0;  // higher runs first on a shared unit
   WorkSpec work;
   std::optional<double> slice_s;  // the stage's share of the frame budget
+  /// Measured layer times replayed instead of the roofline (network work): each matched kernel runs alone in
+  /// its measured time at the nominal clock, still moving its bytes (so contention stays modelled).
+  std::vector<Measurement> measured;
+  std::string measured_file;
 };
 
 /// A periodic task: the control loop (reads a stage's newest result -> staleness) or background work.
@@ -116,6 +121,7 @@ struct ScenarioSpec {
   std::uint64_t seed = 1;
   double deadline_s = 0.0333;    // end to end, capture -> last stage
   std::optional<double> ambient_C;          // overrides the hardware's thermal ambient
+  std::vector<std::pair<double, double>> ambient_profile_C;  // (time_s, ambient) steps, replayed when not empty
   std::optional<double> initial_temperature_C;  // default: ambient (a cold start)
   std::optional<double> speed_mps;          // for staleness in distance
   double sample_period_s = 0.1;  // timeseries and thermal step when the hardware has no governor

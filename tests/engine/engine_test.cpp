@@ -528,3 +528,141 @@ background:
     EXPECT_LT(worst, 1e-9) << file;
   }
 }
+
+TEST(Engine, ReplayedLayerTimesEqualTheMeasurement) {
+  // The two seed matmuls with measured times of 1.5 ms and 0.2 ms: alone, each kernel takes exactly its
+  // measured time (both are slower than their roofline bounds, 1.074 ms and 84 us).
+  Scratch s;
+  s.write("measured.csv", "layer,time\nsquare_1024,1.5 ms\nbatch1_linear,200 us\nunknown_layer,1 ms\n");
+  const auto scenario = s.write("s.yaml", fmt::format(R"(name: replay
+hardware: {}
+networks: {{net: {}}}
+duration: "0.5 s"
+deadline: "1 s"
+sensors:
+  camera: {{rate: "10 Hz"}}
+stages:
+  model: {{unit: gpu, inputs: [camera], network: net, measured: measured.csv}}
+)",
+                                                       source_path("hardware/seed_reference.yaml"),
+                                                       source_path("scenarios/networks/seed_matmuls.yaml")));
+  const auto r = run_framesim(scenario, s.dir() / "out");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto kernels = r.kernels.where("frame", "0");
+  ASSERT_EQ(kernels.size(), 2u);
+  expect_relative(std::stod(kernels[0].at("time_s")), 1.5e-3, 1e-9, kernels[0].at("kernel"));
+  expect_relative(std::stod(kernels[1].at("time_s")), 0.2e-3, 1e-9, kernels[1].at("kernel"));
+  const auto notes = r.summary["notes"].dump();
+  EXPECT_NE(notes.find("replayed 2 of 2 kernels"), std::string::npos) << notes;
+  EXPECT_NE(notes.find("unknown_layer"), std::string::npos) << notes;
+}
+
+TEST(Engine, ReplayedKernelsStillContendForTheBus) {
+  // A replayed memory-heavy kernel (100 MB in a measured 15 ms) beside a bus hog on a 10 GB/s bus: alone it
+  // would take its measured 15 ms (its memory bound is 10 ms); sharing the bus it cannot beat 100 MB at
+  // half the bus, 20 ms.
+  Scratch s;
+  s.write("hw.yaml", two_unit_hardware());
+  s.write("net.yaml", "name: stream\ninputs:\n  x: [1, 1]\nlayers:\n  - {name: k, op: custom, ops: 1000, weights: 25000000}\n");
+  s.write("measured.csv", "layer,time_ms\nk,15\n");
+  const auto scenario = s.write("s.yaml", R"(name: replay-bus
+hardware: hw.yaml
+networks: {net: net.yaml}
+duration: "1 s"
+deadline: "10 s"
+sensors:
+  camera: {rate: "1 Hz"}
+stages:
+  replayed: {unit: a, inputs: [camera], network: net, measured: measured.csv}
+  hog: {unit: b, inputs: [camera], work: {ops: "1 MOP", bytes: {dram: "10 GB"}}}
+)");
+  const auto r = run_framesim(scenario, s.dir() / "out");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  expect_relative(stage_service(r, "replayed"), 0.020, 1e-6, "replayed under contention");
+}
+
+TEST(Engine, SensorTimestampLogIsReplayed) {
+  Scratch s;
+  s.write("hw.yaml", two_unit_hardware());
+  s.write("camera.csv", "timestamp_ns\n1000000000000\n1000033000000\n1000070000000\n1000100000000\n");
+  const auto scenario = s.write("s.yaml", R"(name: timestamps
+hardware: hw.yaml
+duration: "1 s"
+deadline: "100 ms"
+sensors:
+  camera: {trace: camera.csv}
+stages:
+  model: {unit: a, inputs: [camera], work: {time: "1 ms"}}
+)");
+  const auto r = run_framesim(scenario, s.dir() / "out");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  ASSERT_EQ(r.frames.rows.size(), 4u);
+  const double expected[] = {0.0, 0.033, 0.070, 0.100};
+  for (std::size_t i = 0; i < 4; ++i) EXPECT_NEAR(r.frames.number(i, "capture_s"), expected[i], 1e-12);
+}
+
+TEST(Engine, BackgroundProfileStepsTheTraffic) {
+  // 5 GB/s for the first 0.2 s, nothing until 0.4 s, 2 GB/s after: the time series shows the steps.
+  Scratch s;
+  s.write("hw.yaml", two_unit_hardware("50 GB/s"));
+  s.write("traffic.csv", "time_s,rate\n0,5 GB/s\n0.2,0 GB/s\n0.4,2 GB/s\n");
+  const auto scenario = s.write("s.yaml", R"(name: profile
+hardware: hw.yaml
+duration: "0.6 s"
+deadline: "100 ms"
+sample_period: "100 ms"
+sensors:
+  camera: {rate: "10 Hz"}
+stages:
+  model: {unit: a, inputs: [camera], work: {time: "1 ms"}}
+background:
+  dma: {memory: dram, profile: traffic.csv}
+)");
+  const auto r = run_framesim(scenario, s.dir() / "out");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::map<int, double> bandwidth;  // by 100 ms sample
+  for (const auto& row : r.timeseries.rows)
+    bandwidth[static_cast<int>(std::lround(std::stod(row.at("time_s")) * 10))] = std::stod(row.at("bw_dram_Bps"));
+  EXPECT_NEAR(bandwidth[1], 5e9, 1e6);
+  EXPECT_NEAR(bandwidth[2], 5e9, 1e6);
+  EXPECT_NEAR(bandwidth[3], 0.0, 1e6);
+  EXPECT_NEAR(bandwidth[4], 0.0, 1e6);
+  EXPECT_NEAR(bandwidth[5], 2e9, 1e6);
+}
+
+TEST(Engine, AmbientTemperatureTraceDrivesTheDie) {
+  // No load to speak of: the die follows the ambient steps (25 C, then 45 C from 1 s) with tau = R C = 0.1 s.
+  Scratch s;
+  std::string hw = two_unit_hardware();
+  hw += R"(thermal:
+  ambient: "25 C"
+  resistance: "1 C/W"
+  capacitance: "0.1 J/C"
+  trip: "90 C"
+  release: "80 C"
+  governor: {period: "50 ms", policy: step}
+)";
+  s.write("hw.yaml", hw);
+  s.write("ambient.csv", "time_s,temperature\n0,25 C\n1,45 C\n");
+  const auto scenario = s.write("s.yaml", R"(name: ambient
+hardware: hw.yaml
+duration: "2 s"
+deadline: "100 ms"
+thermal: {ambient_trace: ambient.csv}
+sensors:
+  camera: {rate: "1 Hz"}
+stages:
+  model: {unit: c, inputs: [camera], work: {time: "1 ms"}}
+)");
+  const auto r = run_framesim(scenario, s.dir() / "out");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  double at_09 = 0, at_19 = 0;
+  for (const auto& row : r.timeseries.rows) {
+    const double t = std::stod(row.at("time_s"));
+    if (std::fabs(t - 0.9) < 1e-9) at_09 = std::stod(row.at("temperature_C"));
+    if (std::fabs(t - 1.9) < 1e-9) at_19 = std::stod(row.at("temperature_C"));
+  }
+  // Static power of units a and b (0.5 W each) keeps the die 1 C above ambient.
+  EXPECT_NEAR(at_09, 26.0, 0.05);
+  EXPECT_NEAR(at_19, 46.0, 0.05);
+}
