@@ -16,6 +16,7 @@ struct Command {
 Command add_budget_command(CLI::App& app);
 Command add_ops_command(CLI::App& app);
 Command add_run_command(CLI::App& app);
+Command add_import_command(CLI::App& app);
 Command add_bench_command(CLI::App& app);
 Command add_bench_child_command(CLI::App& app);
 

@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "framesim 0.1.0");
   const std::vector<framesim::cli::Command> commands{framesim::cli::add_run_command(app),
                                                      framesim::cli::add_budget_command(app),
+                                                     framesim::cli::add_import_command(app),
                                                      framesim::cli::add_bench_command(app),
                                                      framesim::cli::add_bench_child_command(app),
                                                      framesim::cli::add_ops_command(app)};

@@ -73,6 +73,19 @@ class NetworkReader {
 
  private:
   std::optional<LayerPrecision> read_precision(const Node& node) {
+    if (node.is_map()) {
+      // {weights: int8, activations: fp16, compute: fp16}: each part by name (compute defaults to activations).
+      MapReader m(node, {"weights", "activations", "compute"});
+      auto part = [&](std::string_view key, bool required) -> std::optional<model::Precision> {
+        auto v = m.choice(key, model::precision_names(), required);
+        return v ? model::parse_precision(*v) : std::nullopt;
+      };
+      auto w = part("weights", true);
+      auto a = part("activations", true);
+      auto c = part("compute", false);
+      if (!w || !a) return std::nullopt;
+      return LayerPrecision{*w, *a, c.value_or(*a)};
+    }
     auto s = node.text();
     if (!s) return std::nullopt;
     if (auto p = model::parse_layer_precision(*s)) return p;

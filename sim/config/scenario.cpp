@@ -12,6 +12,7 @@
 #include "core/text.hpp"
 #include "core/units.hpp"
 #include "model/budget.hpp"
+#include "trace/import.hpp"
 #include "trace/measured.hpp"
 #include "trace/series.hpp"
 
@@ -181,9 +182,19 @@ class ScenarioReader {
       std::optional<std::string> written;
       std::optional<model::LayerPrecision> precision;
       std::optional<model::FusionMode> fusion;
+      trace::ImportOptions import_options;
       if (value.is_map()) {
-        MapReader r(value, {"file", "precision", "fusion"});
+        MapReader r(value, {"file", "precision", "fusion", "inputs"});
         written = r.text("file", true);
+        if (auto inputs = r.get("inputs")) {
+          // Shapes for a model file's dynamic inputs: {NAME: [1, 3, 224, 224]}.
+          for (auto& [input, shape] : inputs->entries()) {
+            model::Shape dims;
+            for (const Node& d : shape.items())
+              if (auto v = d.integer(1, 2147483647)) dims.push_back(*v);
+            import_options.input_shapes[input] = dims;
+          }
+        }
         if (auto f = r.choice("fusion", {"auto", "explicit", "none"}))
           fusion = *f == "auto" ? model::FusionMode::automatic
                    : *f == "explicit" ? model::FusionMode::explicit_only
@@ -202,10 +213,26 @@ class ScenarioReader {
       declared_networks_.insert(name);  // reported here if it fails: stages naming it say nothing more
       if (!written) continue;
       const auto path = resolve_path(value.document(), *written);
-      if (path.extension() == ".onnx") {
-        value.error("ONNX networks are not supported by this version: convert with a network YAML");
+      if (path.extension() == ".onnx" || path.extension() == ".tflite") {
+        // A model file, imported on the fly (what `framesim import` would write).
+        try {
+          auto imported = trace::import_model(path, import_options);
+          model::NetworkSpec net = std::move(imported.network);
+          if (precision) net = model::with_precision(net, *precision);
+          if (fusion) net.fusion = *fusion;
+          for (const auto& w : imported.warnings) spec_.notes.push_back(fmt::format("network {}: {}", name, w));
+          spec_.networks.push_back({name, std::move(net)});
+          network_nodes_.emplace(name, value);
+        } catch (const core::UserError& e) {
+          for (const auto& d : e.diagnostics()) {
+            if (d.where.line == 0) value.error(d.message);
+            else diagnostics_.add(d);
+          }
+        }
         continue;
       }
+      if (!import_options.input_shapes.empty())
+        value.error("inputs gives shapes to a model file (.onnx, .tflite); a network YAML states its own");
       try {
         auto doc = Document::load(path, diagnostics_);
         const std::size_t before = diagnostics_.size();

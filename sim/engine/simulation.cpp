@@ -1140,6 +1140,7 @@ class Simulation {
   }
 
   void finish() {
+    totals_.notes.insert(totals_.notes.begin(), spec_.notes.begin(), spec_.notes.end());
     // Frames still in flight when the run stopped.
     while (!frames_.empty()) {
       Frame& f = frames_.front();

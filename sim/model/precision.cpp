@@ -58,6 +58,14 @@ std::optional<Precision> from_bits(int bits) {
 }  // namespace
 
 std::optional<LayerPrecision> parse_layer_precision(std::string_view text) {
+  // "wXaY/P": weights, activations, and arithmetic in P (when it is not the activations' precision).
+  if (const auto slash = text.find('/'); slash != std::string_view::npos) {
+    auto base = parse_layer_precision(text.substr(0, slash));
+    auto compute = parse_precision(text.substr(slash + 1));
+    if (!base || !compute) return std::nullopt;
+    base->compute = *compute;
+    return base;
+  }
   if (auto p = parse_precision(text)) return LayerPrecision{*p, *p, *p};
   // wXaY
   if (text.size() < 4 || text[0] != 'w') return std::nullopt;

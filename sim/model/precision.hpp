@@ -50,8 +50,8 @@ struct LayerPrecision {
   Precision compute = Precision::fp32;
 };
 
-/// Parses "fp16", "int8", "w4a16", "w8a8" into a LayerPrecision. Compute precision defaults to the
-/// activation precision (dequantised weights are multiplied in the activations' format).
+/// Parses "fp16", "int8", "w4a16", "w8a8", "w8a16/int8" into a LayerPrecision. Compute precision defaults to the
+/// activation precision (dequantised weights are multiplied in the activations' format); "/P" names it.
 std::optional<LayerPrecision> parse_layer_precision(std::string_view text);
 std::string layer_precision_name(const LayerPrecision& p);
 

@@ -126,6 +126,7 @@ struct ScenarioSpec {
   std::optional<double> speed_mps;          // for staleness in distance
   double sample_period_s = 0.1;  // timeseries and thermal step when the hardware has no governor
   double kernel_trace_s = 1.0;   // per-kernel slices in trace.json for the first this many seconds
+  std::vector<std::string> notes;  // what loading did that a reader should know (e.g. ops an import could not map)
 
   /// The floor of one execution of stage `s` alone on an idle SoC at the nominal clocks: the sum of its
   /// kernels' roofline bounds (the budget's number), or the mean work time. What contention and throttling add
