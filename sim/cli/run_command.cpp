@@ -25,6 +25,7 @@ struct RunArgs {
   std::string out;
   std::string duration;
   std::string seed;
+  std::vector<std::string> set;
   bool quiet = false;
   bool json = false;
   bool no_merge = false;
@@ -55,7 +56,14 @@ class ProgressBar {
 };
 
 int run_scenario(const RunArgs& a) {
-  model::ScenarioSpec spec = config::load_scenario(a.scenario);
+  std::vector<config::Override> overrides;
+  for (const auto& s : a.set) {
+    const auto eq = s.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw core::UserError(fmt::format("--set: expected KEY.PATH=VALUE, got \"{}\"", s));
+    overrides.push_back({s.substr(0, eq), s.substr(eq + 1), {"--set " + s, 0, 0}});
+  }
+  model::ScenarioSpec spec = config::load_scenario(a.scenario, overrides);
   if (!a.duration.empty()) {
     spec.duration_s = option_quantity("--duration", a.duration, static_cast<int>(core::Dimension::Seconds));
     if (spec.warmup_s >= spec.duration_s)
@@ -110,6 +118,9 @@ Command add_run_command(CLI::App& app) {
   sub->add_option("-o,--out", args->out, "run folder (default: runs/<scenario name>)");
   sub->add_option("--duration", args->duration, "override the simulated duration, e.g. 60s");
   sub->add_option("--seed", args->seed, "override the scenario's random seed (a whole number, 0 or more)");
+  sub->add_option("--set", args->set,
+                  "change a key before running: stages.detector.unit=cpu, hardware.memory.dram.bandwidth=\"34 GB/s\", "
+                  "network.detector.inputs.image.shape=[1,3,320,320] (repeatable)");
   sub->add_flag("-q,--quiet", args->quiet, "no progress bar");
   sub->add_flag("--json", args->json, "print summary.json instead of the text summary");
   sub->add_flag("--no-merge", args->no_merge,

@@ -69,7 +69,33 @@ std::optional<Distribution> read_distribution(const Node& node, Dimension dim, R
 
 class ScenarioReader {
  public:
-  ScenarioReader(const Node& root, core::Diagnostics& diagnostics) : root_(root), diagnostics_(diagnostics) {}
+  ScenarioReader(const Node& root, core::Diagnostics& diagnostics, const std::vector<Override>& overrides = {})
+      : root_(root), diagnostics_(diagnostics), overrides_(overrides), applied_(overrides.size(), false) {}
+
+  /// Overrides whose path starts with `prefix` ("hardware.", "network.NAME."), applied to `doc`.
+  void apply(Document& doc, const std::string& prefix) {
+    for (std::size_t i = 0; i < overrides_.size(); ++i) {
+      const auto& o = overrides_[i];
+      if (o.path.rfind(prefix, 0) != 0) continue;
+      applied_[i] = true;
+      doc.apply_override(o.path.substr(prefix.size()), o.value_yaml, o.origin);
+    }
+  }
+
+  /// Overrides that named something the scenario does not have.
+  void report_unapplied() {
+    for (std::size_t i = 0; i < overrides_.size(); ++i) {
+      if (applied_[i]) continue;
+      const auto& o = overrides_[i];
+      if (o.path.rfind("network.", 0) == 0) {
+        const std::vector<std::string> names(declared_networks_.begin(), declared_networks_.end());
+        diagnostics_.add(o.origin, o.path,
+                         fmt::format("the scenario has no network named so; its networks: {} (\"network.NAME.KEY\" "
+                                     "changes KEY in that network's file)",
+                                     names.empty() ? std::string("none") : core::join_list(names, ", ")));
+      }
+    }
+  }
 
   ScenarioSpec read() {
     spec_.source_file = root_.document().display_path();
@@ -123,6 +149,7 @@ class ScenarioReader {
     const auto path = resolve_path(node.document(), *written);
     try {
       auto doc = Document::load(path, diagnostics_);
+      apply(*doc, "hardware.");
       spec_.hardware = read_hardware(Node(doc, doc->root(), ""));
       hardware_loaded_ = true;
     } catch (const core::UserError& e) {
@@ -235,6 +262,7 @@ class ScenarioReader {
         value.error("inputs gives shapes to a model file (.onnx, .tflite); a network YAML states its own");
       try {
         auto doc = Document::load(path, diagnostics_);
+        apply(*doc, "network." + name + ".");
         const std::size_t before = diagnostics_.size();
         model::NetworkSpec net = read_network(Node(doc, doc->root(), ""));
         if (precision && diagnostics_.size() == before) net = model::with_precision(net, *precision);
@@ -643,6 +671,8 @@ class ScenarioReader {
 
   Node root_;
   core::Diagnostics& diagnostics_;
+  const std::vector<Override>& overrides_;
+  std::vector<bool> applied_;
   ScenarioSpec spec_;
   bool hardware_loaded_ = false;
   std::map<std::string, std::pair<bool, std::size_t>> names_;  // name -> (is sensor, index)
@@ -657,10 +687,31 @@ model::ScenarioSpec read_scenario(const Node& root) {
   return ScenarioReader(root, root.document().diagnostics()).read();
 }
 
-model::ScenarioSpec load_scenario(const std::filesystem::path& path) {
+model::ScenarioSpec load_scenario(const std::filesystem::path& path, const std::vector<Override>& overrides) {
   core::Diagnostics diagnostics;
   auto doc = Document::load(path, diagnostics);
-  auto spec = read_scenario(Node(doc, doc->root(), ""));
+  // The scenario's own keys first. "networks.NAME.KEY" on a network given as a plain path turns the path
+  // into {file: PATH} so that precision, fusion and inputs can be set.
+  for (const auto& o : overrides) {
+    if (o.path.rfind("hardware.", 0) == 0 || o.path.rfind("network.", 0) == 0) continue;
+    if (o.path.rfind("networks.", 0) == 0) {
+      const auto rest = o.path.substr(9);
+      const auto dot = rest.find('.');
+      if (dot != std::string::npos) {
+        YAML::Node networks = doc->root()["networks"];
+        const std::string name = rest.substr(0, dot);
+        if (networks.IsMap() && networks[name].IsScalar()) {
+          YAML::Node ref;
+          ref["file"] = networks[name].Scalar();
+          networks[name] = ref;
+        }
+      }
+    }
+    doc->apply_override(o.path, o.value_yaml, o.origin);
+  }
+  ScenarioReader reader(Node(doc, doc->root(), ""), diagnostics, overrides);
+  auto spec = reader.read();
+  reader.report_unapplied();
   diagnostics.throw_if_any();
   return spec;
 }

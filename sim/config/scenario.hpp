@@ -4,11 +4,13 @@
 
 #include <filesystem>
 
+#include "config/yaml.hpp"
 #include "model/scenario.hpp"
 
 namespace framesim::config {
 
-/// Loads and validates a scenario and every file it refers to. Throws core::UserError listing every problem.
-model::ScenarioSpec load_scenario(const std::filesystem::path& path);
+/// Loads and validates a scenario and every file it refers to, after applying `overrides` (see Override for the
+/// key paths). Throws core::UserError listing every problem.
+model::ScenarioSpec load_scenario(const std::filesystem::path& path, const std::vector<Override>& overrides = {});
 
 }  // namespace framesim::config

@@ -130,7 +130,116 @@ std::filesystem::path resolve_path(const Document& doc, const std::string& writt
 Node::Node(std::shared_ptr<const Document> doc, YAML::Node node, std::string path)
     : doc_(std::move(doc)), node_(std::move(node)), path_(std::move(path)) {}
 
-SourceLocation Node::location() const { return location_of(doc_->display_path(), node_.Mark()); }
+SourceLocation Node::location() const {
+  if (auto origin = doc_->override_origin(node_)) return *origin;
+  return location_of(doc_->display_path(), node_.Mark());
+}
+
+std::optional<SourceLocation> Document::override_origin(const YAML::Node& node) const {
+  for (const auto& [n, origin] : overridden_)
+    if (n.is(node)) return origin;
+  return std::nullopt;
+}
+
+namespace {
+
+/// "a.b[2].c" -> {"a", "b", "[2]", "c"}.
+std::vector<std::string> split_path(const std::string& path) {
+  std::vector<std::string> out;
+  std::string current;
+  for (std::size_t i = 0; i < path.size(); ++i) {
+    const char c = path[i];
+    if (c == '.') {
+      if (!current.empty()) out.push_back(current);
+      current.clear();
+    } else if (c == '[') {
+      if (!current.empty()) out.push_back(current);
+      current = "[";
+    } else if (c == ']') {
+      out.push_back(current + "]");
+      current.clear();
+    } else {
+      current += c;
+    }
+  }
+  if (!current.empty()) out.push_back(current);
+  return out;
+}
+
+}  // namespace
+
+bool Document::apply_override(const std::string& path, const std::string& value_yaml, const SourceLocation& origin) {
+  const auto parts = split_path(path);
+  auto fail = [&](const std::string& message) {
+    diagnostics_->add(origin, path, message);
+    return false;
+  };
+  if (parts.empty()) return fail("an empty key path");
+  YAML::Node value;
+  try {
+    value = YAML::Load(value_yaml);
+  } catch (const YAML::ParserException& e) {
+    return fail(fmt::format("the value \"{}\" is not valid YAML: {}", value_yaml, e.msg));
+  }
+  YAML::Node node = root_;
+  std::string walked;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    const std::string& part = parts[i];
+    const bool last = i + 1 == parts.size();
+    if (node.IsSequence()) {
+      std::optional<std::size_t> index;
+      if (part.front() == '[') {
+        try {
+          index = std::stoul(part.substr(1, part.size() - 2));
+        } catch (const std::exception&) {
+          return fail(fmt::format("\"{}\" is not an index", part));
+        }
+        if (*index >= node.size()) return fail(fmt::format("{} has {} items, no {}", walked, node.size(), part));
+      } else {
+        const YAML::Node& items = node;
+        for (std::size_t k = 0; k < items.size(); ++k)
+          if (items[k].IsMap() && items[k]["name"].IsDefined() && items[k]["name"].IsScalar() &&
+              items[k]["name"].Scalar() == part)
+            index = k;
+        if (!index) return fail(fmt::format("{} has no item named \"{}\"", walked.empty() ? "the file" : walked, part));
+      }
+      if (last) {
+        node[*index] = value;
+        overridden_.emplace_back(node[*index], origin);
+        return true;
+      }
+      node.reset(node[*index]);
+    } else if (node.IsMap()) {
+      if (part.front() == '[') return fail(fmt::format("{} is a mapping, not a list", walked.empty() ? "the file" : walked));
+      if (last) {
+        node[part] = value;
+        overridden_.emplace_back(node[part], origin);
+        return true;
+      }
+      const YAML::Node child = static_cast<const YAML::Node&>(node)[part];  // const: looking must not add the key
+      if (!child.IsDefined()) {
+        // A missing block is created (thermal.ambient on a scenario without a thermal block), unless the key
+        // looks like a misspelling of one that is there.
+        std::vector<std::string> keys;
+        for (auto it = node.begin(); it != node.end(); ++it)
+          if (it->first.IsScalar()) keys.push_back(it->first.Scalar());
+        if (auto near = core::closest_match(part, keys))
+          return fail(fmt::format("{} has no key \"{}\" (did you mean \"{}\"?)", walked.empty() ? display_path_ : walked,
+                                  part, *near));
+        YAML::Node block(YAML::NodeType::Map);
+        node[part] = block;  // the entry and `block` are now one node
+        overridden_.emplace_back(block, origin);
+        node.reset(block);
+      } else {
+        node.reset(child);
+      }
+    } else {
+      return fail(fmt::format("{} is a value, not a mapping or a list: it has no \"{}\"", walked, part));
+    }
+    walked += (walked.empty() || part.front() == '[' ? "" : ".") + part;
+  }
+  return true;
+}
 
 void Node::error(const std::string& message) const { doc_->diagnostics().add(location(), path_, message); }
 
@@ -330,7 +439,8 @@ void MapReader::check(const std::vector<std::string>& allowed) {
     else message += fmt::format("; allowed keys: {}", core::join_list(allowed_, ", "));
     const std::string path = node_.path().empty() ? key : node_.path() + "." + key;
     const auto mark = it->first.Mark();
-    node_.document().diagnostics().add({node_.document().display_path(), mark.line + 1, mark.column + 1}, path,
+    const auto origin = node_.document().override_origin(it->second);  // a key an override added
+    node_.document().diagnostics().add(origin ? *origin : location_of(node_.document().display_path(), mark), path,
                                        message);
   }
 }

@@ -35,11 +35,29 @@ class Document {
   core::Diagnostics& diagnostics() const { return *diagnostics_; }
   const YAML::Node& root() const { return root_; }
 
+  /// Replaces (or adds) the value at `path` ("memory.dram.bandwidth", "layers.conv1.kernel", "layers[3].kernel")
+  /// with `value_yaml`, parsed as YAML. Every component but the last must exist; a sequence component is an
+  /// index `[i]` or the `name` of one of its mappings. Problems are reported at `origin` (where the override was
+  /// written), and so is anything a reader later finds wrong with the new value. Returns false on a problem.
+  bool apply_override(const std::string& path, const std::string& value_yaml, const core::SourceLocation& origin);
+  /// Where a node came from when an override put it there.
+  std::optional<core::SourceLocation> override_origin(const YAML::Node& node) const;
+
  private:
   std::string display_path_;
   std::filesystem::path folder_;
   YAML::Node root_;
   core::Diagnostics* diagnostics_ = nullptr;
+  std::vector<std::pair<YAML::Node, core::SourceLocation>> overridden_;
+};
+
+/// A change to a key path of a scenario or a file it refers to, written somewhere (a sweep axis, --set).
+/// Paths: scenario keys as they are ("stages.detector.unit", "thermal.ambient", "networks.detector.precision");
+/// "hardware.<path>" inside the hardware file; "network.<name>.<path>" inside the network file named <name>.
+struct Override {
+  std::string path;
+  std::string value_yaml;
+  core::SourceLocation origin;
 };
 
 /// Range a parsed number must fall in.
