@@ -388,6 +388,7 @@ json RunAnalysis::finish(const engine::RunTotals& totals) {
 
   // Verdict: end to end against the deadline, and each stage with a slice, in the sustained window.
   json verdict = json::object();
+  verdict["floor_end_to_end_s"] = spec_.floor_end_to_end_s();
   const Summary sustained = sustained_.latency_s.summary();
   if (sustained.count > 0) {
     verdict["sustained_p99_s"] = sustained.p99;

@@ -17,6 +17,8 @@ Command add_budget_command(CLI::App& app);
 Command add_ops_command(CLI::App& app);
 Command add_run_command(CLI::App& app);
 Command add_import_command(CLI::App& app);
+Command add_sweep_command(CLI::App& app);
+Command add_merge_command(CLI::App& app);
 Command add_bench_command(CLI::App& app);
 Command add_bench_child_command(CLI::App& app);
 

@@ -15,6 +15,8 @@ int main(int argc, char** argv) {
   const std::vector<framesim::cli::Command> commands{framesim::cli::add_run_command(app),
                                                      framesim::cli::add_budget_command(app),
                                                      framesim::cli::add_import_command(app),
+                                                     framesim::cli::add_sweep_command(app),
+                                                     framesim::cli::add_merge_command(app),
                                                      framesim::cli::add_bench_command(app),
                                                      framesim::cli::add_bench_child_command(app),
                                                      framesim::cli::add_ops_command(app)};

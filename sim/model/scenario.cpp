@@ -76,6 +76,20 @@ double ScenarioSpec::stage_floor_s(std::size_t s) const {
   return 0.0;
 }
 
+double ScenarioSpec::floor_end_to_end_s() const {
+  // Stages are in topological order: the longest path ending at each is its floor plus its slowest input's.
+  std::vector<double> done(stages.size(), 0.0);
+  double longest = 0;
+  for (std::size_t s = 0; s < stages.size(); ++s) {
+    double ready = 0;
+    for (const auto& in : stages[s].inputs)
+      if (!in.sensor) ready = std::max(ready, done[in.index]);
+    done[s] = ready + stage_floor_s(s);
+    longest = std::max(longest, done[s]);
+  }
+  return longest;
+}
+
 std::vector<std::size_t> ScenarioSpec::consumers_of_stage(std::size_t s) const {
   std::vector<std::size_t> out;
   for (std::size_t i = 0; i < stages.size(); ++i)

@@ -1,0 +1,41 @@
+// Answers from a sweep's results: the Pareto front of p99 latency against energy per frame, the cheapest
+// point that meets the deadline at p99 (and by how much), and how much p99 moves with each axis.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace framesim::analysis {
+
+/// One finished point: its axis labels and the metrics of its run (see point_metrics).
+struct SweepResult {
+  std::size_t index = 0;
+  std::vector<std::string> labels;  // per axis, as shown
+  nlohmann::json metrics;           // p99_s, energy_mean_J, deadline_s, ...
+};
+
+/// The metrics a sweep keeps from a run's summary.json.
+nlohmann::json point_metrics(const nlohmann::json& summary);
+
+struct SweepAnswers {
+  std::vector<std::size_t> pareto;        // indices into the results, by increasing p99
+  std::optional<std::size_t> cheapest;    // lowest energy per frame among points meeting the deadline at p99
+  nlohmann::json sensitivity;             // per axis: p99 by value, its range, rank correlation when numeric
+};
+
+SweepAnswers answer_sweep(const std::vector<SweepResult>& results, const std::vector<std::string>& axes);
+
+/// results.csv: index, one column per axis, then the metrics.
+std::string sweep_csv(const std::vector<SweepResult>& results, const std::vector<std::string>& axes);
+/// results.json: the sweep's description, every point, and the answers.
+nlohmann::json sweep_json(const nlohmann::json& sweep, const std::vector<SweepResult>& results,
+                          const std::vector<std::string>& axes, const SweepAnswers& answers);
+/// The scatter of p99 against energy per frame, the front and the deadline.
+std::string sweep_svg(const std::string& title, const std::vector<SweepResult>& results, const SweepAnswers& answers);
+/// The terminal summary.
+std::string sweep_text(const std::string& title, const std::vector<SweepResult>& results,
+                       const std::vector<std::string>& axes, const SweepAnswers& answers);
+
+}  // namespace framesim::analysis

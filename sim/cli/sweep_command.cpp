@@ -1,0 +1,423 @@
+// `framesim sweep SWEEP.yaml -j N -o DIR [--shard I/N] [--emit slurm]` and `framesim merge DIR... -o OUT`.
+// Every point is one `framesim run` in its own process (SimGrid allows one engine per process). A point's
+// result is written atomically to DIR/points/NNNNNN.json with the hash of everything it depends on, so a rerun
+// skips finished points and `kill -9` loses at most the points in flight. Shards (Slurm job arrays, GNU
+// parallel) write separate folders that `framesim merge` gathers into one table.
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <set>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli/commands.hpp"
+#include "config/scenario.hpp"
+#include "config/sweep.hpp"
+#include "core/error.hpp"
+#include "core/files.hpp"
+#include "core/units.hpp"
+#include "sweep_report.hpp"
+
+namespace framesim::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+/// FNV-1a, 64 bits: a stable hash of text (the same on every machine and run).
+std::uint64_t fnv1a(const std::string& text, std::uint64_t h = 1469598103934665603ULL) {
+  for (unsigned char c : text) {
+    h ^= c;
+    h *= 1099511628211ULL;
+  }
+  return h;
+}
+
+std::string hex(std::uint64_t h) { return fmt::format("{:016x}", h); }
+
+/// The sweep's identity: its name, scenario, mode and axes (shards of one sweep share it).
+std::string sweep_hash(const config::SweepSpec& s) {
+  std::string text = s.name + "\n" + s.scenario.generic_string() + "\n" + s.duration.value_or("") + "\n" +
+                     std::to_string(static_cast<int>(s.mode)) + "\n" + std::to_string(s.samples) + "\n" +
+                     std::to_string(s.seed) + "\n";
+  for (const auto& a : s.axes) {
+    text += a.path + ":";
+    for (const auto& v : a.values) text += v + "|";
+    text += fmt::format("{}:{}:{}:{}:{}\n", a.range, a.low, a.high, a.log_scale, a.integer);
+  }
+  return hex(fnv1a(text));
+}
+
+json sweep_description(const config::SweepSpec& s, std::size_t points) {
+  json axes = json::array();
+  for (const auto& a : s.axes) axes.push_back(a.path);
+  return {{"name", s.name}, {"file", s.source_file}, {"scenario", s.scenario.generic_string()}, {"hash", sweep_hash(s)},
+          {"points", points}, {"axes", axes}};
+}
+
+/// A point's hash: the sweep, its overrides, and the content of every file its scenario reads.
+std::string point_hash(const std::string& sweep, const config::SweepPoint& p, const model::ScenarioSpec& spec) {
+  std::string text = sweep + "\n";
+  for (const auto& o : p.overrides) text += o.path + "=" + o.value_yaml + "\n";
+  std::set<std::string> files{spec.source_file, spec.hardware.source_file};
+  for (const auto& n : spec.networks)
+    if (!n.network.source_file.empty()) files.insert(n.network.source_file);
+  for (const auto& f : files) {
+    std::error_code ec;
+    if (fs::is_regular_file(f, ec)) text += f + "\n" + core::read_file(f) + "\n";
+  }
+  return hex(fnv1a(text));
+}
+
+struct Shard {
+  std::size_t index = 0, count = 1;
+};
+
+Shard parse_shard(const std::string& text) {
+  Shard s;
+  if (!text.empty()) {
+    const auto slash = text.find('/');
+    try {
+      if (slash == std::string::npos) throw std::invalid_argument(text);
+      std::size_t used = 0;
+      s.index = std::stoul(text.substr(0, slash), &used);
+      s.count = std::stoul(text.substr(slash + 1));
+    } catch (const std::exception&) {
+      throw core::UserError(fmt::format("--shard: expected I/N (e.g. 0/4), got \"{}\"", text));
+    }
+  } else if (const char* id = std::getenv("SLURM_ARRAY_TASK_ID")) {
+    // A Slurm job array: this task's slice of the points.
+    const char* count = std::getenv("SLURM_ARRAY_TASK_COUNT");
+    const char* min = std::getenv("SLURM_ARRAY_TASK_MIN");
+    if (!count) throw core::UserError("SLURM_ARRAY_TASK_ID is set but SLURM_ARRAY_TASK_COUNT is not: give --shard I/N");
+    s.index = std::stoul(id) - (min ? std::stoul(min) : 0);
+    s.count = std::stoul(count);
+  }
+  if (s.count == 0 || s.index >= s.count)
+    throw core::UserError(fmt::format("--shard: the index must be below the count, got {}/{}", s.index, s.count));
+  return s;
+}
+
+struct SweepArgs {
+  std::string file;
+  std::string out;
+  int jobs = 1;
+  std::string shard;
+  std::string emit;
+  bool keep_runs = false;
+};
+
+struct Running {
+  std::size_t point = 0;
+  double started_s = 0;
+};
+
+double now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+fs::path point_file(const fs::path& dir, std::size_t index) { return dir / "points" / fmt::format("{:06}.json", index); }
+
+/// Reads every point file under `dirs`, checking they belong to one sweep; the results in index order.
+std::vector<analysis::SweepResult> gather(const std::vector<fs::path>& dirs, json& sweep) {
+  std::map<std::size_t, analysis::SweepResult> found;
+  std::map<std::size_t, std::string> source;
+  for (const auto& dir : dirs) {
+    if (!fs::is_directory(dir / "points"))
+      throw core::UserError(fmt::format("{}: not a sweep folder (no points/ in it)", dir.string()));
+    for (const auto& entry : fs::directory_iterator(dir / "points")) {
+      if (entry.path().extension() != ".json") continue;
+      json p;
+      try {
+        p = json::parse(core::read_file(entry.path()));
+      } catch (const json::exception& e) {
+        throw core::UserError(fmt::format("{}: not a point result: {}", entry.path().string(), e.what()));
+      }
+      if (sweep.is_null()) sweep = p["sweep"];
+      if (p["sweep"]["hash"] != sweep["hash"])
+        throw core::UserError(fmt::format("{}: belongs to another sweep ({} vs {})", entry.path().string(),
+                                          p["sweep"]["name"].get<std::string>(), sweep["name"].get<std::string>()));
+      const auto index = p["index"].get<std::size_t>();
+      analysis::SweepResult r{index, p["labels"].get<std::vector<std::string>>(), p["metrics"]};
+      if (auto it = found.find(index); it != found.end() && it->second.metrics != r.metrics)
+        throw core::UserError(fmt::format("point {} differs between {} and {}", index, source[index], entry.path().string()));
+      found[index] = r;
+      source[index] = entry.path().string();
+    }
+  }
+  std::vector<analysis::SweepResult> out;
+  for (auto& [i, r] : found) out.push_back(std::move(r));
+  return out;
+}
+
+/// Writes results.csv, results.json and pareto.svg for a complete sweep, and prints the answers.
+void write_answers(const fs::path& dir, const json& sweep, const std::vector<analysis::SweepResult>& results) {
+  const auto axes = sweep["axes"].get<std::vector<std::string>>();
+  const auto answers = analysis::answer_sweep(results, axes);
+  core::write_file_atomic(dir / "results.csv", analysis::sweep_csv(results, axes));
+  core::write_file_atomic(dir / "results.json", analysis::sweep_json(sweep, results, axes, answers).dump(2) + "\n");
+  const std::string title = fmt::format("sweep {}", sweep["name"].get<std::string>());
+  core::write_file_atomic(dir / "pareto.svg", analysis::sweep_svg(title, results, answers));
+  std::cout << analysis::sweep_text(title, results, axes, answers);
+  std::cout << fmt::format("\nresults: {}/results.csv, results.json, pareto.svg\n", dir.string());
+}
+
+std::string slurm_script(const SweepArgs& a, std::size_t points, const std::string& self) {
+  const std::size_t tasks = std::min<std::size_t>(points, 64);
+  const fs::path dir = fs::absolute(a.out);
+  return fmt::format(R"(#!/bin/bash
+# A Slurm job array for the sweep {file}: {points} points in {tasks} tasks, each running its share
+# (framesim reads SLURM_ARRAY_TASK_ID and SLURM_ARRAY_TASK_COUNT). Submit with `sbatch {script}`; when
+# every task has finished, gather the shards: framesim merge {dir}/shard-* -o {dir}
+#SBATCH --job-name=framesim-sweep
+#SBATCH --array=0-{last}
+#SBATCH --ntasks=1
+#SBATCH --cpus-per-task=1
+#SBATCH --output={dir}/slurm-%A_%a.out
+cd {cwd}
+exec {self} sweep {file_abs} -o {dir}/shard-${{SLURM_ARRAY_TASK_ID}} -j 1
+)",
+                     fmt::arg("file", a.file), fmt::arg("points", points), fmt::arg("tasks", tasks),
+                     fmt::arg("script", (dir / "sweep.sbatch").string()), fmt::arg("dir", dir.string()),
+                     fmt::arg("last", tasks - 1), fmt::arg("cwd", fs::current_path().string()), fmt::arg("self", self),
+                     fmt::arg("file_abs", fs::absolute(a.file).string()));
+}
+
+int run_sweep(const SweepArgs& a) {
+  const config::SweepSpec spec = config::load_sweep(a.file);
+  const auto points = config::expand_sweep(spec);
+  const std::string sweep_id = sweep_hash(spec);
+  const json description = sweep_description(spec, points.size());
+  const fs::path dir = a.out.empty() ? fs::path("runs") / ("sweep-" + fs::path(a.file).stem().string()) : fs::path(a.out);
+  const std::string self = fs::read_symlink("/proc/self/exe").string();
+
+  // Every point is loaded (and so validated) before anything runs: a bad key path or value is an error here.
+  std::vector<std::string> hashes;
+  {
+    core::Diagnostics problems;
+    std::set<std::string> seen;
+    for (const auto& p : points) {
+      try {
+        const auto s = config::load_scenario(spec.scenario, p.overrides);
+        hashes.push_back(point_hash(sweep_id, p, s));
+      } catch (const core::UserError& e) {
+        for (const auto& d : e.diagnostics())
+          if (seen.insert(d.to_string()).second) problems.add(d);
+        hashes.emplace_back();
+      }
+    }
+    problems.throw_if_any();
+  }
+
+  if (a.emit == "slurm") {
+    fs::create_directories(dir);
+    core::write_file_atomic(dir / "sweep.sbatch", slurm_script(a, points.size(), self));
+    std::cout << fmt::format("{}: a job array for {} points; submit it with sbatch {}\n", (dir / "sweep.sbatch").string(),
+                             points.size(), (dir / "sweep.sbatch").string());
+    return 0;
+  }
+  if (!a.emit.empty()) throw core::UserError(fmt::format("--emit: \"{}\" is not one of \"slurm\"", a.emit));
+
+  const Shard shard = parse_shard(a.shard);
+  fs::create_directories(dir / "points");
+  // Work folders per invocation (work/PID): what a killed sweep left half-done is removed, a live one's kept.
+  if (fs::is_directory(dir / "work")) {
+    for (const auto& entry : fs::directory_iterator(dir / "work")) {
+      const std::string name = entry.path().filename().string();
+      const bool alive = name.find_first_not_of("0123456789") == std::string::npos &&
+                         ::kill(static_cast<pid_t>(std::stol(name)), 0) == 0;
+      if (!alive) fs::remove_all(entry.path());
+    }
+  }
+  const fs::path work_root = dir / "work" / std::to_string(::getpid());
+  const pid_t parent = ::getpid();
+  fs::create_directories(work_root);
+
+  std::vector<std::size_t> todo;
+  std::size_t done_before = 0;
+  for (const auto& p : points) {
+    if (p.index % shard.count != shard.index) continue;
+    const auto file = point_file(dir, p.index);
+    if (fs::exists(file)) {
+      try {
+        if (json::parse(core::read_file(file))["hash"] == hashes[p.index]) {
+          ++done_before;
+          continue;
+        }
+      } catch (const json::exception&) {
+      }
+    }
+    todo.push_back(p.index);
+  }
+  std::cerr << fmt::format("sweep {}: {} points{}, {} already done, {} to run with {} jobs\n", spec.name, points.size(),
+                           shard.count > 1 ? fmt::format(" (shard {}/{})", shard.index, shard.count) : std::string(),
+                           done_before, todo.size(), a.jobs);
+
+  const bool tty = ::isatty(STDERR_FILENO);
+  const double start = now_s();
+  std::map<pid_t, Running> running;
+  std::size_t next = 0, finished = 0, failed = 0;
+  double simulated_wall = 0, point_wall = 0;
+  std::vector<std::string> failures;
+  auto launch = [&](std::size_t index) {
+    const auto& p = points[index];
+    const fs::path work = work_root / fmt::format("{:06}", index);
+    std::vector<std::string> args{self, "run", spec.scenario.string(), "-o", (work / "run").string(), "-q", "--json"};
+    if (spec.duration) args.insert(args.end(), {"--duration", *spec.duration});
+    for (const auto& o : p.overrides) args.insert(args.end(), {"--set", o.path + "=" + o.value_yaml});
+    fs::create_directories(work);
+    const pid_t pid = ::fork();
+    if (pid < 0) throw core::UserError("sweep: cannot fork");
+    if (pid == 0) {
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // a killed sweep takes its simulations with it
+      if (::getppid() != parent) std::_Exit(127);
+      const int out = ::open((work / "stdout.json").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      const int err = ::open((work / "stderr.txt").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      ::dup2(out, STDOUT_FILENO);
+      ::dup2(err, STDERR_FILENO);
+      std::vector<char*> argv;
+      for (auto& s : args) argv.push_back(s.data());
+      argv.push_back(nullptr);
+      ::execv(self.c_str(), argv.data());
+      std::_Exit(127);
+    }
+    running[pid] = {index, now_s()};
+  };
+  auto finish = [&](pid_t pid, int status) {
+    const Running r = running[pid];
+    running.erase(pid);
+    const auto& p = points[r.point];
+    const fs::path work = work_root / fmt::format("{:06}", r.point);
+    const double wall = now_s() - r.started_s;
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+      ++failed;
+      failures.push_back(fmt::format("point {}: {}", r.point, core::read_file(work / "stderr.txt")));
+    } else {
+      const json summary = json::parse(core::read_file(work / "stdout.json"));
+      simulated_wall += summary["run"]["wall_s"].get<double>();
+      point_wall += wall;
+      json result{{"sweep", description},
+                  {"index", p.index},
+                  {"hash", hashes[p.index]},
+                  {"labels", p.labels},
+                  {"overrides", json::array()},
+                  {"metrics", analysis::point_metrics(summary)}};
+      for (const auto& o : p.overrides) result["overrides"].push_back({{"path", o.path}, {"value", o.value_yaml}});
+      if (a.keep_runs) {
+        fs::create_directories(dir / "runs");
+        fs::remove_all(dir / "runs" / fmt::format("{:06}", r.point));
+        fs::rename(work / "run", dir / "runs" / fmt::format("{:06}", r.point));
+      }
+      core::write_file_atomic(point_file(dir, p.index), result.dump(2) + "\n");  // the point is done
+    }
+    fs::remove_all(work);
+    ++finished;
+    const double elapsed = now_s() - start;
+    const double eta = finished > 0 ? elapsed / static_cast<double>(finished) * static_cast<double>(todo.size() - finished) : 0;
+    const std::string line = fmt::format("[{}/{}] {}%  elapsed {}  ETA {}{}", finished, todo.size(),
+                                         finished * 100 / std::max<std::size_t>(1, todo.size()),
+                                         core::format_seconds(elapsed), core::format_seconds(eta),
+                                         failed ? fmt::format("  ({} failed)", failed) : std::string());
+    if (tty) std::cerr << "\r" << line << "\033[K" << std::flush;
+    else if (finished == todo.size() || finished % std::max<std::size_t>(1, todo.size() / 10) == 0) std::cerr << line << "\n";
+  };
+  while (next < todo.size() || !running.empty()) {
+    while (next < todo.size() && static_cast<int>(running.size()) < a.jobs) launch(todo[next++]);
+    int status = 0;
+    const pid_t pid = ::waitpid(-1, &status, 0);
+    if (pid > 0 && running.count(pid)) finish(pid, status);
+  }
+  if (tty && !todo.empty()) std::cerr << "\n";
+  fs::remove_all(work_root);
+  std::error_code ignored;
+  fs::remove(dir / "work", ignored);  // only if empty
+  const std::size_t ran = todo.size() - failed;
+  if (ran > 0) {
+    const double minutes = (now_s() - start) / 60.0;
+    std::cerr << fmt::format("{} points in {}: {} points per minute with {} jobs; per point {} of process time, "
+                             "{} of it simulating, {} of overhead\n",
+                             ran, core::format_seconds(now_s() - start), core::format_number(static_cast<double>(ran) / minutes, 3),
+                             a.jobs, core::format_seconds(point_wall / static_cast<double>(ran)),
+                             core::format_seconds(simulated_wall / static_cast<double>(ran)),
+                             core::format_seconds((point_wall - simulated_wall) / static_cast<double>(ran)));
+  }
+  for (const auto& f : failures) std::cerr << "failed: " << f;
+  if (failed > 0) throw core::UserError(fmt::format("{} of {} points failed (see above); rerun to retry them", failed, todo.size()));
+
+  json sweep;
+  const auto results = gather({dir}, sweep);
+  if (results.size() == points.size()) {
+    write_answers(dir, description, results);
+  } else {
+    std::cout << fmt::format("{}: {} of {} points done; when every shard is done: framesim merge SHARD_DIRS... -o OUT\n",
+                             dir.string(), results.size(), points.size());
+  }
+  return 0;
+}
+
+struct MergeArgs {
+  std::vector<std::string> dirs;
+  std::string out;
+};
+
+int run_merge(const MergeArgs& a) {
+  std::vector<fs::path> dirs(a.dirs.begin(), a.dirs.end());
+  json sweep;
+  const auto results = gather(dirs, sweep);
+  if (sweep.is_null()) throw core::UserError("merge: no point results in the given folders");
+  const auto total = sweep["points"].get<std::size_t>();
+  if (results.size() != total) {
+    std::vector<std::string> missing;
+    std::set<std::size_t> have;
+    for (const auto& r : results) have.insert(r.index);
+    for (std::size_t i = 0; i < total && missing.size() < 20; ++i)
+      if (!have.count(i)) missing.push_back(std::to_string(i));
+    throw core::UserError(fmt::format("merge: {} of {} points found; missing {}{}", results.size(), total,
+                                      fmt::join(missing, ", "), missing.size() == 20 ? ", ..." : ""));
+  }
+  const fs::path out(a.out);
+  fs::create_directories(out / "points");
+  for (const auto& dir : dirs) {
+    for (const auto& entry : fs::directory_iterator(dir / "points")) {
+      const auto target = out / "points" / entry.path().filename();
+      if (fs::equivalent(entry.path().parent_path(), out / "points")) continue;
+      core::write_file_atomic(target, core::read_file(entry.path()));
+    }
+  }
+  write_answers(out, sweep, results);
+  return 0;
+}
+
+}  // namespace
+
+Command add_sweep_command(CLI::App& app) {
+  auto args = std::make_shared<SweepArgs>();
+  auto* sub = app.add_subcommand("sweep", "run a design-space sweep: one simulation per point, results, Pareto front");
+  sub->add_option("sweep", args->file, "sweep YAML (scenarios/sweeps/*.yaml)")->required();
+  sub->add_option("-o,--out", args->out, "sweep folder (default runs/sweep-<name>)");
+  sub->add_option("-j,--jobs", args->jobs, "simulations at once (default 1)")->check(CLI::Range(1, 1024));
+  sub->add_option("--shard", args->shard, "run only points I, I+N, I+2N...: I/N (default: from SLURM_ARRAY_TASK_ID)");
+  sub->add_option("--emit", args->emit, "write a job script instead of running: slurm");
+  sub->add_flag("--keep-runs", args->keep_runs, "keep every point's run folder under runs/");
+  return {sub, [args] { return run_sweep(*args); }};
+}
+
+Command add_merge_command(CLI::App& app) {
+  auto args = std::make_shared<MergeArgs>();
+  auto* sub = app.add_subcommand("merge", "gather the shard folders of one sweep into one table and its answers");
+  sub->add_option("dirs", args->dirs, "shard folders")->required();
+  sub->add_option("-o,--out", args->out, "the merged sweep folder")->required();
+  return {sub, [args] { return run_merge(*args); }};
+}
+
+}  // namespace framesim::cli
