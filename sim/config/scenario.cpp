@@ -143,6 +143,15 @@ class ScenarioReader {
   }
 
  private:
+  /// The problems of a file named at `where`: those without a position (it cannot be opened) are reported
+  /// where it is named, the others where they are in that file.
+  void forward(const core::UserError& e, const Node& where) {
+    for (const auto& d : e.diagnostics()) {
+      if (d.where.line == 0) where.error(d.message);
+      else diagnostics_.add(d);
+    }
+  }
+
   void read_hardware_file(const Node& node) {
     auto written = node.text();
     if (!written) return;
@@ -153,11 +162,7 @@ class ScenarioReader {
       spec_.hardware = read_hardware(Node(doc, doc->root(), ""));
       hardware_loaded_ = true;
     } catch (const core::UserError& e) {
-      // A file that cannot be opened is reported where it is named.
-      for (const auto& d : e.diagnostics()) {
-        if (d.where.line == 0) node.error(fmt::format("{}", d.message));
-        else diagnostics_.add(d);
-      }
+      forward(e, node);
     }
   }
 
@@ -251,10 +256,7 @@ class ScenarioReader {
           spec_.networks.push_back({name, std::move(net)});
           network_nodes_.emplace(name, value);
         } catch (const core::UserError& e) {
-          for (const auto& d : e.diagnostics()) {
-            if (d.where.line == 0) value.error(d.message);
-            else diagnostics_.add(d);
-          }
+          forward(e, value);
         }
         continue;
       }
@@ -270,10 +272,7 @@ class ScenarioReader {
         spec_.networks.push_back({name, std::move(net)});
         network_nodes_.emplace(name, value);
       } catch (const core::UserError& e) {
-        for (const auto& d : e.diagnostics()) {
-          if (d.where.line == 0) value.error(d.message);
-          else diagnostics_.add(d);
-        }
+        forward(e, value);
       }
     }
   }
@@ -287,10 +286,7 @@ class ScenarioReader {
     try {
       return trace::read_series(resolve_path(node.document(), *written), value);
     } catch (const core::UserError& e) {
-      for (const auto& d : e.diagnostics()) {
-        if (d.where.line == 0) node.error(d.message);
-        else diagnostics_.add(d);
-      }
+      forward(e, node);
       return std::nullopt;
     }
   }
@@ -484,10 +480,7 @@ class ScenarioReader {
             s.measured = trace::read_measurements(path);
             s.measured_file = path.generic_string();
           } catch (const core::UserError& e) {
-            for (const auto& d : e.diagnostics()) {
-              if (d.where.line == 0) meas->error(d.message);
-              else diagnostics_.add(d);
-            }
+            forward(e, *meas);
           }
         }
       }
