@@ -1,4 +1,5 @@
 // `framesim budget HW NETWORK`: the seed's fifteen-minute budget as one report.
+#include <filesystem>
 #include <iostream>
 #include <optional>
 
@@ -14,6 +15,7 @@
 #include "core/units.hpp"
 #include "model/budget.hpp"
 #include "model/plan.hpp"
+#include "trace/import.hpp"
 #include "trace/measured.hpp"
 
 namespace framesim::cli {
@@ -38,6 +40,7 @@ struct BudgetArgs {
   std::string measured;
   std::string svg;
   std::vector<std::string> compare;
+  std::vector<std::string> inputs;
   bool json = false;
   bool no_fusion = false;
 };
@@ -60,7 +63,19 @@ std::size_t pick_unit(const model::HardwareSpec& hw, const model::NetworkSpec& n
 
 int run_budget(const BudgetArgs& a) {
   const model::HardwareSpec hw = config::load_hardware(a.hardware);
-  model::NetworkSpec net = config::load_network(a.network);
+  // A network YAML, or a model file imported on the fly (as `framesim import` would).
+  model::NetworkSpec net;
+  const auto ext = std::filesystem::path(a.network).extension();
+  if (ext == ".onnx" || ext == ".tflite") {
+    trace::ImportOptions import;
+    for (const auto& i : a.inputs) import.input_shapes.insert(parse_input(i));
+    auto imported = trace::import_model(a.network, import);
+    for (const auto& w : imported.warnings) std::cerr << "warning: " << w << "\n";
+    net = std::move(imported.network);
+  } else {
+    if (!a.inputs.empty()) throw core::UserError("--input: gives shapes to a model file (.onnx, .tflite), not to a network YAML");
+    net = config::load_network(a.network);
+  }
   if (!a.precision.empty()) {
     auto p = model::parse_layer_precision(a.precision);
     if (!p) {
@@ -98,7 +113,12 @@ int run_budget(const BudgetArgs& a) {
   }
   if (!a.slice.empty()) options.slice_s = option_quantity("--slice", a.slice, static_cast<int>(core::Dimension::Seconds));
   if (!a.rate.empty()) options.rate_Hz = option_quantity("--rate", a.rate, static_cast<int>(core::Dimension::Hertz));
-  if (!a.measured.empty()) options.measured = trace::read_measurements(a.measured);
+  std::vector<std::string> measured_notes;  // the format read and how its names were matched
+  if (!a.measured.empty()) {
+    const auto matched = trace::match_measurements(trace::read_measured_trace(a.measured), net);
+    options.measured = matched.measurements;
+    measured_notes = matched.notes;
+  }
   if (!a.compare.empty()) {
     const auto plan = model::plan_network(net, hw, options.unit);
     std::vector<std::string> names;
@@ -124,6 +144,10 @@ int run_budget(const BudgetArgs& a) {
   if (!a.svg.empty()) core::write_file_atomic(a.svg, analysis::roofline_svg(report, hw, net));
   if (a.json) std::cout << analysis::budget_json(report, hw, net).dump(2) << "\n";
   else std::cout << analysis::budget_text(report, hw, net);
+  if (!a.json && !measured_notes.empty()) {
+    std::cout << "\n   measured (" << a.measured << "):\n";
+    for (const auto& n : measured_notes) std::cout << "     " << n << "\n";
+  }
   return 0;
 }
 
@@ -134,7 +158,9 @@ Command add_budget_command(CLI::App& app) {
   auto* sub = app.add_subcommand("budget", "the fifteen-minute budget: roofline bounds, the floor against the slice, "
                                            "fusion, the energy floor");
   sub->add_option("hardware", args->hardware, "hardware YAML (hardware/*.yaml)")->required();
-  sub->add_option("network", args->network, "network YAML (scenarios/networks/*.yaml)")->required();
+  sub->add_option("network", args->network, "network YAML (scenarios/networks/*.yaml), or a model file (.onnx, .tflite)")
+      ->required();
+  sub->add_option("--input", args->inputs, "shape of a model file's dynamic input: NAME=1x3x224x224 (repeatable)");
   sub->add_option("--unit", args->unit, "compute unit to run on (default: the first with the network's precisions)");
   sub->add_option("--precision", args->precision, "run every layer at this precision (fp16, int8, w4a16, ...)");
   sub->add_option("--slice", args->slice, "the model's share of the frame, e.g. 12ms");

@@ -21,6 +21,10 @@ Command add_sweep_command(CLI::App& app);
 Command add_merge_command(CLI::App& app);
 Command add_bench_command(CLI::App& app);
 Command add_bench_child_command(CLI::App& app);
+Command add_calibrate_command(CLI::App& app);
+
+/// "NAME=1x3x224x224" (an --input option) -> (NAME, shape), or throws UserError.
+std::pair<std::string, std::vector<std::int64_t>> parse_input(const std::string& text);
 
 /// Parses a quantity given on the command line, or throws UserError naming the option.
 double option_quantity(const std::string& option, const std::string& text, int dimension);

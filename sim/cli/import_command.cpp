@@ -20,7 +20,8 @@ struct ImportArgs {
   std::string out;
 };
 
-/// "NAME=1x3x224x224" -> (NAME, shape).
+}  // namespace
+
 std::pair<std::string, model::Shape> parse_input(const std::string& text) {
   const auto eq = text.rfind('=');
   if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
@@ -44,6 +45,8 @@ std::pair<std::string, model::Shape> parse_input(const std::string& text) {
   }
   return {text.substr(0, eq), shape};
 }
+
+namespace {
 
 int run_import(const ImportArgs& a) {
   trace::ImportOptions options;

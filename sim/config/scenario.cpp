@@ -477,8 +477,12 @@ class ScenarioReader {
         } else if (auto written = meas->text()) {
           const auto path = resolve_path(meas->document(), *written);
           try {
-            s.measured = trace::read_measurements(path);
+            // Matched to the stage's network: PyTorch op order and TFLite tensor names need it.
+            const auto& net = spec_.networks[static_cast<std::size_t>(s.work.network)].network;
+            const auto matched = trace::match_measurements(trace::read_measured_trace(path), net);
+            s.measured = matched.measurements;
             s.measured_file = path.generic_string();
+            for (const auto& n : matched.notes) spec_.notes.push_back(fmt::format("stage {}: {}", name, n));
           } catch (const core::UserError& e) {
             forward(e, *meas);
           }

@@ -1,9 +1,17 @@
 #include "trace/measured.hpp"
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <charconv>
 #include <cmath>
-
-#include <fmt/format.h>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <string_view>
+#include <tuple>
+#include <unordered_map>
 
 #include "core/csv.hpp"
 #include "core/error.hpp"
@@ -20,11 +28,73 @@ struct TimeColumn {
   double scale;  // 0: cells carry their own unit
 };
 
-const std::vector<TimeColumn> kTimeColumns{{"time", 0}, {"time_s", 1}, {"time_ms", 1e-3}, {"time_us", 1e-6},
-                                           {"time_ns", 1e-9}};
+const std::vector<TimeColumn> kTimeColumns{
+    {"time", 0}, {"time_s", 1}, {"time_ms", 1e-3}, {"time_us", 1e-6}, {"time_ns", 1e-9}};
 const std::vector<std::string> kNameColumns{"layer", "name", "kernel"};
 
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  return s;
+}
+
+bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
+
+/// A whole-string number (from_chars: no leading '+', no spaces), finite.
+std::optional<double> whole_number(std::string_view s) {
+  double v = 0;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || ptr != s.data() + s.size() || s.empty() || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+/// Collects problems, at most a screenful: a broken 100 MB trace must not print a million lines.
+class Problems {
+ public:
+  explicit Problems(std::string path) : path_(std::move(path)) {}
+  void add(int line, int column, std::string key_path, std::string message) {
+    if (d_.size() < kMax)
+      d_.add({path_, line, column}, std::move(key_path), std::move(message));
+    else
+      ++dropped_;
+  }
+  bool empty() const { return d_.empty(); }
+  void throw_if_any() {
+    if (dropped_ > 0) d_.add({path_, 0, 0}, "", fmt::format("... and {} more problems", dropped_));
+    d_.throw_if_any();
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  static constexpr std::size_t kMax = 20;
+  std::string path_;
+  core::Diagnostics d_;
+  std::size_t dropped_ = 0;
+};
+
 }  // namespace
+
+std::string_view measured_format_name(MeasuredFormat f) {
+  switch (f) {
+    case MeasuredFormat::plain_csv: return "plain CSV";
+    case MeasuredFormat::pytorch_trace: return "PyTorch profiler trace";
+    case MeasuredFormat::tflite_profile: return "TFLite benchmark_model op profile";
+  }
+  return "?";
+}
+
+std::string_view match_method_name(MatchMethod m) {
+  switch (m) {
+    case MatchMethod::name: return "name";
+    case MatchMethod::alias: return "alias";
+    case MatchMethod::order: return "order";
+  }
+  return "?";
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Plain CSV
+// ---------------------------------------------------------------------------------------------------------------
 
 std::vector<model::Measurement> parse_measurements_csv(const std::string& text, const std::string& display_path) {
   core::Diagnostics d;
@@ -60,8 +130,10 @@ std::vector<model::Measurement> parse_measurements_csv(const std::string& text, 
       }
     if (!matched) {
       std::string message = fmt::format("unknown column \"{}\"", cell.text);
-      if (auto near = core::closest_match(cell.text, known)) message += fmt::format(" (did you mean \"{}\"?)", *near);
-      else message += fmt::format("; columns: {}", core::join_list(known, ", "));
+      if (auto near = core::closest_match(cell.text, known))
+        message += fmt::format(" (did you mean \"{}\"?)", *near);
+      else
+        message += fmt::format("; columns: {}", core::join_list(known, ", "));
       d.add({display_path, header.line, cell.column}, "header", message);
     }
   }
@@ -80,7 +152,9 @@ std::vector<model::Measurement> parse_measurements_csv(const std::string& text, 
     }
     const auto& name = row.cells[static_cast<std::size_t>(name_col)];
     const auto& time = row.cells[static_cast<std::size_t>(time_col)];
-    if (name.text.empty()) d.add({display_path, row.line, name.column}, header.cells[static_cast<std::size_t>(name_col)].text, "empty layer name");
+    if (name.text.empty())
+      d.add({display_path, row.line, name.column}, header.cells[static_cast<std::size_t>(name_col)].text,
+            "empty layer name");
     double seconds = 0;
     const std::string& column = header.cells[static_cast<std::size_t>(time_col)].text;
     if (scale == 0) {
@@ -110,9 +184,1509 @@ std::vector<model::Measurement> parse_measurements_csv(const std::string& text, 
   return out;
 }
 
-std::vector<model::Measurement> read_measurements(const std::filesystem::path& path) {
+namespace {
+
+// ---------------------------------------------------------------------------------------------------------------
+// TFLite benchmark_model op profile (--enable_op_profiling=true --profiling_output_csv_file=F)
+//
+// The file is what tflite::benchmark::ProfilingListener writes: a section per phase, each with the tables of
+// tensorflow::StatsCalculator in CSV form:
+//   Profiling Info for Benchmark Initialization:
+//   ============================== Run Order ==============================
+//   node type, start, first, avg_ms, %, cdf%, mem KB, times called, name
+//   AllocateTensors, 0, 0.029, 0.029, 100%, 100%, 0, 1, AllocateTensors/0
+//   (blank line, more tables, "Timings (microseconds): count=1 ...", "N nodes observed")
+//   Operator-wise Profiling Info for Regular Benchmark Runs:
+//   ============================== Run Order ==============================
+//   node type, start, first, avg_ms, %, cdf%, mem KB, times called, name
+//   CONV_2D, 0, 0.11, 0.0930388, 44.8994%, 44.8994%, 0, 1, [sequential_11/conv2d_33/Conv2D]:0
+//   ...
+//   ============================== Top by Computation Time ============================== (same rows again)
+//   Number of nodes executed: 12
+//   ============================== Summary by node type ==============================
+//   node type, count, avg_ms, avg %, cdf %, mem KB, times called
+//   Timings (microseconds): count=50 first=... curr=... min=... max=... avg=... std=...
+// Models with several subgraphs repeat the tables under "Primary graph profile:" / "Subgraph (index: N) profile:";
+// delegates add "Delegate internal:" tables. Fields are separated by ", " and not quoted: a node type
+// ("Convolution (NHWC, F32) IGEMM") or a name ("[out_a, out_b]:7") may contain ", " itself.
+// Per inference, a node takes avg_ms x times called (avg_ms is per call; times called is per run).
+// ---------------------------------------------------------------------------------------------------------------
+
+const std::string_view kTfliteRuns = "Operator-wise Profiling Info for Regular Benchmark Runs:";
+const std::string_view kTfliteInit = "Profiling Info for Benchmark Initialization:";
+const std::string_view kTfliteBar = "==============================";
+
+struct Field {
+  std::string_view text;  // trimmed
+  std::size_t begin = 0;  // offset of the trimmed text in the line
+  std::size_t end = 0;
+};
+
+std::vector<Field> split_commas(std::string_view line) {
+  std::vector<Field> out;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = line.find(',', start);
+    const std::size_t stop = comma == std::string_view::npos ? line.size() : comma;
+    std::size_t b = start, e = stop;
+    while (b < e && (line[b] == ' ' || line[b] == '\t')) ++b;
+    while (e > b && (line[e - 1] == ' ' || line[e - 1] == '\t' || line[e - 1] == '\r')) --e;
+    out.push_back({line.substr(b, e - b), b, e});
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+/// The other names of a TFLite node, most specific first: "[a/b;c/d, e]:12" answers to "a/b", "c/d", "a/b;c/d",
+/// "e" and "a/b;c/d, e" (outputs separated by ", ", names the converter merged by ';').
+std::vector<std::string> tflite_aliases(const std::string& name) {
+  std::vector<std::string> out;
+  auto add = [&](std::string_view s) {
+    s = trim(s);
+    if (!s.empty() && s != name && std::find(out.begin(), out.end(), s) == out.end()) out.emplace_back(s);
+  };
+  const std::size_t close = name.rfind("]:");
+  if (name.empty() || name.front() != '[' || close == std::string::npos) return out;
+  const std::string_view inner = std::string_view(name).substr(1, close - 1);
+  std::size_t start = 0;
+  while (start <= inner.size()) {
+    std::size_t comma = inner.find(", ", start);
+    if (comma == std::string_view::npos) comma = inner.size();
+    const std::string_view output = inner.substr(start, comma - start);
+    std::size_t s = 0;
+    while (s <= output.size()) {
+      std::size_t semi = output.find(';', s);
+      if (semi == std::string_view::npos) semi = output.size();
+      add(output.substr(s, semi - s));
+      s = semi + 1;
+    }
+    add(output);
+    start = comma + 2;
+  }
+  add(inner);
+  return out;
+}
+
+struct TfliteHeader {
+  int fields = 0;
+  int line = 0;
+  std::vector<std::string> names;  // lower-case column names
+  int avg = -1, times = -1;        // column indices
+};
+
+MeasuredTrace parse_tflite(const std::string& text, const std::string& path) {
+  MeasuredTrace trace;
+  trace.path = path;
+  trace.format = MeasuredFormat::tflite_profile;
+  Problems problems(path);
+
+  enum class Section { none, init, runs } section = Section::none;
+  enum class Table { none, run_order_header, run_order_rows, other_header, other_rows } table = Table::none;
+  bool seen_runs = false, seen_init = false, delegate = false;
+  int runs_line = 0, init_line = 0, last_title_line = 0, run_count = 0, run_order_tables = 0, subgraph = 0;
+  std::set<int> subgraphs;
+  TfliteHeader header;
+  int rows_in_table = 0;
+  auto close_table = [&](bool at_end) {
+    if (table == Table::run_order_rows && section == Section::runs && rows_in_table == 0)
+      problems.add(header.line, 1, "", "the Run Order table has no rows (truncated file?)");
+    if (table == Table::run_order_header || table == Table::other_header)
+      problems.add(last_title_line, 1, "",
+                   fmt::format("a table title without its header line{}", at_end ? " (truncated file?)" : ""));
+    table = Table::none;
+  };
+
+  std::size_t pos = 0;
+  int line_no = 0;
+  while (pos < text.size()) {
+    std::size_t eol = text.find('\n', pos);
+    if (eol == std::string::npos) eol = text.size();
+    std::string_view line(text.data() + pos, eol - pos);
+    pos = eol + 1;
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    const std::string_view t = trim(line);
+    if (starts_with(line, "#")) continue;  // comments (framesim's own convention, as in the plain CSV)
+    if (t.empty()) {
+      if (table != Table::none) close_table(false);
+      continue;
+    }
+    if (t == kTfliteRuns || t == kTfliteInit) {
+      if (table != Table::none) close_table(false);
+      section = t == kTfliteRuns ? Section::runs : Section::init;
+      if (section == Section::runs) {
+        if (seen_runs) problems.add(line_no, 1, "", "a second regular-runs section (two profiles in one file?)");
+        seen_runs = true;
+        runs_line = line_no;
+      } else if (!seen_init) {
+        seen_init = true;
+        init_line = line_no;
+      }
+      delegate = false;
+      subgraph = 0;
+      continue;
+    }
+    if (starts_with(t, kTfliteBar)) {
+      if (table != Table::none) close_table(false);
+      std::string_view title = t.substr(kTfliteBar.size());
+      if (const auto bar = title.find(kTfliteBar); bar != std::string_view::npos) title = title.substr(0, bar);
+      title = trim(title);
+      table = title == "Run Order" ? Table::run_order_header : Table::other_header;
+      last_title_line = line_no;
+      continue;
+    }
+    if (starts_with(t, "Primary graph ")) {
+      subgraph = 0;
+      continue;
+    }
+    if (starts_with(t, "Subgraph (index: ")) {
+      int index = 0;
+      const std::string_view rest = t.substr(std::string_view("Subgraph (index: ").size());
+      std::from_chars(rest.data(), rest.data() + rest.size(), index);
+      subgraph = index;
+      if (t.back() == ':') continue;  // "Subgraph (index: 1) profile:"
+      // else "Subgraph (index: 1) Timings (microseconds): ..." - a summary line
+      if (table != Table::none) close_table(false);
+      continue;
+    }
+    if (starts_with(t, "Delegate internal:")) {
+      if (table != Table::none) close_table(false);
+      delegate = true;
+      continue;
+    }
+    if (starts_with(t, "Timings (microseconds):")) {
+      if (table != Table::none) close_table(false);
+      if (section == Section::runs && subgraph == 0 && !delegate) {
+        const auto c = t.find("count=");
+        if (c != std::string_view::npos) {
+          const std::string_view n = t.substr(c + 6);
+          std::from_chars(n.data(), n.data() + n.size(), run_count);
+        }
+      }
+      continue;
+    }
+    if (starts_with(t, "Memory (bytes):") || starts_with(t, "Number of nodes executed:") ||
+        (t.size() > 15 && t.substr(t.size() - 15) == " nodes observed")) {
+      if (table != Table::none) close_table(false);
+      continue;
+    }
+    if (table == Table::run_order_header || table == Table::other_header) {
+      if (t.find('\t') != std::string_view::npos || starts_with(t, "[node type]")) {
+        problems.add(line_no, 1, "",
+                     "this is benchmark_model's console output (tab-separated), not its CSV: run it with "
+                     "--enable_op_profiling=true --profiling_output_csv_file=FILE and give FILE");
+        problems.throw_if_any();
+      }
+      const auto fields = split_commas(line);
+      if (fields.empty() || lower(fields.front().text) != "node type") {
+        problems.add(line_no, 1, "",
+                     fmt::format("expected a table header starting \"node type, \" after the title on line {}, got "
+                                 "\"{}\"",
+                                 last_title_line, std::string(t.substr(0, 80))));
+        table = Table::other_rows;
+        continue;
+      }
+      if (table == Table::other_header) {
+        table = Table::other_rows;
+        continue;
+      }
+      header = TfliteHeader{};
+      header.line = line_no;
+      header.fields = static_cast<int>(fields.size());
+      for (const auto& f : fields) header.names.push_back(lower(f.text));
+      for (std::size_t i = 0; i < header.names.size(); ++i) {
+        if (header.names[i] == "avg_ms" || header.names[i] == "avg ms") header.avg = static_cast<int>(i);
+        if (header.names[i] == "times called") header.times = static_cast<int>(i);
+      }
+      if (header.avg < 0 || header.names.back() != "name" || header.fields < 3) {
+        problems.add(line_no, 1, "",
+                     "expected the Run Order header \"node type, start, first, avg_ms, %, cdf%, mem KB, times called, "
+                     "name\"");
+        table = Table::other_rows;
+        continue;
+      }
+      table = Table::run_order_rows;
+      rows_in_table = 0;
+      if (section == Section::runs) ++run_order_tables;
+      continue;
+    }
+    if (table == Table::other_rows) continue;
+    if (table == Table::run_order_rows) {
+      ++rows_in_table;
+      if (section != Section::runs) continue;
+      const auto fields = split_commas(line);
+      const int numeric = header.fields - 2;  // between the node type and the name
+      if (static_cast<int>(fields.size()) < header.fields) {
+        problems.add(line_no, 1, "",
+                     fmt::format("expected {} fields like the header on line {}, got {} (truncated line?)",
+                                 header.fields, header.line, fields.size()));
+        continue;
+      }
+      auto parse_field = [&](const Field& f, int column) -> std::optional<double> {
+        std::string_view s = f.text;
+        if (header.names[static_cast<std::size_t>(column)].find('%') != std::string::npos && !s.empty() &&
+            s.back() == '%')
+          s.remove_suffix(1);
+        return whole_number(s);
+      };
+      // The node type may itself contain ", ": the numbers start at the first field from which `numeric`
+      // fields in a row read as numbers.
+      int first = -1;
+      for (int i = 1; i + numeric < static_cast<int>(fields.size()) && first < 0; ++i) {
+        bool all = true;
+        for (int c = 0; c < numeric && all; ++c)
+          all = parse_field(fields[static_cast<std::size_t>(i + c)], c + 1).has_value();
+        if (all) first = i;
+      }
+      if (first < 0) {
+        for (int c = 0; c < numeric; ++c) {
+          const Field& f = fields[static_cast<std::size_t>(1 + c)];
+          if (!parse_field(f, c + 1)) {
+            problems.add(line_no, static_cast<int>(f.begin) + 1, header.names[static_cast<std::size_t>(c + 1)],
+                         fmt::format("expected a number, got \"{}\"", std::string(f.text)));
+            break;
+          }
+        }
+        continue;
+      }
+      const Field& avg_field = fields[static_cast<std::size_t>(first + header.avg - 1)];
+      const double avg_ms = *parse_field(avg_field, header.avg);
+      double calls = 1;
+      if (header.times >= 0) {
+        const Field& times_field = fields[static_cast<std::size_t>(first + header.times - 1)];
+        calls = *parse_field(times_field, header.times);
+        if (calls < 0 || calls != std::floor(calls)) {
+          problems.add(line_no, static_cast<int>(times_field.begin) + 1, "times called",
+                       fmt::format("expected a whole number of calls, got \"{}\"", std::string(times_field.text)));
+          continue;
+        }
+      }
+      if (avg_ms < 0) {
+        problems.add(line_no, static_cast<int>(avg_field.begin) + 1, header.names[static_cast<std::size_t>(header.avg)],
+                     fmt::format("must not be negative, got \"{}\"", std::string(avg_field.text)));
+        continue;
+      }
+      const Field& name_field = fields[static_cast<std::size_t>(first + numeric)];
+      const std::string name(trim(line.substr(name_field.begin)));
+      const std::string type(trim(line.substr(0, fields[static_cast<std::size_t>(first - 1)].end)));
+      if (name.empty()) {
+        problems.add(line_no, static_cast<int>(name_field.begin) + 1, "name", "empty node name");
+        continue;
+      }
+      if (type.empty()) {
+        problems.add(line_no, 1, "node type", "empty node type");
+        continue;
+      }
+      MeasuredEntry e;
+      e.name = name;
+      e.op = type;
+      // times called is calls per run (integer division by the number of runs): 0 means "less than once".
+      e.time_s = avg_ms * 1e-3 * std::max(calls, 1.0);
+      e.aliases = tflite_aliases(name);
+      e.line = line_no;
+      trace.entries.push_back(std::move(e));
+      if (delegate)
+        subgraphs.insert(-1);
+      else
+        subgraphs.insert(subgraph);
+      continue;
+    }
+    problems.add(line_no, 1, "",
+                 fmt::format("not part of a benchmark_model op profile: \"{}\"", std::string(t.substr(0, 80))));
+  }
+  if (table != Table::none) close_table(true);
+  if (!seen_runs) {
+    problems.add(seen_init ? init_line : 1, 1, "",
+                 seen_init ? "only the initialization profile is here: no \"Operator-wise Profiling Info for Regular "
+                             "Benchmark Runs:\" section (did benchmark_model finish its runs?)"
+                           : "no \"Operator-wise Profiling Info for Regular Benchmark Runs:\" section: not a "
+                             "benchmark_model op profile");
+  } else if (run_order_tables == 0 && problems.empty()) {
+    problems.add(runs_line, 1, "", "the regular-runs section has no Run Order table (truncated file?)");
+  }
+  problems.throw_if_any();
+  trace.iterations = std::max(run_count, 1);
+  trace.notes.push_back(
+      fmt::format("{}: {} nodes from the Run Order table{} of the regular runs, avg_ms x times "
+                  "called per inference{}",
+                  measured_format_name(trace.format), trace.entries.size(), run_order_tables > 1 ? "s" : "",
+                  run_count > 0 ? fmt::format(", averaged by benchmark_model over {} runs", run_count) : ""));
+  if (subgraphs.count(-1))
+    trace.notes.push_back(
+        "delegate-internal rows are included under their own names (\"Delegate/...\"); they match "
+        "no layer unless a layer has that name");
+  return trace;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// JSON with positions (the Chrome trace of the PyTorch profiler). A small recursive-descent reader: every value
+// keeps its line and column so that a wrong field is reported where it is, and the events of "traceEvents" are
+// handed over one at a time so that a large trace is never held as a whole tree.
+// ---------------------------------------------------------------------------------------------------------------
+
+struct Json {
+  enum class Type { null, boolean, number, string, array, object };
+  Type type = Type::null;
+  int line = 0, column = 0;
+  bool flag = false;
+  double number = 0;
+  std::string text;
+  std::vector<Json> items;
+  std::vector<std::pair<std::string, Json>> members;
+
+  const Json* find(std::string_view key) const {
+    for (const auto& [k, v] : members)
+      if (k == key) return &v;
+    return nullptr;
+  }
+};
+
+std::string_view json_type_name(Json::Type t) {
+  switch (t) {
+    case Json::Type::null: return "null";
+    case Json::Type::boolean: return "a boolean";
+    case Json::Type::number: return "a number";
+    case Json::Type::string: return "a string";
+    case Json::Type::array: return "an array";
+    case Json::Type::object: return "an object";
+  }
+  return "?";
+}
+
+class JsonReader {
+ public:
+  JsonReader(const std::string& text, std::string path, std::size_t start, int start_line)
+      : s_(text), path_(std::move(path)), pos_(start), line_(start_line), line_start_(start) {}
+
+  /// Reads the top level: {"traceEvents": [...], ...} or a bare array of events. Calls `on_event` per event.
+  void read_trace(const std::function<void(const Json&, const std::string&)>& on_event) {
+    ws();
+    if (at_end()) fail("", "the file is empty after its comments: expected a Chrome trace {\"traceEvents\": [...]}");
+    const int top_line = line_, top_column = column();
+    if (peek() == '[') {
+      events("", on_event);
+      found_events_ = true;
+    } else if (peek() == '{') {
+      ++pos_;
+      ws();
+      bool first = true;
+      while (true) {
+        if (at_end()) fail("", "the file ends inside the top-level object: the trace is truncated");
+        if (peek() == '}') {
+          ++pos_;
+          break;
+        }
+        if (!first) {
+          expect(',', "", "expected ',' or '}' after a member of the top-level object");
+          ws();
+        }
+        first = false;
+        if (at_end()) fail("", "the file ends inside the top-level object: the trace is truncated");
+        if (peek() != '"') fail("", fmt::format("expected a member name in quotes, got {}", describe_here()));
+        const int key_line = line_, key_column = column();
+        std::string key = string_value("");
+        ws();
+        expect(':', key, "expected ':' after the member name");
+        ws();
+        if (key == "traceEvents") {
+          if (found_events_) fail_at(key_line, key_column, "traceEvents", "given twice");
+          if (at_end()) fail(key, "the file ends before the event array: the trace is truncated");
+          if (peek() != '[') {
+            const Json v = value(key, 0);
+            fail_at(v.line, v.column, key, fmt::format("expected an array of events, got {}", json_type_name(v.type)));
+          }
+          events("traceEvents", on_event);
+          found_events_ = true;
+        } else {
+          value(key, 0);
+        }
+        ws();
+      }
+    } else {
+      fail("",
+           fmt::format("expected a Chrome trace (a JSON object {{\"traceEvents\": [...]}}), got {}", describe_here()));
+    }
+    ws();
+    if (!at_end()) fail("", fmt::format("unexpected {} after the end of the JSON", describe_here()));
+    if (!found_events_)
+      fail_at(top_line, top_column, "",
+              "no \"traceEvents\" array: not a Chrome trace (expected {\"traceEvents\": [...]})");
+  }
+
+  /// Where the event array starts (for problems with the trace as a whole).
+  int events_line() const { return events_line_; }
+  int events_column() const { return events_column_; }
+
+ private:
+  bool at_end() const { return pos_ >= s_.size(); }
+  char peek() const { return s_[pos_]; }
+  int column() const { return static_cast<int>(pos_ - line_start_) + 1; }
+
+  void ws() {
+    while (pos_ < s_.size()) {
+      const char c = s_[pos_];
+      if (c == '\n') {
+        ++line_;
+        line_start_ = pos_ + 1;
+      } else if (c != ' ' && c != '\t' && c != '\r') {
+        break;
+      }
+      ++pos_;
+    }
+  }
+
+  std::string describe_here() const {
+    if (at_end()) return "the end of the file";
+    const char c = peek();
+    if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f)
+      return fmt::format("byte 0x{:02x}", static_cast<unsigned char>(c));
+    return fmt::format("'{}'", c);
+  }
+
+  [[noreturn]] void fail_at(int line, int column, const std::string& key_path, const std::string& message) const {
+    throw core::UserError({core::Diagnostic{{path_, line, column}, key_path, message}});
+  }
+  [[noreturn]] void fail(const std::string& key_path, const std::string& message) const {
+    fail_at(line_, column(), key_path, message);
+  }
+  [[noreturn]] void truncated(const std::string& key_path, std::string_view inside) const {
+    fail(key_path, fmt::format("the file ends inside {}: the trace is truncated", inside));
+  }
+
+  void expect(char c, const std::string& key_path, const std::string& message) {
+    if (at_end()) truncated(key_path, key_path.empty() ? "the top-level object" : "this value");
+    if (peek() != c) fail(key_path, fmt::format("{}, got {}", message, describe_here()));
+    ++pos_;
+  }
+
+  void events(const std::string& key_path, const std::function<void(const Json&, const std::string&)>& on_event) {
+    events_line_ = line_;
+    events_column_ = column();
+    ++pos_;  // '['
+    ws();
+    std::size_t index = 0;
+    bool first = true;
+    while (true) {
+      if (at_end()) truncated(key_path, fmt::format("the event array (after {} events)", index));
+      if (peek() == ']') {
+        ++pos_;
+        return;
+      }
+      if (!first) {
+        const std::string here = fmt::format("{}[{}]", key_path, index);
+        if (peek() != ',') fail(here, fmt::format("expected ',' or ']' after an event, got {}", describe_here()));
+        ++pos_;
+        ws();
+        if (at_end()) truncated(key_path, fmt::format("the event array (after {} events)", index));
+      }
+      first = false;
+      const std::string here = fmt::format("{}[{}]", key_path, index);
+      const Json event = value(here, 1);
+      on_event(event, here);
+      ++index;
+      ws();
+    }
+  }
+
+  Json value(const std::string& key_path, int depth) {
+    if (depth > 200) fail(key_path, "nested too deeply (more than 200 levels)");
+    if (at_end()) fail(key_path, "the file ends where this value should be: the trace is truncated");
+    Json v;
+    v.line = line_;
+    v.column = column();
+    const char c = peek();
+    if (c == '{') {
+      v.type = Json::Type::object;
+      ++pos_;
+      ws();
+      bool first = true;
+      while (true) {
+        if (at_end()) truncated(key_path, "this object");
+        if (peek() == '}') {
+          ++pos_;
+          return v;
+        }
+        if (!first) {
+          if (peek() != ',')
+            fail(key_path, fmt::format("expected ',' or '}}' in this object, got {}", describe_here()));
+          ++pos_;
+          ws();
+          if (at_end()) truncated(key_path, "this object");
+        }
+        first = false;
+        if (peek() != '"') fail(key_path, fmt::format("expected a member name in quotes, got {}", describe_here()));
+        std::string key = string_value(key_path);
+        const std::string child = key_path.empty() ? key : key_path + "." + key;
+        ws();
+        if (at_end()) truncated(child, "this object");
+        if (peek() != ':') fail(child, fmt::format("expected ':' after the member name, got {}", describe_here()));
+        ++pos_;
+        ws();
+        Json member = value(child, depth + 1);
+        for (const auto& [k, unused] : v.members)
+          if (k == key) fail_at(member.line, member.column, child, "given twice");
+        v.members.emplace_back(std::move(key), std::move(member));
+        ws();
+      }
+    }
+    if (c == '[') {
+      v.type = Json::Type::array;
+      ++pos_;
+      ws();
+      bool first = true;
+      while (true) {
+        if (at_end()) truncated(key_path, "this array");
+        if (peek() == ']') {
+          ++pos_;
+          return v;
+        }
+        if (!first) {
+          if (peek() != ',') fail(key_path, fmt::format("expected ',' or ']' in this array, got {}", describe_here()));
+          ++pos_;
+          ws();
+        }
+        first = false;
+        v.items.push_back(value(fmt::format("{}[{}]", key_path, v.items.size()), depth + 1));
+        ws();
+      }
+    }
+    if (c == '"') {
+      v.type = Json::Type::string;
+      v.text = string_value(key_path);
+      return v;
+    }
+    if (c == '-' || (c >= '0' && c <= '9')) {
+      const std::size_t start = pos_;
+      while (pos_ < s_.size() && (std::isdigit(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '-' ||
+                                  s_[pos_] == '+' || s_[pos_] == '.' || s_[pos_] == 'e' || s_[pos_] == 'E'))
+        ++pos_;
+      const std::string_view token(s_.data() + start, pos_ - start);
+      const auto n = whole_number(token);
+      if (!n) fail_at(v.line, v.column, key_path, fmt::format("\"{}\" is not a number", std::string(token)));
+      v.type = Json::Type::number;
+      v.number = *n;
+      return v;
+    }
+    for (const auto& [word, type, flag] : {std::tuple{std::string_view("true"), Json::Type::boolean, true},
+                                           std::tuple{std::string_view("false"), Json::Type::boolean, false},
+                                           std::tuple{std::string_view("null"), Json::Type::null, false}}) {
+      if (std::string_view(s_).substr(pos_, word.size()) == word) {
+        pos_ += word.size();
+        v.type = type;
+        v.flag = flag;
+        return v;
+      }
+    }
+    if (std::string_view(s_).substr(pos_, 3) == "NaN" || std::string_view(s_).substr(pos_, 8) == "Infinity")
+      fail(key_path, "NaN and Infinity are not JSON numbers");
+    fail(key_path, fmt::format("expected a value, got {}", describe_here()));
+  }
+
+  static void append_utf8(std::string& out, std::uint32_t cp) {
+    if (cp < 0x80) {
+      out += static_cast<char>(cp);
+    } else if (cp < 0x800) {
+      out += static_cast<char>(0xC0 | (cp >> 6));
+      out += static_cast<char>(0x80 | (cp & 0x3F));
+    } else if (cp < 0x10000) {
+      out += static_cast<char>(0xE0 | (cp >> 12));
+      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+      out += static_cast<char>(0x80 | (cp & 0x3F));
+    } else {
+      out += static_cast<char>(0xF0 | (cp >> 18));
+      out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+      out += static_cast<char>(0x80 | (cp & 0x3F));
+    }
+  }
+
+  std::uint32_t hex4(const std::string& key_path) {
+    if (pos_ + 4 > s_.size()) truncated(key_path, "a string");
+    std::uint32_t v = 0;
+    for (int i = 0; i < 4; ++i) {
+      const char c = s_[pos_++];
+      v <<= 4;
+      if (c >= '0' && c <= '9')
+        v |= static_cast<std::uint32_t>(c - '0');
+      else if (c >= 'a' && c <= 'f')
+        v |= static_cast<std::uint32_t>(c - 'a' + 10);
+      else if (c >= 'A' && c <= 'F')
+        v |= static_cast<std::uint32_t>(c - 'A' + 10);
+      else
+        fail(key_path, "\\u must be followed by four hex digits");
+    }
+    return v;
+  }
+
+  std::string string_value(const std::string& key_path) {
+    ++pos_;  // '"'
+    std::string out;
+    while (true) {
+      if (at_end()) truncated(key_path, "a string");
+      const char c = s_[pos_];
+      if (c == '"') {
+        ++pos_;
+        return out;
+      }
+      if (static_cast<unsigned char>(c) < 0x20) {
+        if (c == '\n') fail(key_path, "a line break inside a string (an unterminated string?)");
+        fail(key_path, fmt::format("control character 0x{:02x} inside a string", static_cast<unsigned char>(c)));
+      }
+      if (c != '\\') {
+        out += c;
+        ++pos_;
+        continue;
+      }
+      ++pos_;
+      if (at_end()) truncated(key_path, "a string");
+      const char e = s_[pos_++];
+      switch (e) {
+        case '"': out += '"'; break;
+        case '\\': out += '\\'; break;
+        case '/': out += '/'; break;
+        case 'b': out += '\b'; break;
+        case 'f': out += '\f'; break;
+        case 'n': out += '\n'; break;
+        case 'r': out += '\r'; break;
+        case 't': out += '\t'; break;
+        case 'u': {
+          std::uint32_t cp = hex4(key_path);
+          if (cp >= 0xD800 && cp < 0xDC00 && std::string_view(s_).substr(pos_, 2) == "\\u") {
+            pos_ += 2;
+            const std::uint32_t low = hex4(key_path);
+            if (low >= 0xDC00 && low < 0xE000) cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+          }
+          append_utf8(out, cp);
+          break;
+        }
+        default: fail(key_path, fmt::format("unknown escape \\{} in a string", e));
+      }
+    }
+  }
+
+  const std::string& s_;
+  std::string path_;
+  std::size_t pos_;
+  int line_;
+  std::size_t line_start_;
+  bool found_events_ = false;
+  int events_line_ = 1, events_column_ = 1;
+};
+
+// ---------------------------------------------------------------------------------------------------------------
+// PyTorch profiler (Kineto) trace
+// ---------------------------------------------------------------------------------------------------------------
+
+enum class EventKind { op, range, step, launch, gpu };
+
+struct Event {
+  EventKind kind = EventKind::op;
+  std::string name;
+  std::string thread;  // "pid/tid"
+  double ts_us = 0, dur_us = 0;
+  std::optional<std::int64_t> correlation, external_id;
+  std::vector<std::int64_t> dims;
+  int line = 0;
+  int parent = -1;  // enclosing CPU event on the same thread (index into events)
+  double gpu_us = 0;
+  int depth = 0;
+};
+
+bool is_op_name(std::string_view name) { return name.find("::") != std::string_view::npos; }
+
+std::optional<EventKind> classify(const std::string& cat, const std::string& name) {
+  const std::string c = lower(cat);
+  if (starts_with(name, "ProfilerStep#") && (c == "cpu_op" || c == "user_annotation" || c == "operator"))
+    return EventKind::step;
+  if (c == "cpu_op" || c == "operator") return is_op_name(name) ? EventKind::op : EventKind::range;
+  if (c == "user_annotation") return EventKind::range;
+  if (c == "cuda_runtime" || c == "cuda_driver" || c == "runtime") return EventKind::launch;
+  if (c == "kernel" || c == "gpu_memcpy" || c == "gpu_memset") return EventKind::gpu;
+  return std::nullopt;  // python_function, gpu_user_annotation, ac2g flows, metadata, counters, ...
+}
+
+MeasuredTrace parse_pytorch(const std::string& text, const std::string& path, std::size_t start, int start_line) {
+  MeasuredTrace trace;
+  trace.path = path;
+  trace.format = MeasuredFormat::pytorch_trace;
+  Problems problems(path);
+  std::vector<Event> events;
+  // B/E pairs per thread, turned into complete events.
+  std::map<std::string, std::vector<std::size_t>> open_begins;
+  std::size_t unmatched_ends = 0;
+
+  auto id_of = [](const Json& v) -> std::string {
+    if (v.type == Json::Type::string) return v.text;
+    return fmt::format("{}", v.number);
+  };
+  auto on_event = [&](const Json& e, const std::string& here) {
+    if (e.type != Json::Type::object) {
+      problems.add(e.line, e.column, here,
+                   fmt::format("expected an event (an object), got {}", json_type_name(e.type)));
+      return;
+    }
+    const Json* ph = e.find("ph");
+    if (!ph) {
+      problems.add(e.line, e.column, here, "missing \"ph\" (the event type: \"X\", \"B\", \"E\", \"i\", \"M\", ...)");
+      return;
+    }
+    if (ph->type != Json::Type::string) {
+      problems.add(ph->line, ph->column, here + ".ph",
+                   fmt::format("expected a string like \"X\", got {}", json_type_name(ph->type)));
+      return;
+    }
+    const std::string& phase = ph->text;
+    if (phase != "X" && phase != "B" && phase != "E") return;  // metadata, instants, counters, flows
+    auto text_field = [&](const char* key, bool required) -> std::optional<std::string> {
+      const Json* v = e.find(key);
+      if (!v) {
+        if (required) problems.add(e.line, e.column, here, fmt::format("missing \"{}\"", key));
+        return std::nullopt;
+      }
+      if (v->type != Json::Type::string) {
+        problems.add(v->line, v->column, fmt::format("{}.{}", here, key),
+                     fmt::format("expected a string, got {}", json_type_name(v->type)));
+        return std::nullopt;
+      }
+      return v->text;
+    };
+    auto number_field = [&](const Json* holder, const std::string& holder_path, const char* key, bool required,
+                            const char* what) -> std::optional<double> {
+      const Json* v = holder->find(key);
+      if (!v) {
+        if (required)
+          problems.add(holder->line, holder->column, holder_path, fmt::format("missing \"{}\" ({})", key, what));
+        return std::nullopt;
+      }
+      if (v->type != Json::Type::number) {
+        problems.add(v->line, v->column, fmt::format("{}.{}", holder_path, key),
+                     fmt::format("expected a number ({}), got {}", what, json_type_name(v->type)));
+        return std::nullopt;
+      }
+      return v->number;
+    };
+    const std::optional<std::string> cat = text_field("cat", false);
+    const std::optional<std::string> name = text_field("name", phase != "E");
+    const std::optional<double> ts = number_field(&e, here, "ts", true, "the start in microseconds");
+    std::optional<double> dur;
+    if (phase == "X") {
+      dur = number_field(&e, here, "dur", true, "the duration in microseconds");
+      if (dur && *dur < 0) {
+        const Json* v = e.find("dur");
+        problems.add(v->line, v->column, here + ".dur", fmt::format("must not be negative, got {}", *dur));
+        return;
+      }
+    }
+    std::string thread;
+    for (const char* key : {"pid", "tid"}) {
+      const Json* v = e.find(key);
+      if (v && v->type != Json::Type::number && v->type != Json::Type::string) {
+        problems.add(v->line, v->column, fmt::format("{}.{}", here, key),
+                     fmt::format("expected a number or a string, got {}", json_type_name(v->type)));
+        return;
+      }
+      thread += (thread.empty() ? "" : "/") + (v ? id_of(*v) : std::string("0"));
+    }
+    const Json* args = e.find("args");
+    if (args && args->type != Json::Type::object) {
+      problems.add(args->line, args->column, here + ".args",
+                   fmt::format("expected an object, got {}", json_type_name(args->type)));
+      return;
+    }
+    if (!ts || (phase != "E" && !name) || (phase == "X" && !dur)) return;
+    if (phase == "E") {
+      auto& stack = open_begins[thread];
+      if (stack.empty()) {
+        ++unmatched_ends;
+        return;
+      }
+      Event& begun = events[stack.back()];
+      stack.pop_back();
+      begun.dur_us = std::max(0.0, *ts - begun.ts_us);
+      return;
+    }
+    const auto kind = classify(cat.value_or(is_op_name(*name) ? "cpu_op" : ""), *name);
+    if (!kind) return;
+    Event ev;
+    ev.kind = *kind;
+    ev.name = *name;
+    ev.thread = thread;
+    ev.ts_us = *ts;
+    ev.dur_us = dur.value_or(0.0);
+    ev.line = e.line;
+    if (args) {
+      const std::string args_path = here + ".args";
+      if (auto c = number_field(args, args_path, "correlation", false, "the CUDA correlation id"))
+        ev.correlation = static_cast<std::int64_t>(*c);
+      if (auto x = number_field(args, args_path, "External id", false, "the id linking GPU work to its op"))
+        ev.external_id = static_cast<std::int64_t>(*x);
+      if (const Json* dims = args->find("Input Dims")) {
+        if (dims->type != Json::Type::array) {
+          problems.add(dims->line, dims->column, args_path + ".Input Dims",
+                       fmt::format("expected an array of input shapes, got {}", json_type_name(dims->type)));
+          return;
+        }
+        // The first input that is a tensor (a list of integers): TensorLists and scalars are not compared.
+        for (const Json& input : dims->items) {
+          if (input.type != Json::Type::array || input.items.empty()) continue;
+          bool integers = true;
+          for (const Json& d : input.items) integers = integers && d.type == Json::Type::number;
+          if (integers)
+            for (const Json& d : input.items) ev.dims.push_back(static_cast<std::int64_t>(d.number));
+          break;
+        }
+      }
+    }
+    if (phase == "B") open_begins[thread].push_back(events.size());
+    events.push_back(std::move(ev));
+  };
+
+  JsonReader reader(text, path, start, start_line);
+  reader.read_trace(on_event);
+  problems.throw_if_any();
+  std::size_t unclosed = 0;
+  for (const auto& [thread, stack] : open_begins) unclosed += stack.size();
+
+  std::size_t cpu_events = 0;
+  for (const auto& ev : events) cpu_events += ev.kind == EventKind::op || ev.kind == EventKind::range;
+  if (cpu_events == 0)
+    problems.add(reader.events_line(), reader.events_column(), "traceEvents",
+                 "no cpu_op or user_annotation events: not a PyTorch profiler trace with operator times (profile "
+                 "with torch.profiler and export_chrome_trace)");
+  problems.throw_if_any();
+
+  // Nesting of CPU-side events (ops, ranges, steps, runtime launches) per thread, by time containment.
+  std::vector<std::size_t> order(events.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    const Event& x = events[a];
+    const Event& y = events[b];
+    if (x.thread != y.thread) return x.thread < y.thread;
+    if (x.ts_us != y.ts_us) return x.ts_us < y.ts_us;
+    if (x.dur_us != y.dur_us) return x.dur_us > y.dur_us;
+    return static_cast<int>(x.kind) < static_cast<int>(y.kind);  // a step holds a range holds an op holds a launch
+  });
+  {
+    std::vector<std::size_t> stack;
+    std::string thread;
+    for (std::size_t i : order) {
+      Event& ev = events[i];
+      if (ev.kind == EventKind::gpu) continue;
+      if (ev.thread != thread) {
+        stack.clear();
+        thread = ev.thread;
+      }
+      while (!stack.empty() && events[stack.back()].ts_us + events[stack.back()].dur_us <= ev.ts_us) stack.pop_back();
+      if (!stack.empty()) {
+        ev.parent = static_cast<int>(stack.back());
+        ev.depth = events[stack.back()].depth + 1;
+      }
+      if (ev.kind != EventKind::launch) stack.push_back(i);
+    }
+  }
+
+  // GPU work to its launch (correlation id), else to the op with its External id.
+  std::unordered_map<std::int64_t, std::size_t> launch_of, op_of_external;
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    if (events[i].kind == EventKind::launch && events[i].correlation) launch_of[*events[i].correlation] = i;
+    if (events[i].kind == EventKind::op && events[i].external_id) op_of_external.emplace(*events[i].external_id, i);
+  }
+  std::size_t gpu_events = 0, by_correlation = 0, by_external = 0, orphans = 0;
+  double gpu_total_us = 0;
+  for (const Event& ev : events) {
+    if (ev.kind != EventKind::gpu) continue;
+    ++gpu_events;
+    int owner = -1;
+    if (ev.correlation) {
+      if (auto it = launch_of.find(*ev.correlation); it != launch_of.end()) {
+        owner = static_cast<int>(it->second);
+        ++by_correlation;
+      }
+    }
+    if (owner < 0 && ev.external_id) {
+      if (auto it = op_of_external.find(*ev.external_id); it != op_of_external.end()) {
+        owner = static_cast<int>(it->second);
+        ++by_external;
+      }
+    }
+    if (owner < 0) {
+      ++orphans;
+      continue;
+    }
+    gpu_total_us += ev.dur_us;
+    for (int p = owner; p >= 0; p = events[static_cast<std::size_t>(p)].parent)
+      events[static_cast<std::size_t>(p)].gpu_us += ev.dur_us;
+  }
+  trace.gpu_time = by_correlation + by_external > 0;
+
+  // Steps (ProfilerStep#N): the iterations, in time order.
+  std::vector<std::size_t> steps;
+  for (std::size_t i = 0; i < events.size(); ++i)
+    if (events[i].kind == EventKind::step) steps.push_back(i);
+  std::sort(steps.begin(), steps.end(),
+            [&](std::size_t a, std::size_t b) { return events[a].ts_us < events[b].ts_us; });
+  std::unordered_map<std::size_t, int> step_index;
+  for (std::size_t k = 0; k < steps.size(); ++k) step_index[steps[k]] = static_cast<int>(k);
+
+  // The entries of each iteration: ranges, and ops that no other op holds (their time includes what they call).
+  struct Slot {
+    std::size_t event;
+    int iteration;
+    int parent_slot;  // enclosing range's slot, -1
+  };
+  std::vector<std::size_t> timeline;
+  for (std::size_t i = 0; i < events.size(); ++i)
+    if (events[i].kind == EventKind::op || events[i].kind == EventKind::range) timeline.push_back(i);
+  std::stable_sort(timeline.begin(), timeline.end(), [&](std::size_t a, std::size_t b) {
+    if (events[a].ts_us != events[b].ts_us) return events[a].ts_us < events[b].ts_us;
+    return events[a].depth < events[b].depth;
+  });
+  std::size_t outside_steps = 0;
+  std::unordered_map<std::size_t, int> slot_of_event;
+  std::vector<Slot> slots;
+  for (std::size_t i : timeline) {
+    const Event& ev = events[i];
+    int iteration = 0;
+    int range_parent = -1;
+    bool under_op = false;
+    for (int p = ev.parent; p >= 0; p = events[static_cast<std::size_t>(p)].parent) {
+      const Event& anc = events[static_cast<std::size_t>(p)];
+      if (anc.kind == EventKind::op) under_op = true;
+      if (anc.kind == EventKind::range && range_parent < 0) {
+        if (auto it = slot_of_event.find(static_cast<std::size_t>(p)); it != slot_of_event.end())
+          range_parent = it->second;
+      }
+      if (anc.kind == EventKind::step) {
+        iteration = step_index[static_cast<std::size_t>(p)];
+        break;
+      }
+    }
+    if (under_op) continue;
+    if (!steps.empty()) {
+      bool in_step = false;
+      for (int p = ev.parent; p >= 0 && !in_step; p = events[static_cast<std::size_t>(p)].parent)
+        in_step = events[static_cast<std::size_t>(p)].kind == EventKind::step;
+      if (!in_step) {
+        ++outside_steps;
+        continue;
+      }
+    }
+    slot_of_event[i] = static_cast<int>(slots.size());
+    slots.push_back({i, iteration, range_parent});
+  }
+
+  // Average over iterations: the k-th occurrence of a name in one iteration is the k-th in every other.
+  std::map<std::string, std::size_t> entry_of_key;
+  std::vector<std::string> slot_key(slots.size());
+  std::map<std::pair<int, std::string>, int> seen;
+  std::vector<double> sums;
+  std::vector<int> counts;
+  for (std::size_t s = 0; s < slots.size(); ++s) {
+    const Event& ev = events[slots[s].event];
+    const bool range = ev.kind == EventKind::range;
+    const std::string base = (range ? "R|" : "O|") + ev.name;
+    const int occurrence = seen[{slots[s].iteration, base}]++;
+    slot_key[s] = base + "|" + std::to_string(occurrence);
+    const double time_us = trace.gpu_time ? ev.gpu_us : ev.dur_us;
+    auto it = entry_of_key.find(slot_key[s]);
+    if (it == entry_of_key.end()) {
+      MeasuredEntry e;
+      e.name = ev.name;
+      e.op = range ? "" : ev.name;
+      e.range = range;
+      e.input_dims = ev.dims;
+      e.line = ev.line;
+      if (slots[s].parent_slot >= 0) {
+        auto pt = entry_of_key.find(slot_key[static_cast<std::size_t>(slots[s].parent_slot)]);
+        if (pt != entry_of_key.end()) e.parent = static_cast<int>(pt->second);
+      }
+      it = entry_of_key.emplace(slot_key[s], trace.entries.size()).first;
+      trace.entries.push_back(std::move(e));
+      sums.push_back(0);
+      counts.push_back(0);
+    }
+    sums[it->second] += time_us;
+    counts[it->second] += 1;
+  }
+  for (std::size_t k = 0; k < trace.entries.size(); ++k) {
+    trace.entries[k].time_s = sums[k] / counts[k] * 1e-6;
+    trace.entries[k].iterations = counts[k];
+  }
+  trace.iterations = std::max<int>(1, static_cast<int>(steps.size()));
+
+  std::size_t ops = 0, ranges = 0;
+  for (const auto& e : trace.entries) (e.range ? ranges : ops) += 1;
+  trace.notes.push_back(
+      steps.empty()
+          ? fmt::format("{}: {} top-level ops and {} ranges (no ProfilerStep ranges: repeated passes are found when "
+                        "matching)",
+                        measured_format_name(trace.format), ops, ranges)
+          : fmt::format("{}: {} top-level ops and {} ranges per step, averaged over {} profiler steps (ProfilerStep#)",
+                        measured_format_name(trace.format), ops, ranges, steps.size()));
+  if (trace.gpu_time) {
+    trace.notes.push_back(fmt::format(
+        "times are GPU time: {} of {} kernel/memcpy events ({:.4g} ms in all) attributed to the op that launched "
+        "them, {} through the correlation id of their cuda_runtime launch{}; ops that launch nothing take 0",
+        by_correlation + by_external, gpu_events, gpu_total_us * 1e-3, by_correlation,
+        by_external ? fmt::format(", {} through their External id", by_external) : std::string()));
+  } else {
+    trace.notes.push_back("times are the ops' CPU time (the trace has no GPU kernel events)");
+  }
+  if (orphans > 0)
+    trace.notes.push_back(
+        fmt::format("{} GPU events have no launch with their correlation id nor an op with their "
+                    "External id: left out",
+                    orphans));
+  if (outside_steps > 0)
+    trace.notes.push_back(fmt::format("{} ops and ranges outside every ProfilerStep: left out", outside_steps));
+  if (unmatched_ends > 0)
+    trace.notes.push_back(fmt::format("{} \"E\" events without a \"B\": ignored", unmatched_ends));
+  if (unclosed > 0)
+    trace.notes.push_back(fmt::format("{} \"B\" events never closed by an \"E\": taken as 0 long", unclosed));
+  return trace;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Matching PyTorch ops to layers by order: op types on both sides reduced to one class.
+// ---------------------------------------------------------------------------------------------------------------
+
+/// The class of a framesim layer op for order matching.
+std::string layer_class(const model::LayerSpec& layer) {
+  static const std::map<std::string, std::string, std::less<>> kSame{
+      {"linear", "gemm"}, {"matmul", "gemm"}, {"relu6", "clip"}, {"clip", "clip"}, {"flatten", "reshape"}};
+  if (auto it = kSame.find(layer.op); it != kSame.end()) return it->second;
+  return layer.op;
+}
+
+/// The class of a PyTorch op ("aten::conv2d", "aten::relu_") for order matching; empty when framesim has none.
+std::string torch_class(std::string_view op) {
+  static const std::map<std::string, std::string, std::less<>> kTable{
+      {"conv2d", "conv2d"},
+      {"convolution", "conv2d"},
+      {"_convolution", "conv2d"},
+      {"cudnn_convolution", "conv2d"},
+      {"mkldnn_convolution", "conv2d"},
+      {"_conv_depthwise2d", "conv2d"},
+      {"thnn_conv2d", "conv2d"},
+      {"linear", "gemm"},
+      {"addmm", "gemm"},
+      {"mm", "gemm"},
+      {"matmul", "gemm"},
+      {"bmm", "gemm"},
+      {"baddbmm", "gemm"},
+      {"batch_norm", "batchnorm"},
+      {"native_batch_norm", "batchnorm"},
+      {"_native_batch_norm_legit_no_training", "batchnorm"},
+      {"cudnn_batch_norm", "batchnorm"},
+      {"relu", "relu"},
+      {"relu6", "clip"},
+      {"hardtanh", "clip"},
+      {"clamp", "clip"},
+      {"clip", "clip"},
+      {"leaky_relu", "leaky_relu"},
+      {"sigmoid", "sigmoid"},
+      {"tanh", "tanh"},
+      {"gelu", "gelu"},
+      {"silu", "silu"},
+      {"hardswish", "hardswish"},
+      {"hardsigmoid", "hardsigmoid"},
+      {"exp", "exp"},
+      {"log", "log"},
+      {"sqrt", "sqrt"},
+      {"abs", "abs"},
+      {"neg", "neg"},
+      {"reciprocal", "reciprocal"},
+      {"erf", "erf"},
+      {"add", "add"},
+      {"sub", "sub"},
+      {"mul", "mul"},
+      {"div", "div"},
+      {"maximum", "max"},
+      {"minimum", "min"},
+      {"pow", "pow"},
+      {"max_pool2d", "maxpool"},
+      {"max_pool2d_with_indices", "maxpool"},
+      {"avg_pool2d", "avgpool"},
+      {"adaptive_avg_pool2d", "global_avgpool"},
+      {"mean", "global_avgpool"},
+      {"adaptive_max_pool2d", "global_maxpool"},
+      {"layer_norm", "layernorm"},
+      {"native_layer_norm", "layernorm"},
+      {"rms_norm", "rmsnorm"},
+      {"softmax", "softmax"},
+      {"_softmax", "softmax"},
+      {"embedding", "embedding"},
+      {"scaled_dot_product_attention", "attention"},
+      {"_scaled_dot_product_flash_attention", "attention"},
+      {"_scaled_dot_product_efficient_attention", "attention"},
+      {"reshape", "reshape"},
+      {"view", "reshape"},
+      {"flatten", "reshape"},
+      {"_unsafe_view", "reshape"},
+      {"squeeze", "reshape"},
+      {"unsqueeze", "reshape"},
+      {"permute", "transpose"},
+      {"transpose", "transpose"},
+      {"cat", "concat"},
+      {"concat", "concat"},
+      {"pad", "pad"},
+      {"constant_pad_nd", "pad"},
+      {"reflection_pad2d", "pad"},
+      {"replication_pad2d", "pad"},
+      {"slice", "slice"},
+      {"narrow", "slice"},
+      {"clone", "copy"},
+      {"copy", "copy"},
+      {"upsample_nearest2d", "resize"},
+      {"upsample_bilinear2d", "resize"},
+      {"_upsample_nearest_exact2d", "resize"},
+      {"to", "cast"},
+      {"_to_copy", "cast"}};
+  if (!starts_with(op, "aten::")) return "";
+  std::string_view base = op.substr(6);
+  if (!base.empty() && base.back() == '_' && base.front() != '_') base.remove_suffix(1);  // in place: relu_
+  if (auto it = kTable.find(base); it != kTable.end()) return it->second;
+  return "";
+}
+
+/// A range's dotted or slashed suffixes, longest first: "model.layer1.0.conv_a" -> "layer1.0.conv_a", "0.conv_a",
+/// "conv_a".
+std::vector<std::string> range_suffixes(const std::string& name) {
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < name.size(); ++i)
+    if ((name[i] == '.' || name[i] == '/') && i + 1 < name.size()) out.push_back(name.substr(i + 1));
+  return out;
+}
+
+std::string shape_text(const std::vector<std::int64_t>& dims) {
+  std::string out;
+  for (auto d : dims) out += (out.empty() ? "" : "x") + std::to_string(d);
+  return out;
+}
+
+}  // namespace
+
+MeasuredTrace parse_measured_trace(const std::string& text, const std::string& display_path) {
+  // Skip leading blank and '#' comment lines to see what the content is.
+  std::size_t pos = 0;
+  int line = 1;
+  if (text.size() >= 2 && static_cast<unsigned char>(text[0]) == 0x1f && static_cast<unsigned char>(text[1]) == 0x8b)
+    throw core::UserError(
+        {core::Diagnostic{{display_path, 1, 1}, "", "a gzip-compressed file: decompress it first (gunzip)"}});
+  while (pos < text.size()) {
+    std::size_t eol = text.find('\n', pos);
+    if (eol == std::string::npos) eol = text.size();
+    const std::string_view l = trim(std::string_view(text).substr(pos, eol - pos));
+    if (!l.empty() && l.front() != '#') break;
+    pos = eol + 1;
+    ++line;
+  }
+  std::size_t first = pos;
+  while (first < text.size() && (text[first] == ' ' || text[first] == '\t' || text[first] == '\r')) ++first;
+  if (first < text.size() && (text[first] == '{' || text[first] == '['))
+    return parse_pytorch(text, display_path, pos, line);
+
+  // benchmark_model's profile: its section titles and table bars are unmistakable.
+  std::size_t scan = 0;
+  while (scan < text.size()) {
+    std::size_t eol = text.find('\n', scan);
+    if (eol == std::string::npos) eol = text.size();
+    const std::string_view l = trim(std::string_view(text).substr(scan, eol - scan));
+    if (l == kTfliteRuns || l == kTfliteInit || starts_with(l, kTfliteBar)) return parse_tflite(text, display_path);
+    scan = eol + 1;
+  }
+
+  MeasuredTrace trace;
+  trace.path = display_path;
+  trace.format = MeasuredFormat::plain_csv;
+  for (auto& m : parse_measurements_csv(text, display_path)) {
+    MeasuredEntry e;
+    e.name = m.name;
+    e.time_s = m.time_s;
+    trace.entries.push_back(std::move(e));
+  }
+  trace.notes.push_back(fmt::format("{}: {} rows", measured_format_name(trace.format), trace.entries.size()));
+  return trace;
+}
+
+MeasuredTrace read_measured_trace(const std::filesystem::path& path) {
   const std::string display = path.lexically_normal().generic_string();
-  return parse_measurements_csv(core::read_file(path), display);
+  return parse_measured_trace(core::read_file(path), display);
+}
+
+std::vector<model::Measurement> to_measurements(const MeasuredTrace& trace) {
+  std::vector<model::Measurement> out;
+  if (trace.format == MeasuredFormat::pytorch_trace) {
+    // A range name seen several times (one per forward pass when the trace has no steps) is averaged. A range
+    // holding no other range stands for its ops; ops directly in a range that holds ranges ("backbone") or in
+    // none are listed as "aten::conv2d #k".
+    std::vector<bool> holds_ranges(trace.entries.size(), false);
+    for (const auto& e : trace.entries)
+      if (e.range && e.parent >= 0) holds_ranges[static_cast<std::size_t>(e.parent)] = true;
+    std::map<std::string, std::pair<std::size_t, int>> range_slot;  // name -> (index in out, occurrences)
+    std::map<std::string, int> occurrence;
+    for (const auto& e : trace.entries) {
+      if (e.range) {
+        auto [it, fresh] = range_slot.try_emplace(e.name, out.size(), 0);
+        if (fresh) out.push_back({e.name, 0.0});
+        auto& [slot, count] = it->second;
+        out[slot].time_s = (out[slot].time_s * count + e.time_s) / (count + 1);
+        ++count;
+      } else if (e.parent < 0 || holds_ranges[static_cast<std::size_t>(e.parent)]) {
+        out.push_back({fmt::format("{} #{}", e.name, ++occurrence[e.name]), e.time_s});
+      }
+    }
+    return out;
+  }
+  for (const auto& e : trace.entries) {
+    // TFLite: a node under its (first) output tensor's name.
+    const bool tensor = trace.format == MeasuredFormat::tflite_profile && !e.aliases.empty();
+    out.push_back({tensor ? e.aliases.front() : e.name, e.time_s});
+  }
+  return out;
+}
+
+std::vector<model::Measurement> read_measurements(const std::filesystem::path& path) {
+  return to_measurements(read_measured_trace(path));
+}
+
+MatchedMeasurements match_measurements(const MeasuredTrace& trace, const model::NetworkSpec& net) {
+  MatchedMeasurements out;
+  out.format = trace.format;
+  out.notes = trace.notes;
+  std::map<std::string, int, std::less<>> layer_index;
+  for (std::size_t l = 0; l < net.layers.size(); ++l) layer_index[net.layers[l].name] = static_cast<int>(l);
+
+  std::vector<double> layer_time(net.layers.size(), 0.0);
+  std::vector<std::vector<LayerMatch>> found(net.layers.size());
+  std::vector<model::Measurement> passthrough;
+  auto credit = [&](int layer, const std::string& recorded, MatchMethod method, double time_s) {
+    layer_time[static_cast<std::size_t>(layer)] += time_s;
+    found[static_cast<std::size_t>(layer)].push_back(
+        {net.layers[static_cast<std::size_t>(layer)].name, recorded, method, time_s});
+  };
+  auto lookup = [&](const std::string& name) -> int {
+    auto it = layer_index.find(name);
+    return it == layer_index.end() ? -1 : it->second;
+  };
+
+  if (trace.format != MeasuredFormat::pytorch_trace) {
+    for (const auto& e : trace.entries) {
+      int layer = lookup(e.name);
+      MatchMethod method = MatchMethod::name;
+      if (layer < 0)
+        for (const auto& a : e.aliases)
+          if ((layer = lookup(a)) >= 0) {
+            method = MatchMethod::alias;
+            break;
+          }
+      if (layer >= 0)
+        credit(layer, e.name, method, e.time_s);
+      else
+        passthrough.push_back(
+            {trace.format == MeasuredFormat::tflite_profile && !e.aliases.empty() ? e.aliases.front() : e.name,
+             e.time_s});
+    }
+  } else {
+    // 1. Ranges named after layers (record_function("conv1"), or a module path ending in the layer's name).
+    std::vector<int> range_layer(trace.entries.size(), -1);
+    std::vector<MatchMethod> range_method(trace.entries.size(), MatchMethod::name);
+    for (std::size_t i = 0; i < trace.entries.size(); ++i) {
+      const auto& e = trace.entries[i];
+      if (!e.range) continue;
+      int layer = lookup(e.name);
+      if (layer < 0)
+        for (const auto& suffix : range_suffixes(e.name))
+          if ((layer = lookup(suffix)) >= 0) {
+            range_method[i] = MatchMethod::alias;
+            break;
+          }
+      range_layer[i] = layer;
+    }
+    // The matched range an entry lies in (-1: none), and each matched range's time without the matched ranges
+    // inside it.
+    auto matched_ancestor = [&](std::size_t i) {
+      for (int p = trace.entries[i].parent; p >= 0; p = trace.entries[static_cast<std::size_t>(p)].parent)
+        if (range_layer[static_cast<std::size_t>(p)] >= 0) return p;
+      return -1;
+    };
+    std::vector<double> exclusive(trace.entries.size(), 0.0);
+    for (std::size_t i = 0; i < trace.entries.size(); ++i)
+      if (range_layer[i] >= 0) exclusive[i] = trace.entries[i].time_s;
+    for (std::size_t i = 0; i < trace.entries.size(); ++i)
+      if (range_layer[i] >= 0)
+        if (int a = matched_ancestor(i); a >= 0) exclusive[static_cast<std::size_t>(a)] -= trace.entries[i].time_s;
+    // A range name recorded several times (once per forward pass when the trace has no steps): the mean.
+    std::vector<std::string> plain_ranges;
+    std::map<std::string, std::tuple<int, MatchMethod, double, int>> by_range;  // name -> layer, method, sum, count
+    std::vector<std::string> range_order;
+    for (std::size_t i = 0; i < trace.entries.size(); ++i) {
+      if (!trace.entries[i].range) continue;
+      const std::string& name = trace.entries[i].name;
+      if (range_layer[i] >= 0) {
+        auto [it, fresh] = by_range.try_emplace(name, range_layer[i], range_method[i], 0.0, 0);
+        if (fresh) range_order.push_back(name);
+        std::get<2>(it->second) += std::max(0.0, exclusive[i]);
+        std::get<3>(it->second) += 1;
+      } else if (std::find(plain_ranges.begin(), plain_ranges.end(), name) == plain_ranges.end()) {
+        plain_ranges.push_back(name);
+      }
+    }
+    int most_repeated = 1;
+    for (const auto& name : range_order) {
+      const auto& [layer, method, sum, count] = by_range[name];
+      credit(layer, name, method, sum / count);
+      most_repeated = std::max(most_repeated, count);
+    }
+    if (most_repeated > 1 && trace.iterations == 1)
+      out.notes.push_back(
+          fmt::format("layer-named ranges recorded up to {} times (forward passes): averaged", most_repeated));
+
+    // 2. Top-level ops outside matched ranges, by order within their class.
+    std::map<std::string, std::vector<std::size_t>> ops_by_class;
+    std::vector<std::size_t> unclassified;
+    std::size_t inside_ranges = 0;
+    for (std::size_t i = 0; i < trace.entries.size(); ++i) {
+      const auto& e = trace.entries[i];
+      if (e.range) continue;
+      if (matched_ancestor(i) >= 0) {
+        ++inside_ranges;
+        continue;
+      }
+      const std::string c = torch_class(e.op);
+      if (c.empty())
+        unclassified.push_back(i);
+      else
+        ops_by_class[c].push_back(i);
+    }
+    std::map<std::string, std::vector<int>> layers_by_class;
+    for (std::size_t l = 0; l < net.layers.size(); ++l)
+      if (found[l].empty()) layers_by_class[layer_class(net.layers[l])].push_back(static_cast<int>(l));
+    // Repetitions: the same op sequence several times is several forward passes (when the trace has no steps).
+    std::map<int, std::size_t> votes;
+    for (const auto& [c, ops] : ops_by_class) {
+      auto it = layers_by_class.find(c);
+      if (it == layers_by_class.end() || it->second.empty() || ops.size() % it->second.size() != 0) continue;
+      votes[static_cast<int>(ops.size() / it->second.size())] += ops.size();
+    }
+    int repeats = 1;
+    std::size_t best_votes = 0;
+    for (const auto& [n, v] : votes)
+      if (v > best_votes) {
+        best_votes = v;
+        repeats = n;
+      }
+    std::map<std::string, int> occurrence_of_op;  // "aten::conv2d" -> occurrences so far (for names like "#3")
+    std::vector<std::string> occurrence_name(trace.entries.size());
+    for (std::size_t i = 0; i < trace.entries.size(); ++i)
+      if (!trace.entries[i].range && matched_ancestor(i) < 0)
+        occurrence_name[i] = fmt::format("{} #{}", trace.entries[i].op, ++occurrence_of_op[trace.entries[i].op]);
+    std::vector<std::string> dim_mismatches, count_mismatches;
+    std::size_t order_matched = 0;
+    for (const auto& [c, ops] : ops_by_class) {
+      auto it = layers_by_class.find(c);
+      const std::size_t n = it == layers_by_class.end() ? 0 : it->second.size();
+      if (n == 0 || ops.size() != n * static_cast<std::size_t>(repeats)) {
+        for (std::size_t i : ops) passthrough.push_back({occurrence_name[i], trace.entries[i].time_s});
+        if (n > 0)
+          count_mismatches.push_back(fmt::format("{} {} ops but {} {} layers{}", ops.size(), c, n, c,
+                                                 repeats > 1 ? fmt::format(" x {} passes", repeats) : ""));
+        continue;
+      }
+      for (std::size_t j = 0; j < ops.size(); ++j) {
+        const auto& e = trace.entries[ops[j]];
+        const int layer = it->second[j % n];
+        if (j < n) {
+          // One match per layer: the mean over the passes, under the first pass's name.
+          double sum = 0;
+          for (std::size_t r = j; r < ops.size(); r += n) sum += trace.entries[ops[r]].time_s;
+          credit(layer, occurrence_name[ops[j]] + (repeats > 1 ? fmt::format(" (mean of {} passes)", repeats) : ""),
+                 MatchMethod::order, sum / repeats);
+          ++order_matched;
+        }
+        const auto& spec = net.layers[static_cast<std::size_t>(layer)];
+        // (aten::addmm and aten::baddbmm take the bias first: their first input is not the layer's.)
+        const bool bias_first = e.op == "aten::addmm" || e.op == "aten::baddbmm";
+        if (!e.input_dims.empty() && !spec.inputs.empty() && !bias_first) {
+          const auto& shape = net.tensors[static_cast<std::size_t>(spec.inputs.front())].shape;
+          if (std::vector<std::int64_t>(shape.begin(), shape.end()) != e.input_dims && dim_mismatches.size() < 1000)
+            dim_mismatches.push_back(fmt::format("{} reads {} but {} reads {}", occurrence_name[ops[j]],
+                                                 shape_text(e.input_dims), spec.name, model::shape_to_string(shape)));
+        }
+      }
+    }
+    for (std::size_t i : unclassified) passthrough.push_back({occurrence_name[i], trace.entries[i].time_s});
+
+    if (order_matched > 0) {
+      out.notes.push_back(fmt::format(
+          "ops outside named ranges matched by order: the k-th op of a type is the k-th layer of that type "
+          "(aten::conv2d -> conv2d, aten::linear/addmm/matmul -> linear or matmul, aten::batch_norm -> batchnorm, "
+          "...){}",
+          repeats > 1 ? fmt::format("; the op sequence holds {} passes over the network: averaged", repeats) : ""));
+    }
+    if (!count_mismatches.empty())
+      out.notes.push_back("not matched by order, the counts disagree: " + core::join_list(count_mismatches, "; "));
+    if (!dim_mismatches.empty()) {
+      std::vector<std::string> shown(
+          dim_mismatches.begin(),
+          dim_mismatches.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(3, dim_mismatches.size())));
+      out.notes.push_back(fmt::format("input dims disagree for {} order-matched ops (is the order right?): {}{}",
+                                      dim_mismatches.size(), core::join_list(shown, "; "),
+                                      dim_mismatches.size() > shown.size() ? "; ..." : ""));
+    }
+    if (!plain_ranges.empty()) {
+      std::vector<std::string> shown(
+          plain_ranges.begin(),
+          plain_ranges.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(5, plain_ranges.size())));
+      out.notes.push_back(fmt::format("ranges not named after a layer (their ops were matched on their own): {}{}",
+                                      core::join_list(shown, ", "), plain_ranges.size() > shown.size() ? ", ..." : ""));
+    }
+    if (inside_ranges > 0)
+      out.notes.push_back(fmt::format("{} op{} inside layer-named ranges count{} towards those layers", inside_ranges,
+                                      inside_ranges == 1 ? "" : "s", inside_ranges == 1 ? "s" : ""));
+  }
+
+  // Measurements per layer, in network order; then what matched no layer.
+  std::size_t by_name = 0, by_alias = 0, by_order = 0, doubled = 0;
+  for (std::size_t l = 0; l < net.layers.size(); ++l) {
+    if (found[l].empty()) continue;
+    out.measurements.push_back({net.layers[l].name, layer_time[l]});
+    if (found[l].size() > 1) ++doubled;
+    for (const auto& m : found[l]) {
+      out.matches.push_back(m);
+      (m.method == MatchMethod::name ? by_name : m.method == MatchMethod::alias ? by_alias : by_order) += 1;
+    }
+  }
+  for (auto& m : passthrough) out.measurements.push_back(std::move(m));
+  std::vector<std::string> methods;
+  if (by_name) methods.push_back(fmt::format("{} by name", by_name));
+  if (by_alias)
+    methods.push_back(fmt::format("{} by alias ({})", by_alias,
+                                  trace.format == MeasuredFormat::tflite_profile
+                                      ? "the node's output tensor name"
+                                      : "a range name ending in the layer's"));
+  if (by_order) methods.push_back(fmt::format("{} by order", by_order));
+  std::size_t layers_matched = 0;
+  for (const auto& f : found) layers_matched += !f.empty();
+  out.notes.push_back(fmt::format("matched {} of {} layers of {}{}{}{}", layers_matched, net.layers.size(), net.name,
+                                  methods.empty() ? "" : ": ", core::join_list(methods, ", "),
+                                  passthrough.empty()
+                                      ? std::string()
+                                      : fmt::format("; {} recorded name{} matching no layer (a fused kernel's name "
+                                                    "still matches)",
+                                                    passthrough.size(), passthrough.size() == 1 ? "" : "s")));
+  if (doubled > 0)
+    out.notes.push_back(fmt::format("{} layer{} matched several recorded entries: their times are summed", doubled,
+                                    doubled == 1 ? "" : "s"));
+  return out;
 }
 
 }  // namespace framesim::trace

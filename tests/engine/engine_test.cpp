@@ -666,3 +666,74 @@ stages:
   EXPECT_NEAR(at_09, 26.0, 0.05);
   EXPECT_NEAR(at_19, 46.0, 0.05);
 }
+
+TEST(Engine, RealModelsImportBudgetAndRun) {
+  // BlazeFace (ONNX) and MediaPipe face detection (TFLite), fetched from npm by traces/fetch_models.sh: named
+  // directly in a scenario, imported, budgeted, and run side by side on one bus.
+  const char* env = std::getenv("FRAMESIM_MODEL_CACHE");
+  const std::filesystem::path cache =
+      env ? std::filesystem::path(env) : std::filesystem::path(std::getenv("HOME")) / ".cache/framesim/models";
+  const auto onnx = cache / "blazeface/ONNX/face_detection_front_128x128_barracuda.onnx";
+  const auto tflite = cache / "face_detection/face_detection_short_range.tflite";
+  if (!std::filesystem::exists(onnx) || !std::filesystem::exists(tflite))
+    GTEST_SKIP() << "the real models are not in " << cache << ": run traces/fetch_models.sh";
+  Scratch s;
+  const auto scenario = s.write("s.yaml", fmt::format(R"(name: faces
+hardware: {}
+networks:
+  blazeface: {}
+  mediapipe: {}
+duration: "1 s"
+deadline: "33.3 ms"
+sensors:
+  camera: {{rate: "30 Hz"}}
+stages:
+  onnx_model: {{unit: gpu, inputs: [camera], network: blazeface}}
+  tflite_model: {{unit: cpu, inputs: [camera], network: mediapipe}}
+)",
+                                                       source_path("hardware/jetson_orin_nano_8gb.yaml"), onnx.string(),
+                                                       tflite.string()));
+  const auto r = run_framesim(scenario, s.dir() / "out");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.summary["frames"]["completed"].get<int>(), 30);
+  // Each stage ran every kernel of its network's budget.
+  for (const auto& [stage, file] : {std::pair{"onnx_model", onnx}, std::pair{"tflite_model", tflite}}) {
+    std::string out = (s.dir() / (std::string(stage) + ".json")).string();
+    const int status = std::system(fmt::format("'{}' budget {} {} --unit {} --json > '{}' 2>/dev/null", FRAMESIM_BINARY,
+                                               source_path("hardware/jetson_orin_nano_8gb.yaml"), file.string(),
+                                               std::string(stage) == "onnx_model" ? "gpu" : "cpu", out)
+                                       .c_str());
+    ASSERT_EQ(WEXITSTATUS(status), 0) << stage;
+    const auto budget = json::parse(framesim::core::read_file(out));
+    const auto row = r.stages.where("stage", stage).front();
+    EXPECT_EQ(std::stoi(row.at("kernels")), budget["model"]["kernels"].get<int>()) << stage;
+    expect_relative(std::stod(row.at("service_s")), budget["floor"]["floor_s"].get<double>(), 0.5, stage);
+  }
+}
+
+TEST(Engine, ProfilerTraceDrivesAReplayedRun) {
+  // A PyTorch profiler trace (Chrome trace JSON, two forward passes) of the three-layer test network: the
+  // replayed kernels take the trace's averaged times (conv1 + relu1 fused: 72 + 21 us; conv2: 105 us).
+  Scratch s;
+  const auto scenario = s.write("s.yaml", fmt::format(R"(name: profiled
+hardware: {}
+networks: {{net: {}}}
+duration: "0.2 s"
+deadline: "10 ms"
+sensors:
+  camera: {{rate: "10 Hz"}}
+stages:
+  model: {{unit: gpu, inputs: [camera], network: net, measured: {}}}
+)",
+                                                       source_path("hardware/seed_reference.yaml"),
+                                                       source_path("tests/trace/fixtures/three_layers.yaml"),
+                                                       source_path("tests/trace/fixtures/pytorch_3layer_ranges.json")));
+  const auto r = run_framesim(scenario, s.dir() / "out");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto kernels = r.kernels.where("frame", "0");
+  ASSERT_EQ(kernels.size(), 2u);
+  EXPECT_EQ(kernels[0].at("kernel"), "conv1+relu1");
+  expect_relative(std::stod(kernels[0].at("time_s")), 93e-6, 1e-9, "conv1+relu1");
+  expect_relative(std::stod(kernels[1].at("time_s")), 105e-6, 1e-9, "conv2");
+  EXPECT_NE(r.summary["notes"].dump().find("PyTorch profiler trace"), std::string::npos) << r.summary["notes"].dump();
+}

@@ -1,0 +1,371 @@
+// `framesim calibrate HW NETWORK MEASURED [NETWORK MEASURED ...] -o HW.calibrated.yaml`: fit a unit's effective
+// roofs (compute efficiency per precision, bandwidth efficiency per memory level, dispatch overhead) to measured
+// kernel times, report the fit kernel by kernel, write the calibrated hardware file; --predict checks the
+// calibrated model on a network that was not in the fit.
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+#include "cli/commands.hpp"
+#include "config/hardware.hpp"
+#include "config/hardware_writer.hpp"
+#include "config/network.hpp"
+#include "core/error.hpp"
+#include "core/files.hpp"
+#include "core/text.hpp"
+#include "core/units.hpp"
+#include "model/calibrate.hpp"
+#include "table.hpp"
+#include "trace/import.hpp"
+#include "trace/measured.hpp"
+
+namespace framesim::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct CalibrateArgs {
+  std::string hardware;
+  std::vector<std::string> pairs;  // NETWORK MEASURED ...
+  std::vector<std::string> predict;
+  std::string unit;
+  std::string precision;
+  std::string operating_point;
+  std::string out;
+  bool no_fusion = false;
+};
+
+/// A network and what was measured of it, matched.
+struct Measured {
+  std::string network_path, measured_path;
+  model::NetworkSpec net;
+  trace::MatchedMeasurements matched;
+  model::SampleSet set;
+};
+
+model::NetworkSpec load_any_network(const std::string& path, const CalibrateArgs& a) {
+  const std::string ext = fs::path(path).extension().string();
+  model::NetworkSpec net =
+      (ext == ".onnx" || ext == ".tflite") ? trace::import_model(path).network : config::load_network(path);
+  if (!a.precision.empty()) net = model::with_precision(net, *model::parse_layer_precision(a.precision));
+  if (a.no_fusion) net.fusion = model::FusionMode::none;
+  return net;
+}
+
+std::size_t pick_unit(const model::HardwareSpec& hw, const std::vector<const model::NetworkSpec*>& nets,
+                      const std::string& wanted) {
+  std::vector<std::string> names;
+  for (const auto& u : hw.units) names.push_back(u.name);
+  std::size_t unit = 0;
+  if (!wanted.empty()) {
+    auto u = hw.find_unit(wanted);
+    if (!u) {
+      std::string message = fmt::format("--unit: {} has no unit \"{}\"", hw.source_file, wanted);
+      if (auto near = core::closest_match(wanted, names))
+        message += fmt::format(" (did you mean \"{}\"?)", *near);
+      else
+        message += fmt::format("; units: {}", core::join_list(names, ", "));
+      throw core::UserError(message);
+    }
+    unit = *u;
+  } else {
+    bool found = false;
+    for (std::size_t u = 0; u < hw.units.size() && !found; ++u) {
+      bool all = true;
+      for (const auto* net : nets) all = all && model::missing_roofs(*net, hw.units[u]).empty();
+      if (all) {
+        unit = u;
+        found = true;
+      }
+    }
+  }
+  const auto& u = hw.units[unit];
+  for (const auto* net : nets) {
+    auto missing = model::missing_roofs(*net, u);
+    if (missing.empty()) continue;
+    std::vector<std::string> have, need;
+    for (auto p : model::kAllPrecisions)
+      if (u.peak_ops_per_s[p]) have.emplace_back(model::precision_name(p));
+    for (auto p : missing) need.emplace_back(model::precision_name(p));
+    throw core::UserError(fmt::format(
+        "{} computes in {} but unit \"{}\" of {} has roofs only for {}: choose another --unit or --precision",
+        net->source_file, core::join_list(need, ", "), u.name, hw.source_file, core::join_list(have, ", ")));
+  }
+  return unit;
+}
+
+Measured measure(const model::HardwareSpec& hw, std::size_t unit, const model::RunPoint& run,
+                 const std::string& network_path, const std::string& measured_path, const CalibrateArgs& a) {
+  Measured m;
+  m.network_path = network_path;
+  m.measured_path = fs::path(measured_path).lexically_normal().generic_string();
+  m.net = load_any_network(network_path, a);
+  const trace::MeasuredTrace trace = trace::read_measured_trace(measured_path);
+  m.matched = trace::match_measurements(trace, m.net);
+  m.set = model::match_samples(hw, unit, m.net, m.matched.measurements, run);
+  if (m.set.samples.empty()) {
+    if (!m.set.zero.empty())
+      throw core::UserError(fmt::format("{}: every kernel of {} it measures took 0 s ({}): nothing to fit",
+                                        m.measured_path, m.net.source_file, core::join_list(m.set.zero, ", ")));
+    std::vector<std::string> recorded, layers;
+    for (const auto& e : trace.entries) {
+      if (recorded.size() == 6) {
+        recorded.push_back("...");
+        break;
+      }
+      recorded.push_back(e.name);
+    }
+    for (const auto& l : m.net.layers) {
+      if (layers.size() == 6) {
+        layers.push_back("...");
+        break;
+      }
+      layers.push_back(l.name);
+    }
+    throw core::UserError(fmt::format("{}: no measurement matches a layer or kernel of {} ({}: {}; the network has {})",
+                                      m.measured_path, m.net.source_file, trace::measured_format_name(trace.format),
+                                      core::join_list(recorded, ", "), core::join_list(layers, ", ")));
+  }
+  return m;
+}
+
+std::string seconds(double s) { return core::format_seconds(s); }
+std::string ratio(double r) { return r < 10 ? fmt::format("{:.2f}x", r) : fmt::format("{:.3g}x", r); }
+
+std::string value_text(const model::FittedParameter& p, double v) {
+  return p.kind == model::ParameterKind::dispatch_overhead ? seconds(v) : core::format_number(v, 4);
+}
+
+std::string limit_text(const model::HardwareSpec& hw, const model::KernelFit& k) {
+  switch (k.limit) {
+    case model::LimitKind::compute: return "compute";
+    case model::LimitKind::overhead: return "overhead";
+    case model::LimitKind::memory:
+      return k.limit_level >= 0 ? hw.memory[static_cast<std::size_t>(k.limit_level)].name : "memory";
+  }
+  return "?";
+}
+
+std::string worst_text(const model::FitError& e) {
+  const auto& k = e.kernels[e.worst];
+  return fmt::format("{} ({} {})", ratio(e.worst_ratio), k.network, k.kernel);
+}
+
+void print_matching(std::ostream& out, const Measured& m) {
+  out << fmt::format("  {} with {} ({})\n", m.net.source_file, m.measured_path,
+                     trace::measured_format_name(m.matched.format));
+  for (const auto& n : m.matched.notes) out << "    " << n << "\n";
+  out << fmt::format("    kernels: {} measured", m.set.samples.size() + m.set.zero.size());
+  if (!m.set.unmeasured.empty()) out << fmt::format(", {} without a measurement", m.set.unmeasured.size());
+  out << "\n";
+  if (!m.set.partial.empty())
+    out << fmt::format("    measured through only some of their layers: {}\n", core::join_list(m.set.partial, ", "));
+  if (!m.set.zero.empty())
+    out << fmt::format("    measured at 0 s, left out of the fit: {}\n", core::join_list(m.set.zero, ", "));
+  if (!m.set.unmatched.empty()) {
+    std::vector<std::string> shown(
+        m.set.unmatched.begin(),
+        m.set.unmatched.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(8, m.set.unmatched.size())));
+    out << fmt::format("    recorded names matching no layer or kernel ({}): {}{}\n", m.set.unmatched.size(),
+                       core::join_list(shown, ", "), m.set.unmatched.size() > shown.size() ? ", ..." : "");
+  }
+}
+
+void print_kernels(std::ostream& out, const model::HardwareSpec& hw, const model::FitError& before,
+                   const model::FitError& after, bool several_networks) {
+  using Align = analysis::Table::Align;
+  analysis::Table t({"kernel", "measured", "file bound", "ratio", "calibrated bound", "ratio", "binds"},
+                    {Align::left, Align::right, Align::right, Align::right, Align::right, Align::right, Align::left});
+  for (std::size_t k = 0; k < after.kernels.size(); ++k) {
+    const auto& a = after.kernels[k];
+    const auto& b = before.kernels[k];
+    t.add({(several_networks ? a.network + ": " : "") + a.kernel + (a.partial ? " (partial)" : ""),
+           seconds(a.measured_s), seconds(b.bound_s), ratio(b.ratio), seconds(a.bound_s), ratio(a.ratio),
+           limit_text(hw, a)});
+  }
+  t.add({"total", seconds(after.measured_total_s), seconds(before.bound_total_s),
+         ratio(after.measured_total_s / before.bound_total_s), seconds(after.bound_total_s),
+         ratio(after.measured_total_s / after.bound_total_s), ""});
+  out << t.render(2);
+}
+
+std::string error_line(const model::FitError& e) {
+  return fmt::format("RMS of ln(measured / bound) {}, worst ratio {}", core::format_number(e.rms_log, 3),
+                     worst_text(e));
+}
+
+int run_calibrate(const CalibrateArgs& a) {
+  if (a.pairs.size() < 2 || a.pairs.size() % 2 != 0)
+    throw core::UserError(
+        fmt::format("calibrate: expected NETWORK MEASURED pairs after the hardware file, got {} "
+                    "argument{}",
+                    a.pairs.size(), a.pairs.size() == 1 ? "" : "s"));
+  if (!a.predict.empty() && a.predict.size() % 2 != 0)
+    throw core::UserError("--predict: expected NETWORK MEASURED pairs");
+  if (!a.precision.empty() && !model::parse_layer_precision(a.precision))
+    throw core::UserError(fmt::format("--precision: \"{}\" is not a precision; use one of {} or wXaY like w4a16",
+                                      a.precision, core::join_list(model::precision_names(), ", ")));
+  if (fs::is_directory(a.out)) throw core::UserError(fmt::format("-o: {} is a directory", a.out));
+
+  const model::HardwareSpec hw = config::load_hardware(a.hardware);
+  // Networks first (to choose the unit), then their measurements.
+  std::vector<model::NetworkSpec> fit_nets, predict_nets;
+  for (std::size_t i = 0; i < a.pairs.size(); i += 2) fit_nets.push_back(load_any_network(a.pairs[i], a));
+  for (std::size_t i = 0; i < a.predict.size(); i += 2) predict_nets.push_back(load_any_network(a.predict[i], a));
+  std::vector<const model::NetworkSpec*> all;
+  for (const auto& n : fit_nets) all.push_back(&n);
+  for (const auto& n : predict_nets) all.push_back(&n);
+  const std::size_t unit = pick_unit(hw, all, a.unit);
+  const auto& u = hw.units[unit];
+  model::RunPoint run;
+  if (!a.operating_point.empty()) {
+    std::vector<std::string> names;
+    bool found = false;
+    for (std::size_t i = 0; i < u.operating_points.size(); ++i) {
+      names.push_back(u.operating_points[i].name);
+      if (u.operating_points[i].name == a.operating_point) {
+        run.operating_point = i;
+        found = true;
+      }
+    }
+    if (!found)
+      throw core::UserError(fmt::format("--operating-point: unit \"{}\" has no operating point \"{}\"; it has {}",
+                                        u.name, a.operating_point, core::join_list(names, ", ")));
+  }
+
+  std::vector<Measured> fit, predicted;
+  std::vector<model::CalibrationSample> samples;
+  for (std::size_t i = 0; i < a.pairs.size(); i += 2) {
+    fit.push_back(measure(hw, unit, run, a.pairs[i], a.pairs[i + 1], a));
+    samples.insert(samples.end(), fit.back().set.samples.begin(), fit.back().set.samples.end());
+  }
+  for (std::size_t i = 0; i < a.predict.size(); i += 2)
+    predicted.push_back(measure(hw, unit, run, a.predict[i], a.predict[i + 1], a));
+
+  const model::CalibrationResult result = model::calibrate(hw, unit, samples, run);
+  const auto& op = u.operating_points[run.operating_point];
+
+  // The calibrated file: the original with the fitted roofs, a header saying where they came from.
+  config::HardwareYamlOptions yaml;
+  yaml.sources = config::read_hardware_sources(a.hardware);
+  yaml.header.push_back(fmt::format("Calibrated by `framesim calibrate` from {}: unit {} at operating point {}{}{}.",
+                                    hw.source_file, u.name, op.name,
+                                    a.precision.empty() ? "" : ", every layer at " + a.precision,
+                                    a.no_fusion ? ", every layer its own kernel (--no-fusion)" : ""));
+  yaml.header.push_back("Fitted to measured kernel times of:");
+  for (const auto& m : fit)
+    yaml.header.push_back(fmt::format("  {} with {} ({}, {} kernels)", m.net.source_file, m.measured_path,
+                                      trace::measured_format_name(m.matched.format), m.set.samples.size()));
+  std::vector<std::string> changes;
+  for (const auto& p : result.parameters) {
+    const std::string name = model::parameter_name(hw, p);
+    changes.push_back(fmt::format("{} {} -> {}{}", name, value_text(p, p.before), value_text(p, p.after),
+                                  p.constrained ? "" : " (binds no kernel: not determined)"));
+    std::string key;
+    switch (p.kind) {
+      case model::ParameterKind::compute_efficiency: {
+        bool all_same = true;
+        for (auto q : model::kAllPrecisions)
+          all_same = all_same && result.calibrated.units[unit].efficiency[q] &&
+                     *result.calibrated.units[unit].efficiency[q] ==
+                         *result.calibrated.units[unit].efficiency[model::Precision::fp32];
+        key = fmt::format("units.{}.efficiency{}", u.name,
+                          all_same ? "" : "." + std::string(model::precision_name(p.precision)));
+        break;
+      }
+      case model::ParameterKind::bandwidth_efficiency:
+        key = fmt::format("memory.{}.efficiency", hw.memory[p.level].name);
+        break;
+      case model::ParameterKind::dispatch_overhead: key = fmt::format("units.{}.dispatch_overhead", u.name); break;
+    }
+    yaml.comments[key] = fmt::format("calibrated (was {})", value_text(p, p.before));
+  }
+  yaml.header.push_back("Fitted: " + core::join_list(changes, "; ") + ".");
+  yaml.header.push_back(fmt::format("Fit over {} kernels: {} (the original file: {}).", samples.size(),
+                                    error_line(result.after), error_line(result.before)));
+  yaml.header.push_back(
+      "Memory-level efficiencies belong to the level: they apply to every unit that uses it. Energy "
+      "per operation is written out per precision (busy_power is not kept).");
+  yaml.header.push_back("");
+  const std::string text = config::write_hardware_yaml(result.calibrated, yaml);
+
+  // Report.
+  std::ostream& out = std::cout;
+  out << fmt::format("framesim calibrate: {} ({}), unit {} at {}\n\n", hw.name, hw.source_file, u.name, op.name);
+  out << "measured (fitted)\n";
+  for (const auto& m : fit) print_matching(out, m);
+  out << "\n";
+  using Align = analysis::Table::Align;
+  analysis::Table params({"parameter", "file", "calibrated", "binds"},
+                         {Align::left, Align::right, Align::right, Align::left});
+  for (const auto& p : result.parameters) {
+    std::string binds = p.kind == model::ParameterKind::dispatch_overhead
+                            ? fmt::format("every kernel ({})", p.binding)
+                            : fmt::format("{} kernel{}", p.binding, p.binding == 1 ? "" : "s");
+    if (!p.constrained) binds += p.after == p.before ? ": not determined, kept" : ": not determined (a lower bound)";
+    if (p.at_limit) binds += ": at the limit 1 (kernels ran faster than the peak roof)";
+    if (p.kind == model::ParameterKind::bandwidth_efficiency && hw.memory[p.level].shared())
+      binds += fmt::format(" (level shared by {})", core::join_list(hw.memory[p.level].users, ", "));
+    params.add({model::parameter_name(hw, p), value_text(p, p.before), value_text(p, p.after), binds});
+  }
+  out << fmt::format("fitted roofs ({} kernels of {} network{}, {} evaluations)\n", samples.size(), fit.size(),
+                     fit.size() == 1 ? "" : "s", result.evaluations);
+  out << params.render(2);
+  if (samples.size() <= result.parameters.size())
+    out << fmt::format("  {} kernels for {} parameters: the fit is not unique (measure more kernels or networks)\n",
+                       samples.size(), result.parameters.size());
+  out << fmt::format("\nfit: {}\n     the file's roofs: {}\n\n", error_line(result.after), error_line(result.before));
+  print_kernels(out, hw, result.before, result.after, fit.size() > 1);
+
+  for (const auto& m : predicted) {
+    const model::FitError before = model::fit_error(hw, unit, m.set.samples, run);
+    const model::FitError after = model::fit_error(result.calibrated, unit, m.set.samples, run);
+    out << fmt::format("\nprediction (not in the fit)\n");
+    print_matching(out, m);
+    out << fmt::format(
+        "  calibrated: {}\n  the file's roofs: {}\n  whole network: measured {}, calibrated {} ({}), "
+        "file {} ({})\n",
+        error_line(after), error_line(before), seconds(after.measured_total_s), seconds(after.bound_total_s),
+        ratio(after.measured_total_s / after.bound_total_s), seconds(before.bound_total_s),
+        ratio(before.measured_total_s / before.bound_total_s));
+    print_kernels(out, hw, before, after, false);
+  }
+
+  core::write_file_atomic(a.out, text);
+  out << fmt::format("\nwrote {}\n", fs::path(a.out).lexically_normal().generic_string());
+  return 0;
+}
+
+}  // namespace
+
+Command add_calibrate_command(CLI::App& app) {
+  auto args = std::make_shared<CalibrateArgs>();
+  auto* sub = app.add_subcommand(
+      "calibrate",
+      "fit a unit's roofs (compute efficiency per precision, bandwidth efficiency per memory level, dispatch "
+      "overhead) to measured kernel times and write the calibrated hardware file");
+  sub->add_option("hardware", args->hardware, "hardware YAML (hardware/*.yaml)")->required();
+  sub->add_option("pairs", args->pairs,
+                  "NETWORK MEASURED [NETWORK MEASURED ...]: network YAML (or .onnx/.tflite) and its measured times "
+                  "(plain CSV, PyTorch profiler trace JSON, or TFLite benchmark_model op-profile CSV)")
+      ->required();
+  sub->add_option("--unit", args->unit,
+                  "compute unit the measurements ran on (default: the first with the networks' "
+                  "precisions)");
+  sub->add_option("--precision", args->precision, "run every layer at this precision (fp16, int8, w4a16, ...)");
+  sub->add_option("--operating-point", args->operating_point,
+                  "the unit's operating point during the measurements "
+                  "(default: nominal)");
+  sub->add_flag("--no-fusion", args->no_fusion, "every layer its own kernel (eager frameworks do not fuse)");
+  sub->add_option("-o,--out", args->out, "where to write the calibrated hardware YAML")->required();
+  sub->add_option("--predict", args->predict,
+                  "NETWORK MEASURED not in the fit: report the calibrated model's error on it (repeatable)")
+      ->expected(2)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  return {sub, [args] { return run_calibrate(*args); }};
+}
+
+}  // namespace framesim::cli

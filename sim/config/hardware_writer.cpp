@@ -1,0 +1,286 @@
+#include "config/hardware_writer.hpp"
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <sstream>
+
+namespace framesim::config {
+
+using core::Dimension;
+
+namespace {
+
+struct UnitChoice {
+  std::string_view symbol;
+  std::vector<std::pair<std::string_view, double>> prefixes;  // "" for none
+};
+
+const std::vector<std::pair<std::string_view, double>> kLarge{{"", 1},    {"k", 1e3},  {"M", 1e6},
+                                                              {"G", 1e9}, {"T", 1e12}, {"P", 1e15}};
+const std::vector<std::pair<std::string_view, double>> kSmall{{"", 1},     {"m", 1e-3},  {"u", 1e-6},
+                                                              {"n", 1e-9}, {"p", 1e-12}, {"f", 1e-15}};
+const std::vector<std::pair<std::string_view, double>> kIec{
+    {"Ki", 1024.0}, {"Mi", 1048576.0}, {"Gi", 1073741824.0}, {"Ti", 1099511627776.0}};
+
+std::vector<UnitChoice> choices(Dimension d, bool float_ops) {
+  switch (d) {
+    case Dimension::Bytes: {
+      auto all = kLarge;
+      all.insert(all.end(), kIec.begin(), kIec.end());
+      return {{"B", all}};
+    }
+    case Dimension::BytesPerSecond: return {{"B/s", kLarge}};
+    case Dimension::OpsPerSecond: return {{float_ops ? "FLOP/s" : "OP/s", kLarge}};
+    case Dimension::Seconds: return {{"s", kSmall}};
+    case Dimension::Hertz: return {{"Hz", kLarge}};
+    case Dimension::Watts: return {{"W", kSmall}};
+    case Dimension::Joules:
+    case Dimension::JoulesPerByte:
+    case Dimension::JoulesPerOp: return {{"J", kSmall}};
+    case Dimension::Volts: return {{"V", kSmall}};
+    case Dimension::Celsius: return {{"C", {{"", 1}}}};
+    case Dimension::KelvinPerWatt: return {{"C/W", {{"", 1}}}};
+    case Dimension::JoulesPerKelvin: return {{"J/C", kLarge}};
+    default: return {};
+  }
+}
+
+std::string_view base_symbol(Dimension d, bool float_ops) {
+  auto c = choices(d, float_ops);
+  return c.empty() ? "" : c.front().symbol;
+}
+
+bool parses_to(const std::string& text, Dimension d, double value) {
+  const auto q = core::parse_quantity(text, d);
+  return q.value && *q.value == value;
+}
+
+/// A YAML-safe plain scalar (a name used as a key or list item), else double-quoted.
+bool plain_safe(const std::string& s) {
+  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+  for (char c : s)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.')) return false;
+  std::string lower = s;
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  for (const char* reserved : {"true", "false", "yes", "no", "on", "off", "null", "y", "n"})
+    if (lower == reserved) return false;
+  return true;
+}
+
+std::string quoted(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      case '\r': out += "\\r"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20)
+          out += fmt::format("\\x{:02x}", static_cast<unsigned char>(c));
+        else
+          out += c;
+    }
+  }
+  return out + "\"";
+}
+
+std::string name_scalar(const std::string& s) { return plain_safe(s) ? s : quoted(s); }
+
+/// The shortest text of a plain number that from_chars reads back exactly.
+std::string exact_number(double v) { return fmt::format("{}", v); }
+
+class Writer {
+ public:
+  explicit Writer(const HardwareYamlOptions& options) : options_(options) {}
+
+  void comment_lines(const std::vector<std::string>& lines) {
+    for (const auto& l : lines) out_ << (l.empty() ? "#" : "# " + l) << "\n";
+  }
+  /// `key: value` at `indent`, with the comment registered for `path` if any.
+  void line(int indent, const std::string& key, const std::string& value, const std::string& path) {
+    std::string text =
+        std::string(static_cast<std::size_t>(indent), ' ') + key + ":" + (value.empty() ? "" : " " + value);
+    if (auto it = options_.comments.find(path); it != options_.comments.end()) text += "  # " + it->second;
+    out_ << text << "\n";
+  }
+  void source(int indent, const std::string& path) {
+    if (auto it = options_.sources.find(path); it != options_.sources.end())
+      line(indent, "source", quoted(it->second), path + (path.empty() ? "" : ".") + "source");
+  }
+  void raw(const std::string& text) { out_ << text << "\n"; }
+  std::string str() const { return out_.str(); }
+
+ private:
+  const HardwareYamlOptions& options_;
+  std::ostringstream out_;
+};
+
+std::string q(double v, Dimension d, bool float_ops = true) { return quoted(exact_quantity(v, d, float_ops)); }
+
+void write_level(Writer& w, const model::MemoryLevelSpec& level) {
+  const std::string path = "memory." + level.name;
+  w.line(2, name_scalar(level.name), "", path);
+  w.line(4, "kind", std::string(model::memory_kind_name(level.kind)), path + ".kind");
+  w.line(4, "capacity", q(level.capacity_bytes, Dimension::Bytes), path + ".capacity");
+  w.line(4, "bandwidth", q(level.bandwidth_Bps, Dimension::BytesPerSecond), path + ".bandwidth");
+  w.line(4, "efficiency", exact_number(level.efficiency), path + ".efficiency");
+  w.line(4, "latency", q(level.latency_s, Dimension::Seconds), path + ".latency");
+  w.line(4, "energy_per_byte", q(level.energy_per_byte_J, Dimension::JoulesPerByte), path + ".energy_per_byte");
+  w.line(4, "line", q(level.line_bytes, Dimension::Bytes), path + ".line");
+  if (!level.operating_points.empty()) {
+    w.line(4, "operating_points", "", path + ".operating_points");
+    for (const auto& p : level.operating_points)
+      w.raw(fmt::format("      - {{name: {}, frequency: {}}}", quoted(p.name), q(p.frequency_Hz, Dimension::Hertz)));
+  }
+  w.source(4, path);
+}
+
+/// True when the reader would have made these operating points itself (the unit gave none).
+bool default_points(const std::vector<model::OperatingPoint>& points) {
+  return points.size() == 1 && points[0].name == "nominal" && points[0].frequency_Hz == 1.0 &&
+         points[0].voltage_V == 1.0 && !points[0].static_power_W;
+}
+
+void write_unit(Writer& w, const model::HardwareSpec& hw, const model::ComputeUnitSpec& unit) {
+  using model::Precision;
+  const std::string path = "units." + unit.name;
+  w.line(2, name_scalar(unit.name), "", path);
+  w.line(4, "kind", std::string(model::unit_kind_name(unit.kind)), path + ".kind");
+  w.line(4, "cores", std::to_string(unit.cores), path + ".cores");
+  w.line(4, "peak", "", path + ".peak");
+  for (Precision p : model::kAllPrecisions)
+    if (unit.peak_ops_per_s[p])
+      w.line(6, std::string(model::precision_name(p)),
+             q(*unit.peak_ops_per_s[p], Dimension::OpsPerSecond, model::is_float(p)),
+             path + ".peak." + std::string(model::precision_name(p)));
+  // Efficiency: one number when every precision has the same (what a single number in the file gives), else a
+  // map over the precisions with a peak (the only ones a map may name).
+  bool all_same = true;
+  for (Precision p : model::kAllPrecisions)
+    all_same = all_same && unit.efficiency[p] && *unit.efficiency[p] == *unit.efficiency[Precision::fp32];
+  if (all_same) {
+    w.line(4, "efficiency", exact_number(*unit.efficiency[Precision::fp32]), path + ".efficiency");
+  } else {
+    bool any = false;
+    for (Precision p : model::kAllPrecisions) any = any || (unit.efficiency[p] && unit.peak_ops_per_s[p]);
+    if (any) {
+      w.line(4, "efficiency", "", path + ".efficiency");
+      for (Precision p : model::kAllPrecisions)
+        if (unit.efficiency[p] && unit.peak_ops_per_s[p])
+          w.line(6, std::string(model::precision_name(p)), exact_number(*unit.efficiency[p]),
+                 path + ".efficiency." + std::string(model::precision_name(p)));
+    }
+  }
+  w.line(4, "dispatch_overhead", q(unit.dispatch_overhead_s, Dimension::Seconds), path + ".dispatch_overhead");
+  if (unit.outstanding_bytes)
+    w.line(4, "outstanding", q(*unit.outstanding_bytes, Dimension::Bytes), path + ".outstanding");
+  std::string levels;
+  for (std::size_t lv : unit.memory_path) levels += (levels.empty() ? "" : ", ") + name_scalar(hw.memory[lv].name);
+  w.line(4, "memory", "[" + levels + "]", path + ".memory");
+  if (!default_points(unit.operating_points)) {
+    w.line(4, "operating_points", "", path + ".operating_points");
+    for (const auto& p : unit.operating_points) {
+      std::string item = fmt::format("      - {{name: {}, frequency: {}, voltage: {}", quoted(p.name),
+                                     q(p.frequency_Hz, Dimension::Hertz), q(p.voltage_V, Dimension::Volts));
+      if (p.static_power_W) item += fmt::format(", static_power: {}", q(*p.static_power_W, Dimension::Watts));
+      w.raw(item + "}");
+    }
+  }
+  w.line(4, "static_power", q(unit.static_power_W, Dimension::Watts), path + ".static_power");
+  if (unit.energy_per_op_J.any()) {
+    w.line(4, "energy_per_op", "", path + ".energy_per_op");
+    for (Precision p : model::kAllPrecisions)
+      if (unit.energy_per_op_J[p])
+        w.line(6, std::string(model::precision_name(p)), q(*unit.energy_per_op_J[p], Dimension::JoulesPerOp),
+               path + ".energy_per_op." + std::string(model::precision_name(p)));
+  }
+  w.source(4, path);
+}
+
+void write_thermal(Writer& w, const model::ThermalSpec& t) {
+  w.line(0, "thermal", "", "thermal");
+  w.line(2, "ambient", q(t.ambient_C, Dimension::Celsius), "thermal.ambient");
+  w.line(2, "resistance", q(t.resistance_K_per_W, Dimension::KelvinPerWatt), "thermal.resistance");
+  w.line(2, "capacitance", q(t.capacitance_J_per_K, Dimension::JoulesPerKelvin), "thermal.capacitance");
+  w.line(2, "trip", q(t.trip_C, Dimension::Celsius), "thermal.trip");
+  w.line(2, "release", q(t.release_C, Dimension::Celsius), "thermal.release");
+  w.line(2, "governor", "", "thermal.governor");
+  w.line(4, "period", q(t.governor_period_s, Dimension::Seconds), "thermal.governor.period");
+  w.line(4, "policy", std::string(model::governor_policy_name(t.policy)), "thermal.governor.policy");
+  if (!t.throttled.empty()) {
+    std::string names;
+    for (const auto& n : t.throttled) names += (names.empty() ? "" : ", ") + name_scalar(n);
+    w.line(4, "throttle", "[" + names + "]", "thermal.governor.throttle");
+  }
+  w.source(2, "thermal");
+}
+
+}  // namespace
+
+std::string exact_quantity(double value, Dimension dimension, bool float_ops) {
+  const auto units = choices(dimension, float_ops);
+  std::string best;
+  int best_score = 1 << 30;
+  for (const auto& u : units) {
+    for (const auto& [prefix, factor] : u.prefixes) {
+      const double mantissa = value / factor;
+      const std::string text = fmt::format("{} {}{}", exact_number(mantissa), prefix, u.symbol);
+      if (!parses_to(text, dimension, value)) continue;
+      // Shortest wins; a mantissa below 1 ("0.5 GiB") or with an exponent only when nothing else is exact.
+      int score = static_cast<int>(text.size());
+      if (value != 0 && std::fabs(mantissa) < 1) score += 100;
+      if (std::fabs(mantissa) >= 1000) score += 2;
+      if (text.find('e') != std::string::npos) score += 200;
+      if (score < best_score) {
+        best_score = score;
+        best = text;
+      }
+    }
+  }
+  if (!best.empty()) return best;
+  return fmt::format("{} {}", exact_number(value), base_symbol(dimension, float_ops));
+}
+
+std::string write_hardware_yaml(const model::HardwareSpec& hw, const HardwareYamlOptions& options) {
+  Writer w(options);
+  w.comment_lines(options.header);
+  w.line(0, "name", quoted(hw.name), "name");
+  if (!hw.description.empty()) w.line(0, "description", quoted(hw.description), "description");
+  w.source(0, "");
+  w.line(0, "memory", "", "memory");
+  for (const auto& level : hw.memory) write_level(w, level);
+  w.line(0, "units", "", "units");
+  for (const auto& unit : hw.units) write_unit(w, hw, unit);
+  if (hw.thermal) write_thermal(w, *hw.thermal);
+  return w.str();
+}
+
+std::map<std::string, std::string> read_hardware_sources(const std::filesystem::path& path) {
+  std::map<std::string, std::string> out;
+  try {
+    const YAML::Node root = YAML::LoadFile(path.string());
+    if (!root.IsMap()) return out;
+    auto take = [&](const YAML::Node& node, const std::string& key) {
+      if (node.IsMap() && node["source"] && node["source"].IsScalar()) out[key] = node["source"].as<std::string>();
+    };
+    take(root, "");
+    for (const char* section : {"memory", "units"}) {
+      const YAML::Node map = root[section];
+      if (!map || !map.IsMap()) continue;
+      for (const auto& entry : map)
+        if (entry.first.IsScalar()) take(entry.second, std::string(section) + "." + entry.first.as<std::string>());
+    }
+    if (root["thermal"]) take(root["thermal"], "thermal");
+  } catch (const YAML::Exception&) {
+    out.clear();
+  }
+  return out;
+}
+
+}  // namespace framesim::config
