@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One small sweep run three ways, the merged tables compared byte for byte:
+# The shipped design sweep run three ways, the merged tables compared byte for byte:
 #   1. locally:        framesim sweep S -j 2 -o local
 #   2. GNU parallel:   one job per shard (--shard I/4), then framesim merge shard-* -o merged-parallel
 #   3. Slurm:          a single-node cluster started here on loopback (munged, slurmctld, slurmd with a private
@@ -168,31 +168,9 @@ started() {  # started NAME PID
 }
 
 # ---------------------------------------------------------------------------------------------------------------
-# The sweep: 3 x 2 x 2 = 12 points, 0.6 s each, on the seed device (as tests/sweep/sweep_test.cpp).
-mkdir -p "$WORK/sweep"
-cat > "$WORK/sweep/scenario.yaml" << EOF
-name: tiny
-hardware: $SRC/hardware/seed_reference.yaml
-networks: {net: $SRC/scenarios/networks/mobilenet_v2.yaml}
-duration: "0.6 s"
-warmup: "0.1 s"
-deadline: "10 ms"
-sensors:
-  camera: {rate: "30 Hz"}
-stages:
-  model: {unit: gpu, inputs: [camera], network: net}
-EOF
-cat > "$WORK/sweep/sweep.yaml" << 'EOF'
-name: scale-out
-scenario: scenario.yaml
-mode: grid
-axes:
-  hardware.memory.dram.bandwidth: ["25 GB/s", "50 GB/s", "100 GB/s"]
-  networks.net.precision: [fp32, fp16]
-  sensors.camera.rate: ["30 Hz", "60 Hz"]
-EOF
-SWEEP=$WORK/sweep/sweep.yaml  # the same absolute path everywhere: results.json records it
-POINTS=12
+# The sweep: the shipped scenarios/sweeps/orin_nx_design.yaml, 5 axes, 4 x 2 x 2 x 2 x 2 = 64 points of 6 s each.
+SWEEP=$SRC/scenarios/sweeps/orin_nx_design.yaml  # the same absolute path everywhere: results.json records it
+POINTS=64
 
 check_table() {  # check_table DIR: a complete table of POINTS rows
   [[ -f $1/results.csv && -f $1/results.json ]] || fail "$1: no results.csv / results.json"
@@ -205,7 +183,7 @@ check_table() {  # check_table DIR: a complete table of POINTS rows
 say "1/3 local: framesim sweep -j 2"
 cd "$WORK"
 t0=$(now)
-timeout 120 "$FRAMESIM" sweep "$SWEEP" -j 2 -o "$WORK/local" > local.stdout 2> local.stderr ||
+timeout 600 "$FRAMESIM" sweep "$SWEEP" -j 2 -o "$WORK/local" > local.stdout 2> local.stderr ||
   fail "the local sweep failed (exit $?): $(tail -n 5 local.stderr)"
 T_LOCAL=$(since "$t0")
 check_table "$WORK/local"
@@ -218,7 +196,7 @@ cd "$WORK/parallel"
 export PARALLEL_HOME=$WORK/parallel/home  # not ~/.parallel
 t0=$(now)
 rc=0
-timeout 120 parallel --will-cite -j2 --joblog "$WORK/parallel/joblog" --results "$WORK/parallel/out" \
+timeout 600 parallel --will-cite -j2 --joblog "$WORK/parallel/joblog" --results "$WORK/parallel/out" \
   "$FRAMESIM" sweep "$SWEEP" --shard {}/4 -o shard-{} ::: 0 1 2 3 > "$WORK/parallel.stdout" 2> "$WORK/parallel.stderr" ||
   rc=$?
 [[ $rc == 0 ]] || fail "parallel exited with $rc (number of failed jobs, or 124: timed out); joblog:
@@ -389,7 +367,7 @@ JOB_ID=${JOB_ID%%;*}
 say "    submitted job array $JOB_ID"
 # Wait (at most 4 minutes) until no task of the array is pending, running or completing.
 done_waiting=0
-for ((i = 0; i < 2400; i++)); do
+for ((i = 0; i < 6000; i++)); do
   if queue=$(squeue -h -j "$JOB_ID" -o %i 2> "$WORK/squeue.stderr"); then
     [[ -z $queue ]] && { done_waiting=1; break; }
   else
@@ -397,7 +375,7 @@ for ((i = 0; i < 2400; i++)); do
   fi
   sleep 0.1
 done
-[[ $done_waiting == 1 ]] || fail "job $JOB_ID still queued or running after 240 s:
+[[ $done_waiting == 1 ]] || fail "job $JOB_ID still queued or running after 600 s:
 $(squeue -j "$JOB_ID" 2>&1)"
 # Every task of the array completed with exit code 0 (no accounting here: slurmctld keeps the records MinJobAge).
 # One line per task: "TASK STATE EXITCODE".
