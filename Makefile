@@ -57,6 +57,9 @@ test: build
 
 bench: build
 	./$(BUILD_DIR)/framesim bench
+	@# Sweep throughput: points per minute and the per-point overhead beyond the simulation itself.
+	./$(BUILD_DIR)/framesim sweep scenarios/sweeps/orin_nx_design.yaml -j $(JOBS) -o $(BUILD_DIR)/bench-sweep > /dev/null
+	@rm -rf $(BUILD_DIR)/bench-sweep
 
 test-all: build deps-slow
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)

@@ -365,7 +365,7 @@ JOB_ID=$(sbatch --parsable "$WORK/slurm-sweep/sweep.sbatch" 2> "$WORK/sbatch.std
   fail "sbatch failed: $(cat "$WORK/sbatch.stderr")"
 JOB_ID=${JOB_ID%%;*}
 say "    submitted job array $JOB_ID"
-# Wait (at most 4 minutes) until no task of the array is pending, running or completing.
+# Wait (at most 10 minutes) until no task of the array is pending, running or completing.
 done_waiting=0
 for ((i = 0; i < 6000; i++)); do
   if queue=$(squeue -h -j "$JOB_ID" -o %i 2> "$WORK/squeue.stderr"); then
