@@ -282,7 +282,8 @@ json RunAnalysis::finish(const engine::RunTotals& totals) {
   j["run"] = {{"simulated_s", totals.end_s},
               {"frames_captured", totals.frames_captured},
               {"kernels", totals.kernels},
-              {"activities", totals.activities}};
+              {"activities", totals.activities},
+              {"dispatch_sleeps", totals.dispatch_sleeps}};
 
   // Frames and latency
   json drops = json::object();

@@ -17,14 +17,13 @@ void Samples::add(double v) {
 
 double Samples::quantile(double p) const {
   FRAMESIM_ASSERT(!values_.empty(), "quantile of an empty sample");
-  if (dirty_) {
-    sorted_ = values_;
-    std::sort(sorted_.begin(), sorted_.end());
+  if (dirty_) {  // sorted in place: a copy would double the peak memory of a long run
+    std::sort(values_.begin(), values_.end());
     dirty_ = false;
   }
-  const double n = static_cast<double>(sorted_.size());
+  const double n = static_cast<double>(values_.size());
   const auto rank = static_cast<std::size_t>(std::max(1.0, std::ceil(p * n - 1e-9)));
-  return sorted_[std::min(rank, sorted_.size()) - 1];
+  return values_[std::min(rank, values_.size()) - 1];
 }
 
 Summary Samples::summary() const {

@@ -31,6 +31,7 @@ class Samples {
   /// Nearest-rank quantile, p in [0, 1]. Precondition: not empty.
   double quantile(double p) const;
   Summary summary() const;
+  /// The values, in the order added until the first quantile is asked for, sorted from then on.
   const std::vector<double>& values() const { return values_; }
 
  private:
@@ -38,8 +39,7 @@ class Samples {
       double, boost::accumulators::stats<boost::accumulators::tag::count, boost::accumulators::tag::mean,
                                          boost::accumulators::tag::min, boost::accumulators::tag::max,
                                          boost::accumulators::tag::variance>>;
-  std::vector<double> values_;
-  mutable std::vector<double> sorted_;
+  mutable std::vector<double> values_;  // every sample: quantiles are exact
   mutable bool dirty_ = false;
   Acc acc_;
 };

@@ -126,7 +126,7 @@ Command add_run_command(CLI::App& app) {
   sub->add_flag("-q,--quiet", args->quiet, "no progress bar");
   sub->add_flag("--json", args->json, "print summary.json instead of the text summary");
   sub->add_flag("--no-merge", args->no_merge,
-                "one activity per kernel even where merging kernels provably changes nothing (slower)");
+                "no engine shortcuts (merged kernel runs, dispatch overhead as route latency) even where they provably change nothing (slower)");
   return {sub, [args] { return run_scenario(*args); }};
 }
 

@@ -94,6 +94,7 @@ struct RunTotals {
   std::int64_t frames_captured = 0;
   std::int64_t activities = 0;           // ptasks run
   std::int64_t kernels = 0;              // kernels executed
+  std::int64_t dispatch_sleeps = 0;      // dispatch overheads waited by an actor (the rest are route latency)
   double wall_s = 0;
   std::vector<std::string> warnings;
   std::vector<std::string> notes;  // what the run did that a reader should know (e.g. replayed measurements)

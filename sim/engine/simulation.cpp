@@ -50,6 +50,8 @@ using model::ScenarioSpec;
 /// the other masters over the last sampling interval, capped at 0.9 (ten times the unloaded latency).
 /// It sets the Little's-law cap outstanding / L of the master's private port link.
 constexpr double kMaxOtherUtilisation = 0.9;
+/// The bandwidth of a link that must never bind (one that only carries a dispatch latency).
+constexpr double kUnboundedBps = 1e30;
 
 /// One kernel of a piece of work, ready to run on a unit: SimGrid amounts at the nominal clock.
 struct KernelPlan {
@@ -179,6 +181,10 @@ class Simulation {
     xbt_log_control_set("root.thres:critical");
     sg4::Engine engine(&argc, argv);
     sg4::Engine::set_config("host/model:ptask_L07");
+    // L07 bounds the rate of a ptask whose route has latency by TCP-gamma / (2 latency bytes) (a TCP window
+    // model). Route latency here is only a dispatch overhead (see build_platform), which must not cap the rate.
+    sg4::Engine::set_config("network/TCP-gamma:1e300");
+    bare_ = bare;
     build_platform();
     plan_work();
     if (bare) {
@@ -224,14 +230,28 @@ class Simulation {
       level.throttleable = may_throttle(l.name) && l.operating_points.size() > 1;
       levels_.push_back(level);
     }
+    // Dispatch overhead as route latency: under L07 a ptask pays the latency of its routes before it starts,
+    // consuming nothing meanwhile, which is exactly an idle gap before the kernel; the actor then need not
+    // sleep through it (one activity per kernel instead of a sleep and an activity). The latency sits on
+    // links private to the unit (its Little's-law ports, or else one link of unbounded bandwidth in each of
+    // its routes), so it delays only that unit's kernels; a kernel that moves no bytes has no route and
+    // sleeps as before. Off with merge_kernels (--no-merge) and in the bench's bare loop.
     ports_.assign(units_.size(), std::vector<sg4::Link*>(levels_.size(), nullptr));
+    overhead_in_route_.assign(units_.size(), false);
     for (std::size_t u = 0; u < units_.size(); ++u) {
-      for (std::size_t lv : hw.units[u].memory_path) {
+      const auto& unit = hw.units[u];
+      overhead_in_route_[u] = options_.merge_kernels && !bare_ && unit.dispatch_overhead_s > 0;
+      const double latency = overhead_in_route_[u] ? unit.dispatch_overhead_s : 0.0;
+      sg4::Link* dispatch = nullptr;
+      for (std::size_t lv : unit.memory_path) {
         std::vector<sg4::LinkInRoute> route;
-        if (auto cap = model::littles_cap_Bps(hw.units[u], hw.memory[lv].latency_s)) {
-          ports_[u][lv] = zone->create_link(fmt::format("port:{}:{}", hw.units[u].name, hw.memory[lv].name), *cap)
-                              ->set_latency(0);
+        if (auto cap = model::littles_cap_Bps(unit, hw.memory[lv].latency_s)) {
+          ports_[u][lv] = zone->create_link(fmt::format("port:{}:{}", unit.name, hw.memory[lv].name), *cap)
+                              ->set_latency(latency);
           route.emplace_back(ports_[u][lv]);
+        } else if (latency > 0) {
+          if (!dispatch) dispatch = zone->create_link("dispatch:" + unit.name, kUnboundedBps)->set_latency(latency);
+          route.emplace_back(dispatch);
         }
         route.emplace_back(levels_[lv].link);
         zone->add_route(units_[u].host->get_netpoint(), levels_[lv].host->get_netpoint(), nullptr, nullptr, route, true);
@@ -838,8 +858,13 @@ class Simulation {
       const double dispatch_start = sg4::Engine::get_clock();
       const bool traced = dispatch_start < spec_.kernel_trace_s;
       const std::size_t end = k.run_end > i + 1 && !traced ? k.run_end : i + 1;
-      if (k.overhead_s > 0) sg4::this_actor::sleep_for(k.overhead_s);
-      const double start = sg4::Engine::get_clock();
+      // A kernel that moves bytes pays its overhead as the latency of its route (see build_platform).
+      const bool in_route = k.overhead_s > 0 && overhead_in_route_[unit_index] && !k.matrix.empty() && byte_scale > 0;
+      if (k.overhead_s > 0 && !in_route) {
+        sg4::this_actor::sleep_for(k.overhead_s);
+        ++totals_.dispatch_sleeps;
+      }
+      const double start = in_route ? dispatch_start + k.overhead_s : sg4::Engine::get_clock();
       execute(unit_index, kernels, i, end, cycle_scale, byte_scale, bucket);
       totals_.kernels += static_cast<std::int64_t>(end - i);
       release(unit, cores);
@@ -1205,6 +1230,8 @@ class Simulation {
   sg4::MutexPtr tick_mutex_;
 
   boost::intrusive::list<Running, boost::intrusive::constant_time_size<false>> running_;
+  bool bare_ = false;
+  std::vector<bool> overhead_in_route_;    // [unit]: its dispatch overhead is its ports' latency
   std::uint64_t next_running_id_ = 0;
   double window_dynamic_J_ = 0;
   std::vector<std::vector<double>> window_bytes_;  // per master, per level, since the last tick

@@ -18,8 +18,9 @@ namespace framesim::engine {
 struct RunOptions {
   /// Called now and then with simulated progress in [0, 1] (a progress bar); may be empty.
   std::function<void(double fraction)> progress;
-  /// Run consecutive kernels as one activity where that provably changes no result (see mark_runs in
-  /// simulation.cpp). Off: one activity per kernel, always.
+  /// The shortcuts that provably change no result: consecutive kernels as one activity (see mark_runs in
+  /// simulation.cpp) and dispatch overhead as route latency (see build_platform). Off: a sleep for each
+  /// dispatch overhead and one activity per kernel, always.
   bool merge_kernels = true;
 };
 

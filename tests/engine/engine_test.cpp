@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <regex>
 #include <set>
 
 #include <fmt/format.h>
@@ -71,6 +72,29 @@ double stage_service(const framesim::testing::RunResult& r, const std::string& s
     if (row.at("stage") == stage && row.at("frame") == frame) return std::stod(row.at("service_s"));
   ADD_FAILURE() << "no stage row for " << stage << " frame " << frame;
   return NAN;
+}
+
+/// Every number in the two run folders' tables agrees to 1e-9 (relative), every other field exactly.
+void expect_same_run_folders(const std::filesystem::path& x, const std::filesystem::path& y) {
+  for (const char* file : {"frames.csv", "stages.csv", "timeseries.csv", "kernels.csv"}) {
+    const auto a = read_table(x / file);
+    const auto b = read_table(y / file);
+    ASSERT_EQ(a.rows.size(), b.rows.size()) << file;
+    double worst = 0;
+    for (std::size_t r = 0; r < a.rows.size(); ++r) {
+      for (const auto& [column, text] : b.rows[r]) {
+        const std::string& other = a.rows[r].at(column);
+        char* end = nullptr;
+        const double v = std::strtod(text.c_str(), &end);
+        if (end == text.c_str() || *end != '\0') {
+          EXPECT_EQ(other, text) << file << " row " << r << " " << column;
+          continue;
+        }
+        worst = std::max(worst, std::fabs(std::stod(other) - v) / std::max(std::fabs(v), 1e-9));
+      }
+    }
+    EXPECT_LT(worst, 1e-9) << file;
+  }
 }
 
 void expect_relative(double actual, double expected, double tolerance, const std::string& what) {
@@ -507,26 +531,78 @@ background:
   EXPECT_LT(merged.summary["run"]["activities"].get<double>(), 0.9 * single.summary["run"]["activities"].get<double>());
   EXPECT_EQ(merged.summary["run"]["kernels"], single.summary["run"]["kernels"]);
   EXPECT_GT(single.summary["thermal"]["throttled_s"].get<double>(), 0.5);
-  for (const char* file : {"frames.csv", "stages.csv", "timeseries.csv", "kernels.csv"}) {
-    const auto a = read_table(s.dir() / "merged" / file);
-    const auto b = read_table(s.dir() / "single" / file);
-    ASSERT_EQ(a.rows.size(), b.rows.size()) << file;
-    double worst = 0;
-    for (std::size_t r = 0; r < a.rows.size(); ++r) {
-      for (const auto& [column, text] : b.rows[r]) {
-        const std::string& other = a.rows[r].at(column);
-        char* end = nullptr;
-        const double y = std::strtod(text.c_str(), &end);
-        if (end == text.c_str() || *end != '\0') {
-          EXPECT_EQ(other, text) << file << " row " << r << " " << column;
-          continue;
-        }
-        const double x = std::stod(other);
-        worst = std::max(worst, std::fabs(x - y) / std::max(std::fabs(y), 1e-9));
-      }
-    }
-    EXPECT_LT(worst, 1e-9) << file;
-  }
+  expect_same_run_folders(s.dir() / "merged", s.dir() / "single");
+}
+
+TEST(Engine, DispatchOverheadAsRouteLatencyChangesNoResult) {
+  // A dispatch overhead is an idle gap before each kernel. By default it is the latency of the unit's
+  // routes (L07 pays it before the ptask starts); with --no-merge the stage's actor sleeps through it.
+  // Unit a has a Little's-law cap (the latency sits on its port link), unit b none (a link that carries
+  // only the latency); two stages share b by priority, a periodic task and background traffic share the
+  // bus, the governor throttles. Every output must match.
+  Scratch s;
+  s.write("hw.yaml", R"(name: dispatch-test
+memory:
+  dram: {kind: dram, capacity: "8 GiB", bandwidth: "20 GB/s", latency: "400 ns", energy_per_byte: "100 pJ"}
+units:
+  a:
+    kind: gpu
+    peak: {fp32: "1 TFLOP/s"}
+    memory: [dram]
+    outstanding: "4 KiB"
+    dispatch_overhead: "7 us"
+    operating_points: [{frequency: "1 GHz", voltage: "1 V"}, {frequency: "0.5 GHz", voltage: "0.8 V"}]
+    energy_per_op: {fp32: "2 pJ"}
+    static_power: "1 W"
+  b:
+    kind: gpu
+    peak: {fp32: "1 TFLOP/s"}
+    memory: [dram]
+    dispatch_overhead: "13 us"
+    operating_points: [{frequency: "1 GHz", voltage: "1 V"}, {frequency: "0.6 GHz", voltage: "0.8 V"}]
+    energy_per_op: {fp32: "2 pJ"}
+    static_power: "1 W"
+thermal:
+  ambient: "25 C"
+  resistance: "40 C/W"
+  capacitance: "0.05 J/C"
+  trip: "40 C"
+  release: "35 C"
+  governor: {period: "20 ms", policy: step}
+)");
+  const auto scenario = s.write("s.yaml", fmt::format(R"(name: dispatch
+hardware: hw.yaml
+networks:
+  big: {{file: {}, precision: fp32}}
+  small: {{file: {}, precision: fp32}}
+duration: "3 s"
+deadline: "200 ms"
+trace: {{kernels: "0.3 s"}}
+sensors:
+  camera: {{rate: "20 Hz"}}
+  lidar: {{rate: "10 Hz", phase: "3 ms"}}
+stages:
+  detect: {{unit: a, inputs: [camera], network: big, variability: {{distribution: lognormal, mean: 1, sigma: 0.1}}}}
+  depth: {{unit: b, inputs: [camera], network: small, priority: 1}}
+  points: {{unit: b, inputs: [lidar], network: small, priority: 2}}
+tasks:
+  control: {{rate: "50 Hz", unit: b, work: {{ops: "2 GFLOP", bytes: {{dram: "4 MB"}}}}, reads: detect}}
+background:
+  display: {{memory: dram, rate: "3 GB/s"}}
+)",
+                                                       source_path("scenarios/networks/resnet18.yaml"),
+                                                       source_path("scenarios/networks/mobilenet_v2.yaml")));
+  const auto latency = run_framesim(scenario, s.dir() / "latency");
+  const auto sleeps = run_framesim(scenario, s.dir() / "sleeps", "--no-merge");
+  ASSERT_EQ(latency.exit_code, 0) << latency.output;
+  ASSERT_EQ(sleeps.exit_code, 0) << sleeps.output;
+  // The shortcut was taken (only kernels that move no bytes still sleep), and throttling happened.
+  EXPECT_EQ(latency.summary["run"]["kernels"], sleeps.summary["run"]["kernels"]);
+  EXPECT_EQ(sleeps.summary["run"]["dispatch_sleeps"], sleeps.summary["run"]["kernels"]);
+  EXPECT_LT(latency.summary["run"]["dispatch_sleeps"].get<double>(),
+            0.01 * sleeps.summary["run"]["dispatch_sleeps"].get<double>());
+  EXPECT_GT(sleeps.summary["thermal"]["throttled_s"].get<double>(), 0.3);
+  expect_same_run_folders(s.dir() / "latency", s.dir() / "sleeps");
 }
 
 TEST(Engine, ReplayedLayerTimesEqualTheMeasurement) {
@@ -736,4 +812,32 @@ stages:
   expect_relative(std::stod(kernels[0].at("time_s")), 93e-6, 1e-9, "conv1+relu1");
   expect_relative(std::stod(kernels[1].at("time_s")), 105e-6, 1e-9, "conv2");
   EXPECT_NE(r.summary["notes"].dump().find("PyTorch profiler trace"), std::string::npos) << r.summary["notes"].dump();
+}
+
+TEST(Engine, BenchPrintsSpeedAndMemoryFigures) {
+  // `framesim bench` on a short run: every figure is printed, the work counted is the same on both sides, and
+  // the bare loop issues one ptask per kernel that has work. (Speed itself is measured, never asserted.)
+  Scratch s;
+  const std::string log = (s.dir() / "bench.log").string();
+  const std::string cmd = std::string("'") + FRAMESIM_BINARY + "' bench --scenario '" +
+                          source_path("scenarios/bench/reference.yaml") + "' --duration 2s --short 1s --repeat 1 > '" +
+                          log + "' 2>&1";
+  const int status = std::system(cmd.c_str());
+  const std::string out = framesim::core::read_file(log);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << out;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(out, m, std::regex(R"(framesim / bare loop = ([0-9.]+) in CPU time \(target >= 1\): (\d+) kernels as (\d+) activities)")))
+      << out;
+  EXPECT_GT(std::stod(m[1]), 0.0);
+  const double kernels = std::stod(m[2]), activities = std::stod(m[3]);
+  ASSERT_TRUE(std::regex_search(out, m, std::regex(R"(vs (\d+) ptasks, each after a sleep)"))) << out;
+  EXPECT_EQ(std::stod(m[1]), activities);  // dispatch overhead forbids merging: one activity per kernel with work
+  EXPECT_GT(kernels, 1000.0);
+  EXPECT_GE(kernels, activities);
+  ASSERT_TRUE(std::regex_search(out, m, std::regex(R"(With no dispatch overhead anywhere .*: ([0-9.]+)\s+\((\d+) kernels as (\d+) activities\))")))
+      << out;
+  EXPECT_EQ(std::stod(m[2]), kernels);
+  EXPECT_LT(std::stod(m[3]), activities);  // merged runs
+  EXPECT_TRUE(std::regex_search(out, std::regex(R"(memory: peak RSS [0-9.]+ MiB after 2 s vs [0-9.]+ MiB after 1 s \(2x the frames\): -?[0-9.e+-]+ B per frame)")))
+      << out;
 }
