@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -484,16 +486,33 @@ nlohmann::json budget_json(const BudgetReport& r, const model::HardwareSpec& hw,
 }
 
 std::string roofline_svg(const BudgetReport& r, const model::HardwareSpec& hw, const model::NetworkSpec& net) {
+  // Each kernel is drawn in the colour of what binds it: the slope of its binding memory level, the flat
+  // roof of its main precision (the one with the most operations), or grey when dispatch overhead binds.
   struct Point {
     double x, y;
     std::string label;
-    LimitKind limit;
+    int colour;
   };
+  std::vector<int> level_colour(hw.memory.size(), Plot::kGrey);
+  int colour = 0;
+  for (const auto& row : r.levels) level_colour[row.level] = colour++;
+  model::PerPrecision<int> roof_colour;
+  for (const auto& roof : r.roofs) roof_colour[roof.precision] = colour++;
   std::vector<Point> points;
   for (std::size_t k = 0; k < r.kernels.size(); ++k) {
     const auto& t = r.kernels[k].time;
-    if (!t.has_bytes() || r.plan.kernels[k].total_ops <= 0 || t.bound_s <= 0) continue;
-    points.push_back({t.intensity, r.plan.kernels[k].total_ops / t.bound_s, r.plan.kernels[k].name, t.limit});
+    const auto& kernel = r.plan.kernels[k];
+    if (!t.has_bytes() || kernel.total_ops <= 0 || t.bound_s <= 0) continue;
+    int c = Plot::kGrey;
+    if (t.limit == LimitKind::memory) {
+      c = level_colour[static_cast<std::size_t>(t.limit_level)];
+    } else if (t.limit == LimitKind::compute) {
+      std::optional<model::Precision> main;
+      for (model::Precision p : model::kAllPrecisions)
+        if (kernel.ops[p] && (!main || *kernel.ops[p] > *kernel.ops[*main])) main = p;
+      if (main && roof_colour[*main]) c = *roof_colour[*main];
+    }
+    points.push_back({t.intensity, kernel.total_ops / t.bound_s, kernel.name, c});
   }
   double x_min = 1e-2, x_max = 1e3, y_max = 0;
   for (const auto& roof : r.roofs) y_max = std::max(y_max, roof.effective_ops_per_s);
@@ -515,32 +534,32 @@ std::string roofline_svg(const BudgetReport& r, const model::HardwareSpec& hw, c
                   "arithmetic intensity (op/byte)", "attainable performance", {x_min, x_max}, {y_min, y_max * 3}, "",
                   "OP/s");
   // Stacked rooflines: one slope per memory level, one flat roof per precision.
-  int colour = 0;
   for (const auto& row : r.levels) {
     const auto& level = hw.memory[row.level];
-    plot.line({{x_min, row.effective_Bps * x_min}, {y_max / row.effective_Bps, y_max}}, colour,
+    plot.line({{x_min, row.effective_Bps * x_min}, {y_max / row.effective_Bps, y_max}}, level_colour[row.level],
               fmt::format("{} {}", level.name, format_bandwidth(row.effective_Bps)), true);
-    ++colour;
   }
   for (const auto& roof : r.roofs) {
     double x_start = x_max;
     for (const auto& row : r.levels) x_start = std::min(x_start, roof.effective_ops_per_s / row.effective_Bps);
-    plot.line({{x_start, roof.effective_ops_per_s}, {x_max, roof.effective_ops_per_s}}, colour,
+    plot.line({{x_start, roof.effective_ops_per_s}, {x_max, roof.effective_ops_per_s}}, *roof_colour[roof.precision],
               fmt::format("{} {}", model::precision_name(roof.precision), format_ops_rate(roof.effective_ops_per_s)),
               false);
-    ++colour;
   }
-  // Kernels coloured by what binds them; an overhead-bound kernel sits below both roofs.
-  constexpr int kMemory = 0, kCompute = 1, kOverhead = 5;
-  bool seen[3] = {false, false, false};
+  std::set<int> seen;
   for (const auto& p : points) {
-    const int limit = p.limit == LimitKind::memory ? 0 : p.limit == LimitKind::compute ? 1 : 2;
-    seen[limit] = true;
-    plot.point(p.x, p.y, limit == 0 ? kMemory : limit == 1 ? kCompute : kOverhead, p.label);
+    plot.point(p.x, p.y, p.colour, p.label);
+    seen.insert(p.colour);
   }
-  if (seen[0]) plot.marker_legend(kMemory, "kernel, memory-bound");
-  if (seen[1]) plot.marker_legend(kCompute, "kernel, compute-bound");
-  if (seen[2]) plot.marker_legend(kOverhead, "kernel, dispatch-bound");
+  // One legend entry per colour used, in the order of the lines, dispatch-bound last.
+  for (const auto& row : r.levels)
+    if (seen.count(level_colour[row.level]))
+      plot.marker_legend(level_colour[row.level], fmt::format("kernel: {}-bound", hw.memory[row.level].name));
+  for (const auto& roof : r.roofs)
+    if (seen.count(*roof_colour[roof.precision]))
+      plot.marker_legend(*roof_colour[roof.precision],
+                         fmt::format("kernel: {}-bound", model::precision_name(roof.precision)));
+  if (seen.count(Plot::kGrey)) plot.marker_legend(Plot::kGrey, "kernel: overhead-bound");
   return plot.render();
 }
 

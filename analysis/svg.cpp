@@ -13,7 +13,9 @@ namespace framesim::analysis {
 namespace {
 constexpr std::array<const char*, 8> kPalette{"#d62728", "#1f77b4", "#2ca02c", "#9467bd",
                                               "#ff7f0e", "#8c564b", "#e377c2", "#17becf"};
-const char* colour_of(int i) { return kPalette[static_cast<std::size_t>(std::abs(i)) % kPalette.size()]; }
+const char* colour_of(int i) {
+  return i == Plot::kGrey ? "#7f7f7f" : kPalette[static_cast<std::size_t>(std::abs(i)) % kPalette.size()];
+}
 
 constexpr double kLeft = 90, kRight = 220, kTop = 50, kBottom = 60;
 
@@ -181,7 +183,14 @@ std::string Plot::render() const {
                      sy(m.y) - 4, xml_escape(m.label));
   }
   // Reference labels: vertical lines labelled near the bottom, horizontal ones alternating between the
-  // left end (above the line) and the right end (below it), so that close lines stay readable.
+  // left end (above the line) and the right end (below it), so that close lines stay readable; a label
+  // that a vertical line would cross at the right end stays at the left.
+  auto crossed_at_right_end = [&](const std::string& label) {
+    const double from = x1 - 6 - 6.5 * static_cast<double>(label.size());  // ~6.5 px a character at 11 px
+    return std::any_of(references_.begin(), references_.end(), [&](const Reference& v) {
+      return v.vertical && sx(v.value) >= from && sx(v.value) <= x1;
+    });
+  };
   std::size_t horizontal = 0;
   for (const auto& r : references_) {
     if (r.vertical) {
@@ -189,7 +198,7 @@ std::string Plot::render() const {
                        y1 - 8, colour_of(r.colour), xml_escape(r.label));
       continue;
     }
-    const bool far_end = horizontal++ % 2 == 1;
+    const bool far_end = horizontal++ % 2 == 1 && !crossed_at_right_end(r.label);
     s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"11\" fill=\"{}\"{}>{}</text>\n",
                      far_end ? x1 - 6 : x0 + 6, sy(r.value) + (far_end ? 12 : -4), colour_of(r.colour),
                      far_end ? " text-anchor=\"end\"" : "", xml_escape(r.label));

@@ -18,11 +18,14 @@ struct Axis {
 
 class Plot {
  public:
+  /// A colour outside the palette, for what no line stands for.
+  static constexpr int kGrey = -1;
+
   Plot(std::string title, Axis x, Axis y, int width = 900, int height = 540);
   /// Distinguishes this plot's SVG ids when several plots share one document.
   void set_id(std::string id) { id_ = std::move(id); }
 
-  /// A polyline through data points; `colour` indexes a fixed palette.
+  /// A polyline through data points; `colour` indexes a fixed palette (or is kGrey).
   void line(std::vector<std::pair<double, double>> points, int colour, std::string label, bool dashed = false);
   /// A marker at a data point, with a small label beside it (empty: none).
   void point(double x, double y, int colour, std::string label);

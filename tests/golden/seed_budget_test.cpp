@@ -170,3 +170,41 @@ TEST(SeedBudget, RooflineSvgHasEveryKernelAsAPoint) {
   EXPECT_NE(text.find("dram"), std::string::npos);
   EXPECT_NE(text.find("int8"), std::string::npos);
 }
+
+TEST(SeedBudget, RooflinePointsWearTheColourOfWhatBindsThem) {
+  // On the seed device batch1_linear is bound by DRAM, square_1024 by the fp32 roof. On the Orin NX GPU (an L2
+  // slope drawn before the DRAM one) the int8 classifier is bound by DRAM and avgpool+flatten by dispatch
+  // overhead. Each point has the colour of the line that binds it; overhead, which has no line, is grey.
+  auto roofline = [](const std::string& args) {
+    const auto svg = std::filesystem::temp_directory_path() / ("roofline-colours-" + std::to_string(::getpid()) + ".svg");
+    const Output o = run_cli("budget " + args + " --svg " + svg.string());
+    EXPECT_EQ(o.code, 0) << o.err;
+    std::string text = framesim::core::read_file(svg);
+    std::filesystem::remove(svg);
+    return text;
+  };
+  auto attribute = [](const std::string& text, std::size_t from, const std::string& name) {
+    const auto at = text.rfind(name + "=\"", from) + name.size() + 2;
+    return text.substr(at, text.find('"', at) - at);
+  };
+  // A legend line comes just before its label; a point's <title> is inside its <circle>.
+  auto line_colour = [&](const std::string& text, const std::string& label) {
+    return attribute(text, text.find(">" + label + "</text>"), "stroke");
+  };
+  auto point_colour = [&](const std::string& text, const std::string& kernel) {
+    return attribute(text, text.find("<title>" + kernel + "</title>"), "fill");
+  };
+  const std::string seed = roofline("hardware/seed_reference.yaml scenarios/networks/seed_matmuls.yaml");
+  EXPECT_EQ(point_colour(seed, "batch1_linear"), line_colour(seed, "dram 50 GB/s"));
+  EXPECT_EQ(point_colour(seed, "square_1024"), line_colour(seed, "fp32 2 TOP/s"));
+  EXPECT_NE(seed.find(">kernel: dram-bound</text>"), std::string::npos);
+  EXPECT_NE(seed.find(">kernel: fp32-bound</text>"), std::string::npos);
+
+  const std::string orin = roofline("hardware/jetson_orin_nx_16gb.yaml scenarios/networks/mobilenet_v2.yaml --precision int8");
+  EXPECT_EQ(point_colour(orin, "classifier"), line_colour(orin, "dram 71.68 GB/s"));
+  EXPECT_NE(point_colour(orin, "classifier"), line_colour(orin, "gpu_l2 329 GB/s"));
+  EXPECT_EQ(point_colour(orin, "avgpool+flatten"), "#7f7f7f");
+  for (const char* line : {"gpu_l2 329 GB/s", "dram 71.68 GB/s", "fp32 1.128 TOP/s", "int8 18.05 TOP/s"})
+    EXPECT_NE(line_colour(orin, line), "#7f7f7f") << line;
+  EXPECT_NE(orin.find(">kernel: overhead-bound</text>"), std::string::npos);
+}
