@@ -1098,11 +1098,14 @@ class Simulation {
     else if (temperature_C_ <= th.release_C) step = -1;  // faster
     if (step == 0) return;
     const bool all_the_way = th.policy == model::GovernorPolicy::bang_bang;
+    // The operating point after `pstate` for a part whose slowest point is `last`.
+    auto next_point = [&](std::size_t pstate, std::size_t last) -> std::size_t {
+      if (step > 0) return all_the_way ? last : std::min(last, pstate + 1);
+      return all_the_way || pstate == 0 ? 0 : pstate - 1;
+    };
     for (auto& u : units_) {
       if (!u.throttleable) continue;
-      const std::size_t last = u.spec->operating_points.size() - 1;
-      const std::size_t next = step > 0 ? (all_the_way ? last : std::min(last, u.pstate + 1))
-                                        : (all_the_way || u.pstate == 0 ? 0 : u.pstate - 1);
+      const std::size_t next = next_point(u.pstate, u.spec->operating_points.size() - 1);
       if (next != u.pstate) {
         u.pstate = next;
         u.host->set_pstate(static_cast<unsigned long>(next));
@@ -1110,9 +1113,7 @@ class Simulation {
     }
     for (auto& l : levels_) {
       if (!l.throttleable) continue;
-      const std::size_t last = l.spec->operating_points.size() - 1;
-      const std::size_t next = step > 0 ? (all_the_way ? last : std::min(last, l.pstate + 1))
-                                        : (all_the_way || l.pstate == 0 ? 0 : l.pstate - 1);
+      const std::size_t next = next_point(l.pstate, l.spec->operating_points.size() - 1);
       if (next != l.pstate) {
         l.pstate = next;
         l.link->set_bandwidth(model::effective_level_bandwidth_Bps(*l.spec, next));
