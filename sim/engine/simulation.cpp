@@ -59,7 +59,6 @@ struct KernelPlan {
   double cycles = 0;               // core-cycles at the nominal clock (all entries together)
   std::vector<double> bytes;       // per memory level
   double compute_energy_J = 0;     // arithmetic energy at the nominal voltage
-  double memory_energy_J = 0;
   double overhead_s = 0;
   // The parallel task for the cores it runs on, at scale 1: one host entry per core, then one per level
   // with bytes; flops per entry; the bytes matrix (from the first core to each level).
@@ -303,7 +302,6 @@ class Simulation {
           // contention (or if the measurement beats its own memory bound).
           if (replayed[ki]) kp.cycles = *replayed[ki] * f_nominal * cores;
           kp.bytes = k.bytes;
-          for (std::size_t lv = 0; lv < k.bytes.size(); ++lv) kp.memory_energy_J += k.bytes[lv] * hw.memory[lv].energy_per_byte_J;
           kp.overhead_s = unit.dispatch_overhead_s;
           out.push_back(std::move(kp));
         }
@@ -331,7 +329,6 @@ class Simulation {
         if (work.ops > 0) kp.cycles = work.ops / model::effective_compute_ops_per_s(unit, work.precision) * f_nominal * n;
         kp.compute_energy_J = arithmetic_energy(work.precision, work.ops);
         kp.bytes = work.bytes_per_level;
-        for (std::size_t lv = 0; lv < kp.bytes.size(); ++lv) kp.memory_energy_J += kp.bytes[lv] * hw.memory[lv].energy_per_byte_J;
         kp.overhead_s = unit.dispatch_overhead_s;
         out.push_back(std::move(kp));
         break;
