@@ -428,19 +428,15 @@ class Simulation {
     const double f_max = ops.front().frequency_Hz;
     const double f_min = unit.throttleable ? ops.back().frequency_Hz : f_max;
     std::vector<bool> shared(levels_.size(), false);
-    std::vector<double> fastest(levels_.size(), 0.0), slowest(levels_.size(), 0.0);
+    model::RunPoint slowest_clocks;  // every level the governor may slow at its slowest point
     for (std::size_t lv = 0; lv < levels_.size(); ++lv) {
-      shared[lv] = levels_[lv].spec->users.size() > 1;
-      const std::size_t last = levels_[lv].throttleable ? levels_[lv].spec->operating_points.size() - 1 : 0;
-      const auto cap = model::littles_cap_Bps(hw.units[unit_index], levels_[lv].spec->latency_s);
-      fastest[lv] = model::effective_level_bandwidth_Bps(*levels_[lv].spec, 0);
-      slowest[lv] = model::effective_level_bandwidth_Bps(*levels_[lv].spec, last);
-      if (cap) {
-        fastest[lv] = std::min(fastest[lv], *cap);
-        slowest[lv] = std::min(slowest[lv], *cap);
-      }
+      shared[lv] = levels_[lv].spec->shared();
+      slowest_clocks.memory_points.push_back(levels_[lv].throttleable ? levels_[lv].spec->operating_points.size() - 1 : 0);
     }
     for (const auto& b : spec_.background) shared[b.level] = true;
+    // Bandwidths of the levels on the unit's path (the only ones its kernels move bytes to).
+    const auto fastest = model::effective_bandwidths_Bps(hw, hw.units[unit_index]);
+    const auto slowest = model::effective_bandwidths_Bps(hw, hw.units[unit_index], slowest_clocks);
     // The class of a kernel: -1 none, -2 compute-bound on private levels, L >= 0 memory-bound on shared level L.
     auto classify = [&](const KernelPlan& k) -> long {
       if (k.overhead_s > 0) return -1;
