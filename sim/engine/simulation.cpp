@@ -638,7 +638,7 @@ class Simulation {
     f.sensor = sensor;
     f.capture_s = t;
     f.temperature_C = temperature_C_;
-    for (const auto& u : units_) f.frequency_Hz.push_back(u.spec->operating_points[u.pstate].frequency_Hz);
+    f.frequency_Hz = unit_frequencies_Hz();
     frames_.push_back(std::move(f));
     account_in_system(t, +1);
     ++totals_.frames_captured;
@@ -649,6 +649,13 @@ class Simulation {
       push(stages_[stage], edge, Item{id, t, t});
     }
     release_copy(id);
+  }
+
+  /// The clock of every unit at its current operating point, in unit order.
+  std::vector<double> unit_frequencies_Hz() const {
+    std::vector<double> out;
+    for (const auto& u : units_) out.push_back(u.spec->operating_points[u.pstate].frequency_Hz);
+    return out;
   }
 
   Frame& frame_at(std::int64_t id) { return frames_[static_cast<std::size_t>(id - first_frame_)]; }
@@ -1073,7 +1080,7 @@ class Simulation {
     r.power_W = power;
     r.dynamic_J = window_dynamic_J_;
     r.static_J = static_J;
-    for (const auto& u : units_) r.unit_frequency_Hz.push_back(u.spec->operating_points[u.pstate].frequency_Hz);
+    r.unit_frequency_Hz = unit_frequencies_Hz();
     r.level_bandwidth_Bps.assign(levels_.size(), 0.0);
     for (const auto& master : window_bytes_)
       for (std::size_t lv = 0; lv < levels_.size(); ++lv) r.level_bandwidth_Bps[lv] += master[lv] / dt;
