@@ -700,15 +700,8 @@ class Simulation {
   void emit_finalized() {
     while (!frames_.empty() && frames_.front().finalized) {
       const Frame& f = frames_.front();
-      FrameRecord r;
-      r.frame = first_frame_;
-      r.sensor = f.sensor;
-      r.capture_s = f.capture_s;
+      FrameRecord r = front_frame_record();
       r.done_s = f.end_s;
-      r.energy_J = f.energy_J;
-      totals_.frames_energy_J += f.energy_J;
-      r.temperature_C = f.temperature_C;
-      r.unit_frequency_Hz = f.frequency_Hz;
       r.drop_stage = f.drop_stage;
       r.reason = f.reason;
       if (f.reason != DropReason::none) r.outcome = FrameOutcome::dropped;
@@ -718,6 +711,21 @@ class Simulation {
       frames_.pop_front();
       ++first_frame_;
     }
+  }
+
+  /// The record of the oldest frame kept, as far as the frame itself knows it (the caller adds its outcome,
+  /// end and drop); its energy joins the frames' total.
+  FrameRecord front_frame_record() {
+    const Frame& f = frames_.front();
+    FrameRecord r;
+    r.frame = first_frame_;
+    r.sensor = f.sensor;
+    r.capture_s = f.capture_s;
+    r.energy_J = f.energy_J;
+    totals_.frames_energy_J += f.energy_J;
+    r.temperature_C = f.temperature_C;
+    r.unit_frequency_Hz = f.frequency_Hz;
+    return r;
   }
 
   void account_in_system(double t, int delta) {
@@ -1171,16 +1179,9 @@ class Simulation {
     while (!frames_.empty()) {
       Frame& f = frames_.front();
       if (!f.finalized) {
-        FrameRecord r;
-        r.frame = first_frame_;
-        r.sensor = f.sensor;
-        r.capture_s = f.capture_s;
+        FrameRecord r = front_frame_record();
         r.outcome = FrameOutcome::unfinished;
         r.done_s = totals_.end_s;
-        r.energy_J = f.energy_J;
-        totals_.frames_energy_J += f.energy_J;
-        r.temperature_C = f.temperature_C;
-        r.unit_frequency_Hz = f.frequency_Hz;
         sink_.on_frame(r);
         account_in_system(totals_.end_s, -1);
         frames_.pop_front();
