@@ -902,8 +902,7 @@ class Simulation {
       exec = sg4::this_actor::exec_init(hosts, flops, matrix);
     }
     ++totals_.activities;
-    Running running;  // registered before it starts: until then a tick sees no progress (state INITED)
-    running.id = next_running_id_++;
+    Running running;
     running.exec = exec;
     running.master = unit_index;
     running.kernels = &k;
@@ -912,8 +911,15 @@ class Simulation {
     running.cycle_scale = cycle_scale;
     running.byte_scale = byte_scale;
     running.bucket = bucket;
-    running_.push_back(running);
-    exec->wait();
+    wait_booked(running);
+  }
+
+  /// Registers `running` in the running list (so that every tick books its progress), waits for its activity
+  /// to end, then books the rest.
+  void wait_booked(Running& running) {
+    running.id = next_running_id_++;
+    running_.push_back(running);  // maybe before it starts: until then a tick sees no progress (state INITED)
+    running.exec->wait();
     book(running, 1.0);
   }
 
@@ -1008,14 +1014,11 @@ class Simulation {
       exec->start();
       ++totals_.activities;
       Running running;
-      running.id = next_running_id_++;
       running.exec = exec;
       running.master = master;
       running.kernels = &kernel;
       running.bucket = &totals_.background_energy_J;
-      running_.push_back(running);
-      exec->wait();
-      book(running, 1.0);
+      wait_booked(running);
     }
   }
 
