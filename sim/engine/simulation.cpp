@@ -389,24 +389,22 @@ class Simulation {
     return out;
   }
 
-  /// Fills in the SimGrid amounts of every kernel for `cores` cores of `unit`.
-  void prepare(std::vector<KernelPlan>& kernels, const Unit& unit, int cores) const {
-    for (KernelPlan& k : kernels) {
-      k.hosts.assign(static_cast<std::size_t>(cores), unit.host);
-      std::vector<std::size_t> level_of;
-      for (std::size_t lv = 0; lv < k.bytes.size(); ++lv) {
-        if (k.bytes[lv] <= 0) continue;
-        k.hosts.push_back(levels_[lv].host);
-        level_of.push_back(lv);
-      }
-      const std::size_t n = k.hosts.size();
-      k.flops.assign(n, 0.0);
-      for (int c = 0; c < cores; ++c) k.flops[static_cast<std::size_t>(c)] = k.cycles / cores;
-      k.matrix.clear();
-      if (!level_of.empty()) {
-        k.matrix.assign(n * n, 0.0);
-        for (std::size_t j = 0; j < level_of.size(); ++j) k.matrix[static_cast<std::size_t>(cores) + j] = k.bytes[level_of[j]];
-      }
+  /// Fills in the SimGrid amounts of kernel `k` for `cores` cores of `unit`.
+  void prepare(KernelPlan& k, const Unit& unit, int cores) const {
+    k.hosts.assign(static_cast<std::size_t>(cores), unit.host);
+    std::vector<std::size_t> level_of;
+    for (std::size_t lv = 0; lv < k.bytes.size(); ++lv) {
+      if (k.bytes[lv] <= 0) continue;
+      k.hosts.push_back(levels_[lv].host);
+      level_of.push_back(lv);
+    }
+    const std::size_t n = k.hosts.size();
+    k.flops.assign(n, 0.0);
+    for (int c = 0; c < cores; ++c) k.flops[static_cast<std::size_t>(c)] = k.cycles / cores;
+    k.matrix.clear();
+    if (!level_of.empty()) {
+      k.matrix.assign(n * n, 0.0);
+      for (std::size_t j = 0; j < level_of.size(); ++j) k.matrix[static_cast<std::size_t>(cores) + j] = k.bytes[level_of[j]];
     }
   }
 
@@ -480,12 +478,11 @@ class Simulation {
       for (std::size_t lv = 0; lv < levels_.size(); ++lv) sum.bytes[lv] += kernels[i].bytes[lv];
       amounts.push_back(cls == -2 ? kernels[i].cycles : kernels[i].bytes[static_cast<std::size_t>(cls)]);
     }
-    std::vector<KernelPlan> one{sum};
-    prepare(one, units_[unit_index], cores);
+    prepare(sum, units_[unit_index], cores);
     k.run_end = end;
-    k.run_hosts = one[0].hosts;
-    k.run_flops = one[0].flops;
-    k.run_matrix = one[0].matrix;
+    k.run_hosts = std::move(sum.hosts);
+    k.run_flops = std::move(sum.flops);
+    k.run_matrix = std::move(sum.matrix);
     k.run_breaks.assign(1, 0.0);
     double total = 0;
     for (double a : amounts) total += a;
@@ -509,7 +506,7 @@ class Simulation {
       st.queues.resize(ss.inputs.size());
       st.last_side.resize(ss.inputs.size());
       st.kernels = plan(ss.work, ss.unit, st.cores, &ss);
-      prepare(st.kernels, *st.unit, st.cores);
+      for (KernelPlan& k : st.kernels) prepare(k, *st.unit, st.cores);
       const bool exclusive =
           std::count_if(spec_.stages.begin(), spec_.stages.end(), [&](const auto& o) { return o.unit == ss.unit; }) == 1 &&
           std::none_of(spec_.tasks.begin(), spec_.tasks.end(), [&](const auto& t) { return t.unit == ss.unit; });
@@ -538,7 +535,7 @@ class Simulation {
         task.unit = &units_[*ts.unit];
         task.cores = ts.cores > 0 ? ts.cores : units_[*ts.unit].spec->cores;
         task.kernels = plan(ts.work, *ts.unit, task.cores);
-        prepare(task.kernels, *task.unit, task.cores);
+        for (KernelPlan& k : task.kernels) prepare(k, *task.unit, task.cores);
       }
       task.rng.seed(spec_.seed * 7919ULL + 31 * t + 2);
     }
