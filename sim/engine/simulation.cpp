@@ -539,9 +539,7 @@ class Simulation {
       }
       task.rng.seed(spec_.seed * 7919ULL + 31 * t + 2);
     }
-    const auto& hw = spec_.hardware;
-    temperature_C_ = spec_.initial_temperature_C.value_or(ambient());
-    if (!hw.thermal) temperature_C_ = spec_.initial_temperature_C.value_or(25.0);
+    temperature_C_ = spec_.initial_temperature_C.value_or(spec_.hardware.thermal ? ambient() : 25.0);
     drained_cv_ = sg4::ConditionVariable::create();
     drained_mutex_ = sg4::Mutex::create();
     tick_mutex_ = sg4::Mutex::create();
