@@ -428,9 +428,7 @@ json RunAnalysis::finish(const engine::RunTotals& totals) {
 std::string RunAnalysis::svg_latency_cdf() const {
   // The tail: the fraction of frames slower than each latency, on a log scale, so p99 sits at 10^-2 and
   // p99.9 at 10^-3, with the deadline across.
-  const auto& values = all_.latency_s.values();
-  std::vector<double> sorted = values;
-  std::sort(sorted.begin(), sorted.end());
+  const auto& sorted = all_.latency_s.sorted();
   const std::size_t n = sorted.size();
   const double floor = n > 0 ? 0.5 / static_cast<double>(n) : 1e-3;
   const double hi = std::max(n > 0 ? sorted.back() : spec_.deadline_s, spec_.deadline_s) * 1.1;

@@ -15,15 +15,20 @@ void Samples::add(double v) {
   dirty_ = true;
 }
 
-double Samples::quantile(double p) const {
-  FRAMESIM_ASSERT(!values_.empty(), "quantile of an empty sample");
-  if (dirty_) {  // sorted in place: a copy would double the peak memory of a long run
+const std::vector<double>& Samples::sorted() const {
+  if (dirty_) {
     std::sort(values_.begin(), values_.end());
     dirty_ = false;
   }
-  const double n = static_cast<double>(values_.size());
+  return values_;
+}
+
+double Samples::quantile(double p) const {
+  FRAMESIM_ASSERT(!values_.empty(), "quantile of an empty sample");
+  const auto& values = sorted();
+  const double n = static_cast<double>(values.size());
   const auto rank = static_cast<std::size_t>(std::max(1.0, std::ceil(p * n - 1e-9)));
-  return values_[std::min(rank, values_.size()) - 1];
+  return values[std::min(rank, values.size()) - 1];
 }
 
 Summary Samples::summary() const {

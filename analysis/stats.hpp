@@ -31,8 +31,10 @@ class Samples {
   /// Nearest-rank quantile, p in [0, 1]. Precondition: not empty.
   double quantile(double p) const;
   Summary summary() const;
-  /// The values, in the order added until the first quantile is asked for, sorted from then on.
+  /// The values, in the order added until the first quantile or sorted() is asked for, sorted from then on.
   const std::vector<double>& values() const { return values_; }
+  /// The values in ascending order (sorted in place: a copy would double the peak memory of a long run).
+  const std::vector<double>& sorted() const;
 
  private:
   using Acc = boost::accumulators::accumulator_set<
