@@ -510,8 +510,7 @@ std::string RunAnalysis::svg_thermal() const {
   for (const auto& t : ticks_) p.emplace_back(t.time_s, t.power_W);
   power.line(p, 3, "SoC power");
   if (spec_.hardware.thermal) {
-    const auto& th = *spec_.hardware.thermal;
-    const double envelope = (th.trip_C - th.ambient_C) / th.resistance_K_per_W;
+    const double envelope = spec_.hardware.thermal->sustained_power_W();
     power.reference(envelope, false, 0, fmt::format("sustained envelope {}", core::format_watts(envelope)));
   }
   return stack_svgs({temperature.render(), clocks.render(), power.render()}, width, height);
