@@ -39,9 +39,25 @@ bool in(const WindowStats& w, double t) { return t >= w.from_s && t < w.to_s; }
 
 /// Shortest text that reads back as the same double: exact, deterministic and compact.
 std::string num(double v) { return fmt::format("{}", v); }
-std::string sec(double v) { return fmt::format("{}", v); }
 
 std::string json_escape(const std::string& s) { return json(s).dump(); }
+
+/// Trace metadata: the name of track `tid`.
+std::string thread_name_event(std::size_t tid, const std::string& name) {
+  return fmt::format(R"({{"ph":"M","cat":"__metadata","pid":1,"tid":{},"name":"thread_name","args":{{"name":{}}}}})", tid,
+                     json_escape(name));
+}
+
+/// Trace metadata: track `tid` sorts by its own number.
+std::string thread_sort_index_event(std::size_t tid) {
+  return fmt::format(R"({{"ph":"M","cat":"__metadata","pid":1,"tid":{},"name":"thread_sort_index","args":{{"sort_index":{}}}}})",
+                     tid, tid);
+}
+
+/// Counted frames that missed the deadline or were dropped, as a fraction of the counted frames (0 without any).
+double miss_rate(const WindowStats& w) {
+  return w.frames > 0 ? static_cast<double>(w.missed + w.dropped) / static_cast<double>(w.frames) : 0.0;
+}
 
 /// A slice's "ts" and "dur" in microseconds with nanosecond digits, rounded so that the end of one slice
 /// and the start of the next that follows it on the same track round to the same value (no overlap).
@@ -67,7 +83,7 @@ json window_json(const WindowStats& w, const model::ScenarioSpec& spec) {
           {"completed", w.completed},
           {"missed", w.missed},
           {"dropped", w.dropped},
-          {"miss_rate", w.frames > 0 ? static_cast<double>(w.missed + w.dropped) / static_cast<double>(w.frames) : 0.0},
+          {"miss_rate", miss_rate(w)},
           {"latency_s", summary_json(w.latency_s.summary())},
           {"stages", stages},
           {"mean_temperature_C", w.temperature_C.empty() ? json(nullptr) : json(w.temperature_C.summary().mean)},
@@ -116,12 +132,8 @@ RunAnalysis::RunAnalysis(const model::ScenarioSpec& spec, std::filesystem::path 
   trace_ << "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n";
   trace_event(fmt::format(R"({{"ph":"M","cat":"__metadata","pid":1,"tid":0,"name":"process_name","args":{{"name":{}}}}})",
                           json_escape("framesim: " + spec.name)));
-  for (std::size_t s = 0; s < spec.stages.size(); ++s)
-    trace_event(fmt::format(R"({{"ph":"M","cat":"__metadata","pid":1,"tid":{},"name":"thread_name","args":{{"name":{}}}}})", 1 + s,
-                            json_escape("stage " + spec.stages[s].name)));
-  for (std::size_t s = 0; s < spec.stages.size(); ++s)
-    trace_event(fmt::format(R"({{"ph":"M","cat":"__metadata","pid":1,"tid":{},"name":"thread_sort_index","args":{{"sort_index":{}}}}})",
-                            1 + s, 1 + s));
+  for (std::size_t s = 0; s < spec.stages.size(); ++s) trace_event(thread_name_event(1 + s, "stage " + spec.stages[s].name));
+  for (std::size_t s = 0; s < spec.stages.size(); ++s) trace_event(thread_sort_index_event(1 + s));
 }
 
 void RunAnalysis::trace_event(const std::string& event) {
@@ -136,9 +148,9 @@ void RunAnalysis::on_frame(const engine::FrameRecord& r) {
   const double latency = r.done_s - r.capture_s;
   const bool met = completed && latency <= spec_.deadline_s;
   sojourn_sum_s_ += latency;
-  frames_csv_ << r.frame << "," << spec_.sensors[r.sensor].name << "," << sec(r.capture_s) << ","
-              << engine::frame_outcome_name(r.outcome) << "," << sec(r.done_s) << ","
-              << (completed ? sec(latency) : "") << "," << (completed ? (met ? "1" : "0") : "") << ","
+  frames_csv_ << r.frame << "," << spec_.sensors[r.sensor].name << "," << num(r.capture_s) << ","
+              << engine::frame_outcome_name(r.outcome) << "," << num(r.done_s) << ","
+              << (completed ? num(latency) : "") << "," << (completed ? (met ? "1" : "0") : "") << ","
               << (r.drop_stage >= 0 ? spec_.stages[static_cast<std::size_t>(r.drop_stage)].name : "") << ","
               << engine::drop_reason_name(r.reason) << "," << num(r.energy_J) << "," << num(r.temperature_C);
   for (double f : r.unit_frequency_Hz) frames_csv_ << "," << num(f);
@@ -180,9 +192,9 @@ void RunAnalysis::on_stage(const engine::StageRecord& r) {
   const double wait = r.start_s - r.enqueue_s;
   const double service = r.end_s - r.start_s;
   const double latency = r.end_s - r.capture_s;
-  stages_csv_ << r.frame << "," << spec_.stages[r.stage].name << "," << sec(r.capture_s) << "," << sec(r.enqueue_s)
-              << "," << sec(r.start_s) << "," << sec(r.end_s) << "," << sec(wait) << "," << sec(service) << ","
-              << sec(latency) << "," << num(r.energy_J) << "," << r.kernels << "\n";
+  stages_csv_ << r.frame << "," << spec_.stages[r.stage].name << "," << num(r.capture_s) << "," << num(r.enqueue_s)
+              << "," << num(r.start_s) << "," << num(r.end_s) << "," << num(wait) << "," << num(service) << ","
+              << num(latency) << "," << num(r.energy_J) << "," << r.kernels << "\n";
   const auto [ts, dur] = slice_us(r.start_s, r.end_s);
   trace_event(fmt::format(
       R"({{"ph":"X","pid":1,"tid":{},"ts":{:.3f},"dur":{:.3f},"name":"frame {}","cat":"stage","args":{{"frame":{},"wait_us":{:.3f},"energy_mJ":{:.6f}}}}})",
@@ -202,7 +214,7 @@ void RunAnalysis::on_control(const engine::ControlRecord& r) {
 }
 
 void RunAnalysis::on_tick(const engine::TickRecord& r) {
-  timeseries_csv_ << sec(r.time_s) << "," << num(r.temperature_C) << "," << num(r.power_W) << "," << num(r.dynamic_J)
+  timeseries_csv_ << num(r.time_s) << "," << num(r.temperature_C) << "," << num(r.power_W) << "," << num(r.dynamic_J)
                   << "," << num(r.static_J) << "," << (r.throttled ? 1 : 0);
   for (double f : r.unit_frequency_Hz) timeseries_csv_ << "," << num(f);
   for (double b : r.level_bandwidth_Bps) timeseries_csv_ << "," << num(b);
@@ -237,14 +249,12 @@ void RunAnalysis::on_kernel(const engine::KernelRecord& r) {
   const std::string owner_name = r.stage >= 0 ? spec_.stages[static_cast<std::size_t>(r.stage)].name
                                               : spec_.tasks[static_cast<std::size_t>(r.task)].name;
   if (kernel_tracks_.insert(tid).second) {
-    trace_event(fmt::format(R"({{"ph":"M","cat":"__metadata","pid":1,"tid":{},"name":"thread_name","args":{{"name":{}}}}})", tid,
-                            json_escape(spec_.hardware.units[r.unit].name + " / " + owner_name)));
-    trace_event(fmt::format(R"({{"ph":"M","cat":"__metadata","pid":1,"tid":{},"name":"thread_sort_index","args":{{"sort_index":{}}}}})",
-                            tid, tid));
+    trace_event(thread_name_event(static_cast<std::size_t>(tid), spec_.hardware.units[r.unit].name + " / " + owner_name));
+    trace_event(thread_sort_index_event(static_cast<std::size_t>(tid)));
   }
   kernels_csv_ << spec_.hardware.units[r.unit].name << "," << owner_name << "," << r.name << "," << r.frame << ","
-               << sec(r.start_s - r.dispatch_s) << "," << sec(r.start_s) << "," << sec(r.end_s) << ","
-               << sec(r.end_s - r.start_s + r.dispatch_s) << "\n";
+               << num(r.start_s - r.dispatch_s) << "," << num(r.start_s) << "," << num(r.end_s) << ","
+               << num(r.end_s - r.start_s + r.dispatch_s) << "\n";
   const auto [ts, dur] = slice_us(r.start_s, r.end_s);
   trace_event(fmt::format(
       R"({{"ph":"X","pid":1,"tid":{},"ts":{:.3f},"dur":{:.3f},"name":{},"cat":"kernel","args":{{"frame":{},"dispatch_us":{:.3f}}}}})",
@@ -295,7 +305,7 @@ json RunAnalysis::finish(const engine::RunTotals& totals) {
                  {"completed", all_.completed},
                  {"missed", all_.missed},
                  {"dropped", all_.dropped},
-                 {"miss_rate", all_.frames > 0 ? static_cast<double>(all_.missed + all_.dropped) / static_cast<double>(all_.frames) : 0.0},
+                 {"miss_rate", miss_rate(all_)},
                  {"longest_miss_run", longest_miss_run_},
                  {"drops_by", drops},
                  {"sensors", per_sensor}};
@@ -307,11 +317,12 @@ json RunAnalysis::finish(const engine::RunTotals& totals) {
   json staleness = json::object();
   for (std::size_t t = 0; t < spec_.tasks.size(); ++t) {
     if (!spec_.tasks[t].reads_stage) continue;
+    const Summary time_s = staleness_s_[t].summary();
     json entry{{"reads", spec_.stages[*spec_.tasks[t].reads_stage].name},
                {"rate_Hz", spec_.tasks[t].rate_Hz},
-               {"time_s", summary_json(staleness_s_[t].summary())}};
+               {"time_s", summary_json(time_s)}};
     if (spec_.speed_mps && !staleness_s_[t].empty()) {
-      Summary d = staleness_s_[t].summary();
+      Summary d = time_s;
       for (double* v : {&d.mean, &d.stddev, &d.min, &d.max, &d.p50, &d.p90, &d.p99, &d.p999}) *v *= *spec_.speed_mps;
       entry["speed_mps"] = *spec_.speed_mps;
       entry["distance_m"] = summary_json(d);
