@@ -400,7 +400,8 @@ json RunAnalysis::finish(const engine::RunTotals& totals) {
 
   // Verdict: end to end against the deadline, and each stage with a slice, in the sustained window.
   json verdict = json::object();
-  verdict["floor_end_to_end_s"] = spec_.floor_end_to_end_s();
+  const std::vector<double> floors_s = spec_.stage_floors_s();
+  verdict["floor_end_to_end_s"] = spec_.floor_end_to_end_s(floors_s);
   const Summary sustained = sustained_.latency_s.summary();
   if (sustained.count > 0) {
     verdict["sustained_p99_s"] = sustained.p99;
@@ -416,7 +417,7 @@ json RunAnalysis::finish(const engine::RunTotals& totals) {
     if (hot.count == 0) continue;
     const double slice = *spec_.stages[s].slice_s;
     slices[spec_.stages[s].name] = {{"slice_s", slice},
-                                    {"floor_alone_s", spec_.stage_floor_s(s)},
+                                    {"floor_alone_s", floors_s[s]},
                                     {"cold_mean_s", cold.mean},
                                     {"cold_p99_s", cold.p99},
                                     {"sustained_mean_s", hot.mean},

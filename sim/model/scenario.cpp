@@ -76,7 +76,13 @@ double ScenarioSpec::stage_floor_s(std::size_t s) const {
   return 0.0;
 }
 
-double ScenarioSpec::floor_end_to_end_s() const {
+std::vector<double> ScenarioSpec::stage_floors_s() const {
+  std::vector<double> out;
+  for (std::size_t s = 0; s < stages.size(); ++s) out.push_back(stage_floor_s(s));
+  return out;
+}
+
+double ScenarioSpec::floor_end_to_end_s(const std::vector<double>& floors_s) const {
   // Stages are in topological order: the longest path ending at each is its floor plus its slowest input's.
   std::vector<double> done(stages.size(), 0.0);
   double longest = 0;
@@ -84,7 +90,7 @@ double ScenarioSpec::floor_end_to_end_s() const {
     double ready = 0;
     for (const auto& in : stages[s].inputs)
       if (!in.sensor) ready = std::max(ready, done[in.index]);
-    done[s] = ready + stage_floor_s(s);
+    done[s] = ready + floors_s[s];
     longest = std::max(longest, done[s]);
   }
   return longest;

@@ -132,8 +132,11 @@ struct ScenarioSpec {
   /// kernels' roofline bounds (the budget's number), or the mean work time. What contention and throttling add
   /// shows as the difference from the simulated service time.
   double stage_floor_s(std::size_t s) const;
-  /// The end-to-end floor: the longest path from a sensor to a sink through the stages' floors alone.
-  double floor_end_to_end_s() const;
+  /// stage_floor_s of every stage, in stage order (each stage's network planned once).
+  std::vector<double> stage_floors_s() const;
+  /// The end-to-end floor: the longest path from a sensor to a sink through the stages' floors alone
+  /// (`floors_s`, as stage_floors_s() returns them).
+  double floor_end_to_end_s(const std::vector<double>& floors_s) const;
 
   /// Stages reading stage `s` (its consumers), in stage order.
   std::vector<std::size_t> consumers_of_stage(std::size_t s) const;
