@@ -13,11 +13,11 @@
 #include <tuple>
 #include <unordered_map>
 
-#include "core/csv.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"
 #include "core/text.hpp"
 #include "core/units.hpp"
+#include "trace/csv_table.hpp"
 
 namespace framesim::trace {
 
@@ -39,14 +39,6 @@ std::string_view trim(std::string_view s) {
 }
 
 bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
-
-/// A whole-string number (from_chars: no leading '+', no spaces), finite.
-std::optional<double> whole_number(std::string_view s) {
-  double v = 0;
-  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || ptr != s.data() + s.size() || s.empty() || !std::isfinite(v)) return std::nullopt;
-  return v;
-}
 
 /// Collects problems, at most a screenful: a broken 100 MB trace must not print a million lines.
 class Problems {
@@ -98,14 +90,7 @@ std::string_view match_method_name(MatchMethod m) {
 
 std::vector<model::Measurement> parse_measurements_csv(const std::string& text, const std::string& display_path) {
   core::Diagnostics d;
-  std::string csv_error;
-  int csv_error_line = 0;
-  const auto rows = core::parse_csv(text, &csv_error, &csv_error_line);
-  if (!csv_error.empty()) d.add({display_path, csv_error_line, 1}, "", csv_error);
-  if (rows.empty()) {
-    d.add({display_path, 1, 1}, "", "no header: expected a line like \"layer,time\"");
-    d.throw_if_any();
-  }
+  const auto rows = read_table(text, display_path, "\"layer,time\"", d);
   const auto& header = rows.front();
   int name_col = -1;
   int time_col = -1;
@@ -128,14 +113,7 @@ std::vector<model::Measurement> parse_measurements_csv(const std::string& text, 
         scale = t.scale;
         matched = true;
       }
-    if (!matched) {
-      std::string message = fmt::format("unknown column \"{}\"", cell.text);
-      if (auto near = core::closest_match(cell.text, known))
-        message += fmt::format(" (did you mean \"{}\"?)", *near);
-      else
-        message += fmt::format("; columns: {}", core::join_list(known, ", "));
-      d.add({display_path, header.line, cell.column}, "header", message);
-    }
+    if (!matched) report_unknown_column(header, cell, known, display_path, d);
   }
   if (name_col < 0) d.add({display_path, header.line, 1}, "header", "no layer column (layer, name or kernel)");
   if (time_col < 0)
@@ -145,39 +123,20 @@ std::vector<model::Measurement> parse_measurements_csv(const std::string& text, 
   std::vector<model::Measurement> out;
   for (std::size_t r = 1; r < rows.size(); ++r) {
     const auto& row = rows[r];
-    if (row.cells.size() != header.cells.size()) {
-      d.add({display_path, row.line, 1}, "",
-            fmt::format("expected {} columns like the header, got {}", header.cells.size(), row.cells.size()));
-      continue;
-    }
+    if (!has_header_width(row, header, display_path, d)) continue;
     const auto& name = row.cells[static_cast<std::size_t>(name_col)];
     const auto& time = row.cells[static_cast<std::size_t>(time_col)];
     if (name.text.empty())
       d.add({display_path, row.line, name.column}, header.cells[static_cast<std::size_t>(name_col)].text,
             "empty layer name");
-    double seconds = 0;
     const std::string& column = header.cells[static_cast<std::size_t>(time_col)].text;
-    if (scale == 0) {
-      auto q = core::parse_quantity(time.text, core::Dimension::Seconds);
-      if (!q.value) {
-        d.add({display_path, row.line, time.column}, column, q.error);
-        continue;
-      }
-      seconds = *q.value;
-    } else {
-      double v = 0;
-      auto [ptr, ec] = std::from_chars(time.text.data(), time.text.data() + time.text.size(), v);
-      if (ec != std::errc() || ptr != time.text.data() + time.text.size() || !std::isfinite(v)) {
-        d.add({display_path, row.line, time.column}, column, fmt::format("expected a number, got \"{}\"", time.text));
-        continue;
-      }
-      seconds = v * scale;
-    }
-    if (seconds < 0) {
+    const auto seconds = read_cell(time, row.line, scale, core::Dimension::Seconds, column, display_path, d);
+    if (!seconds) continue;
+    if (*seconds < 0) {
       d.add({display_path, row.line, time.column}, column, fmt::format("must not be negative, got \"{}\"", time.text));
       continue;
     }
-    out.push_back({name.text, seconds});
+    out.push_back({name.text, *seconds});
   }
   if (out.empty() && d.empty()) d.add({display_path, header.line, 1}, "", "no measurements after the header");
   d.throw_if_any();

@@ -1,0 +1,66 @@
+#include "trace/csv_table.hpp"
+
+#include <charconv>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "core/text.hpp"
+
+namespace framesim::trace {
+
+std::optional<double> whole_number(std::string_view text) {
+  double v = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || ptr != text.data() + text.size() || text.empty() || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+std::vector<core::CsvRow> read_table(const std::string& text, const std::string& display_path,
+                                     std::string_view header_example, core::Diagnostics& d) {
+  std::string csv_error;
+  int csv_error_line = 0;
+  auto rows = core::parse_csv(text, &csv_error, &csv_error_line);
+  if (!csv_error.empty()) d.add({display_path, csv_error_line, 1}, "", csv_error);
+  if (rows.empty()) {
+    d.add({display_path, 1, 1}, "", fmt::format("no header: expected a line like {}", header_example));
+    d.throw_if_any();
+  }
+  return rows;
+}
+
+void report_unknown_column(const core::CsvRow& header, const core::CsvCell& cell,
+                           const std::vector<std::string>& known, const std::string& display_path,
+                           core::Diagnostics& d) {
+  std::string message = fmt::format("unknown column \"{}\"", cell.text);
+  if (auto near = core::closest_match(cell.text, known))
+    message += fmt::format(" (did you mean \"{}\"?)", *near);
+  else
+    message += fmt::format("; columns: {}", core::join_list(known, ", "));
+  d.add({display_path, header.line, cell.column}, "header", message);
+}
+
+bool has_header_width(const core::CsvRow& row, const core::CsvRow& header, const std::string& display_path,
+                      core::Diagnostics& d) {
+  if (row.cells.size() == header.cells.size()) return true;
+  d.add({display_path, row.line, 1}, "",
+        fmt::format("expected {} columns like the header, got {}", header.cells.size(), row.cells.size()));
+  return false;
+}
+
+std::optional<double> read_cell(const core::CsvCell& cell, int line, double scale, core::Dimension dimension,
+                                const std::string& column, const std::string& display_path, core::Diagnostics& d) {
+  if (scale == 0) {
+    auto q = core::parse_quantity(cell.text, dimension);
+    if (!q.value) d.add({display_path, line, cell.column}, column, q.error);
+    return q.value;
+  }
+  const auto v = whole_number(cell.text);
+  if (!v) {
+    d.add({display_path, line, cell.column}, column, fmt::format("expected a number, got \"{}\"", cell.text));
+    return std::nullopt;
+  }
+  return *v * scale;
+}
+
+}  // namespace framesim::trace
