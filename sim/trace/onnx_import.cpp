@@ -2110,7 +2110,6 @@ class OnnxImporter {
     if (!x.act()) return unknown(c, ops);
     const Shape& xs = tensor(x.tensor).shape;
     const Shape ys = require_shape(c.node.output(0), c.where);
-    const Precision out = out_precision(c, 0, ops);
     std::string mode = attr_string(c, "mode", "nearest");
     if (mode == "bilinear") mode = "linear";  // Upsample-7
     const bool spatial = xs.size() == 4 && ys.size() == 4 && xs[0] == ys[0] && xs[1] == ys[1];
@@ -2120,19 +2119,13 @@ class OnnxImporter {
         p["scale"] = std::vector<std::int64_t>{ys[2] / xs[2], ys[3] / xs[3]};
       else
         p["size"] = std::vector<std::int64_t>{ys[2], ys[3]};
-      emit(c, Spec{"resize",
-                   std::move(p),
-                   {x.tensor},
-                   precision_for(ops, out, std::nullopt),
-                   c.node.output(0),
-                   "",
-                   std::nullopt});
-      return;
+      return single(c, ops, "resize", std::move(p));
     }
     const double per_output = mode == "cubic" ? 32.0 : mode == "linear" ? 7.0 : 0.0;  // 4x4 taps / as ops.cpp
     note(fmt::format("{} in {} mode, or not a spatial NCHW resize: costed as custom with {} ops per output",
                      c.node.op_type(), mode, per_output),
          c);
+    const Precision out = out_precision(c, 0, ops);
     emit_custom(c, c.node.output(0), {x.tensor}, per_output * model::shape_elements(ys), 0,
                 precision_for(ops, out, std::nullopt));
   }
@@ -2167,7 +2160,6 @@ class OnnxImporter {
     if (!x.act()) return unknown(c, ops);
     const Shape& xs = tensor(x.tensor).shape;
     const Shape ys = require_shape(c.node.output(0), c.where);
-    const Precision out = out_precision(c, 0, ops);
     bool spatial =
         xs.size() == 4 && ys.size() == 4 && xs[0] == ys[0] && xs[1] == ys[1] && ys[2] >= xs[2] && ys[3] >= xs[3];
     if (spatial) {
@@ -2187,16 +2179,10 @@ class OnnxImporter {
         const auto h = ys[2] - xs[2], w = ys[3] - xs[3];
         tlbr = {h / 2, w / 2, h - h / 2, w - w / 2};
       }
-      emit(c, Spec{"pad",
-                   {{"pads", tlbr}},
-                   {x.tensor},
-                   precision_for(ops, out, std::nullopt),
-                   c.node.output(0),
-                   "",
-                   std::nullopt});
-      return;
+      return single(c, ops, "pad", {{"pads", tlbr}});
     }
     note("Pad of other than the spatial axes of NCHW, or negative (a crop): costed as custom data movement (0 ops)", c);
+    const Precision out = out_precision(c, 0, ops);
     emit_custom(c, c.node.output(0), {x.tensor}, 0, 0, precision_for(ops, out, std::nullopt));
   }
 
@@ -2211,18 +2197,9 @@ class OnnxImporter {
     const auto& x = ops.at(0);
     if (!x.act()) return unknown(c, ops);
     const Shape ys = require_shape(c.node.output(0), c.where);
-    const Precision out = out_precision(c, 0, ops);
-    if (fits_inside(ys, tensor(x.tensor).shape)) {
-      emit(c, Spec{"slice",
-                   {{"shape", ys}},
-                   {x.tensor},
-                   precision_for(ops, out, std::nullopt),
-                   c.node.output(0),
-                   "",
-                   std::nullopt});
-      return;
-    }
+    if (fits_inside(ys, tensor(x.tensor).shape)) return single(c, ops, "slice", {{"shape", ys}});
     note("Slice whose output does not fit inside its input: costed as custom data movement", c);
+    const Precision out = out_precision(c, 0, ops);
     emit_custom(c, c.node.output(0), {x.tensor}, 0, 0, precision_for(ops, out, std::nullopt));
   }
 
