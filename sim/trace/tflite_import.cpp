@@ -43,6 +43,7 @@
 #include <flatbuffers/flatbuffers.h>
 
 #include "core/error.hpp"
+#include "core/text.hpp"
 #include "tflite_schema_generated.h"
 #include "trace/import.hpp"
 
@@ -556,7 +557,6 @@ class Importer {
     } else {
       folded_other_[o.name]++;
     }
-    ++folded_;
   }
 
   void dispatch(const Op& o) {
@@ -1031,6 +1031,14 @@ class Importer {
     }
     if (net_.layers.empty()) fail("no layers: every operator works on constants only");
 
+    // fold() counts every folded operator in exactly one of the two tallies.
+    auto total = [](const std::map<std::string, int>& counts) {
+      int n = 0;
+      for (const auto& [key, count] : counts) n += count;
+      return n;
+    };
+    const int dequantize_folded = total(folded_dequantize_), other_folded = total(folded_other_);
+    const auto folded = static_cast<std::size_t>(dequantize_folded + other_folded);
     const std::size_t operators = graph_->operators()->size();
     net_.name = path_.stem().string();
     net_.source_file = file_;
@@ -1039,30 +1047,22 @@ class Importer {
     net_.description = fmt::format(
         "TFLite model{}: {} operators -> {} layers from {} operators, {} folded; 4-D tensors NHWC -> NCHW",
         desc && desc->size() ? fmt::format(" ({})", desc->str()) : "", operators, net_.layers.size(),
-        sourced_ops_.size(), folded_);
-    FRAMESIM_ASSERT(sourced_ops_.size() + folded_ == operators, "every operator is a layer or folded");
+        sourced_ops_.size(), folded);
+    FRAMESIM_ASSERT(sourced_ops_.size() + folded == operators, "every operator is a layer or folded");
 
     if (!folded_dequantize_.empty()) {
       std::vector<std::string> parts;
-      int n = 0;
-      for (const auto& [type, count] : folded_dequantize_) {
-        parts.push_back(fmt::format("{} of {}", count, type));
-        n += count;
-      }
+      for (const auto& [type, count] : folded_dequantize_) parts.push_back(fmt::format("{} of {}", count, type));
       warnings_.push_back(fmt::format("{} DEQUANTIZE operators of constant tensors ({}) folded into the layers they "
                                       "feed: those layers hold their weights at the stored precision",
-                                      n, core_join(parts)));
+                                      dequantize_folded, core::join_list(parts, ", ")));
     }
     if (!folded_other_.empty()) {
       std::vector<std::string> parts;
-      int n = 0;
-      for (const auto& [name, count] : folded_other_) {
-        parts.push_back(fmt::format("{} x{}", name, count));
-        n += count;
-      }
+      for (const auto& [name, count] : folded_other_) parts.push_back(fmt::format("{} x{}", name, count));
       warnings_.push_back(fmt::format("{} operators with only constant inputs folded (computed once, not per "
                                       "inference): {}",
-                                      n, core_join(parts)));
+                                      other_folded, core::join_list(parts, ", ")));
     }
     for (const auto& [name, layers] : unknown_)
       warnings_.push_back(fmt::format("unknown op {} ({}x): imported as custom layers (0 operations; reading their "
@@ -1103,12 +1103,6 @@ class Importer {
       warnings_.push_back(fmt::format("layer outputs no one reads are kept as graph outputs: {}", list_some(unread)));
   }
 
-  static std::string core_join(const std::vector<std::string>& parts) {
-    std::string out;
-    for (std::size_t i = 0; i < parts.size(); ++i) out += (i ? ", " : "") + parts[i];
-    return out;
-  }
-
   std::filesystem::path path_;
   std::string file_;
   const ImportOptions& options_;
@@ -1121,7 +1115,6 @@ class Importer {
   std::set<std::string> used_names_;
 
   std::set<std::size_t> sourced_ops_;  // operators that became at least one layer
-  std::size_t folded_ = 0;
   std::map<std::string, int> folded_dequantize_;  // by stored type
   std::map<std::string, int> folded_other_;       // by op name
   std::map<std::string, std::vector<std::string>> unknown_;
