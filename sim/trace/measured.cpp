@@ -1116,6 +1116,7 @@ MeasuredTrace parse_pytorch(const std::string& text, const std::string& path, st
     int iteration = 0;
     int range_parent = -1;
     bool under_op = false;
+    bool in_step = false;
     for (int p = ev.parent; p >= 0; p = events[static_cast<std::size_t>(p)].parent) {
       const Event& anc = events[static_cast<std::size_t>(p)];
       if (anc.kind == EventKind::op) under_op = true;
@@ -1125,18 +1126,14 @@ MeasuredTrace parse_pytorch(const std::string& text, const std::string& path, st
       }
       if (anc.kind == EventKind::step) {
         iteration = step_index[static_cast<std::size_t>(p)];
+        in_step = true;
         break;
       }
     }
     if (under_op) continue;
-    if (!steps.empty()) {
-      bool in_step = false;
-      for (int p = ev.parent; p >= 0 && !in_step; p = events[static_cast<std::size_t>(p)].parent)
-        in_step = events[static_cast<std::size_t>(p)].kind == EventKind::step;
-      if (!in_step) {
-        ++outside_steps;
-        continue;
-      }
+    if (!steps.empty() && !in_step) {
+      ++outside_steps;
+      continue;
     }
     slot_of_event[i] = static_cast<int>(slots.size());
     slots.push_back({i, iteration, range_parent});
@@ -1513,6 +1510,8 @@ MatchedMeasurements match_measurements(const MeasuredTrace& trace, const model::
     std::map<std::string, std::vector<std::size_t>> ops_by_class;
     std::vector<std::size_t> unclassified;
     std::size_t inside_ranges = 0;
+    std::map<std::string, int> occurrence_of_op;  // "aten::conv2d" -> occurrences so far (for names like "#3")
+    std::vector<std::string> occurrence_name(trace.entries.size());
     for (std::size_t i = 0; i < trace.entries.size(); ++i) {
       const auto& e = trace.entries[i];
       if (e.range) continue;
@@ -1520,6 +1519,7 @@ MatchedMeasurements match_measurements(const MeasuredTrace& trace, const model::
         ++inside_ranges;
         continue;
       }
+      occurrence_name[i] = fmt::format("{} #{}", e.op, ++occurrence_of_op[e.op]);
       const std::string c = torch_class(e.op);
       if (c.empty())
         unclassified.push_back(i);
@@ -1543,11 +1543,6 @@ MatchedMeasurements match_measurements(const MeasuredTrace& trace, const model::
         best_votes = v;
         repeats = n;
       }
-    std::map<std::string, int> occurrence_of_op;  // "aten::conv2d" -> occurrences so far (for names like "#3")
-    std::vector<std::string> occurrence_name(trace.entries.size());
-    for (std::size_t i = 0; i < trace.entries.size(); ++i)
-      if (!trace.entries[i].range && matched_ancestor(i) < 0)
-        occurrence_name[i] = fmt::format("{} #{}", trace.entries[i].op, ++occurrence_of_op[trace.entries[i].op]);
     std::vector<std::string> dim_mismatches, count_mismatches;
     std::size_t order_matched = 0;
     for (const auto& [c, ops] : ops_by_class) {
