@@ -38,8 +38,6 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
-bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
-
 /// Collects problems, at most a screenful: a broken 100 MB trace must not print a million lines.
 class Problems {
  public:
@@ -273,7 +271,7 @@ MeasuredTrace parse_tflite(const std::string& text, const std::string& path) {
     ++line_no;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     const std::string_view t = trim(line);
-    if (starts_with(line, "#")) continue;  // comments (framesim's own convention, as in the plain CSV)
+    if (line.starts_with("#")) continue;  // comments (framesim's own convention, as in the plain CSV)
     if (t.empty()) {
       if (table != Table::none) close_table(false);
       continue;
@@ -293,7 +291,7 @@ MeasuredTrace parse_tflite(const std::string& text, const std::string& path) {
       subgraph = 0;
       continue;
     }
-    if (starts_with(t, kTfliteBar)) {
+    if (t.starts_with(kTfliteBar)) {
       if (table != Table::none) close_table(false);
       std::string_view title = t.substr(kTfliteBar.size());
       if (const auto bar = title.find(kTfliteBar); bar != std::string_view::npos) title = title.substr(0, bar);
@@ -302,11 +300,11 @@ MeasuredTrace parse_tflite(const std::string& text, const std::string& path) {
       last_title_line = line_no;
       continue;
     }
-    if (starts_with(t, "Primary graph ")) {
+    if (t.starts_with("Primary graph ")) {
       subgraph = 0;
       continue;
     }
-    if (starts_with(t, "Subgraph (index: ")) {
+    if (t.starts_with("Subgraph (index: ")) {
       int index = 0;
       const std::string_view rest = t.substr(std::string_view("Subgraph (index: ").size());
       std::from_chars(rest.data(), rest.data() + rest.size(), index);
@@ -316,12 +314,12 @@ MeasuredTrace parse_tflite(const std::string& text, const std::string& path) {
       if (table != Table::none) close_table(false);
       continue;
     }
-    if (starts_with(t, "Delegate internal:")) {
+    if (t.starts_with("Delegate internal:")) {
       if (table != Table::none) close_table(false);
       delegate = true;
       continue;
     }
-    if (starts_with(t, "Timings (microseconds):")) {
+    if (t.starts_with("Timings (microseconds):")) {
       if (table != Table::none) close_table(false);
       if (section == Section::runs && subgraph == 0 && !delegate) {
         const auto c = t.find("count=");
@@ -332,13 +330,13 @@ MeasuredTrace parse_tflite(const std::string& text, const std::string& path) {
       }
       continue;
     }
-    if (starts_with(t, "Memory (bytes):") || starts_with(t, "Number of nodes executed:") ||
+    if (t.starts_with("Memory (bytes):") || t.starts_with("Number of nodes executed:") ||
         (t.size() > 15 && t.substr(t.size() - 15) == " nodes observed")) {
       if (table != Table::none) close_table(false);
       continue;
     }
     if (table == Table::run_order_header || table == Table::other_header) {
-      if (t.find('\t') != std::string_view::npos || starts_with(t, "[node type]")) {
+      if (t.find('\t') != std::string_view::npos || t.starts_with("[node type]")) {
         problems.add(line_no, 1, "",
                      "this is benchmark_model's console output (tab-separated), not its CSV: run it with "
                      "--enable_op_profiling=true --profiling_output_csv_file=FILE and give FILE");
@@ -863,7 +861,7 @@ bool is_op_name(std::string_view name) { return name.find("::") != std::string_v
 
 std::optional<EventKind> classify(const std::string& cat, const std::string& name) {
   const std::string c = lower(cat);
-  if (starts_with(name, "ProfilerStep#") && (c == "cpu_op" || c == "user_annotation" || c == "operator"))
+  if (name.starts_with("ProfilerStep#") && (c == "cpu_op" || c == "user_annotation" || c == "operator"))
     return EventKind::step;
   if (c == "cpu_op" || c == "operator") return is_op_name(name) ? EventKind::op : EventKind::range;
   if (c == "user_annotation") return EventKind::range;
@@ -1306,7 +1304,7 @@ std::string torch_class(std::string_view op) {
       {"_upsample_nearest_exact2d", "resize"},
       {"to", "cast"},
       {"_to_copy", "cast"}};
-  if (!starts_with(op, "aten::")) return "";
+  if (!op.starts_with("aten::")) return "";
   std::string_view base = op.substr(6);
   if (!base.empty() && base.back() == '_' && base.front() != '_') base.remove_suffix(1);  // in place: relu_
   if (auto it = kTable.find(base); it != kTable.end()) return it->second;
@@ -1322,10 +1320,9 @@ std::vector<std::string> range_suffixes(const std::string& name) {
   return out;
 }
 
-std::string shape_text(const std::vector<std::int64_t>& dims) {
-  std::string out;
-  for (auto d : dims) out += (out.empty() ? "" : "x") + std::to_string(d);
-  return out;
+/// The name a plain or TFLite entry is listed under: a TFLite node under its (first) output tensor's name.
+const std::string& recorded_name(const MeasuredTrace& trace, const MeasuredEntry& e) {
+  return trace.format == MeasuredFormat::tflite_profile && !e.aliases.empty() ? e.aliases.front() : e.name;
 }
 
 }  // namespace
@@ -1356,7 +1353,7 @@ MeasuredTrace parse_measured_trace(const std::string& text, const std::string& d
     std::size_t eol = text.find('\n', scan);
     if (eol == std::string::npos) eol = text.size();
     const std::string_view l = trim(std::string_view(text).substr(scan, eol - scan));
-    if (l == kTfliteRuns || l == kTfliteInit || starts_with(l, kTfliteBar)) return parse_tflite(text, display_path);
+    if (l == kTfliteRuns || l == kTfliteInit || l.starts_with(kTfliteBar)) return parse_tflite(text, display_path);
     scan = eol + 1;
   }
 
@@ -1402,11 +1399,7 @@ std::vector<model::Measurement> to_measurements(const MeasuredTrace& trace) {
     }
     return out;
   }
-  for (const auto& e : trace.entries) {
-    // TFLite: a node under its (first) output tensor's name.
-    const bool tensor = trace.format == MeasuredFormat::tflite_profile && !e.aliases.empty();
-    out.push_back({tensor ? e.aliases.front() : e.name, e.time_s});
-  }
+  for (const auto& e : trace.entries) out.push_back({recorded_name(trace, e), e.time_s});
   return out;
 }
 
@@ -1447,9 +1440,7 @@ MatchedMeasurements match_measurements(const MeasuredTrace& trace, const model::
       if (layer >= 0)
         credit(layer, e.name, method, e.time_s);
       else
-        passthrough.push_back(
-            {trace.format == MeasuredFormat::tflite_profile && !e.aliases.empty() ? e.aliases.front() : e.name,
-             e.time_s});
+        passthrough.push_back({recorded_name(trace, e), e.time_s});
     }
   } else {
     // 1. Ranges named after layers (record_function("conv1"), or a module path ending in the layer's name).
@@ -1571,9 +1562,10 @@ MatchedMeasurements match_measurements(const MeasuredTrace& trace, const model::
         const bool bias_first = e.op == "aten::addmm" || e.op == "aten::baddbmm";
         if (!e.input_dims.empty() && !spec.inputs.empty() && !bias_first) {
           const auto& shape = net.tensors[static_cast<std::size_t>(spec.inputs.front())].shape;
-          if (std::vector<std::int64_t>(shape.begin(), shape.end()) != e.input_dims && dim_mismatches.size() < 1000)
+          if (shape != e.input_dims && dim_mismatches.size() < 1000)
             dim_mismatches.push_back(fmt::format("{} reads {} but {} reads {}", occurrence_name[ops[j]],
-                                                 shape_text(e.input_dims), spec.name, model::shape_to_string(shape)));
+                                                 model::shape_to_string(e.input_dims), spec.name,
+                                                 model::shape_to_string(shape)));
         }
       }
     }
