@@ -933,7 +933,6 @@ class OnnxImporter {
       *a->mutable_t() = std::move(t);
       values_[out] = std::move(*computed);
       computed_.insert(out);
-      replaced_.insert(index);
       changed = true;
     }
     return changed;
@@ -2305,7 +2304,6 @@ class OnnxImporter {
   std::unordered_map<std::string, int> init_index_;
   std::unordered_set<std::string> no_value_;
   std::unordered_set<std::string> computed_;  // values computed here (not the file's)
-  std::set<int> replaced_;                    // nodes replaced by Constant nodes holding their value
 };
 
 }  // namespace
