@@ -17,10 +17,12 @@ struct Group {
   std::vector<int> layers;
   std::vector<int> folded;
   bool explicit_group = false;
-  int tail = -1;  // the member whose output continues the chain
 };
 
 bool is_producer_kind_for_folding(OpKind k) { return k == OpKind::conv2d || k == OpKind::linear; }
+
+/// The group's last layer in layer order: the member whose output continues the chain.
+int last_layer(const Group& g) { return std::max(g.layers.back(), g.folded.empty() ? -1 : g.folded.back()); }
 
 /// Fusion groups in execution order (ordered by their last layer, so every input is ready).
 std::vector<Group> make_groups(const NetworkSpec& net, bool fuse) {
@@ -37,7 +39,6 @@ std::vector<Group> make_groups(const NetworkSpec& net, bool fuse) {
         group_of[static_cast<std::size_t>(l)] = static_cast<int>(groups.size());
         group.layers.push_back(l);
       }
-      group.tail = group.layers.back();
       groups.push_back(group);
     }
   }
@@ -53,17 +54,15 @@ std::vector<Group> make_groups(const NetworkSpec& net, bool fuse) {
         const int g = group_of[static_cast<std::size_t>(producer)];
         Group& group = groups[static_cast<std::size_t>(g)];
         // Only join a group whose last member produced the input (a chain, not a branch).
-        if (!group.explicit_group && group.tail == producer) {
+        if (!group.explicit_group && last_layer(group) == producer) {
           const LayerSpec& p = net.layers[static_cast<std::size_t>(producer)];
           if (layer.kind == OpKind::batchnorm && is_producer_kind_for_folding(p.kind) && group.layers.size() == 1) {
             group.folded.push_back(i);
-            group.tail = i;
             group_of[static_cast<std::size_t>(i)] = g;
             continue;
           }
           if (layer.epilogue_fusable()) {
             group.layers.push_back(i);
-            group.tail = i;
             group_of[static_cast<std::size_t>(i)] = g;
             continue;
           }
@@ -71,12 +70,11 @@ std::vector<Group> make_groups(const NetworkSpec& net, bool fuse) {
       }
     }
     group_of[static_cast<std::size_t>(i)] = static_cast<int>(groups.size());
-    groups.push_back(Group{{i}, {}, false, i});
+    groups.push_back(Group{{i}, {}, false});
   }
   // Folded batchnorms sit logically after the anchor: keep them in layer order for naming.
-  auto last_layer = [](const Group& g) { return std::max(g.layers.back(), g.folded.empty() ? -1 : g.folded.back()); };
   std::stable_sort(groups.begin(), groups.end(),
-                   [&](const Group& a, const Group& b) { return last_layer(a) < last_layer(b); });
+                   [](const Group& a, const Group& b) { return last_layer(a) < last_layer(b); });
   return groups;
 }
 
