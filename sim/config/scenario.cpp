@@ -254,7 +254,6 @@ class ScenarioReader {
           if (fusion) net.fusion = *fusion;
           for (const auto& w : imported.warnings) spec_.notes.push_back(fmt::format("network {}: {}", name, w));
           spec_.networks.push_back({name, std::move(net)});
-          network_nodes_.emplace(name, value);
         } catch (const core::UserError& e) {
           forward(e, value);
         }
@@ -270,7 +269,6 @@ class ScenarioReader {
         if (precision && diagnostics_.size() == before) net = model::with_precision(net, *precision);
         if (fusion) net.fusion = *fusion;
         spec_.networks.push_back({name, std::move(net)});
-        network_nodes_.emplace(name, value);
       } catch (const core::UserError& e) {
         forward(e, value);
       }
@@ -351,7 +349,7 @@ class ScenarioReader {
       if (it == spec_.networks.end()) {
         std::vector<std::string> names;
         for (const auto& named : spec_.networks) names.push_back(named.name);
-        if (network_nodes_.empty() && names.empty()) {
+        if (names.empty()) {
           n->error(fmt::format("no network \"{}\": declare it under networks", *name));
         } else {
           std::string message = fmt::format("no network \"{}\"", *name);
@@ -673,7 +671,6 @@ class ScenarioReader {
   ScenarioSpec spec_;
   bool hardware_loaded_ = false;
   std::map<std::string, std::pair<bool, std::size_t>> names_;  // name -> (is sensor, index)
-  std::map<std::string, Node> network_nodes_;
   std::set<std::string> declared_networks_;
   std::vector<Node> stage_nodes_;
 };
