@@ -5,12 +5,10 @@
 #include "config/yaml.hpp"
 #include "model/hardware.hpp"
 #include "model/network.hpp"
-#include "model/scenario.hpp"
 
 namespace framesim::config {
 
 model::HardwareSpec read_hardware(const Node& root);
 model::NetworkSpec read_network(const Node& root);
-model::ScenarioSpec read_scenario(const Node& root);
 
 }  // namespace framesim::config

@@ -69,7 +69,7 @@ std::optional<Distribution> read_distribution(const Node& node, Dimension dim, R
 
 class ScenarioReader {
  public:
-  ScenarioReader(const Node& root, core::Diagnostics& diagnostics, const std::vector<Override>& overrides = {})
+  ScenarioReader(const Node& root, core::Diagnostics& diagnostics, const std::vector<Override>& overrides)
       : root_(root), diagnostics_(diagnostics), overrides_(overrides), applied_(overrides.size(), false) {}
 
   /// Overrides whose path starts with `prefix` ("hardware.", "network.NAME."), applied to `doc`.
@@ -676,10 +676,6 @@ class ScenarioReader {
 };
 
 }  // namespace
-
-model::ScenarioSpec read_scenario(const Node& root) {
-  return ScenarioReader(root, root.document().diagnostics()).read();
-}
 
 model::ScenarioSpec load_scenario(const std::filesystem::path& path, const std::vector<Override>& overrides) {
   core::Diagnostics diagnostics;

@@ -96,20 +96,4 @@ double ScenarioSpec::floor_end_to_end_s(const std::vector<double>& floors_s) con
   return longest;
 }
 
-std::vector<std::size_t> ScenarioSpec::consumers_of_stage(std::size_t s) const {
-  std::vector<std::size_t> out;
-  for (std::size_t i = 0; i < stages.size(); ++i)
-    for (const auto& in : stages[i].inputs)
-      if (!in.sensor && in.index == s) out.push_back(i);
-  return out;
-}
-
-std::vector<std::size_t> ScenarioSpec::consumers_of_sensor(std::size_t sensor) const {
-  std::vector<std::size_t> out;
-  for (std::size_t i = 0; i < stages.size(); ++i)
-    for (const auto& in : stages[i].inputs)
-      if (in.sensor && in.index == sensor) out.push_back(i);
-  return out;
-}
-
 }  // namespace framesim::model

@@ -137,10 +137,6 @@ struct ScenarioSpec {
   /// The end-to-end floor: the longest path from a sensor to a sink through the stages' floors alone
   /// (`floors_s`, as stage_floors_s() returns them).
   double floor_end_to_end_s(const std::vector<double>& floors_s) const;
-
-  /// Stages reading stage `s` (its consumers), in stage order.
-  std::vector<std::size_t> consumers_of_stage(std::size_t s) const;
-  std::vector<std::size_t> consumers_of_sensor(std::size_t sensor) const;
 };
 
 }  // namespace framesim::model
