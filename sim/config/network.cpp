@@ -20,11 +20,7 @@ using model::ParamType;
 
 namespace {
 
-const std::vector<std::string> kFusionModes{"auto", "explicit", "none"};
 constexpr std::string_view kBlockInput = "@input";
-/// Shape dimensions and op parameters are at most 2^31 - 1: far beyond any real network, and small enough
-/// that products of a few of them stay exact in 64-bit arithmetic.
-constexpr std::int64_t kMaxParam = 2147483647;
 
 /// Names visible to a layer: its own repeat instance first, then the enclosing ones.
 struct Scope {
@@ -54,11 +50,7 @@ class NetworkReader {
     net_.description = m.text("description").value_or("");
     m.text("source");
     if (auto p = m.get("precision")) default_precision_ = read_precision(*p).value_or(LayerPrecision{});
-    if (auto f = m.choice("fusion", kFusionModes)) {
-      net_.fusion = *f == "auto" ? model::FusionMode::automatic
-                    : *f == "explicit" ? model::FusionMode::explicit_only
-                                       : model::FusionMode::none;
-    }
+    if (auto f = read_fusion(m)) net_.fusion = *f;
     Scope top;
     if (auto inputs = m.required("inputs")) read_inputs(*inputs, top);
     int previous = net_.inputs.size() == 1 ? net_.inputs.front() : -1;
@@ -442,6 +434,14 @@ class NetworkReader {
 }  // namespace
 
 model::NetworkSpec read_network(const Node& root) { return NetworkReader(root).read(); }
+
+std::optional<model::FusionMode> read_fusion(const MapReader& m) {
+  auto f = m.choice("fusion", {"auto", "explicit", "none"});
+  if (!f) return std::nullopt;
+  return *f == "auto" ? model::FusionMode::automatic
+         : *f == "explicit" ? model::FusionMode::explicit_only
+                            : model::FusionMode::none;
+}
 
 model::NetworkSpec load_network(const std::filesystem::path& path) {
   core::Diagnostics diagnostics;

@@ -223,14 +223,11 @@ class ScenarioReader {
           for (auto& [input, shape] : inputs->entries()) {
             model::Shape dims;
             for (const Node& d : shape.items())
-              if (auto v = d.integer(1, 2147483647)) dims.push_back(*v);
+              if (auto v = d.integer(1, kMaxParam)) dims.push_back(*v);
             import_options.input_shapes[input] = dims;
           }
         }
-        if (auto f = r.choice("fusion", {"auto", "explicit", "none"}))
-          fusion = *f == "auto" ? model::FusionMode::automatic
-                   : *f == "explicit" ? model::FusionMode::explicit_only
-                                      : model::FusionMode::none;
+        fusion = read_fusion(r);
         if (auto p = r.get("precision")) {
           if (auto t = p->text()) {
             precision = model::parse_layer_precision(*t);
