@@ -60,12 +60,17 @@ std::string label_of(double v, std::optional<core::Dimension> d) {
   }
 }
 
-/// A scalar as the label a table shows: the text as written, lists flattened.
-std::string label_of(const YAML::Node& node) {
-  if (node.IsScalar()) return node.Scalar();
+/// `node` as one line of YAML text (flow style).
+std::string flow_text(const YAML::Node& node) {
   YAML::Emitter out;
   out << YAML::Flow << node;
   return out.c_str();
+}
+
+/// A scalar as the label a table shows: the text as written, lists flattened.
+std::string label_of(const YAML::Node& node) {
+  if (node.IsScalar()) return node.Scalar();
+  return flow_text(node);
 }
 
 SweepAxis read_axis(const std::string& path, const Node& node) {
@@ -74,9 +79,8 @@ SweepAxis read_axis(const std::string& path, const Node& node) {
   axis.origin = node.location();
   if (node.is_sequence()) {
     for (const Node& item : node.items()) {
-      YAML::Emitter out;
-      out << YAML::Flow << item.yaml();
-      axis.values.emplace_back(out.c_str());
+      axis.values.push_back(flow_text(item.yaml()));
+      axis.labels.push_back(label_of(YAML::Load(axis.values.back())));  // the value as the override reads it
       axis.origins.push_back(item.location());
     }
     if (axis.values.empty()) node.error("an axis needs at least one value");
@@ -183,7 +187,7 @@ std::vector<SweepPoint> expand_sweep(const SweepSpec& sweep) {
   std::vector<SweepPoint> points;
   auto add_value = [](SweepPoint& p, const SweepAxis& axis, std::size_t v) {
     p.overrides.push_back({axis.path, axis.values[v], axis.origins[v]});
-    p.labels.push_back(label_of(YAML::Load(axis.values[v])));
+    p.labels.push_back(axis.labels[v]);
   };
   switch (sweep.mode) {
     case SweepMode::grid: {

@@ -16,6 +16,7 @@ namespace framesim::config {
 struct SweepAxis {
   std::string path;
   std::vector<std::string> values;           // YAML text of each value (a list axis)
+  std::vector<std::string> labels;           // each value as tables show it
   std::vector<core::SourceLocation> origins;  // where each value was written
   core::SourceLocation origin;                // the axis' key in the sweep file
   // A range axis (Latin hypercube only): sampled between low and high, in SI units of `dimension`.
