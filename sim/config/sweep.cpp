@@ -28,23 +28,9 @@ const std::array kRangeDimensions{core::Dimension::BytesPerSecond, core::Dimensi
 
 /// A value in SI units as text every reader of that dimension accepts (round-trip precision).
 std::string quantity_text(double v, std::optional<core::Dimension> d) {
-  if (!d) return fmt::format("{}", v);
-  switch (*d) {
-    case core::Dimension::Bytes: return fmt::format("{} B", v);
-    case core::Dimension::BytesPerSecond: return fmt::format("{} B/s", v);
-    case core::Dimension::Ops: return fmt::format("{} OP", v);
-    case core::Dimension::OpsPerSecond: return fmt::format("{} OP/s", v);
-    case core::Dimension::Seconds: return fmt::format("{} s", v);
-    case core::Dimension::Hertz: return fmt::format("{} Hz", v);
-    case core::Dimension::Watts: return fmt::format("{} W", v);
-    case core::Dimension::Joules: return fmt::format("{} J", v);
-    case core::Dimension::Celsius: return fmt::format("{} C", v);
-    case core::Dimension::KelvinPerWatt: return fmt::format("{} C/W", v);
-    case core::Dimension::JoulesPerKelvin: return fmt::format("{} J/C", v);
-    case core::Dimension::Volts: return fmt::format("{} V", v);
-    case core::Dimension::MetresPerSecond: return fmt::format("{} m/s", v);
-    default: return fmt::format("{}", v);
-  }
+  const std::string_view unit = d ? core::base_unit(*d) : std::string_view{};
+  if (unit.empty()) return fmt::format("{}", v);
+  return fmt::format("{} {}", v, unit);
 }
 
 std::string label_of(double v, std::optional<core::Dimension> d) {

@@ -187,6 +187,11 @@ std::string_view dimension_example(Dimension d) {
   return "";
 }
 
+std::string_view base_unit(Dimension d) {
+  if (d == Dimension::Ratio) return {};  // its only symbol, "%", is a hundredth
+  return symbols(d).front().symbol;      // each dimension lists its base unit first
+}
+
 ParsedQuantity parse_quantity(std::string_view text, Dimension dim) {
   const SplitNumber split = split_number(text);
   if (!split.number) return {std::nullopt, expected_message(dim, text)};

@@ -36,6 +36,8 @@ enum class Dimension {
 std::string_view dimension_name(Dimension d);
 /// A valid example of a dimension, e.g. "68 GB/s".
 std::string_view dimension_example(Dimension d);
+/// The symbol of the SI base unit parse_quantity converts to, e.g. "B/s" for a bandwidth; empty for a ratio.
+std::string_view base_unit(Dimension d);
 
 /// Result of parsing one quantity: a value in SI base units, or a message for the user.
 struct ParsedQuantity {
