@@ -318,7 +318,7 @@ Result build_conv2d(Build& b) {
     return err("kernel", fmt::format("a {}x{} kernel does not fit the {}x{} input with this padding", k[0], k[1], h, w));
 
   const bool bias = b.flag("bias", false);
-  const double outputs = static_cast<double>(n) * static_cast<double>(cout) * static_cast<double>(ho) * static_cast<double>(wo);
+  const double outputs = shape_elements({n, cout, ho, wo});
   const double macs_per_output = static_cast<double>(c / groups) * static_cast<double>(k[0]) * static_cast<double>(k[1]);
   b.out.layer.ops = 2.0 * outputs * macs_per_output + (bias ? outputs : 0.0);
   b.set_weights(static_cast<double>(cout) * macs_per_output + (bias ? static_cast<double>(cout) : 0.0));
