@@ -318,7 +318,7 @@ CalibrationResult calibrate(const HardwareSpec& hw, std::size_t unit, const std:
   for (const auto& p : params) {
     const bool overhead = p.kind == ParameterKind::dispatch_overhead;
     box.lo.push_back(overhead ? overhead_lo : std::log(1e-4));
-    box.hi.push_back(overhead ? 0.0 : 0.0);
+    box.hi.push_back(0.0);  // log(1) for both kinds
   }
   Counted f([&](const Point& x) { return objective_at(to_values(x)); }, options.max_evaluations);
 
