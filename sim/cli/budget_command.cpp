@@ -20,11 +20,75 @@
 
 namespace framesim::cli {
 
+// The options budget shares with other commands (commands.hpp).
+
 double option_quantity(const std::string& option, const std::string& text, int dimension) {
   auto q = core::parse_quantity(text, static_cast<core::Dimension>(dimension));
   if (!q.value) throw core::UserError(fmt::format("{}: {}", option, q.error));
   if (*q.value <= 0) throw core::UserError(fmt::format("{}: must be positive, got \"{}\"", option, text));
   return *q.value;
+}
+
+model::LayerPrecision option_precision(const std::string& text) {
+  auto p = model::parse_layer_precision(text);
+  if (!p) {
+    throw core::UserError(fmt::format("--precision: \"{}\" is not a precision; use one of {} or wXaY like w4a16", text,
+                                      core::join_list(model::precision_names(), ", ")));
+  }
+  return *p;
+}
+
+std::size_t option_unit(const model::HardwareSpec& hw, const std::vector<const model::NetworkSpec*>& networks,
+                        const std::string& wanted) {
+  std::size_t index = 0;
+  if (!wanted.empty()) {
+    auto u = hw.find_unit(wanted);
+    if (!u) {
+      std::vector<std::string> names;
+      for (const auto& unit : hw.units) names.push_back(unit.name);
+      std::string message = fmt::format("--unit: {} has no unit \"{}\"", hw.source_file, wanted);
+      if (auto near = core::closest_match(wanted, names)) message += fmt::format(" (did you mean \"{}\"?)", *near);
+      else message += fmt::format("; units: {}", core::join_list(names, ", "));
+      throw core::UserError(message);
+    }
+    index = *u;
+  } else {
+    // Default: the first unit with a roof for every precision the networks compute in.
+    auto has_all_roofs = [&](const model::ComputeUnitSpec& unit) {
+      for (const auto* net : networks)
+        if (!model::missing_roofs(*net, unit).empty()) return false;
+      return true;
+    };
+    for (std::size_t u = 0; u < hw.units.size(); ++u) {
+      if (has_all_roofs(hw.units[u])) {
+        index = u;
+        break;
+      }
+    }
+  }
+  const auto& unit = hw.units[index];
+  for (const auto* net : networks) {
+    const auto missing = model::missing_roofs(*net, unit);
+    if (missing.empty()) continue;
+    std::vector<std::string> have, need;
+    for (auto p : model::kAllPrecisions)
+      if (unit.peak_ops_per_s[p]) have.emplace_back(model::precision_name(p));
+    for (auto p : missing) need.emplace_back(model::precision_name(p));
+    throw core::UserError(fmt::format(
+        "{} computes in {} but unit \"{}\" of {} has roofs only for {}: choose another --unit or --precision",
+        net->source_file, core::join_list(need, ", "), unit.name, hw.source_file, core::join_list(have, ", ")));
+  }
+  return index;
+}
+
+std::size_t option_operating_point(const model::ComputeUnitSpec& unit, const std::string& text) {
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < unit.operating_points.size(); ++i) {
+    if (unit.operating_points[i].name == text) return i;
+    names.push_back(unit.operating_points[i].name);
+  }
+  throw core::UserError(fmt::format("--operating-point: unit \"{}\" has no operating point \"{}\"; it has {}",
+                                    unit.name, text, core::join_list(names, ", ")));
 }
 
 namespace {
@@ -45,22 +109,6 @@ struct BudgetArgs {
   bool no_fusion = false;
 };
 
-std::size_t pick_unit(const model::HardwareSpec& hw, const model::NetworkSpec& net, const std::string& wanted) {
-  std::vector<std::string> names;
-  for (const auto& u : hw.units) names.push_back(u.name);
-  if (!wanted.empty()) {
-    if (auto u = hw.find_unit(wanted)) return *u;
-    std::string message = fmt::format("--unit: {} has no unit \"{}\"", hw.source_file, wanted);
-    if (auto near = core::closest_match(wanted, names)) message += fmt::format(" (did you mean \"{}\"?)", *near);
-    else message += fmt::format("; units: {}", core::join_list(names, ", "));
-    throw core::UserError(message);
-  }
-  // Default: the first unit with a roof for every precision the network computes in.
-  for (std::size_t u = 0; u < hw.units.size(); ++u)
-    if (model::missing_roofs(net, hw.units[u]).empty()) return u;
-  return 0;
-}
-
 int run_budget(const BudgetArgs& a) {
   const model::HardwareSpec hw = config::load_hardware(a.hardware);
   // A network YAML, or a model file imported on the fly (as `framesim import` would).
@@ -76,41 +124,12 @@ int run_budget(const BudgetArgs& a) {
     if (!a.inputs.empty()) throw core::UserError("--input: gives shapes to a model file (.onnx, .tflite), not to a network YAML");
     net = config::load_network(a.network);
   }
-  if (!a.precision.empty()) {
-    auto p = model::parse_layer_precision(a.precision);
-    if (!p) {
-      throw core::UserError(fmt::format("--precision: \"{}\" is not a precision; use one of {} or wXaY like w4a16",
-                                        a.precision, core::join_list(model::precision_names(), ", ")));
-    }
-    net = model::with_precision(net, *p);
-  }
+  if (!a.precision.empty()) net = model::with_precision(net, option_precision(a.precision));
   if (a.no_fusion) net.fusion = model::FusionMode::none;
   model::BudgetOptions options;
-  options.unit = pick_unit(hw, net, a.unit);
+  options.unit = option_unit(hw, {&net}, a.unit);
   const auto& unit = hw.units[options.unit];
-  if (auto missing = model::missing_roofs(net, unit); !missing.empty()) {
-    std::vector<std::string> have, need;
-    for (auto p : model::kAllPrecisions)
-      if (unit.peak_ops_per_s[p]) have.emplace_back(model::precision_name(p));
-    for (auto p : missing) need.emplace_back(model::precision_name(p));
-    throw core::UserError(fmt::format(
-        "{} computes in {} but unit \"{}\" of {} has roofs only for {}: choose another --unit or --precision",
-        net.source_file, core::join_list(need, ", "), unit.name, hw.source_file, core::join_list(have, ", ")));
-  }
-  if (!a.operating_point.empty()) {
-    bool found = false;
-    std::vector<std::string> names;
-    for (std::size_t i = 0; i < unit.operating_points.size(); ++i) {
-      names.push_back(unit.operating_points[i].name);
-      if (unit.operating_points[i].name == a.operating_point) {
-        options.run.operating_point = i;
-        found = true;
-      }
-    }
-    if (!found)
-      throw core::UserError(fmt::format("--operating-point: unit \"{}\" has no operating point \"{}\"; it has {}",
-                                        unit.name, a.operating_point, core::join_list(names, ", ")));
-  }
+  if (!a.operating_point.empty()) options.run.operating_point = option_operating_point(unit, a.operating_point);
   if (!a.slice.empty()) options.slice_s = option_quantity("--slice", a.slice, static_cast<int>(core::Dimension::Seconds));
   if (!a.rate.empty()) options.rate_Hz = option_quantity("--rate", a.rate, static_cast<int>(core::Dimension::Hertz));
   std::vector<std::string> measured_notes;  // the format read and how its names were matched

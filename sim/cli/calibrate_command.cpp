@@ -50,51 +50,9 @@ model::NetworkSpec load_any_network(const std::string& path, const CalibrateArgs
   const std::string ext = fs::path(path).extension().string();
   model::NetworkSpec net =
       (ext == ".onnx" || ext == ".tflite") ? trace::import_model(path).network : config::load_network(path);
-  if (!a.precision.empty()) net = model::with_precision(net, *model::parse_layer_precision(a.precision));
+  if (!a.precision.empty()) net = model::with_precision(net, option_precision(a.precision));
   if (a.no_fusion) net.fusion = model::FusionMode::none;
   return net;
-}
-
-std::size_t pick_unit(const model::HardwareSpec& hw, const std::vector<const model::NetworkSpec*>& nets,
-                      const std::string& wanted) {
-  std::vector<std::string> names;
-  for (const auto& u : hw.units) names.push_back(u.name);
-  std::size_t unit = 0;
-  if (!wanted.empty()) {
-    auto u = hw.find_unit(wanted);
-    if (!u) {
-      std::string message = fmt::format("--unit: {} has no unit \"{}\"", hw.source_file, wanted);
-      if (auto near = core::closest_match(wanted, names))
-        message += fmt::format(" (did you mean \"{}\"?)", *near);
-      else
-        message += fmt::format("; units: {}", core::join_list(names, ", "));
-      throw core::UserError(message);
-    }
-    unit = *u;
-  } else {
-    bool found = false;
-    for (std::size_t u = 0; u < hw.units.size() && !found; ++u) {
-      bool all = true;
-      for (const auto* net : nets) all = all && model::missing_roofs(*net, hw.units[u]).empty();
-      if (all) {
-        unit = u;
-        found = true;
-      }
-    }
-  }
-  const auto& u = hw.units[unit];
-  for (const auto* net : nets) {
-    auto missing = model::missing_roofs(*net, u);
-    if (missing.empty()) continue;
-    std::vector<std::string> have, need;
-    for (auto p : model::kAllPrecisions)
-      if (u.peak_ops_per_s[p]) have.emplace_back(model::precision_name(p));
-    for (auto p : missing) need.emplace_back(model::precision_name(p));
-    throw core::UserError(fmt::format(
-        "{} computes in {} but unit \"{}\" of {} has roofs only for {}: choose another --unit or --precision",
-        net->source_file, core::join_list(need, ", "), u.name, hw.source_file, core::join_list(have, ", ")));
-  }
-  return unit;
 }
 
 Measured measure(const model::HardwareSpec& hw, std::size_t unit, const model::RunPoint& run,
@@ -205,9 +163,7 @@ int run_calibrate(const CalibrateArgs& a) {
                     a.pairs.size(), a.pairs.size() == 1 ? "" : "s"));
   if (!a.predict.empty() && a.predict.size() % 2 != 0)
     throw core::UserError("--predict: expected NETWORK MEASURED pairs");
-  if (!a.precision.empty() && !model::parse_layer_precision(a.precision))
-    throw core::UserError(fmt::format("--precision: \"{}\" is not a precision; use one of {} or wXaY like w4a16",
-                                      a.precision, core::join_list(model::precision_names(), ", ")));
+  if (!a.precision.empty()) option_precision(a.precision);  // checked before any file is read
   if (fs::is_directory(a.out)) throw core::UserError(fmt::format("-o: {} is a directory", a.out));
 
   const model::HardwareSpec hw = config::load_hardware(a.hardware);
@@ -218,23 +174,10 @@ int run_calibrate(const CalibrateArgs& a) {
   std::vector<const model::NetworkSpec*> all;
   for (const auto& n : fit_nets) all.push_back(&n);
   for (const auto& n : predict_nets) all.push_back(&n);
-  const std::size_t unit = pick_unit(hw, all, a.unit);
+  const std::size_t unit = option_unit(hw, all, a.unit);
   const auto& u = hw.units[unit];
   model::RunPoint run;
-  if (!a.operating_point.empty()) {
-    std::vector<std::string> names;
-    bool found = false;
-    for (std::size_t i = 0; i < u.operating_points.size(); ++i) {
-      names.push_back(u.operating_points[i].name);
-      if (u.operating_points[i].name == a.operating_point) {
-        run.operating_point = i;
-        found = true;
-      }
-    }
-    if (!found)
-      throw core::UserError(fmt::format("--operating-point: unit \"{}\" has no operating point \"{}\"; it has {}",
-                                        u.name, a.operating_point, core::join_list(names, ", ")));
-  }
+  if (!a.operating_point.empty()) run.operating_point = option_operating_point(u, a.operating_point);
 
   std::vector<Measured> fit, predicted;
   std::vector<model::CalibrationSample> samples;

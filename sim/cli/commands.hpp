@@ -5,6 +5,10 @@
 
 #include <CLI/CLI.hpp>
 
+#include "model/hardware.hpp"
+#include "model/network.hpp"
+#include "model/precision.hpp"
+
 namespace framesim::cli {
 
 /// A registered subcommand and the function that runs it once its options are parsed.
@@ -28,5 +32,17 @@ std::pair<std::string, std::vector<std::int64_t>> parse_input(const std::string&
 
 /// Parses a quantity given on the command line, or throws UserError naming the option.
 double option_quantity(const std::string& option, const std::string& text, int dimension);
+
+/// --precision: the precision every layer is to run at, or throws UserError listing the precisions.
+model::LayerPrecision option_precision(const std::string& text);
+
+/// --unit: the index in `hw` of the unit named `wanted` or, when `wanted` is empty, of the first unit with a roof
+/// for every precision the networks compute in (else the first unit). Throws UserError when there is no such unit,
+/// or when a network computes in a precision the unit has no roof for (the first such network).
+std::size_t option_unit(const model::HardwareSpec& hw, const std::vector<const model::NetworkSpec*>& networks,
+                        const std::string& wanted);
+
+/// --operating-point: the index of the operating point named `text` in `unit`, or throws UserError listing them.
+std::size_t option_operating_point(const model::ComputeUnitSpec& unit, const std::string& text);
 
 }  // namespace framesim::cli
