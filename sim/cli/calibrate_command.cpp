@@ -40,7 +40,7 @@ struct CalibrateArgs {
 
 /// A network and what was measured of it, matched.
 struct Measured {
-  std::string network_path, measured_path;
+  std::string measured_path;
   model::NetworkSpec net;
   trace::MatchedMeasurements matched;
   model::SampleSet set;
@@ -55,12 +55,12 @@ model::NetworkSpec load_any_network(const std::string& path, const CalibrateArgs
   return net;
 }
 
-Measured measure(const model::HardwareSpec& hw, std::size_t unit, const model::RunPoint& run,
-                 const std::string& network_path, const std::string& measured_path, const CalibrateArgs& a) {
+/// Reads what was measured of `net` (already loaded) and matches it to the kernels of `unit`.
+Measured measure(const model::HardwareSpec& hw, std::size_t unit, const model::RunPoint& run, model::NetworkSpec net,
+                 const std::string& measured_path) {
   Measured m;
-  m.network_path = network_path;
   m.measured_path = fs::path(measured_path).lexically_normal().generic_string();
-  m.net = load_any_network(network_path, a);
+  m.net = std::move(net);
   const trace::MeasuredTrace trace = trace::read_measured_trace(measured_path);
   m.matched = trace::match_measurements(trace, m.net);
   m.set = model::match_samples(hw, unit, m.net, m.matched.measurements, run);
@@ -68,24 +68,22 @@ Measured measure(const model::HardwareSpec& hw, std::size_t unit, const model::R
     if (!m.set.zero.empty())
       throw core::UserError(fmt::format("{}: every kernel of {} it measures took 0 s ({}): nothing to fit",
                                         m.measured_path, m.net.source_file, core::join_list(m.set.zero, ", ")));
-    std::vector<std::string> recorded, layers;
-    for (const auto& e : trace.entries) {
-      if (recorded.size() == 6) {
-        recorded.push_back("...");
-        break;
+    // The first six names of each side, then "...".
+    auto first_names = [](const auto& items) {
+      std::vector<std::string> names;
+      for (const auto& item : items) {
+        if (names.size() == 6) {
+          names.push_back("...");
+          break;
+        }
+        names.push_back(item.name);
       }
-      recorded.push_back(e.name);
-    }
-    for (const auto& l : m.net.layers) {
-      if (layers.size() == 6) {
-        layers.push_back("...");
-        break;
-      }
-      layers.push_back(l.name);
-    }
+      return names;
+    };
     throw core::UserError(fmt::format("{}: no measurement matches a layer or kernel of {} ({}: {}; the network has {})",
                                       m.measured_path, m.net.source_file, trace::measured_format_name(trace.format),
-                                      core::join_list(recorded, ", "), core::join_list(layers, ", ")));
+                                      core::join_list(first_names(trace.entries), ", "),
+                                      core::join_list(first_names(m.net.layers), ", ")));
   }
   return m;
 }
@@ -182,11 +180,11 @@ int run_calibrate(const CalibrateArgs& a) {
   std::vector<Measured> fit, predicted;
   std::vector<model::CalibrationSample> samples;
   for (std::size_t i = 0; i < a.pairs.size(); i += 2) {
-    fit.push_back(measure(hw, unit, run, a.pairs[i], a.pairs[i + 1], a));
+    fit.push_back(measure(hw, unit, run, std::move(fit_nets[i / 2]), a.pairs[i + 1]));
     samples.insert(samples.end(), fit.back().set.samples.begin(), fit.back().set.samples.end());
   }
   for (std::size_t i = 0; i < a.predict.size(); i += 2)
-    predicted.push_back(measure(hw, unit, run, a.predict[i], a.predict[i + 1], a));
+    predicted.push_back(measure(hw, unit, run, std::move(predict_nets[i / 2]), a.predict[i + 1]));
 
   const model::CalibrationResult result = model::calibrate(hw, unit, samples, run);
   const auto& op = u.operating_points[run.operating_point];
