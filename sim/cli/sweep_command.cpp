@@ -89,8 +89,7 @@ Shard parse_shard(const std::string& text) {
     const auto slash = text.find('/');
     try {
       if (slash == std::string::npos) throw std::invalid_argument(text);
-      std::size_t used = 0;
-      s.index = std::stoul(text.substr(0, slash), &used);
+      s.index = std::stoul(text.substr(0, slash));
       s.count = std::stoul(text.substr(slash + 1));
     } catch (const std::exception&) {
       throw core::UserError(fmt::format("--shard: expected I/N (e.g. 0/4), got \"{}\"", text));
