@@ -387,11 +387,9 @@ int run_merge(const MergeArgs& a) {
   const fs::path out(a.out);
   fs::create_directories(out / "points");
   for (const auto& dir : dirs) {
-    for (const auto& entry : fs::directory_iterator(dir / "points")) {
-      const auto target = out / "points" / entry.path().filename();
-      if (fs::equivalent(entry.path().parent_path(), out / "points")) continue;
-      core::write_file_atomic(target, core::read_file(entry.path()));
-    }
+    if (fs::equivalent(dir / "points", out / "points")) continue;  // merging into this folder: its points are there
+    for (const auto& entry : fs::directory_iterator(dir / "points"))
+      core::write_file_atomic(out / "points" / entry.path().filename(), core::read_file(entry.path()));
   }
   write_answers(out, sweep, results);
   return 0;
