@@ -191,7 +191,6 @@ int run_calibrate(const CalibrateArgs& a) {
 
   // The calibrated file: the original with the fitted roofs, a header saying where they came from.
   config::HardwareYamlOptions yaml;
-  yaml.sources = config::read_hardware_sources(a.hardware);
   yaml.header.push_back(fmt::format("Calibrated by `framesim calibrate` from {}: unit {} at operating point {}{}{}.",
                                     hw.source_file, u.name, op.name,
                                     a.precision.empty() ? "" : ", every layer at " + a.precision,

@@ -51,6 +51,11 @@ void read_per_precision(const Node& node, model::PerPrecision<double>& out, Read
   }
 }
 
+/// Reads the `source:` text of the mapping at key path `path` into `sources` (see HardwareSpec::sources).
+void read_source(const MapReader& m, const std::string& path, std::map<std::string, std::string>& sources) {
+  if (auto text = m.text("source")) sources[path] = *text;
+}
+
 /// Operating points, highest frequency first.
 template <class Point, class Read>
 std::vector<Point> read_points(const Node& node, Read read) {
@@ -70,7 +75,7 @@ std::vector<Point> read_points(const Node& node, Read read) {
   return points;
 }
 
-MemoryLevelSpec read_level(const std::string& name, const Node& node) {
+MemoryLevelSpec read_level(const std::string& name, const Node& node, std::map<std::string, std::string>& sources) {
   MemoryLevelSpec level;
   level.name = name;
   MapReader m(node, {"kind", "capacity", "bandwidth", "efficiency", "latency", "energy_per_byte", "line",
@@ -82,7 +87,7 @@ MemoryLevelSpec read_level(const std::string& name, const Node& node) {
   level.latency_s = m.quantity("latency", Dimension::Seconds, Range::non_negative).value_or(0.0);
   level.energy_per_byte_J = m.quantity("energy_per_byte", Dimension::JoulesPerByte, Range::non_negative).value_or(0.0);
   level.line_bytes = m.quantity("line", Dimension::Bytes, Range::positive).value_or(64.0);
-  m.text("source");
+  read_source(m, "memory." + name, sources);
   if (auto ops = m.get("operating_points")) {
     level.operating_points = read_points<model::MemoryOperatingPoint>(*ops, [](const Node& item) {
       model::MemoryOperatingPoint p;
@@ -95,7 +100,8 @@ MemoryLevelSpec read_level(const std::string& name, const Node& node) {
   return level;
 }
 
-ComputeUnitSpec read_unit(const std::string& name, const Node& node, const HardwareSpec& hw) {
+ComputeUnitSpec read_unit(const std::string& name, const Node& node, const HardwareSpec& hw,
+                          std::map<std::string, std::string>& sources) {
   ComputeUnitSpec unit;
   unit.name = name;
   MapReader m(node, {"kind", "cores", "peak", "efficiency", "dispatch_overhead", "outstanding", "memory",
@@ -180,11 +186,12 @@ ComputeUnitSpec read_unit(const std::string& name, const Node& node, const Hardw
       }
     }
   }
-  m.text("source");
+  read_source(m, "units." + name, sources);
   return unit;
 }
 
-model::ThermalSpec read_thermal(const Node& node, const HardwareSpec& hw) {
+model::ThermalSpec read_thermal(const Node& node, const HardwareSpec& hw,
+                                std::map<std::string, std::string>& sources) {
   model::ThermalSpec t;
   MapReader m(node, {"ambient", "resistance", "capacitance", "trip", "release", "governor", "source"});
   t.ambient_C = m.quantity("ambient", Dimension::Celsius, Range::any, true).value_or(25.0);
@@ -192,7 +199,7 @@ model::ThermalSpec read_thermal(const Node& node, const HardwareSpec& hw) {
   t.capacitance_J_per_K = m.quantity("capacitance", Dimension::JoulesPerKelvin, Range::positive, true).value_or(1.0);
   auto trip = m.quantity("trip", Dimension::Celsius, Range::any, true);
   auto release = m.quantity("release", Dimension::Celsius, Range::any, true);
-  m.text("source");
+  read_source(m, "thermal", sources);
   if (trip) t.trip_C = *trip;
   if (release) t.release_C = *release;
   if (trip && release && *release >= *trip)
@@ -233,15 +240,16 @@ model::HardwareSpec read_hardware(const Node& root) {
   if (!m.ok()) return hw;
   hw.name = m.text("name", true).value_or("");
   hw.description = m.text("description").value_or("");
-  m.text("source");
+  std::map<std::string, std::string> sources;  // the `source:` texts, kept in hw.sources once all is read
+  read_source(m, "", sources);
   if (auto memory = m.required("memory")) {
-    for (auto& [name, node] : memory->entries()) hw.memory.push_back(read_level(name, node));
+    for (auto& [name, node] : memory->entries()) hw.memory.push_back(read_level(name, node, sources));
     if (memory->is_map() && hw.memory.empty()) memory->error("needs at least one memory level");
   }
   if (auto units = m.required("units")) {
     for (auto& [name, node] : units->entries()) {
       if (hw.find_level(name)) node.error(fmt::format("\"{}\" names both a unit and a memory level", name));
-      hw.units.push_back(read_unit(name, node, hw));
+      hw.units.push_back(read_unit(name, node, hw, sources));
     }
     if (units->is_map() && hw.units.empty()) units->error("needs at least one compute unit");
   }
@@ -249,7 +257,8 @@ model::HardwareSpec read_hardware(const Node& root) {
     for (const auto& unit : hw.units)
       for (std::size_t lv : unit.memory_path)
         if (hw.memory[lv].name == level.name) level.users.push_back(unit.name);
-  if (auto thermal = m.get("thermal")) hw.thermal = read_thermal(*thermal, hw);
+  if (auto thermal = m.get("thermal")) hw.thermal = read_thermal(*thermal, hw, sources);
+  hw.sources = std::move(sources);
   return hw;
 }
 

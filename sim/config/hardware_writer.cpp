@@ -1,7 +1,6 @@
 #include "config/hardware_writer.hpp"
 
 #include <fmt/format.h>
-#include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <cctype>
@@ -97,7 +96,8 @@ std::string exact_number(double v) { return fmt::format("{}", v); }
 
 class Writer {
  public:
-  explicit Writer(const HardwareYamlOptions& options) : options_(options) {}
+  Writer(const HardwareYamlOptions& options, const std::map<std::string, std::string>& sources)
+      : options_(options), sources_(sources) {}
 
   void comment_lines(const std::vector<std::string>& lines) {
     for (const auto& l : lines) out_ << (l.empty() ? "#" : "# " + l) << "\n";
@@ -110,7 +110,7 @@ class Writer {
     out_ << text << "\n";
   }
   void source(int indent, const std::string& path) {
-    if (auto it = options_.sources.find(path); it != options_.sources.end())
+    if (auto it = sources_.find(path); it != sources_.end())
       line(indent, "source", quoted(it->second), path + (path.empty() ? "" : ".") + "source");
   }
   void raw(const std::string& text) { out_ << text << "\n"; }
@@ -118,6 +118,7 @@ class Writer {
 
  private:
   const HardwareYamlOptions& options_;
+  const std::map<std::string, std::string>& sources_;  // HardwareSpec::sources
   std::ostringstream out_;
 };
 
@@ -248,7 +249,7 @@ std::string exact_quantity(double value, Dimension dimension, bool float_ops) {
 }
 
 std::string write_hardware_yaml(const model::HardwareSpec& hw, const HardwareYamlOptions& options) {
-  Writer w(options);
+  Writer w(options, hw.sources);
   w.comment_lines(options.header);
   w.line(0, "name", quoted(hw.name), "name");
   if (!hw.description.empty()) w.line(0, "description", quoted(hw.description), "description");
@@ -259,28 +260,6 @@ std::string write_hardware_yaml(const model::HardwareSpec& hw, const HardwareYam
   for (const auto& unit : hw.units) write_unit(w, hw, unit);
   if (hw.thermal) write_thermal(w, *hw.thermal);
   return w.str();
-}
-
-std::map<std::string, std::string> read_hardware_sources(const std::filesystem::path& path) {
-  std::map<std::string, std::string> out;
-  try {
-    const YAML::Node root = YAML::LoadFile(path.string());
-    if (!root.IsMap()) return out;
-    auto take = [&](const YAML::Node& node, const std::string& key) {
-      if (node.IsMap() && node["source"] && node["source"].IsScalar()) out[key] = node["source"].as<std::string>();
-    };
-    take(root, "");
-    for (const char* section : {"memory", "units"}) {
-      const YAML::Node map = root[section];
-      if (!map || !map.IsMap()) continue;
-      for (const auto& entry : map)
-        if (entry.first.IsScalar()) take(entry.second, std::string(section) + "." + entry.first.as<std::string>());
-    }
-    if (root["thermal"]) take(root["thermal"], "thermal");
-  } catch (const YAML::Exception&) {
-    out.clear();
-  }
-  return out;
 }
 
 }  // namespace framesim::config

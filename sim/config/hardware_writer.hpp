@@ -4,7 +4,6 @@
 // ("102.4 GB/s", "5 us"), falling back to the base unit with all digits when no prefixed form is exact.
 #pragma once
 
-#include <filesystem>
 #include <map>
 #include <string>
 #include <vector>
@@ -20,18 +19,11 @@ struct HardwareYamlOptions {
   /// Trailing comments by key path: "units.gpu.dispatch_overhead", "units.gpu.efficiency" (a single number) or
   /// "units.gpu.efficiency.fp32", "memory.dram.efficiency".
   std::map<std::string, std::string> comments;
-  /// `source:` texts by the key path of their mapping: "" (top level), "memory.dram", "units.gpu", "thermal".
-  /// The spec does not keep them; read_hardware_sources() gets them from the original file.
-  std::map<std::string, std::string> sources;
 };
 
-/// The YAML text of `hw`. Derived fields (memory users, busy_power as energy per op) are written in their
-/// explicit form: a unit's busy_power becomes its energy_per_op.
+/// The YAML text of `hw`, its `source:` texts included. Derived fields (memory users, busy_power as energy per op)
+/// are written in their explicit form: a unit's busy_power becomes its energy_per_op.
 std::string write_hardware_yaml(const model::HardwareSpec& hw, const HardwareYamlOptions& options = {});
-
-/// The `source:` texts of a hardware file, by key path as in HardwareYamlOptions::sources (empty on any problem:
-/// the file is expected to have been loaded with load_hardware already).
-std::map<std::string, std::string> read_hardware_sources(const std::filesystem::path& path);
 
 /// A quantity with a unit that parses back to exactly `value` (for `dimension`): "2 MiB", "918 MHz".
 std::string exact_quantity(double value, core::Dimension dimension, bool float_ops = true);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -94,6 +95,9 @@ struct HardwareSpec {
   std::vector<MemoryLevelSpec> memory;
   std::vector<ComputeUnitSpec> units;
   std::optional<ThermalSpec> thermal;
+  /// The file's `source:` texts (where its figures come from) by the key path of their mapping: "" (top level),
+  /// "memory.dram", "units.gpu", "thermal". The model does not use them; a written file carries them along.
+  std::map<std::string, std::string> sources;
 
   std::optional<std::size_t> find_unit(std::string_view unit_name) const;
   std::optional<std::size_t> find_level(std::string_view level_name) const;
