@@ -206,16 +206,12 @@ int run_calibrate(const CalibrateArgs& a) {
                                   p.constrained ? "" : " (binds no kernel: not determined)"));
     std::string key;
     switch (p.kind) {
-      case model::ParameterKind::compute_efficiency: {
-        bool all_same = true;
-        for (auto q : model::kAllPrecisions)
-          all_same = all_same && result.calibrated.units[unit].efficiency[q] &&
-                     *result.calibrated.units[unit].efficiency[q] ==
-                         *result.calibrated.units[unit].efficiency[model::Precision::fp32];
+      case model::ParameterKind::compute_efficiency:
         key = fmt::format("units.{}.efficiency{}", u.name,
-                          all_same ? "" : "." + std::string(model::precision_name(p.precision)));
+                          config::single_efficiency(result.calibrated.units[unit])
+                              ? ""
+                              : "." + std::string(model::precision_name(p.precision)));
         break;
-      }
       case model::ParameterKind::bandwidth_efficiency:
         key = fmt::format("memory.{}.efficiency", hw.memory[p.level].name);
         break;

@@ -162,10 +162,7 @@ void write_unit(Writer& w, const model::HardwareSpec& hw, const model::ComputeUn
              path + ".peak." + std::string(model::precision_name(p)));
   // Efficiency: one number when every precision has the same (what a single number in the file gives), else a
   // map over the precisions with a peak (the only ones a map may name).
-  bool all_same = true;
-  for (Precision p : model::kAllPrecisions)
-    all_same = all_same && unit.efficiency[p] && *unit.efficiency[p] == *unit.efficiency[Precision::fp32];
-  if (all_same) {
+  if (single_efficiency(unit)) {
     w.line(4, "efficiency", exact_number(*unit.efficiency[Precision::fp32]), path + ".efficiency");
   } else {
     bool any = false;
@@ -223,6 +220,12 @@ void write_thermal(Writer& w, const model::ThermalSpec& t) {
 }
 
 }  // namespace
+
+bool single_efficiency(const model::ComputeUnitSpec& unit) {
+  for (model::Precision p : model::kAllPrecisions)
+    if (!unit.efficiency[p] || *unit.efficiency[p] != *unit.efficiency[model::Precision::fp32]) return false;
+  return true;
+}
 
 std::string exact_quantity(double value, Dimension dimension, bool float_ops) {
   const auto units = choices(dimension, float_ops);

@@ -25,6 +25,10 @@ struct HardwareYamlOptions {
 /// are written in their explicit form: a unit's busy_power becomes its energy_per_op.
 std::string write_hardware_yaml(const model::HardwareSpec& hw, const HardwareYamlOptions& options = {});
 
+/// True when every precision has the same compute efficiency on `unit`: the writer then writes one number
+/// ("units.gpu.efficiency"), else one per precision ("units.gpu.efficiency.fp32").
+bool single_efficiency(const model::ComputeUnitSpec& unit);
+
 /// A quantity with a unit that parses back to exactly `value` (for `dimension`): "2 MiB", "918 MHz".
 std::string exact_quantity(double value, core::Dimension dimension, bool float_ops = true);
 
