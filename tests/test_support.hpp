@@ -1,18 +1,83 @@
-// Helpers shared by tests: build small networks and hardware in code, paths to shipped files.
+// Helpers shared by tests: build small networks and hardware in code, paths to shipped files, scratch folders,
+// the framesim binary run as a user would run it.
 #pragma once
 
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <variant>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "core/files.hpp"
 #include "model/hardware.hpp"
 #include "model/network.hpp"
 
 namespace framesim::testing {
 
 inline std::string source_path(const std::string& relative) { return std::string(FRAMESIM_SOURCE_DIR) + "/" + relative; }
+
+/// The YAML files directly in `folder` of the source tree ("hardware", "scenarios/networks"), sorted.
+inline std::vector<std::filesystem::path> shipped_yaml_files(const std::string& folder) {
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry : std::filesystem::directory_iterator(source_path(folder)))
+    if (entry.is_regular_file() && entry.path().extension() == ".yaml") files.push_back(entry.path());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+/// A scratch folder per test, removed at the end.
+class Scratch {
+ public:
+  Scratch() {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = std::filesystem::temp_directory_path() /
+           (std::string("framesim-") + info->test_suite_name() + "-" + info->name() + "-" + std::to_string(::getpid()));
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+  }
+  ~Scratch() { std::filesystem::remove_all(dir_); }
+  std::filesystem::path write(const std::string& name, const std::string& text) const {
+    const auto p = dir_ / name;
+    std::ofstream(p) << text;
+    return p;
+  }
+  const std::filesystem::path& dir() const { return dir_; }
+
+ private:
+  std::filesystem::path dir_;
+};
+
+/// What one run of the framesim binary returned and printed.
+struct CliRun {
+  int exit_code = -1;  // -1: it did not exit normally
+  std::string out, err;
+};
+
+/// Runs `framesim ARGS` (shell text: quote paths) in the source tree, in its own process, and captures it.
+inline CliRun run_cli(const std::string& args) {
+  static int runs = 0;  // this process's runs so far: each captures into its own files
+  const std::string capture = (std::filesystem::temp_directory_path() /
+                               ("framesim-cli-" + std::to_string(::getpid()) + "-" + std::to_string(runs++)))
+                                  .string();
+  const std::string out = capture + ".out", err = capture + ".err";
+  const std::string command = std::string("cd '") + FRAMESIM_SOURCE_DIR + "' && '" + FRAMESIM_BINARY + "' " + args +
+                              " > '" + out + "' 2> '" + err + "'";
+  const int status = std::system(command.c_str());
+  CliRun r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = core::read_file(out);
+  r.err = core::read_file(err);
+  std::filesystem::remove(out);
+  std::filesystem::remove(err);
+  return r;
+}
 
 /// Builds networks layer by layer in code, failing the test on any build error.
 class NetBuilder {

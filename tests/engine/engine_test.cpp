@@ -18,6 +18,7 @@
 #include "test_support.hpp"
 
 using framesim::testing::read_table;
+using framesim::testing::run_cli;
 using framesim::testing::run_framesim;
 using framesim::testing::Scratch;
 using framesim::testing::source_path;
@@ -774,13 +775,11 @@ stages:
   EXPECT_EQ(r.summary["frames"]["completed"].get<int>(), 30);
   // Each stage ran every kernel of its network's budget.
   for (const auto& [stage, file] : {std::pair{"onnx_model", onnx}, std::pair{"tflite_model", tflite}}) {
-    std::string out = (s.dir() / (std::string(stage) + ".json")).string();
-    const int status = std::system(fmt::format("'{}' budget {} {} --unit {} --json > '{}' 2>/dev/null", FRAMESIM_BINARY,
-                                               source_path("hardware/jetson_orin_nano_8gb.yaml"), file.string(),
-                                               std::string(stage) == "onnx_model" ? "gpu" : "cpu", out)
-                                       .c_str());
-    ASSERT_EQ(WEXITSTATUS(status), 0) << stage;
-    const auto budget = json::parse(framesim::core::read_file(out));
+    const auto run = run_cli(fmt::format("budget {} {} --unit {} --json",
+                                         source_path("hardware/jetson_orin_nano_8gb.yaml"), file.string(),
+                                         std::string(stage) == "onnx_model" ? "gpu" : "cpu"));
+    ASSERT_EQ(run.exit_code, 0) << stage;
+    const auto budget = json::parse(run.out);
     const auto row = r.stages.where("stage", stage).front();
     EXPECT_EQ(std::stoi(row.at("kernels")), budget["model"]["kernels"].get<int>()) << stage;
     expect_relative(std::stod(row.at("service_s")), budget["floor"]["floor_s"].get<double>(), 0.5, stage);
@@ -817,14 +816,10 @@ stages:
 TEST(Engine, BenchPrintsSpeedAndMemoryFigures) {
   // `framesim bench` on a short run: every figure is printed, the work counted is the same on both sides, and
   // the bare loop issues one ptask per kernel that has work. (Speed itself is measured, never asserted.)
-  Scratch s;
-  const std::string log = (s.dir() / "bench.log").string();
-  const std::string cmd = std::string("'") + FRAMESIM_BINARY + "' bench --scenario '" +
-                          source_path("scenarios/bench/reference.yaml") + "' --duration 2s --short 1s --repeat 1 > '" +
-                          log + "' 2>&1";
-  const int status = std::system(cmd.c_str());
-  const std::string out = framesim::core::read_file(log);
-  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << out;
+  const auto bench = run_cli("bench --scenario '" + source_path("scenarios/bench/reference.yaml") +
+                             "' --duration 2s --short 1s --repeat 1");
+  const std::string out = bench.out + bench.err;  // both streams are searched
+  ASSERT_EQ(bench.exit_code, 0) << out;
   std::smatch m;
   ASSERT_TRUE(std::regex_search(out, m, std::regex(R"(framesim / bare loop = ([0-9.]+) in CPU time \(target >= 1\): (\d+) kernels as (\d+) activities)")))
       << out;

@@ -3,7 +3,6 @@
 #pragma once
 
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <string>
 #include <vector>
@@ -13,6 +12,7 @@
 
 #include "core/csv.hpp"
 #include "core/files.hpp"
+#include "test_support.hpp"
 
 namespace framesim::testing {
 
@@ -41,31 +41,9 @@ inline Table read_table(const std::filesystem::path& path) {
   return t;
 }
 
-/// A scratch folder per test, removed at the end.
-class Scratch {
- public:
-  Scratch() {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = std::filesystem::temp_directory_path() /
-           (std::string("framesim-") + info->test_suite_name() + "-" + info->name() + "-" + std::to_string(::getpid()));
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
-  }
-  ~Scratch() { std::filesystem::remove_all(dir_); }
-  std::filesystem::path write(const std::string& name, const std::string& text) const {
-    const auto p = dir_ / name;
-    std::ofstream(p) << text;
-    return p;
-  }
-  const std::filesystem::path& dir() const { return dir_; }
-
- private:
-  std::filesystem::path dir_;
-};
-
 struct RunResult {
   int exit_code = -1;
-  std::string output;
+  std::string output;  // what it printed, stdout then stderr
   std::filesystem::path folder;
   nlohmann::json summary;
   Table frames, stages, kernels, timeseries;
@@ -76,12 +54,9 @@ inline RunResult run_framesim(const std::filesystem::path& scenario, const std::
                               const std::string& extra = "") {
   RunResult r;
   r.folder = folder;
-  const std::string log = folder.string() + ".log";
-  const std::string cmd = std::string("'") + FRAMESIM_BINARY + "' run '" + scenario.string() + "' -o '" +
-                          folder.string() + "' -q " + extra + " > '" + log + "' 2>&1";
-  const int status = std::system(cmd.c_str());
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.output = core::read_file(log);
+  const CliRun run = run_cli("run '" + scenario.string() + "' -o '" + folder.string() + "' -q " + extra);
+  r.exit_code = run.exit_code;
+  r.output = run.out + run.err;
   if (r.exit_code != 0) return r;
   r.summary = nlohmann::json::parse(core::read_file(folder / "summary.json"));
   r.frames = read_table(folder / "frames.csv");

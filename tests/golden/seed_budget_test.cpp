@@ -10,37 +10,17 @@
 #include <nlohmann/json.hpp>
 
 #include "core/files.hpp"
+#include "test_support.hpp"
 
+using framesim::testing::CliRun;
+using framesim::testing::run_cli;
 using nlohmann::json;
 
 namespace {
 
-struct Output {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
-
-Output run_cli(const std::string& args) {
-  const auto dir = std::filesystem::temp_directory_path();
-  const std::string tag = std::to_string(::getpid()) + "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name();
-  const auto out = dir / ("golden-" + tag + ".out");
-  const auto err = dir / ("golden-" + tag + ".err");
-  const std::string cmd = std::string("cd '") + FRAMESIM_SOURCE_DIR + "' && '" + FRAMESIM_BINARY + "' " + args + " > '" +
-                          out.string() + "' 2> '" + err.string() + "'";
-  const int status = std::system(cmd.c_str());
-  Output o;
-  o.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  o.out = framesim::core::read_file(out);
-  o.err = framesim::core::read_file(err);
-  std::filesystem::remove(out);
-  std::filesystem::remove(err);
-  return o;
-}
-
 json budget(const std::string& args) {
-  const Output o = run_cli("budget " + args + " --json");
-  EXPECT_EQ(o.code, 0) << o.err;
+  const CliRun o = run_cli("budget " + args + " --json");
+  EXPECT_EQ(o.exit_code, 0) << o.err;
   return json::parse(o.out);
 }
 
@@ -134,9 +114,9 @@ TEST(SeedBudget, ProblemThreeDecodeCeilingShortAndLongContext) {
 }
 
 TEST(SeedBudget, VerdictAgainstTheSlice) {
-  const Output fits = run_cli("budget hardware/seed_reference.yaml scenarios/networks/resnet18.yaml --slice 12ms");
+  const CliRun fits = run_cli("budget hardware/seed_reference.yaml scenarios/networks/resnet18.yaml --slice 12ms");
   EXPECT_NE(fits.out.find("fits the 12 ms slice with"), std::string::npos) << fits.out;
-  const Output veto = run_cli("budget hardware/seed_reference.yaml scenarios/networks/seed_7b_int8_decode.yaml --slice 33.3ms");
+  const CliRun veto = run_cli("budget hardware/seed_reference.yaml scenarios/networks/seed_7b_int8_decode.yaml --slice 33.3ms");
   EXPECT_NE(veto.out.find("IMPOSSIBLE AS SPECIFIED: the floor 140.1 ms exceeds the 33.3 ms slice"), std::string::npos)
       << veto.out;
 }
@@ -158,9 +138,9 @@ TEST(SeedBudget, MeasuredTimesAreDiagnosed) {
 
 TEST(SeedBudget, RooflineSvgHasEveryKernelAsAPoint) {
   const auto svg = std::filesystem::temp_directory_path() / ("roofline-" + std::to_string(::getpid()) + ".svg");
-  const Output o = run_cli("budget hardware/jetson_orin_nx_16gb.yaml scenarios/networks/resnet18.yaml --unit gpu --precision int8 --svg " +
+  const CliRun o = run_cli("budget hardware/jetson_orin_nx_16gb.yaml scenarios/networks/resnet18.yaml --unit gpu --precision int8 --svg " +
                             svg.string());
-  ASSERT_EQ(o.code, 0) << o.err;
+  ASSERT_EQ(o.exit_code, 0) << o.err;
   const std::string text = framesim::core::read_file(svg);
   std::filesystem::remove(svg);
   EXPECT_EQ(text.rfind("<svg", 0), 0u);
@@ -177,8 +157,8 @@ TEST(SeedBudget, RooflinePointsWearTheColourOfWhatBindsThem) {
   // overhead. Each point has the colour of the line that binds it; overhead, which has no line, is grey.
   auto roofline = [](const std::string& args) {
     const auto svg = std::filesystem::temp_directory_path() / ("roofline-colours-" + std::to_string(::getpid()) + ".svg");
-    const Output o = run_cli("budget " + args + " --svg " + svg.string());
-    EXPECT_EQ(o.code, 0) << o.err;
+    const CliRun o = run_cli("budget " + args + " --svg " + svg.string());
+    EXPECT_EQ(o.exit_code, 0) << o.err;
     std::string text = framesim::core::read_file(svg);
     std::filesystem::remove(svg);
     return text;

@@ -14,6 +14,7 @@
 #include "engine/run_support.hpp"
 #include "test_support.hpp"
 
+using framesim::testing::run_cli;
 using framesim::testing::Scratch;
 using framesim::testing::source_path;
 
@@ -43,11 +44,6 @@ axes:
   sensors.camera.rate: ["30 Hz", "60 Hz"]
 )",
                                     mode));
-}
-
-int run(const std::string& args) {
-  const int status = std::system((std::string("'") + FRAMESIM_BINARY + "' " + args + " > /dev/null 2>&1").c_str());
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 }  // namespace
@@ -94,7 +90,7 @@ axes:
   hardware.memory.dram.bandwith: ["25 GB/s"]
 )");
   const auto out = s.dir() / "out";
-  EXPECT_EQ(run(fmt::format("sweep {} -o {}", (s.dir() / "bad.yaml").string(), out.string())), 2);
+  EXPECT_EQ(run_cli(fmt::format("sweep {} -o {}", (s.dir() / "bad.yaml").string(), out.string())).exit_code, 2);
   EXPECT_FALSE(std::filesystem::exists(out / "points"));
 }
 
@@ -102,7 +98,7 @@ TEST(Sweep, KilledAndRerunGivesTheSameTable) {
   Scratch s;
   write_small_sweep(s);
   const std::string sweep = (s.dir() / "sweep.yaml").string();
-  ASSERT_EQ(run(fmt::format("sweep {} -j 2 -o {}", sweep, (s.dir() / "whole").string())), 0);
+  ASSERT_EQ(run_cli(fmt::format("sweep {} -j 2 -o {}", sweep, (s.dir() / "whole").string())).exit_code, 0);
   // Start the same sweep, kill it (and with it its simulations) once some points are done, run it again.
   const std::string cmd = fmt::format("'{}' sweep {} -j 1 -o {} > /dev/null 2>&1 & echo $!", FRAMESIM_BINARY, sweep,
                                       (s.dir() / "killed").string());
@@ -122,7 +118,7 @@ TEST(Sweep, KilledAndRerunGivesTheSameTable) {
   ASSERT_EQ(::kill(pid, SIGKILL), 0);
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
   EXPECT_FALSE(std::filesystem::exists(s.dir() / "killed" / "results.csv"));
-  ASSERT_EQ(run(fmt::format("sweep {} -j 2 -o {}", sweep, (s.dir() / "killed").string())), 0);
+  ASSERT_EQ(run_cli(fmt::format("sweep {} -j 2 -o {}", sweep, (s.dir() / "killed").string())).exit_code, 0);
   EXPECT_EQ(framesim::core::read_file(s.dir() / "killed" / "results.csv"),
             framesim::core::read_file(s.dir() / "whole" / "results.csv"));
   EXPECT_EQ(framesim::core::read_file(s.dir() / "killed" / "results.json"),
@@ -133,23 +129,32 @@ TEST(Sweep, ShardsMergeIntoTheLocalTable) {
   Scratch s;
   write_small_sweep(s);
   const std::string sweep = (s.dir() / "sweep.yaml").string();
-  ASSERT_EQ(run(fmt::format("sweep {} -j 2 -o {}", sweep, (s.dir() / "local").string())), 0);
+  ASSERT_EQ(run_cli(fmt::format("sweep {} -j 2 -o {}", sweep, (s.dir() / "local").string())).exit_code, 0);
   for (int i = 0; i < 3; ++i)
-    ASSERT_EQ(run(fmt::format("sweep {} --shard {}/3 -o {}", sweep, i, (s.dir() / fmt::format("shard{}", i)).string())), 0);
+    ASSERT_EQ(
+        run_cli(fmt::format("sweep {} --shard {}/3 -o {}", sweep, i, (s.dir() / fmt::format("shard{}", i)).string()))
+            .exit_code,
+        0);
   EXPECT_FALSE(std::filesystem::exists(s.dir() / "shard0" / "results.csv"));  // a shard alone is incomplete
-  ASSERT_EQ(run(fmt::format("merge {} {} {} -o {}", (s.dir() / "shard0").string(), (s.dir() / "shard1").string(),
-                            (s.dir() / "shard2").string(), (s.dir() / "merged").string())),
+  ASSERT_EQ(run_cli(fmt::format("merge {} {} {} -o {}", (s.dir() / "shard0").string(), (s.dir() / "shard1").string(),
+                                (s.dir() / "shard2").string(), (s.dir() / "merged").string()))
+                .exit_code,
             0);
   EXPECT_EQ(framesim::core::read_file(s.dir() / "merged" / "results.csv"),
             framesim::core::read_file(s.dir() / "local" / "results.csv"));
   // An incomplete merge says what is missing.
-  EXPECT_EQ(run(fmt::format("merge {} -o {}", (s.dir() / "shard0").string(), (s.dir() / "partial").string())), 2);
+  EXPECT_EQ(
+      run_cli(fmt::format("merge {} -o {}", (s.dir() / "shard0").string(), (s.dir() / "partial").string())).exit_code,
+      2);
 }
 
 TEST(Sweep, SlurmJobArrayScript) {
   Scratch s;
   write_small_sweep(s);
-  ASSERT_EQ(run(fmt::format("sweep {} --emit slurm -o {}", (s.dir() / "sweep.yaml").string(), (s.dir() / "out").string())), 0);
+  ASSERT_EQ(run_cli(fmt::format("sweep {} --emit slurm -o {}", (s.dir() / "sweep.yaml").string(),
+                                (s.dir() / "out").string()))
+                .exit_code,
+            0);
   const std::string script = framesim::core::read_file(s.dir() / "out" / "sweep.sbatch");
   EXPECT_NE(script.find("#SBATCH --array=0-11"), std::string::npos) << script;
   EXPECT_NE(script.find("sweep "), std::string::npos);
@@ -159,7 +164,9 @@ TEST(Sweep, SlurmJobArrayScript) {
 TEST(Sweep, AnswersArePareto) {
   Scratch s;
   write_small_sweep(s);
-  ASSERT_EQ(run(fmt::format("sweep {} -j 2 -o {}", (s.dir() / "sweep.yaml").string(), (s.dir() / "out").string())), 0);
+  ASSERT_EQ(run_cli(fmt::format("sweep {} -j 2 -o {}", (s.dir() / "sweep.yaml").string(), (s.dir() / "out").string()))
+                .exit_code,
+            0);
   const auto j = nlohmann::json::parse(framesim::core::read_file(s.dir() / "out" / "results.json"));
   ASSERT_EQ(j["points"].size(), 12u);
   const auto& points = j["points"];

@@ -8,16 +8,12 @@
 #include "model/calibrate.hpp"
 
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <random>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -25,6 +21,7 @@
 #include "config/hardware_writer.hpp"
 #include "config/network.hpp"
 #include "core/error.hpp"
+#include "core/files.hpp"
 #include "model/cost.hpp"
 #include "model/plan.hpp"
 #include "test_support.hpp"
@@ -360,67 +357,33 @@ TEST(Calibrate, TheWorkedExampleOfTracesReadme) {
 
 // ---- the command ----
 
-struct CommandRun {
-  int exit_code = -1;
-  std::string out, err;
-};
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-CommandRun framesim(const std::string& args, const fs::path& scratch) {
-  const fs::path out = scratch / "stdout.txt", err = scratch / "stderr.txt";
-  const std::string command = "cd '" + std::string(FRAMESIM_SOURCE_DIR) + "' && '" + FRAMESIM_BINARY + "' " + args +
-                              " > '" + out.string() + "' 2> '" + err.string() + "'";
-  CommandRun r;
-  const int status = std::system(command.c_str());
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.out = slurp(out);
-  r.err = slurp(err);
-  return r;
-}
-
 class CalibrateCommand : public ::testing::Test {
  protected:
-  void SetUp() override {
-    scratch_ = fs::temp_directory_path() / ("framesim_calibrate_test_" + std::to_string(::getpid()) + "_" +
-                                            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(scratch_);
-    fs::create_directories(scratch_);
-  }
-  void TearDown() override { fs::remove_all(scratch_); }
-
   /// Writes synthetic kernel times of `net` (from the truth) as a plain CSV.
   fs::path write_csv(const std::string& net_name, const Truth& truth) {
     const auto hw = with_truth(orin(), truth);
     std::string text = "kernel,time_s\n";
     for (const auto& m : synthetic(hw, network(net_name))) text += "\"" + m.name + "\"," + exact(m.time_s) + "\n";
-    const fs::path p = scratch_ / (net_name + ".csv");
-    std::ofstream(p) << text;
-    return p;
+    return scratch_.write(net_name + ".csv", text);
   }
   static std::string exact(double v) {
     char b[64];
     std::snprintf(b, sizeof b, "%.17g", v);
     return b;
   }
-  fs::path scratch_;
+  testing::Scratch scratch_;
 };
 
 TEST_F(CalibrateCommand, FitsWritesAndPredicts) {
   const Truth truth;
   const fs::path resnet = write_csv("resnet18", truth), mobilenet = write_csv("mobilenet_v2", truth),
                  yolo = write_csv("yolov3_tiny", truth);
-  const fs::path out = scratch_ / "orin.calibrated.yaml";
-  const CommandRun r =
-      framesim("calibrate hardware/jetson_orin_nx_16gb.yaml scenarios/networks/resnet18.yaml '" + resnet.string() +
-                   "' scenarios/networks/mobilenet_v2.yaml '" + mobilenet.string() + "' --unit gpu -o '" +
-                   out.string() + "' --predict scenarios/networks/yolov3_tiny.yaml '" + yolo.string() + "'",
-               scratch_);
+  const fs::path out = scratch_.dir() / "orin.calibrated.yaml";
+  const testing::CliRun r =
+      testing::run_cli("calibrate hardware/jetson_orin_nx_16gb.yaml scenarios/networks/resnet18.yaml '" +
+                       resnet.string() + "' scenarios/networks/mobilenet_v2.yaml '" + mobilenet.string() +
+                       "' --unit gpu -o '" + out.string() + "' --predict scenarios/networks/yolov3_tiny.yaml '" +
+                       yolo.string() + "'");
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   EXPECT_NE(r.out.find("fp32 compute efficiency"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("prediction (not in the fit)"), std::string::npos) << r.out;
@@ -431,7 +394,7 @@ TEST_F(CalibrateCommand, FitsWritesAndPredicts) {
   EXPECT_NEAR(*u.efficiency[Precision::fp32], truth.fp32, 0.01 * truth.fp32);
   EXPECT_NEAR(u.dispatch_overhead_s, truth.overhead_s, 0.01 * truth.overhead_s);
   EXPECT_NEAR(hw.memory[*hw.find_level("dram")].efficiency, truth.dram, 0.01 * truth.dram);
-  const std::string text = slurp(out);
+  const std::string text = core::read_file(out);
   EXPECT_NE(text.find("# Calibrated by `framesim calibrate` from hardware/jetson_orin_nx_16gb.yaml"),
             std::string::npos);
   EXPECT_NE(text.find("scenarios/networks/mobilenet_v2.yaml with"), std::string::npos);
@@ -441,9 +404,8 @@ TEST_F(CalibrateCommand, FitsWritesAndPredicts) {
 }
 
 TEST_F(CalibrateCommand, BadInputIsAClearError) {
-  const fs::path out = scratch_ / "out.yaml";
-  const fs::path unrelated = scratch_ / "unrelated.csv";
-  std::ofstream(unrelated) << "layer,time_ms\nsomething_else,1\n";
+  const fs::path out = scratch_.dir() / "out.yaml";
+  const fs::path unrelated = scratch_.write("unrelated.csv", "layer,time_ms\nsomething_else,1\n");
   struct Case {
     std::string args, message;
   };
@@ -465,7 +427,7 @@ TEST_F(CalibrateCommand, BadInputIsAClearError) {
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.args);
-    const CommandRun r = framesim("calibrate " + c.args + " -o '" + out.string() + "'", scratch_);
+    const testing::CliRun r = testing::run_cli("calibrate " + c.args + " -o '" + out.string() + "'");
     EXPECT_EQ(r.exit_code, 2) << r.err;
     EXPECT_NE(r.err.find(c.message), std::string::npos) << r.err;
     EXPECT_TRUE(r.out.empty()) << r.out;

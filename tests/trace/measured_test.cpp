@@ -9,14 +9,8 @@
 #include "trace/measured.hpp"
 
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <cmath>
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -325,26 +319,17 @@ TEST(PlainCsv, ReadAsBefore) {
 
 TEST(MeasuredCommand, BudgetReadsEveryFormat) {
   // `framesim budget --measured` takes all three formats, matched to the network's layers (and summed per kernel).
-  const std::string root = FRAMESIM_SOURCE_DIR;
-  const std::string out =
-      (std::filesystem::temp_directory_path() / ("framesim_measured_test_" + std::to_string(::getpid()) + ".txt"))
-          .string();
   for (const char* file : {"pytorch_3layer_ranges.json", "tflite_3layer.csv"}) {
-    const std::string command = "cd '" + root + "' && '" + FRAMESIM_BINARY +
-                                "' budget hardware/seed_reference.yaml tests/trace/fixtures/three_layers.yaml "
-                                "--measured tests/trace/fixtures/" +
-                                file + " > '" + out + "' 2>&1";
-    const int status = std::system(command.c_str());
-    std::ifstream in(out);
-    std::stringstream text;
-    text << in.rdbuf();
-    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << file << "\n" << text.str();
+    const auto run = testing::run_cli(
+        "budget hardware/seed_reference.yaml tests/trace/fixtures/three_layers.yaml --measured tests/trace/fixtures/" +
+        std::string(file));
+    const std::string text = run.out + run.err;  // both streams are searched
+    EXPECT_EQ(run.exit_code, 0) << file << "\n" << text;
     // conv2 from the TFLite profile; conv1 + relu1 (one fused kernel) from the PyTorch trace: 72 us + 21 us.
-    EXPECT_NE(text.str().find(std::string(file) == "tflite_3layer.csv" ? "63.6 us" : "93 us"), std::string::npos)
+    EXPECT_NE(text.find(std::string(file) == "tflite_3layer.csv" ? "63.6 us" : "93 us"), std::string::npos)
         << file << "\n"
-        << text.str();
+        << text;
   }
-  std::filesystem::remove(out);
 }
 
 }  // namespace
