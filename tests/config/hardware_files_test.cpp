@@ -2,7 +2,6 @@
 // through as written; and a budget runs on every unit of every file with a small network in a precision the
 // unit has a roof for.
 #include <algorithm>
-#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -16,16 +15,7 @@
 namespace framesim {
 namespace {
 
-namespace fs = std::filesystem;
 using model::Precision;
-
-std::vector<fs::path> hardware_files() {
-  std::vector<fs::path> files;
-  for (const auto& entry : fs::directory_iterator(testing::source_path("hardware")))
-    if (entry.is_regular_file() && entry.path().extension() == ".yaml") files.push_back(entry.path());
-  std::sort(files.begin(), files.end());
-  return files;
-}
 
 model::HardwareSpec load(const std::string& file) {
   return config::load_hardware(testing::source_path("hardware/" + file));
@@ -73,7 +63,7 @@ Precision a_precision_of(const model::ComputeUnitSpec& u) {
 
 TEST(HardwareFiles, TheRealPartsAreShipped) {
   std::vector<std::string> names;
-  for (const auto& f : hardware_files()) names.push_back(f.filename().string());
+  for (const auto& f : testing::shipped_yaml_files("hardware")) names.push_back(f.filename().string());
   for (const char* expected : {"jetson_orin_nano_8gb.yaml", "jetson_orin_nx_16gb.yaml", "jetson_agx_orin_64gb.yaml",
                                "raspberry_pi_5.yaml", "coral_edge_tpu.yaml", "stm32h7.yaml",
                                "seed_reference.yaml", "seed_npu.yaml", "seed_68gbs.yaml"})
@@ -81,7 +71,7 @@ TEST(HardwareFiles, TheRealPartsAreShipped) {
 }
 
 TEST(HardwareFiles, EveryFileLoadsWithoutError) {
-  const auto files = hardware_files();
+  const auto files = testing::shipped_yaml_files("hardware");
   ASSERT_FALSE(files.empty());
   for (const auto& f : files) {
     SCOPED_TRACE(f.filename().string());
@@ -101,7 +91,7 @@ TEST(HardwareFiles, EveryFileLoadsWithoutError) {
 }
 
 TEST(HardwareFiles, EveryRealPartHasAThermalEnvelopeAndEnergyFigures) {
-  for (const auto& f : hardware_files()) {
+  for (const auto& f : testing::shipped_yaml_files("hardware")) {
     if (f.filename().string().rfind("seed_", 0) == 0) continue;  // the seed's devices state no thermals
     SCOPED_TRACE(f.filename().string());
     const auto hw = config::load_hardware(f);
@@ -259,7 +249,7 @@ TEST(HardwareFiles, Stm32h7) {
 }
 
 TEST(HardwareFiles, ABudgetRunsOnEveryUnitOfEveryFile) {
-  for (const auto& f : hardware_files()) {
+  for (const auto& f : testing::shipped_yaml_files("hardware")) {
     const auto hw = config::load_hardware(f);
     for (std::size_t u = 0; u < hw.units.size(); ++u) {
       SCOPED_TRACE(f.filename().string() + " / " + hw.units[u].name);
@@ -282,7 +272,7 @@ TEST(HardwareFiles, ABudgetRunsOnEveryUnitOfEveryFile) {
 
 TEST(HardwareFiles, ABudgetRunsAtEveryOperatingPoint) {
   // Lower clocks never make the floor faster.
-  for (const auto& f : hardware_files()) {
+  for (const auto& f : testing::shipped_yaml_files("hardware")) {
     const auto hw = config::load_hardware(f);
     for (std::size_t u = 0; u < hw.units.size(); ++u) {
       SCOPED_TRACE(f.filename().string() + " / " + hw.units[u].name);

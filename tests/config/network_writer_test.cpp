@@ -2,8 +2,6 @@
 // read back, the same layers, shapes, ops, bytes and kernels.
 #include <gtest/gtest.h>
 
-#include <filesystem>
-
 #include "config/network.hpp"
 #include "config/network_writer.hpp"
 #include "test_support.hpp"
@@ -13,12 +11,11 @@ namespace fst = framesim::testing;
 
 TEST(NetworkWriter, EveryShippedNetworkRoundTrips) {
   int checked = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(fst::source_path("scenarios/networks"))) {
-    if (entry.path().extension() != ".yaml") continue;
-    const model::NetworkSpec original = config::load_network(entry.path());
+  for (const auto& path : fst::shipped_yaml_files("scenarios/networks")) {
+    const model::NetworkSpec original = config::load_network(path);
     const std::string yaml = config::network_to_yaml(original, {"round trip"});
-    const model::NetworkSpec back = config::parse_network(yaml, entry.path().filename().string() + " (written)");
-    SCOPED_TRACE(entry.path().filename().string());
+    const model::NetworkSpec back = config::parse_network(yaml, path.filename().string() + " (written)");
+    SCOPED_TRACE(path.filename().string());
     ASSERT_EQ(back.layers.size(), original.layers.size());
     for (std::size_t i = 0; i < original.layers.size(); ++i) {
       const auto& a = original.layers[i];

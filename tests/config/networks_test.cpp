@@ -1,9 +1,7 @@
 // The shipped networks (scenarios/networks/*.yaml): every file loads; the real architectures match their
 // published parameter and MAC counts; the seed's networks give the seed's worked numbers through the budget
 // on the seed's devices (peak roofs as the seed states them).
-#include <algorithm>
 #include <cmath>
-#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -15,8 +13,8 @@
 #include "model/budget.hpp"
 #include "test_support.hpp"
 
-namespace fs = std::filesystem;
 using namespace framesim;
+using framesim::testing::shipped_yaml_files;
 using framesim::testing::source_path;
 
 namespace {
@@ -51,20 +49,12 @@ model::BudgetReport budget(const std::string& hw_file, const std::string& net_fi
   return model::make_budget(hw, net, model::BudgetOptions{});
 }
 
-std::vector<fs::path> shipped_networks() {
-  std::vector<fs::path> out;
-  for (const auto& entry : fs::directory_iterator(source_path("scenarios/networks")))
-    if (entry.is_regular_file() && entry.path().extension() == ".yaml") out.push_back(entry.path());
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
 }  // namespace
 
 // ---- every file ----
 
 TEST(ShippedNetworks, EveryFileLoadsAndStartsWithAHeaderComment) {
-  const auto files = shipped_networks();
+  const auto files = shipped_yaml_files("scenarios/networks");
   ASSERT_GE(files.size(), 15u);  // the foundation's 3 seed examples + the 12 files of this change
   for (const auto& path : files) {
     SCOPED_TRACE(path.filename().string());
@@ -84,7 +74,7 @@ TEST(ShippedNetworks, EveryFileBudgetsOnTheSeedReferenceDevice) {
   // The seed device has fp32, fp16 and int8 roofs: every shipped network (fp32, fp16, w4a16 -> fp16
   // arithmetic, int8) can be budgeted on it as written.
   const auto hw = hardware("seed_reference.yaml");
-  for (const auto& path : shipped_networks()) {
+  for (const auto& path : shipped_yaml_files("scenarios/networks")) {
     SCOPED_TRACE(path.filename().string());
     const auto net = config::load_network(path);
     ASSERT_TRUE(model::missing_roofs(net, hw.units[0]).empty());

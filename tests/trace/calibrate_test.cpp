@@ -100,16 +100,8 @@ std::string difference(const model::HardwareSpec& a, const model::HardwareSpec& 
   return "";
 }
 
-std::vector<fs::path> hardware_files() {
-  std::vector<fs::path> files;
-  for (const auto& entry : fs::directory_iterator(testing::source_path("hardware")))
-    if (entry.is_regular_file() && entry.path().extension() == ".yaml") files.push_back(entry.path());
-  std::sort(files.begin(), files.end());
-  return files;
-}
-
 TEST(HardwareWriter, EveryShippedFileRoundTrips) {
-  const auto files = hardware_files();
+  const auto files = testing::shipped_yaml_files("hardware");
   ASSERT_GE(files.size(), 9u);
   for (const auto& file : files) {
     SCOPED_TRACE(file.string());
