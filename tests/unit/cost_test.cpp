@@ -16,6 +16,19 @@ KernelTime time_of(const NetworkSpec& net, const HardwareSpec& hw, std::size_t k
   const auto plan = plan_network(net, hw, 0);
   return kernel_time(plan.kernels.at(kernel), hw.units[0], effective_bandwidths_Bps(hw, hw.units[0]));
 }
+
+/// The seed device with an SRAM of `capacity_bytes` (500 GB/s) in front of its DRAM.
+HardwareSpec seed_device_with_sram(double capacity_bytes) {
+  auto hw = seed_device();
+  MemoryLevelSpec sram;
+  sram.name = "sram";
+  sram.kind = MemoryKind::sram;
+  sram.capacity_bytes = capacity_bytes;
+  sram.bandwidth_Bps = 500e9;
+  hw.memory.insert(hw.memory.begin(), sram);
+  hw.units[0].memory_path = {0, 1};
+  return hw;
+}
 }  // namespace
 
 TEST(Cost, RidgePointOfTheReferenceDevice) {
@@ -168,14 +181,7 @@ TEST(Plan, FusionOfAResidualTailEightTraversalsToTwo) {
 
 TEST(Plan, IntermediatesThatFitStayOnChip) {
   // A unit with 1 MiB of SRAM before DRAM: a 256 KiB intermediate stays in SRAM; graph I/O is in DRAM.
-  auto hw = seed_device();
-  MemoryLevelSpec sram;
-  sram.name = "sram";
-  sram.kind = MemoryKind::sram;
-  sram.capacity_bytes = 1024 * 1024;
-  sram.bandwidth_Bps = 500e9;
-  hw.memory.insert(hw.memory.begin(), sram);
-  hw.units[0].memory_path = {0, 1};
+  const auto hw = seed_device_with_sram(1024 * 1024);
   NetBuilder b;
   int x = b.input("x", {1, 65536});
   int h = b.layer("sigmoid", "a", {x});
@@ -189,14 +195,7 @@ TEST(Plan, IntermediatesThatFitStayOnChip) {
 }
 
 TEST(Plan, SpillsWhenTheLiveSetDoesNotFit) {
-  auto hw = seed_device();
-  MemoryLevelSpec sram;
-  sram.name = "sram";
-  sram.kind = MemoryKind::sram;
-  sram.capacity_bytes = 256 * 1024;  // less than input + intermediate
-  sram.bandwidth_Bps = 500e9;
-  hw.memory.insert(hw.memory.begin(), sram);
-  hw.units[0].memory_path = {0, 1};
+  const auto hw = seed_device_with_sram(256 * 1024);  // less than input + intermediate
   NetBuilder b;
   int x = b.input("x", {1, 65536});
   int h = b.layer("sigmoid", "a", {x});
@@ -207,14 +206,7 @@ TEST(Plan, SpillsWhenTheLiveSetDoesNotFit) {
 }
 
 TEST(Plan, WeightsOnChipWhenTheWholeSetFits) {
-  auto hw = seed_device();
-  MemoryLevelSpec sram;
-  sram.name = "sram";
-  sram.kind = MemoryKind::sram;
-  sram.capacity_bytes = 8 * 1024 * 1024;
-  sram.bandwidth_Bps = 500e9;
-  hw.memory.insert(hw.memory.begin(), sram);
-  hw.units[0].memory_path = {0, 1};
+  const auto hw = seed_device_with_sram(8 * 1024 * 1024);
   NetBuilder b;
   int x = b.input("x", {1, 1024});
   b.layer("linear", "fc", {x}, {{"out_features", std::int64_t{1024}}});
