@@ -14,17 +14,23 @@ PACKAGES := cmake ninja-build g++ pkg-config ccache \
 # `make deps-slow` installs the missing ones; `make test-all` does, `make test` does not.
 SLOW_PACKAGES := parallel slurm-wlm munge
 
+# $(call install_missing,PACKAGES,WHAT): apt-get installs those of PACKAGES dpkg does not have installed, after
+# saying "framesim: installing missing packages<WHAT>:" and their names.
+define install_missing
+@missing=$$(for p in $(1); do \
+  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done); \
+if [ -n "$$missing" ]; then \
+  echo "framesim: installing missing packages$(2):" $$missing; \
+  $(SUDO) apt-get update -qq && \
+  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
+fi
+endef
+
 .PHONY: all deps build run test bench clean
 all: build
 
 deps:
-	@missing=$$(for p in $(PACKAGES); do \
-	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done); \
-	if [ -n "$$missing" ]; then \
-	  echo "framesim: installing missing packages:" $$missing; \
-	  $(SUDO) apt-get update -qq && \
-	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
-	fi
+	$(call install_missing,$(PACKAGES),)
 	@command -v npm >/dev/null || $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends npm
 	@# The independent Chrome-trace reader the tests open trace.json with (npm registry).
 	@[ -d tests/trace_reader/node_modules/@tracerbench/trace-model ] || \
@@ -35,13 +41,7 @@ deps:
 
 .PHONY: deps-slow
 deps-slow:
-	@missing=$$(for p in $(SLOW_PACKAGES); do \
-	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done); \
-	if [ -n "$$missing" ]; then \
-	  echo "framesim: installing missing packages for the slow tests:" $$missing; \
-	  $(SUDO) apt-get update -qq && \
-	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
-	fi
+	$(call install_missing,$(SLOW_PACKAGES), for the slow tests)
 
 $(BUILD_DIR)/build.ninja:
 	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release
