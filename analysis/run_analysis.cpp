@@ -32,6 +32,9 @@ void init_window(WindowStats& w, double from, double to, std::size_t stages, std
   w.stage_wait_s.resize(stages);
   w.stage_service_s.resize(stages);
   w.stage_latency_s.resize(stages);
+  w.stage_response_s.resize(stages);
+  w.stage_blocked_s.resize(stages);
+  w.stage_slice_missed.assign(stages, 0);
   w.unit_frequency_Hz.resize(units);
 }
 
@@ -70,9 +73,13 @@ std::pair<double, double> slice_us(double start_s, double end_s) {
 json window_json(const WindowStats& w, const model::ScenarioSpec& spec) {
   json stages = json::object();
   for (std::size_t s = 0; s < spec.stages.size(); ++s) {
-    stages[spec.stages[s].name] = {{"wait_s", summary_json(w.stage_wait_s[s].summary())},
-                                   {"service_s", summary_json(w.stage_service_s[s].summary())},
-                                   {"latency_s", summary_json(w.stage_latency_s[s].summary())}};
+    json st = {{"wait_s", summary_json(w.stage_wait_s[s].summary())},
+               {"service_s", summary_json(w.stage_service_s[s].summary())},
+               {"blocked_s", summary_json(w.stage_blocked_s[s].summary())},
+               {"response_s", summary_json(w.stage_response_s[s].summary())},
+               {"latency_s", summary_json(w.stage_latency_s[s].summary())}};
+    if (spec.stages[s].slice_s) st["slice_missed"] = w.stage_slice_missed[s];
+    stages[spec.stages[s].name] = st;
   }
   json freq = json::object();
   for (std::size_t u = 0; u < spec.hardware.units.size(); ++u)
@@ -93,7 +100,7 @@ json window_json(const WindowStats& w, const model::ScenarioSpec& spec) {
 }  // namespace
 
 RunAnalysis::RunAnalysis(const model::ScenarioSpec& spec, std::filesystem::path folder)
-    : spec_(spec), folder_(std::move(folder)) {
+    : spec_(spec), folder_(std::move(folder)), responses_(spec, folder_) {
   const std::size_t stages = spec.stages.size();
   const std::size_t units = spec.hardware.units.size();
   const double counted_s = spec.duration_s - spec.warmup_s;
@@ -123,10 +130,14 @@ RunAnalysis::RunAnalysis(const model::ScenarioSpec& spec, std::filesystem::path 
                  "temperature_C";
   for (const auto& u : spec.hardware.units) frames_csv_ << ",freq_" << u.name << "_Hz";
   frames_csv_ << "\n";
-  stages_csv_ << "frame,stage,capture_s,enqueue_s,start_s,end_s,wait_s,service_s,latency_s,energy_J,kernels\n";
+  stages_csv_ << "frame,stage,capture_s,enqueue_s,start_s,end_s,wait_s,service_s,blocked_s,response_s,latency_s,"
+                 "energy_J,kernels\n";
   timeseries_csv_ << "time_s,temperature_C,power_W,dynamic_J,static_J,throttled";
   for (const auto& u : spec.hardware.units) timeseries_csv_ << ",freq_" << u.name << "_Hz";
   for (const auto& l : spec.hardware.memory) timeseries_csv_ << ",bw_" << l.name << "_Bps";
+  for (const auto& u : spec.hardware.units) timeseries_csv_ << ",busy_" << u.name;
+  for (const auto& l : spec.hardware.memory) timeseries_csv_ << ",util_" << l.name;
+  for (const auto& st : spec.stages) timeseries_csv_ << ",queue_" << st.name;
   timeseries_csv_ << "\n";
 
   trace_ << "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n";
@@ -144,6 +155,7 @@ void RunAnalysis::trace_event(const std::string& event) {
 
 void RunAnalysis::on_frame(const engine::FrameRecord& r) {
   ++frames_total_;
+  responses_.on_capture(r.sensor, r.capture_s);
   const bool completed = r.outcome == engine::FrameOutcome::completed;
   const double latency = r.done_s - r.capture_s;
   const bool met = completed && latency <= spec_.deadline_s;
@@ -192,9 +204,11 @@ void RunAnalysis::on_stage(const engine::StageRecord& r) {
   const double wait = r.start_s - r.enqueue_s;
   const double service = r.end_s - r.start_s;
   const double latency = r.end_s - r.capture_s;
+  const double response = r.end_s - r.enqueue_s;
   stages_csv_ << r.frame << "," << spec_.stages[r.stage].name << "," << num(r.capture_s) << "," << num(r.enqueue_s)
               << "," << num(r.start_s) << "," << num(r.end_s) << "," << num(wait) << "," << num(service) << ","
-              << num(latency) << "," << num(r.energy_J) << "," << r.kernels << "\n";
+              << num(r.blocked_s) << "," << num(response) << "," << num(latency) << "," << num(r.energy_J) << ","
+              << r.kernels << "\n";
   const auto [ts, dur] = slice_us(r.start_s, r.end_s);
   trace_event(fmt::format(
       R"({{"ph":"X","pid":1,"tid":{},"ts":{:.3f},"dur":{:.3f},"name":"frame {}","cat":"stage","args":{{"frame":{},"wait_us":{:.3f},"energy_mJ":{:.6f}}}}})",
@@ -205,6 +219,9 @@ void RunAnalysis::on_stage(const engine::StageRecord& r) {
     w->stage_wait_s[r.stage].add(wait);
     w->stage_service_s[r.stage].add(service);
     w->stage_latency_s[r.stage].add(latency);
+    w->stage_response_s[r.stage].add(response);
+    w->stage_blocked_s[r.stage].add(r.blocked_s);
+    if (spec_.stages[r.stage].slice_s && response > *spec_.stages[r.stage].slice_s) ++w->stage_slice_missed[r.stage];
   }
 }
 
@@ -218,6 +235,9 @@ void RunAnalysis::on_tick(const engine::TickRecord& r) {
                   << "," << num(r.static_J) << "," << (r.throttled ? 1 : 0);
   for (double f : r.unit_frequency_Hz) timeseries_csv_ << "," << num(f);
   for (double b : r.level_bandwidth_Bps) timeseries_csv_ << "," << num(b);
+  for (double b : r.unit_busy) timeseries_csv_ << "," << num(b);
+  for (double u : r.level_utilisation) timeseries_csv_ << "," << num(u);
+  for (double q : r.stage_queue_depth) timeseries_csv_ << "," << num(q);
   timeseries_csv_ << "\n";
   const double ts = r.time_s * 1e6;
   trace_event(fmt::format(R"({{"ph":"C","cat":"counter","pid":1,"name":"temperature","ts":{:.3f},"args":{{"C":{:.4f}}}}})", ts,
@@ -230,6 +250,16 @@ void RunAnalysis::on_tick(const engine::TickRecord& r) {
     trace_event(fmt::format(R"({{"ph":"C","cat":"counter","pid":1,"name":{},"ts":{:.3f},"args":{{"GB/s":{:.6f}}}}})",
                             json_escape("bandwidth " + spec_.hardware.memory[lv].name), ts,
                             r.level_bandwidth_Bps[lv] / 1e9));
+  auto percent_counter = [&](const std::string& name, double fraction) {
+    trace_event(fmt::format(R"({{"ph":"C","cat":"counter","pid":1,"name":{},"ts":{:.3f},"args":{{"%":{:.4f}}}}})",
+                            json_escape(name), ts, fraction * 100));
+  };
+  for (std::size_t u = 0; u < r.unit_busy.size(); ++u) percent_counter("busy " + spec_.hardware.units[u].name, r.unit_busy[u]);
+  for (std::size_t lv = 0; lv < r.level_utilisation.size(); ++lv)
+    percent_counter("utilisation " + spec_.hardware.memory[lv].name, r.level_utilisation[lv]);
+  for (std::size_t s = 0; s < r.stage_queue_depth.size(); ++s)
+    trace_event(fmt::format(R"({{"ph":"C","cat":"counter","pid":1,"name":{},"ts":{:.3f},"args":{{"items":{:.4f}}}}})",
+                            json_escape("queue " + spec_.stages[s].name), ts, r.stage_queue_depth[s]));
   // Residency: the interval ending now ran at the clocks set at the previous tick.
   const double dt = r.time_s - previous_tick_s_;
   for (std::size_t u = 0; u < previous_frequency_Hz_.size(); ++u) time_at_frequency_s_[u][previous_frequency_Hz_[u]] += dt;
@@ -427,6 +457,11 @@ json RunAnalysis::finish(const engine::RunTotals& totals) {
   }
   verdict["stage_slices"] = slices;
   j["verdict"] = verdict;
+  j["utilisation"] = utilisation_json(totals);
+  const json responses = responses_.finish(totals.task_busy_core_s, totals.end_s);
+  j["tasks"] = responses["tasks"];
+  j["chains"] = responses["chains"];
+  j["run"]["preemptions"] = totals.preemptions;
   j["warnings"] = totals.warnings;
   j["notes"] = totals.notes;
 
@@ -435,6 +470,36 @@ json RunAnalysis::finish(const engine::RunTotals& totals) {
   core::write_file_atomic(folder_ / "latency_over_time.svg", svg_latency_over_time());
   core::write_file_atomic(folder_ / "thermal.svg", svg_thermal());
   return j;
+}
+
+json RunAnalysis::utilisation_json(const engine::RunTotals& totals) const {
+  const auto& hw = spec_.hardware;
+  const double end = totals.end_s;
+  json units = json::object();
+  for (std::size_t u = 0; u < hw.units.size(); ++u) {
+    json per_stage = json::object();
+    for (std::size_t s = 0; s < spec_.stages.size(); ++s)
+      if (spec_.stages[s].unit == u) per_stage[spec_.stages[s].name] = end > 0 ? totals.stage_busy_core_s[s] / (hw.units[u].cores * end) : 0.0;
+    for (std::size_t t = 0; t < spec_.tasks.size(); ++t)
+      if (spec_.tasks[t].unit == u) per_stage[spec_.tasks[t].name] = end > 0 ? totals.task_busy_core_s[t] / (hw.units[u].cores * end) : 0.0;
+    units[hw.units[u].name] = {{"busy", end > 0 ? totals.unit_busy_core_s[u] / (hw.units[u].cores * end) : 0.0},
+                               {"by", per_stage}};
+  }
+  // A level's utilisation: the time-average over the ticks of bytes served / what it could serve at its clock.
+  json memory = json::object();
+  for (std::size_t lv = 0; lv < hw.memory.size(); ++lv) {
+    double area = 0, previous = 0;
+    for (const auto& t : ticks_) {
+      if (lv < t.level_utilisation.size()) area += t.level_utilisation[lv] * (t.time_s - previous);
+      previous = t.time_s;
+    }
+    memory[hw.memory[lv].name] = {{"utilisation", previous > 0 ? area / previous : 0.0}, {"bytes", totals.level_bytes[lv]}};
+  }
+  json queues = json::object();
+  for (std::size_t s = 0; s < spec_.stages.size(); ++s)
+    queues[spec_.stages[s].name] = {{"mean", totals.stage_queue_mean[s]}, {"max", totals.stage_queue_max[s]},
+                                   {"capacity", spec_.stages[s].queue_depth}};
+  return {{"units", units}, {"memory", memory}, {"queues", queues}};
 }
 
 std::string RunAnalysis::svg_latency_cdf() const {
@@ -640,6 +705,42 @@ std::string RunAnalysis::text(const json& j) const {
                        format_seconds(hot99), format_seconds(slice),
                        hot99 <= slice ? fmt::format("fits ({} headroom)", format_number((slice - hot99) / slice * 100, 3) + "%")
                                       : fmt::format("DOES NOT FIT: needs a {}x speed-up", format_number(hot99 / slice, 3)));
+  }
+  {
+    std::vector<std::string> busy;
+    for (const auto& [u, entry] : j["utilisation"]["units"].items())
+      busy.push_back(fmt::format("{} {}%", u, format_number(entry["busy"].get<double>() * 100, 3)));
+    for (const auto& [level, entry] : j["utilisation"]["memory"].items())
+      busy.push_back(fmt::format("{} {}%", level, format_number(entry["utilisation"].get<double>() * 100, 3)));
+    out += fmt::format("utilisation: {}\n", fmt::join(busy, ", "));
+    std::vector<std::string> queues;
+    for (const auto& [s, q] : j["utilisation"]["queues"].items())
+      queues.push_back(fmt::format("{} mean {} max {}/{}", s, format_number(q["mean"].get<double>(), 3),
+                                   q["max"].get<int>(), q["capacity"].get<int>()));
+    if (!queues.empty()) out += fmt::format("queues: {}\n", fmt::join(queues, ", "));
+  }
+  for (const auto& [name, task] : j["tasks"].items()) {
+    if (!task.contains("response_s") || task["response_s"]["count"].get<std::size_t>() == 0) continue;
+    const auto& r = task["response_s"];
+    out += fmt::format("task {} on {}: response p50 {}, p99 {}, max {}; {} of {} releases missed its {} deadline\n",
+                       name, task["unit"].get<std::string>(), format_seconds(r["p50"].get<double>()),
+                       format_seconds(r["p99"].get<double>()), format_seconds(r["max"].get<double>()),
+                       task["missed"].get<std::int64_t>(), task["jobs"].get<std::int64_t>(),
+                       format_seconds(task["deadline_s"].get<double>()));
+  }
+  for (const auto& [name, c] : j["chains"].items()) {
+    const auto& age = c["data_age_s"];
+    const auto& reaction = c["reaction_s"];
+    if (age["count"].get<std::size_t>() == 0) {
+      out += fmt::format("chain {}: no actuation\n", name);
+      continue;
+    }
+    out += fmt::format("chain {}: data age p50 {}, p99 {}, max {}", name, format_seconds(age["p50"].get<double>()),
+                       format_seconds(age["p99"].get<double>()), format_seconds(age["max"].get<double>()));
+    if (reaction["count"].get<std::size_t>() > 0)
+      out += fmt::format("; reaction p50 {}, p99 {}, max {}", format_seconds(reaction["p50"].get<double>()),
+                         format_seconds(reaction["p99"].get<double>()), format_seconds(reaction["max"].get<double>()));
+    out += "\n";
   }
   const auto& l = j["little"];
   out += fmt::format("Little's law: L = {} frames in the system = lambda {}/s x W {} (relative error {})\n",

@@ -15,6 +15,7 @@
 
 #include "engine/records.hpp"
 #include "model/scenario.hpp"
+#include "responses.hpp"
 #include "stats.hpp"
 
 namespace framesim::analysis {
@@ -25,6 +26,8 @@ struct WindowStats {
   Samples latency_s;  // end to end, completed frames
   std::int64_t frames = 0, completed = 0, missed = 0, dropped = 0;
   std::vector<Samples> stage_wait_s, stage_service_s, stage_latency_s;  // per stage
+  std::vector<Samples> stage_response_s, stage_blocked_s;               // per stage
+  std::vector<std::int64_t> stage_slice_missed;                        // per stage with a slice: response > slice
   Samples temperature_C;
   std::vector<Samples> unit_frequency_Hz;
 };
@@ -39,6 +42,8 @@ class RunAnalysis : public engine::RecordSink {
   void on_control(const engine::ControlRecord& r) override;
   void on_tick(const engine::TickRecord& r) override;
   void on_kernel(const engine::KernelRecord& r) override;
+  void on_task(const engine::TaskRecord& r) override { responses_.on_task(r); }
+  void on_chain(const engine::ChainRecord& r) override { responses_.on_chain(r); }
 
   /// Closes the streams and writes summary.json and the plots. Returns the summary.
   nlohmann::json finish(const engine::RunTotals& totals);
@@ -48,6 +53,7 @@ class RunAnalysis : public engine::RecordSink {
  private:
   bool counted(double capture_s) const { return capture_s >= spec_.warmup_s; }
   void trace_event(const std::string& json);
+  nlohmann::json utilisation_json(const engine::RunTotals& totals) const;
   std::string svg_latency_cdf() const;
   std::string svg_latency_over_time() const;
   std::string svg_thermal() const;
@@ -80,6 +86,7 @@ class RunAnalysis : public engine::RecordSink {
   double previous_tick_s_ = 0;
   double wall_s_ = 0;
   std::vector<double> previous_frequency_Hz_;
+  Responses responses_;
 };
 
 }  // namespace framesim::analysis

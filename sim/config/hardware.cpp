@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "config/readers.hpp"
+#include "config/scheduler.hpp"
 #include "config/yaml.hpp"
 #include "core/text.hpp"
 
@@ -105,9 +106,10 @@ ComputeUnitSpec read_unit(const std::string& name, const Node& node, const Hardw
   ComputeUnitSpec unit;
   unit.name = name;
   MapReader m(node, {"kind", "cores", "peak", "efficiency", "dispatch_overhead", "outstanding", "memory",
-                     "operating_points", "static_power", "energy_per_op", "busy_power", "source"});
+                     "operating_points", "static_power", "energy_per_op", "busy_power", "scheduler", "source"});
   if (auto k = m.choice("kind", kUnitKinds, true)) unit.kind = unit_kind(*k);
-  unit.cores = static_cast<int>(m.integer("cores", 1, 1 << 20).value_or(1));
+  unit.cores = static_cast<int>(m.integer("cores", 1, 64).value_or(1));
+  if (auto sched = m.get("scheduler")) unit.scheduler = read_scheduler(*sched);
   if (auto peak = m.required("peak")) {
     read_per_precision(*peak, unit.peak_ops_per_s,
                        [](const Node& v) { return v.quantity(Dimension::OpsPerSecond, Range::positive); });

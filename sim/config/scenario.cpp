@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "config/readers.hpp"
+#include "config/scheduler.hpp"
 #include "config/yaml.hpp"
 #include "core/text.hpp"
 #include "core/units.hpp"
@@ -101,7 +102,7 @@ class ScenarioReader {
     spec_.source_file = root_.document().display_path();
     MapReader m(root_, {"name", "description", "hardware", "networks", "seed", "duration", "frames", "warmup",
                         "windows", "deadline", "thermal", "speed", "sample_period", "trace", "sensors", "stages",
-                        "tasks", "background"});
+                        "tasks", "background", "schedulers", "chains"});
     if (!m.ok()) return std::move(spec_);
     spec_.name = m.text("name", true).value_or("");
     spec_.description = m.text("description").value_or("");
@@ -136,9 +137,11 @@ class ScenarioReader {
       MapReader tr(*t, {"kernels"});
       spec_.kernel_trace_s = tr.quantity("kernels", Dimension::Seconds, Range::non_negative).value_or(1.0);
     }
+    if (auto s = m.get("schedulers")) read_schedulers(*s);
     if (auto s = m.required("stages")) read_stages(*s);
     if (auto t = m.get("tasks")) read_tasks(*t);
     if (auto b = m.get("background")) read_background(*b);
+    if (auto c = m.get("chains")) read_chains(*c);
     return std::move(spec_);
   }
 
@@ -416,15 +419,110 @@ class ScenarioReader {
     return w;
   }
 
-  int read_cores(const MapReader& m, std::optional<std::size_t> unit) {
-    auto cores = m.integer("cores", 1);
-    if (!cores) return 0;
-    if (unit && *cores > spec_.hardware.units[*unit].cores) {
-      m.get("cores")->error(fmt::format("unit \"{}\" has {} cores", spec_.hardware.units[*unit].name,
-                                        spec_.hardware.units[*unit].cores));
-      return 0;
+  /// `cores`: how many of the unit's cores (a number), or exactly which (a list of core indices: partitioned
+  /// scheduling, the work runs on those cores only). Sets `cores` (0: all) and `pinned`.
+  void read_cores(const MapReader& m, std::optional<std::size_t> unit, int& cores, std::vector<int>& pinned) {
+    cores = 0;
+    auto node = m.get("cores");
+    if (!node) return;
+    const int unit_cores = unit ? spec_.hardware.units[*unit].cores : 64;
+    const std::string unit_name = unit ? spec_.hardware.units[*unit].name : "";
+    if (node->is_sequence()) {
+      std::set<std::int64_t> seen;
+      for (const Node& item : node->items()) {
+        auto c = item.integer(0, unit_cores - 1);
+        if (!c) continue;
+        if (!seen.insert(*c).second) item.error(fmt::format("core {} is listed twice", *c));
+        else pinned.push_back(static_cast<int>(*c));
+      }
+      if (node->items().empty()) node->error("needs at least one core index");
+      cores = static_cast<int>(pinned.size());
+      return;
     }
-    return static_cast<int>(*cores);
+    auto n = m.integer("cores", 1);
+    if (!n) return;
+    if (unit && *n > unit_cores) {
+      node->error(fmt::format("unit \"{}\" has {} cores", unit_name, unit_cores));
+      return;
+    }
+    cores = static_cast<int>(*n);
+  }
+
+  /// `schedulers: {unit: policy-or-map}`: replaces the hardware file's scheduler of each unit named.
+  void read_schedulers(const Node& node) {
+    for (auto& [name, value] : node.entries()) {
+      auto unit = spec_.hardware.find_unit(name);
+      if (!unit) {
+        if (!hardware_loaded_) continue;
+        std::vector<std::string> units;
+        for (const auto& u : spec_.hardware.units) units.push_back(u.name);
+        std::string message = fmt::format("{} has no unit \"{}\"", spec_.hardware.source_file, name);
+        if (auto near = core::closest_match(name, units)) message += fmt::format(" (did you mean \"{}\"?)", *near);
+        value.error(message);
+        continue;
+      }
+      spec_.hardware.units[*unit].scheduler = read_scheduler(value);
+    }
+  }
+
+  /// `chains: {name: [sensor, stage, ..., (task)]}`: each stage must read the element before it; a final task
+  /// must read the last stage.
+  void read_chains(const Node& node) {
+    for (auto& [name, value] : node.entries()) {
+      model::ChainSpec chain;
+      chain.name = name;
+      const auto items = value.items();
+      if (!value.is_sequence() || items.size() < 2) {
+        value.error("a chain lists a sensor, then the stages it flows through (each reading the one before), "
+                    "optionally ending with the task that reads the last stage");
+        continue;
+      }
+      bool ok = true;
+      for (std::size_t k = 0; k < items.size() && ok; ++k) {
+        auto element = items[k].text();
+        if (!element) {
+          ok = false;
+          break;
+        }
+        auto it = names_.find(*element);
+        if (k == 0) {
+          ok = it != names_.end() && it->second.first;
+          if (ok) chain.sensor = it->second.second;
+          else items[k].error(fmt::format("a chain starts at a sensor; \"{}\" is not one", *element));
+          continue;
+        }
+        const bool last = k + 1 == items.size();
+        if (it == names_.end() && last) {
+          auto task = std::find_if(spec_.tasks.begin(), spec_.tasks.end(), [&](const auto& t) { return t.name == *element; });
+          ok = task != spec_.tasks.end() && !chain.stages.empty() && task->reads_stage == chain.stages.back();
+          if (ok) chain.task = static_cast<std::size_t>(task - spec_.tasks.begin());
+          else items[k].error(fmt::format("\"{}\" is not a stage, nor a task that reads \"{}\"", *element,
+                                          chain.stages.empty() ? std::string("a stage") : spec_.stages[chain.stages.back()].name));
+          continue;
+        }
+        ok = it != names_.end() && !it->second.first;
+        if (!ok) {
+          items[k].error(fmt::format("\"{}\" is not a stage", *element));
+          continue;
+        }
+        const std::size_t stage = it->second.second;
+        const model::InputRef previous = chain.stages.empty() ? model::InputRef{true, chain.sensor}
+                                                              : model::InputRef{false, chain.stages.back()};
+        const auto& inputs = spec_.stages[stage].inputs;
+        auto edge = std::find_if(inputs.begin(), inputs.end(), [&](const model::InputRef& in) {
+          return in.sensor == previous.sensor && in.index == previous.index;
+        });
+        ok = edge != inputs.end();
+        if (!ok) {
+          items[k].error(fmt::format("stage \"{}\" does not read \"{}\"", *element, items[k - 1].text().value_or("")));
+          continue;
+        }
+        chain.stages.push_back(stage);
+        chain.input_edges.push_back(static_cast<std::size_t>(edge - inputs.begin()));
+      }
+      if (ok && chain.stages.empty()) value.error("a chain needs at least one stage");
+      else if (ok) spec_.chains.push_back(std::move(chain));
+    }
   }
 
   void read_stages(const Node& node) {
@@ -446,7 +544,7 @@ class ScenarioReader {
       s.name = name;
       auto unit = read_unit(m, true);
       s.unit = unit.value_or(0);
-      s.cores = read_cores(m, unit);
+      read_cores(m, unit, s.cores, s.pinned);
       if (auto ins = m.required("inputs")) {
         for (const Node& i : ins->items()) {
           if (auto t = i.text()) {
@@ -586,14 +684,16 @@ class ScenarioReader {
 
   void read_tasks(const Node& node) {
     for (auto& [name, value] : node.entries()) {
-      MapReader m(value, {"rate", "phase", "unit", "cores", "priority", "network", "work", "variability", "reads"});
+      MapReader m(value, {"rate", "phase", "unit", "cores", "priority", "deadline", "network", "work", "variability",
+                          "reads"});
       model::TaskSpec t;
       t.name = name;
       t.rate_Hz = m.quantity("rate", Dimension::Hertz, Range::positive, true).value_or(100);
       t.phase_s = m.quantity("phase", Dimension::Seconds, Range::non_negative).value_or(0);
       auto unit = read_unit(m, false);
       t.unit = unit;
-      t.cores = read_cores(m, unit);
+      read_cores(m, unit, t.cores, t.pinned);
+      if (m.has("deadline")) t.deadline_s = m.quantity("deadline", Dimension::Seconds, Range::positive);
       t.priority = static_cast<int>(m.integer("priority", -1000, 1000).value_or(0));
       t.work = read_work(m, unit);
       if (t.work.kind != model::WorkSpec::Kind::none && !m.has("unit"))

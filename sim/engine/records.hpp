@@ -38,13 +38,17 @@ struct FrameRecord {
   std::vector<double> unit_frequency_Hz;  // clock of every unit at capture
 };
 
+/// One execution of a stage. Wait (enqueue -> start) covers the queue and the wait for the unit's cores;
+/// service (start -> end) includes `blocked_s`, the time it lost its cores mid-way (preempted, a higher
+/// priority at a kernel boundary, an expired quantum, switch costs). Response = end - enqueue.
 struct StageRecord {
   std::int64_t frame = 0;
   std::size_t stage = 0;
   double capture_s = 0;
-  double enqueue_s = 0;
-  double start_s = 0;
+  double enqueue_s = 0;   // its trigger input arrived
+  double start_s = 0;     // it first held the unit's cores
   double end_s = 0;
+  double blocked_s = 0;
   double energy_J = 0;
   int kernels = 0;
 };
@@ -56,6 +60,25 @@ struct ControlRecord {
   std::int64_t frame = -1;            // the frame whose result it used
 };
 
+/// One release of a periodic task that runs work: release (its nominal tick) -> completion is its response time.
+struct TaskRecord {
+  std::size_t task = 0;
+  std::int64_t job = 0;  // release number
+  double release_s = 0;
+  double start_s = 0;    // it first held the unit's cores
+  double end_s = 0;
+  double blocked_s = 0;  // as in StageRecord
+  double energy_J = 0;
+};
+
+/// An actuation at the end of a cause-effect chain and the capture time of the sensor sample behind it along
+/// the chain (data age = actuation - capture).
+struct ChainRecord {
+  std::size_t chain = 0;
+  double actuation_s = 0;
+  double capture_s = 0;
+};
+
 struct TickRecord {
   double time_s = 0;
   double temperature_C = 0;
@@ -65,6 +88,9 @@ struct TickRecord {
   std::vector<double> unit_frequency_Hz;     // after this tick's governor decision
   std::vector<double> level_bandwidth_Bps;   // bytes served per second over the interval, per memory level
   bool throttled = false;                    // any unit or memory level below its top operating point
+  std::vector<double> level_utilisation;     // per memory level: bytes served / what it could serve, over the interval
+  std::vector<double> unit_busy;             // per unit: core-time held by jobs / core-time, over the interval
+  std::vector<double> stage_queue_depth;     // per stage: time-average of its input queue over the interval
 };
 
 struct KernelRecord {
@@ -96,6 +122,13 @@ struct RunTotals {
   std::int64_t kernels = 0;              // kernels executed
   std::int64_t dispatch_sleeps = 0;      // dispatch overheads waited by an actor (the rest are route latency)
   double wall_s = 0;
+  std::vector<double> unit_busy_core_s;  // per unit: core-seconds held by jobs (running, launching, switching)
+  std::vector<double> stage_busy_core_s; // per stage: core-seconds its executions held
+  std::vector<double> task_busy_core_s;  // per task
+  std::vector<double> level_bytes;       // per memory level: bytes served (frames, tasks, background)
+  std::vector<double> stage_queue_mean;  // per stage: time-average depth of its input queue
+  std::vector<int> stage_queue_max;
+  std::int64_t preemptions = 0;          // kernels stopped mid-way (preemptive) or switched out (time_slice)
   std::vector<std::string> warnings;
   std::vector<std::string> notes;  // what the run did that a reader should know (e.g. replayed measurements)
   double total_energy_J() const { return frames_energy_J + tasks_energy_J + background_energy_J + static_energy_J; }
@@ -110,6 +143,8 @@ class RecordSink {
   virtual void on_control(const ControlRecord& r) = 0;
   virtual void on_tick(const TickRecord& r) = 0;
   virtual void on_kernel(const KernelRecord& r) = 0;
+  virtual void on_task(const TaskRecord& r) = 0;
+  virtual void on_chain(const ChainRecord& r) = 0;
 };
 
 }  // namespace framesim::engine

@@ -79,11 +79,20 @@ double Energy::total_J() const {
   return compute_J + std::accumulate(memory_J.begin(), memory_J.end(), 0.0) + static_J;
 }
 
+double dynamic_energy_scale(const ComputeUnitSpec& unit, std::size_t op) {
+  const double v = unit.operating_points[op].voltage_V / unit.nominal().voltage_V;
+  return v * v;
+}
+
 std::optional<double> energy_per_op_J(const ComputeUnitSpec& unit, Precision p, std::size_t op) {
   const auto& e = unit.energy_per_op_J[p];
   if (!e) return std::nullopt;
-  const double v = unit.operating_points[op].voltage_V / unit.nominal().voltage_V;
-  return *e * v * v;
+  return *e * dynamic_energy_scale(unit, op);
+}
+
+double loaded_latency_s(double unloaded_latency_s, double others_utilisation) {
+  const double rho = std::clamp(others_utilisation, 0.0, kMaxOtherUtilisation);
+  return unloaded_latency_s / (1.0 - rho);
 }
 
 double static_power_W(const ComputeUnitSpec& unit, std::size_t op) {

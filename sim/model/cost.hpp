@@ -31,6 +31,13 @@ double effective_compute_ops_per_s(const ComputeUnitSpec& unit, Precision p, con
 /// Streaming bandwidth of `level` at its memory operating point, after its efficiency (no Little's cap).
 double effective_level_bandwidth_Bps(const MemoryLevelSpec& level, std::size_t memory_point = 0);
 
+/// The most of a level's bandwidth the other masters are taken to use when loading its latency (loaded_latency_s).
+inline constexpr double kMaxOtherUtilisation = 0.9;
+/// Latency of a memory level under load, as one master sees it: L0 / (1 - rho), rho the share of the level's
+/// bandwidth the *other* masters use, clamped to [0, kMaxOtherUtilisation] (at most ten times L0). It sets the
+/// master's Little's-law cap outstanding / L; alone a master sees L0, so the engine matches the budget.
+double loaded_latency_s(double unloaded_latency_s, double others_utilisation);
+
 /// Little's-law cap of `unit` on a level with `latency_s`: outstanding bytes / latency (nullopt: no cap declared).
 std::optional<double> littles_cap_Bps(const ComputeUnitSpec& unit, double latency_s);
 
@@ -65,6 +72,8 @@ struct Energy {
   double total_J() const;
 };
 
+/// (V / V_nominal)^2 at operating point `op`: what arithmetic energy at the nominal voltage is multiplied by there.
+double dynamic_energy_scale(const ComputeUnitSpec& unit, std::size_t op);
 /// Energy per op of `unit` in `p` at operating point `op` (scaled by (V/V_nominal)^2; nullopt: no figure).
 std::optional<double> energy_per_op_J(const ComputeUnitSpec& unit, Precision p, std::size_t op);
 /// Static (leakage) power of `unit` at operating point `op`.

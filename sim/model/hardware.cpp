@@ -1,5 +1,7 @@
 #include "model/hardware.hpp"
 
+#include <cmath>
+
 namespace framesim::model {
 
 std::string_view memory_kind_name(MemoryKind k) {
@@ -11,6 +13,15 @@ std::string_view memory_kind_name(MemoryKind k) {
     case MemoryKind::flash: return "flash";
   }
   return "?";
+}
+
+double ThermalSpec::step_C(double temperature_C, double ambient, double power_W, double dt_s) const {
+  const double steady_C = ambient + power_W * resistance_K_per_W;
+  return steady_C + (temperature_C - steady_C) * std::exp(-dt_s / (resistance_K_per_W * capacitance_J_per_K));
+}
+
+std::string_view scheduling_policy_name(SchedulingPolicy p) {
+  return kSchedulingPolicies[static_cast<std::size_t>(p)];
 }
 
 std::string_view unit_kind_name(UnitKind k) {

@@ -50,6 +50,25 @@ struct OperatingPoint {
   std::optional<double> static_power_W;  // if unset: the unit's static power scaled by V/V_nominal
 };
 
+/// How a unit shares its cores between the jobs (stage executions, task releases) that want them.
+///   fifo:       jobs in release order, each to completion;
+///   priority:   non-preemptive fixed priority: at every kernel boundary the highest-priority job (then the
+///               earliest released) gets the cores — the running job included;
+///   preemptive: fixed priority; a higher-priority release takes the cores mid-kernel, the preempted kernel
+///               later resumes its remaining work;
+///   time_slice: round robin in release order: a job runs for a quantum, then yields to the next waiting one.
+/// A forced switch (a preemption, an expired quantum) costs `switch_cost_s` of idle cores, paid by the job
+/// that gets them and again by the switched-out job when it resumes.
+enum class SchedulingPolicy { fifo, priority, preemptive, time_slice };
+std::string_view scheduling_policy_name(SchedulingPolicy p);
+inline constexpr std::string_view kSchedulingPolicies[] = {"fifo", "priority", "preemptive", "time_slice"};
+
+struct SchedulerSpec {
+  SchedulingPolicy policy = SchedulingPolicy::priority;
+  double quantum_s = 0;      // time_slice only (> 0)
+  double switch_cost_s = 0;  // preemptive and time_slice
+};
+
 enum class UnitKind { cpu, gpu, npu, dsp, isp, mcu, accelerator };
 std::string_view unit_kind_name(UnitKind k);
 
@@ -65,6 +84,7 @@ struct ComputeUnitSpec {
   std::vector<OperatingPoint> operating_points;  // descending frequency; [0] is nominal
   double static_power_W = 0;                     // at the nominal operating point
   PerPrecision<double> energy_per_op_J;          // at the nominal voltage
+  SchedulerSpec scheduler;                       // how stages and tasks share it (a scenario may override)
 
   double efficiency_for(Precision p) const { return efficiency[p].value_or(1.0); }
   const OperatingPoint& nominal() const { return operating_points.front(); }
@@ -86,6 +106,9 @@ struct ThermalSpec {
 
   /// The steady power that holds the die exactly at the trip temperature: the sustained envelope.
   double sustained_power_W() const { return (trip_C - ambient_C) / resistance_K_per_W; }
+  /// The die temperature `dt_s` after `temperature_C` under constant `power_W` at `ambient_C`: the exact
+  /// solution of the RC equation, T_ss + (T - T_ss) e^(-dt/RC) with T_ss = T_ambient + P R.
+  double step_C(double temperature_C, double ambient_C, double power_W, double dt_s) const;
 };
 
 struct HardwareSpec {

@@ -63,7 +63,8 @@ struct InputRef {
 struct StageSpec {
   std::string name;
   std::size_t unit = 0;
-  int cores = 0;  // 0: all of the unit's cores
+  int cores = 0;  // 0: all of the unit's cores (or of `pinned`)
+  std::vector<int> pinned;  // the unit's cores it may run on (partitioned scheduling); empty: any
   std::vector<InputRef> inputs;
   std::vector<std::string> input_names;
   InputPolicy policy = InputPolicy::all;
@@ -85,7 +86,9 @@ struct TaskSpec {
   double phase_s = 0;
   std::optional<std::size_t> unit;
   int cores = 0;
+  std::vector<int> pinned;  // as StageSpec::pinned
   int priority = 0;
+  std::optional<double> deadline_s;  // for its response time; default: its period
   WorkSpec work;
   std::optional<std::size_t> reads_stage;  // staleness of this stage's newest result at every tick
 };
@@ -96,6 +99,17 @@ struct BackgroundSpec {
   std::size_t level = 0;
   double rate_Bps = 0;
   std::vector<std::pair<double, double>> profile;  // (time_s, rate_Bps) steps, replayed instead of rate
+};
+
+/// A cause-effect chain: a sensor, a path of stages each fed by the one before, and optionally the periodic task
+/// that reads the last stage (the actuation). Reported: data age (actuation - capture of the sensor sample behind
+/// it along the path) and reaction time (capture -> the first actuation that reflects that sample or a newer one).
+struct ChainSpec {
+  std::string name;
+  std::size_t sensor = 0;
+  std::vector<std::size_t> stages;        // in path order; stages[0] reads the sensor
+  std::vector<std::size_t> input_edges;   // per stage: its input edge from the previous element
+  std::optional<std::size_t> task;        // reads stages.back()
 };
 
 struct NamedNetwork {
@@ -113,6 +127,7 @@ struct ScenarioSpec {
   std::vector<StageSpec> stages;  // topological order
   std::vector<TaskSpec> tasks;
   std::vector<BackgroundSpec> background;
+  std::vector<ChainSpec> chains;
 
   double duration_s = 10;        // sensors capture in [0, duration)
   double warmup_s = 0;           // frames captured before this are simulated but not counted

@@ -1,0 +1,99 @@
+#include "responses.hpp"
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+
+namespace framesim::analysis {
+
+using nlohmann::json;
+
+namespace {
+std::string num(double v) { return fmt::format("{}", v); }
+}  // namespace
+
+Responses::Responses(const model::ScenarioSpec& spec, const std::filesystem::path& folder)
+    : spec_(spec),
+      response_s_(spec.tasks.size()),
+      jobs_(spec.tasks.size(), 0),
+      missed_(spec.tasks.size(), 0),
+      data_age_s_(spec.chains.size()),
+      actuations_(spec.chains.size()),
+      captures_s_(spec.sensors.size()) {
+  tasks_csv_.open(folder / "tasks.csv", std::ios::binary | std::ios::trunc);
+  if (!tasks_csv_) throw core::UserError(fmt::format("{}: cannot write", (folder / "tasks.csv").string()));
+  tasks_csv_ << "task,job,release_s,start_s,end_s,wait_s,response_s,blocked_s,deadline_met,energy_J\n";
+}
+
+double Responses::task_deadline_s(std::size_t t) const {
+  return spec_.tasks[t].deadline_s.value_or(1.0 / spec_.tasks[t].rate_Hz);
+}
+
+void Responses::on_task(const engine::TaskRecord& r) {
+  const double response = r.end_s - r.release_s;
+  const bool met = response <= task_deadline_s(r.task);
+  tasks_csv_ << spec_.tasks[r.task].name << "," << r.job << "," << num(r.release_s) << "," << num(r.start_s) << ","
+             << num(r.end_s) << "," << num(r.start_s - r.release_s) << "," << num(response) << "," << num(r.blocked_s)
+             << "," << (met ? 1 : 0) << "," << num(r.energy_J) << "\n";
+  if (!counted(r.release_s)) return;
+  response_s_[r.task].add(response);
+  ++jobs_[r.task];
+  if (!met) ++missed_[r.task];
+}
+
+void Responses::on_chain(const engine::ChainRecord& r) {
+  actuations_[r.chain].push_back({r.actuation_s, r.capture_s});
+  if (counted(r.capture_s)) data_age_s_[r.chain].add(r.actuation_s - r.capture_s);
+}
+
+void Responses::on_capture(std::size_t sensor, double capture_s) {
+  bool starts_chain = false;
+  for (const auto& c : spec_.chains) starts_chain = starts_chain || c.sensor == sensor;
+  if (starts_chain) captures_s_[sensor].push_back(capture_s);
+}
+
+json Responses::finish(const std::vector<double>& task_busy_core_s, double end_s) {
+  tasks_csv_.close();
+  if (!tasks_csv_) throw core::UserError("tasks.csv: cannot write the run folder");
+  json tasks = json::object();
+  for (std::size_t t = 0; t < spec_.tasks.size(); ++t) {
+    const auto& ts = spec_.tasks[t];
+    json entry{{"rate_Hz", ts.rate_Hz}, {"priority", ts.priority}, {"deadline_s", task_deadline_s(t)}};
+    if (ts.unit) {
+      entry["unit"] = spec_.hardware.units[*ts.unit].name;
+      entry["jobs"] = jobs_[t];
+      entry["missed"] = missed_[t];
+      entry["response_s"] = summary_json(response_s_[t].summary());
+      const int cores = ts.cores > 0 ? ts.cores : spec_.hardware.units[*ts.unit].cores;
+      entry["busy_fraction"] = end_s > 0 ? task_busy_core_s[t] / (cores * end_s) : 0.0;
+    }
+    tasks[ts.name] = entry;
+  }
+  json chains = json::object();
+  for (std::size_t c = 0; c < spec_.chains.size(); ++c) {
+    const auto& chain = spec_.chains[c];
+    // Reaction: each counted sample of the chain's sensor reacts at the first actuation (in time order) whose
+    // sample is at least as new. An actuation that reflects sample c reflects every older one too, so the
+    // samples still waiting are always a suffix of the captures: one pass.
+    Samples reaction_s;
+    const auto& captures = captures_s_[chain.sensor];
+    std::size_t next = 0;
+    for (const auto& a : actuations_[c]) {
+      while (next < captures.size() && captures[next] <= a.capture_s) {
+        if (counted(captures[next])) reaction_s.add(a.time_s - captures[next]);
+        ++next;
+      }
+    }
+    std::vector<std::string> path{spec_.sensors[chain.sensor].name};
+    for (std::size_t s : chain.stages) path.push_back(spec_.stages[s].name);
+    if (chain.task) path.push_back(spec_.tasks[*chain.task].name);
+    chains[chain.name] = {{"path", path},
+                          {"actuations", actuations_[c].size()},
+                          {"data_age_s", summary_json(data_age_s_[c].summary())},
+                          {"reaction_s", summary_json(reaction_s.summary())},
+                          {"samples_without_reaction", captures.size() - next}};
+  }
+  return {{"tasks", tasks}, {"chains", chains}};
+}
+
+}  // namespace framesim::analysis

@@ -1,0 +1,52 @@
+// The bench's reference: the same platform and the same kernels of every stage (each its dispatch overhead as a
+// sleep, then its parallel task), issued from one actor per stage at each capture of the first sensor, with none
+// of framesim's queues, scheduling, energy or records: SimGrid as plainly as it can be driven.
+#include <chrono>
+
+#include <simgrid/s4u.hpp>
+#include <xbt/log.h>
+
+#include "engine/plans.hpp"
+#include "engine/platform.hpp"
+#include "engine/simulation.hpp"
+
+namespace framesim::engine {
+
+RunTotals run_bare_loop(const model::ScenarioSpec& spec) {
+  const auto wall_start = std::chrono::steady_clock::now();
+  int argc = 1;
+  char name[] = "framesim";
+  char* argv[] = {name, nullptr};
+  xbt_log_control_set("root.thres:critical");
+  sg4::Engine engine(&argc, argv);
+  sg4::Engine::set_config("host/model:ptask_L07");
+  RunTotals totals;
+  Platform platform = build_platform(spec, false, spec.stages.size() + spec.tasks.size());
+  std::vector<std::vector<KernelPlan>> work;
+  for (const auto& st : spec.stages) {
+    const int cores = st.cores > 0 ? st.cores : platform.units[st.unit].spec->cores;
+    work.push_back(plan_kernels(spec, platform, st.work, st.unit, cores, &st, totals));
+  }
+  const auto& sensor = spec.sensors.front();
+  for (std::size_t s = 0; s < spec.stages.size(); ++s) {
+    sg4::Actor::create("bare:" + spec.stages[s].name, platform.units[spec.stages[s].unit].host, [&, s] {
+      for (std::int64_t i = 0;; ++i) {
+        const double t = sensor.phase_s + static_cast<double>(i) / sensor.rate_Hz;
+        if (t >= spec.duration_s) break;
+        sg4::this_actor::sleep_until(t);
+        for (const KernelPlan& k : work[s]) {
+          if (k.overhead_s > 0) sg4::this_actor::sleep_for(k.overhead_s);  // the same workload: launch, then run
+          if (k.empty(1.0)) continue;
+          sg4::this_actor::exec_init(k.hosts, k.flops, k.matrix)->wait();
+          ++totals.activities;
+        }
+      }
+    });
+  }
+  engine.run();
+  totals.end_s = sg4::Engine::get_clock();
+  totals.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  return totals;
+}
+
+}  // namespace framesim::engine

@@ -1,0 +1,82 @@
+// Where energy, bytes and temperature are booked. Every activity in flight is tracked (Running) and its energy
+// and bytes are booked in proportion to its progress, at every tick and when it ends, so every total is exact at
+// any instant. Each tick also adds static energy, steps the lumped-RC die model exactly, lets the governor move
+// operating points, and loads each Little's-law port with the latency the other masters cause.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <boost/intrusive/list.hpp>
+
+#include "engine/plans.hpp"
+#include "engine/platform.hpp"
+#include "engine/records.hpp"
+
+namespace framesim::engine {
+
+inline const std::vector<double> kWholeKernel{0.0, 1.0};
+
+/// An activity in flight: the kernels it runs and where their energy goes. It lives on the stack of the actor
+/// that waits for it and unlinks itself from the ledger when it goes.
+struct Running : boost::intrusive::list_base_hook<boost::intrusive::link_mode<boost::intrusive::auto_unlink>> {
+  std::uint64_t id = 0;  // increasing: the ledger's list stays sorted by id
+  sg4::ExecPtr exec;
+  std::size_t master = 0;                             // units first, then background masters
+  const KernelPlan* kernels = nullptr;                // the kernels it runs (one, or a merged run)
+  std::size_t count = 1;
+  const std::vector<double>* breaks = &kWholeKernel;  // where each kernel's share of the progress ends
+  double cycle_scale = 1;
+  double byte_scale = 1;
+  /// The activity may run only the rest of a kernel (resumed after a preemption): its progress p is the
+  /// kernel's progress base + span p.
+  double base = 0;
+  double span = 1;
+  double* bucket = nullptr;  // where its energy is booked (a frame, the tasks, background)
+  double progress = 0;       // of the kernels, booked so far
+};
+
+class Ledger {
+ public:
+  Ledger(const model::ScenarioSpec& spec, Platform& platform);
+
+  /// Tracks `r` from now on (its exec may not have started yet).
+  void track(Running& r);
+  /// Books `r`'s energy and bytes up to its activity's progress `exec_progress` in [0, 1].
+  void book(Running& r, double exec_progress);
+  /// Tracks `r`, waits for its activity to end, books the rest.
+  void wait_booked(Running& r);
+
+  /// Books everything up to `now_s`, steps the die temperature, lets the governor act when `govern`, reloads the
+  /// Little's-law ports; returns the interval's record (energy, temperature, clocks, bandwidth, utilisation of
+  /// each memory level). Fields that belong to the scheduler and the queues are left for the caller. It asks
+  /// activities for their progress, which yields to other actors: callers must not tick twice at once.
+  TickRecord tick(double now_s, bool govern);
+
+  double temperature_C() const { return temperature_C_; }
+  const std::vector<double>& memory_energy_J() const { return memory_energy_J_; }
+  double static_energy_J() const { return static_energy_J_; }
+  double throttled_s() const { return throttled_s_; }
+  /// Bytes each level served over the whole run.
+  const std::vector<double>& level_bytes() const { return level_bytes_; }
+
+ private:
+  double ambient_C(double time_s) const;
+  void govern_step(const model::ThermalSpec& th);
+  void update_port_caps(const std::vector<double>& level_Bps, double dt);
+
+  const model::ScenarioSpec& spec_;
+  Platform& platform_;
+  boost::intrusive::list<Running, boost::intrusive::constant_time_size<false>> running_;
+  std::uint64_t next_id_ = 0;
+  double window_dynamic_J_ = 0;
+  std::vector<std::vector<double>> window_bytes_;  // per master, per level, since the last tick
+  std::vector<double> memory_energy_J_;
+  std::vector<double> level_bytes_;
+  double static_energy_J_ = 0;
+  double throttled_s_ = 0;
+  double last_tick_s_ = 0;
+  double temperature_C_ = 25;
+};
+
+}  // namespace framesim::engine

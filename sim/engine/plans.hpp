@@ -1,0 +1,51 @@
+// The work a stage or task does, as SimGrid amounts: one KernelPlan per kernel (fusion group) of its network,
+// or one for fixed work. The cost model (model/) decides what each kernel costs; this turns it into the
+// parallel task the engine issues, and marks runs of kernels that may share one activity (speed, exact).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "engine/platform.hpp"
+#include "engine/records.hpp"
+
+namespace framesim::engine {
+
+/// One kernel of a piece of work, ready to run on a unit: SimGrid amounts at the nominal clock.
+struct KernelPlan {
+  std::string name;
+  double cycles = 0;            // core-cycles at the nominal clock (all entries together)
+  std::vector<double> bytes;    // per memory level
+  double compute_energy_J = 0;  // arithmetic energy at the nominal voltage
+  double overhead_s = 0;
+  // The parallel task for the cores it runs on, at scale 1: one host entry per core, then one per level
+  // with bytes; flops per entry; the bytes matrix (from the first core to each level).
+  std::vector<sg4::Host*> hosts;
+  std::vector<double> flops;
+  std::vector<double> matrix;
+  // When this kernel starts a run of kernels that may share one activity (mark_runs): one past the run's last
+  // kernel, the run's parallel task, and where each kernel's share of the run's binding amount ends
+  // (fractions, run_breaks.front() == 0, back() == 1).
+  std::size_t run_end = 0;
+  std::vector<sg4::Host*> run_hosts;
+  std::vector<double> run_flops;
+  std::vector<double> run_matrix;
+  std::vector<double> run_breaks;
+
+  /// Whether it has anything for SimGrid to do at these scales.
+  bool empty(double cycle_scale) const { return cycles * cycle_scale <= 0 && matrix.empty(); }
+};
+
+/// The kernels of `work` on unit `unit_index` using `cores` cores, with their parallel tasks prepared. For a stage
+/// with measured layer times (`stage`), matched kernels run in their measured time; what was replayed, and what
+/// could not be, goes into `totals` (notes, warnings).
+std::vector<KernelPlan> plan_kernels(const model::ScenarioSpec& spec, const Platform& platform,
+                                     const model::WorkSpec& work, std::size_t unit_index, int cores,
+                                     const model::StageSpec* stage, RunTotals& totals);
+
+/// Marks runs of consecutive kernels that can share one activity without changing any result (see README.md,
+/// "Merging kernels"): only on a unit that runs nothing else (`exclusive`).
+void mark_runs(std::vector<KernelPlan>& kernels, const model::ScenarioSpec& spec, const Platform& platform,
+               std::size_t unit_index, int cores);
+
+}  // namespace framesim::engine

@@ -1,0 +1,60 @@
+// The SimGrid platform of a scenario (see README.md, "Mapping"): a host per compute unit with one pstate per
+// operating point, a pseudo-host and a link per memory level (shared levels share the link: max-min fair),
+// Little's-law port links per unit and level, dispatch links, and a host and port per background master.
+// Plus the runtime state that goes with each part: operating point, energy and time booked, the scheduler.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include <simgrid/s4u.hpp>
+
+#include "engine/scheduler.hpp"
+#include "model/scenario.hpp"
+
+namespace framesim::engine {
+
+namespace sg4 = simgrid::s4u;
+
+/// A compute unit as it runs: its host, operating point, scheduler and what it has used.
+struct UnitState {
+  const model::ComputeUnitSpec* spec = nullptr;
+  sg4::Host* host = nullptr;
+  std::size_t pstate = 0;
+  bool throttleable = false;  // the governor may move its operating point
+  std::unique_ptr<UnitScheduler> scheduler;
+  double static_energy_J = 0;
+  double throttled_s = 0;
+  double compute_energy_J = 0;
+  double busy_core_s_at_tick = 0;  // the scheduler's busy core-seconds at the last tick
+};
+
+struct LevelState {
+  const model::MemoryLevelSpec* spec = nullptr;
+  sg4::Host* host = nullptr;  // the pseudo-host kernels send their bytes to
+  sg4::Link* link = nullptr;  // its (effective) bandwidth: the shared resource
+  std::size_t pstate = 0;
+  bool throttleable = false;
+};
+
+struct Platform {
+  std::vector<UnitState> units;
+  std::vector<LevelState> levels;
+  std::vector<std::vector<sg4::Link*>> ports;  // [unit][level]: its Little's-law cap, or null
+  std::vector<bool> overhead_in_route;         // [unit]: its dispatch overhead is the latency of its routes
+  std::vector<sg4::Host*> background_hosts;
+  std::vector<sg4::Link*> background_ports;    // caps each background master at its rate
+
+  std::size_t unit_index(const UnitState& u) const { return static_cast<std::size_t>(&u - units.data()); }
+  /// Masters are units first, then background sources (window byte counts are kept per master).
+  std::size_t masters() const { return units.size() + background_hosts.size(); }
+};
+
+/// Builds the platform into the current SimGrid engine (which must use the ptask_L07 model). With
+/// `overhead_as_route_latency`, a unit's dispatch overhead becomes the latency of links private to it (one activity
+/// per kernel instead of a sleep and an activity) — except on units whose scheduler may stop a kernel mid-way
+/// (preemptive, time_slice), where a resumed kernel must not pay its launch again. `owners`: how many stage and
+/// task indices the schedulers keep busy time for.
+Platform build_platform(const model::ScenarioSpec& spec, bool overhead_as_route_latency, std::size_t owners);
+
+}  // namespace framesim::engine
