@@ -1010,7 +1010,8 @@ MeasuredTrace parse_measured_trace(const std::string& text, const std::string& d
   while (first < text.size() && (text[first] == ' ' || text[first] == '\t' || text[first] == '\r')) ++first;
   if (first < text.size() && (text[first] == '{' || text[first] == '[')) {
     const std::string head = json_head(text, first, 64 * 1024);
-    if (head.starts_with("[{\"count\":")) {
+    if (head.starts_with("[{\"count\":") ||
+        (head.starts_with("[{") && head.find("\"averageMs\":") != std::string::npos)) {
       JsonReader reader(text, display_path, pos, line);
       return parse_tensorrt_profile(reader.read_document("a trtexec profile"), display_path);
     }

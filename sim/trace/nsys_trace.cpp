@@ -139,14 +139,23 @@ MeasuredTrace group_activities(std::vector<GpuActivity> acts, std::vector<NvtxRa
   // Frames: the outermost ancestors of the ranges holding activities, when those ranges have ancestors.
   std::vector<int> frame_range(acts.size(), -1);
   std::set<int> frame_ranges;
+  auto outermost = [&](int r) {
+    int top = -1;
+    for (int p = ranges[static_cast<std::size_t>(r)].parent; p >= 0; p = ranges[static_cast<std::size_t>(p)].parent)
+      top = p;
+    return top;
+  };
   for (std::size_t i = 0; i < acts.size(); ++i) {
     if (range_of[i] < 0) continue;
-    int top = -1;
-    for (int p = ranges[static_cast<std::size_t>(range_of[i])].parent; p >= 0; p = ranges[static_cast<std::size_t>(p)].parent)
-      top = p;
-    frame_range[i] = top;
-    if (top >= 0) frame_ranges.insert(top);
+    frame_range[i] = outermost(range_of[i]);
+    if (frame_range[i] >= 0) frame_ranges.insert(frame_range[i]);
   }
+  // An activity directly in a frame range (a copy after the layers) belongs to that frame, grouped by its name.
+  for (std::size_t i = 0; i < acts.size(); ++i)
+    if (range_of[i] >= 0 && frame_ranges.count(range_of[i])) {
+      frame_range[i] = range_of[i];
+      range_of[i] = -1;
+    }
   // The name each activity is grouped under, and an instance id (a range, or the activity itself).
   std::vector<std::string> group(acts.size());
   std::vector<std::int64_t> instance(acts.size());
@@ -158,7 +167,7 @@ MeasuredTrace group_activities(std::vector<GpuActivity> acts, std::vector<NvtxRa
     } else {
       group[i] = acts[i].name;
       instance[i] = -1 - static_cast<std::int64_t>(i);
-      outside_ranges += !ranges.empty();
+      outside_ranges += !ranges.empty() && frame_range[i] < 0;
     }
   }
   std::vector<int> frame_of(acts.size(), -1);
@@ -217,9 +226,10 @@ MeasuredTrace group_activities(std::vector<GpuActivity> acts, std::vector<NvtxRa
     if (fresh) {
       MeasuredEntry e;
       e.name = ki->second;
-      e.op = range_of[i] >= 0 ? "NVTX range" : a.name;
+      e.op = range_of[i] >= 0 ? "NVTX range" : a.copy ? "copy" : "kernel";
       e.line = a.line;
-      e.data_movement = range_of[i] < 0 && a.copy;
+      e.feeds = range_of[i] >= 0 ? tensorrt_reformat_target(e.name) : "";
+      e.data_movement = !e.feeds.empty() || (range_of[i] < 0 && a.copy);
       trace.entries.push_back(std::move(e));
       sum_ns.push_back(0);
     }
