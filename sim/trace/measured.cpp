@@ -1029,16 +1029,15 @@ MeasuredTrace parse_measured_trace(const std::string& text, const std::string& d
     return parse_pytorch(text, display_path, pos, line);
   }
 
-  // benchmark_model's profile: its section titles and table bars are unmistakable. Nsight Systems' kernel
-  // table: its "Start (ns)" and "Duration (ns)" columns.
+  // benchmark_model's profile: its section titles and table bars are unmistakable. Nsight Systems' reports:
+  // columns in nanoseconds ("Start (ns)") beside a "Name".
   std::size_t scan = 0;
   while (scan < text.size()) {
     std::size_t eol = text.find('\n', scan);
     if (eol == std::string::npos) eol = text.size();
     const std::string_view l = trim(std::string_view(text).substr(scan, eol - scan));
     if (l == kTfliteRuns || l == kTfliteInit || l.starts_with(kTfliteBar)) return parse_tflite(text, display_path);
-    if (!l.starts_with("#") && l.find("Start (ns)") != std::string_view::npos &&
-        l.find("Duration (ns)") != std::string_view::npos)
+    if (!l.starts_with("#") && l.find(" (ns)") != std::string_view::npos && l.find("Name") != std::string_view::npos)
       return parse_nsys_csv(text, display_path);
     scan = eol + 1;
   }

@@ -463,7 +463,7 @@ MeasuredTrace parse_nsys_csv(const std::string& text, const std::string& path) {
     std::size_t eol = text.find('\n', start);
     if (eol == std::string::npos) eol = text.size();
     const std::string_view l(text.data() + start, eol - start);
-    if (l.find("Start (ns)") != std::string_view::npos && !trim(l).starts_with("#")) break;
+    if (l.find(" (ns)") != std::string_view::npos && !trim(l).starts_with("#")) break;
     start = eol + 1;
     ++skipped_lines;
   }
