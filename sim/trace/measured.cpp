@@ -42,6 +42,17 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
+void skip_comment_lines(const std::string& text, std::size_t& pos, int& line) {
+  while (pos < text.size()) {
+    std::size_t eol = text.find('\n', pos);
+    if (eol == std::string::npos) eol = text.size();
+    const std::string_view l = trim(std::string_view(text).substr(pos, eol - pos));
+    if (!l.empty() && l.front() != '#') break;
+    pos = eol + 1;
+    ++line;
+  }
+}
+
 std::string lower(std::string_view s) {
   std::string out(s);
   std::transform(out.begin(), out.end(), out.begin(),
@@ -542,33 +553,11 @@ MeasuredTrace parse_pytorch(const std::string& text, const std::string& path, st
     }
     const std::string& phase = ph->text;
     if (phase != "X" && phase != "B" && phase != "E") return;  // metadata, instants, counters, flows
-    auto text_field = [&](const char* key, bool required) -> std::optional<std::string> {
-      const Json* v = e.find(key);
-      if (!v) {
-        if (required) problems.add(e.line, e.column, here, fmt::format("missing \"{}\"", key));
-        return std::nullopt;
-      }
-      if (v->type != Json::Type::string) {
-        problems.add(v->line, v->column, fmt::format("{}.{}", here, key),
-                     fmt::format("expected a string, got {}", json_type_name(v->type)));
-        return std::nullopt;
-      }
-      return v->text;
-    };
+    const JsonFields fields(e, here, problems);
+    auto text_field = [&](const char* key, bool required) { return fields.text(key, required); };
     auto number_field = [&](const Json* holder, const std::string& holder_path, const char* key, bool required,
-                            const char* what) -> std::optional<double> {
-      const Json* v = holder->find(key);
-      if (!v) {
-        if (required)
-          problems.add(holder->line, holder->column, holder_path, fmt::format("missing \"{}\" ({})", key, what));
-        return std::nullopt;
-      }
-      if (v->type != Json::Type::number) {
-        problems.add(v->line, v->column, fmt::format("{}.{}", holder_path, key),
-                     fmt::format("expected a number ({}), got {}", what, json_type_name(v->type)));
-        return std::nullopt;
-      }
-      return v->number;
+                            const char* what) {
+      return JsonFields(*holder, holder_path, problems).number(key, required, what);
     };
     const std::optional<std::string> cat = text_field("cat", false);
     const std::optional<std::string> name = text_field("name", phase != "E");
@@ -998,14 +987,7 @@ MeasuredTrace parse_measured_trace(const std::string& text, const std::string& d
     throw core::UserError(
         {core::Diagnostic{{display_path, 1, 1}, "", "a gzip-compressed file: decompress it first (gunzip)"}});
   if (text.starts_with(std::string_view("SQLite format 3\0", 16))) return parse_nsys_sqlite(text, display_path);
-  while (pos < text.size()) {
-    std::size_t eol = text.find('\n', pos);
-    if (eol == std::string::npos) eol = text.size();
-    const std::string_view l = trim(std::string_view(text).substr(pos, eol - pos));
-    if (!l.empty() && l.front() != '#') break;
-    pos = eol + 1;
-    ++line;
-  }
+  skip_comment_lines(text, pos, line);
   std::size_t first = pos;
   while (first < text.size() && (text[first] == ' ' || text[first] == '\t' || text[first] == '\r')) ++first;
   if (first < text.size() && (text[first] == '{' || text[first] == '[')) {

@@ -17,6 +17,9 @@ namespace framesim::trace {
 
 /// `s` without leading and trailing blanks, tabs and carriage returns.
 std::string_view trim(std::string_view s);
+/// Moves `pos` (on line `line`) past blank lines and lines starting with '#' (framesim's comments in measured
+/// files).
+void skip_comment_lines(const std::string& text, std::size_t& pos, int& line);
 /// ASCII lower case.
 std::string lower(std::string_view s);
 

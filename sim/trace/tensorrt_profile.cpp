@@ -190,14 +190,7 @@ void add_tensorrt_layer_info(MeasuredTrace& trace, const std::string& text, cons
   // Leading '#' comment lines, as in every measured file.
   std::size_t pos = 0;
   int line = 1;
-  while (pos < text.size()) {
-    std::size_t eol = text.find('\n', pos);
-    if (eol == std::string::npos) eol = text.size();
-    const std::string_view l = trim(std::string_view(text).substr(pos, eol - pos));
-    if (!l.empty() && l.front() != '#') break;
-    pos = eol + 1;
-    ++line;
-  }
+  skip_comment_lines(text, pos, line);
   JsonReader reader(text, display_path, pos, line);
   const Json doc = reader.read_document("trtexec's layer information {\"Layers\": [...]}");
   const Json* layers = doc.type == Json::Type::object ? doc.find("Layers") : nullptr;

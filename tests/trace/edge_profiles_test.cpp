@@ -32,19 +32,17 @@ using trace::EntryFate;
 using trace::MeasuredFormat;
 
 const std::string kEdge = "tests/trace/fixtures/edge/";
+/// Each profile and its plain-CSV twin (the same per-layer times, worked out by hand).
+const std::vector<std::pair<std::string, std::string>> kTwins{
+    {"tiny_convnet_trt.profile.json", "tiny_convnet_trt_as_csv.csv"},
+    {"tiny_convnet_nsys.sqlite", "tiny_convnet_nsys_as_csv.csv"},
+    {"tiny_convnet_ort.json", "tiny_convnet_ort_as_csv.csv"}};
+
 std::string fixture(const std::string& name) { return testing::source_path(kEdge + name); }
 
 model::NetworkSpec tiny() { return trace::import_model(fixture("tiny_convnet.onnx")).network; }
 
-template <class F>
-std::string error_of(F f) {
-  try {
-    f();
-  } catch (const core::UserError& e) {
-    return e.what();
-  }
-  return "";
-}
+using testing::error_of;
 
 /// name -> time of the measurements that name a layer of `net`.
 std::map<std::string, double> layer_times(const trace::MatchedMeasurements& m, const model::NetworkSpec& net) {
@@ -214,9 +212,7 @@ TEST(OnnxRuntimeProfile, NodeTimesMatchTheHandComputedCsvAndFramesAreModelRuns) 
 TEST(EdgeProfiles, TheBudgetOfEachFormatIsTheBudgetOfItsCsvTwin) {
   const auto hw = config::load_hardware(testing::source_path("hardware/jetson_orin_nx_16gb.yaml"));
   const auto net = tiny();
-  for (const auto& [profile, twin] : {std::pair{"tiny_convnet_trt.profile.json", "tiny_convnet_trt_as_csv.csv"},
-                                      std::pair{"tiny_convnet_nsys.sqlite", "tiny_convnet_nsys_as_csv.csv"},
-                                      std::pair{"tiny_convnet_ort.json", "tiny_convnet_ort_as_csv.csv"}}) {
+  for (const auto& [profile, twin] : kTwins) {
     model::BudgetOptions a, b;
     for (std::size_t u = 0; u < hw.units.size(); ++u)
       if (hw.units[u].name == "gpu") a.unit = b.unit = u;
@@ -256,9 +252,7 @@ class EdgeProfilesCli : public ::testing::Test {
 
 TEST_F(EdgeProfilesCli, CalibrationFromEachFormatIsTheCalibrationFromItsCsvTwin) {
   const std::string hw = "hardware/jetson_orin_nx_16gb.yaml", onnx = kEdge + "tiny_convnet.onnx";
-  for (const auto& [profile, twin] : {std::pair{"tiny_convnet_trt.profile.json", "tiny_convnet_trt_as_csv.csv"},
-                                      std::pair{"tiny_convnet_nsys.sqlite", "tiny_convnet_nsys_as_csv.csv"},
-                                      std::pair{"tiny_convnet_ort.json", "tiny_convnet_ort_as_csv.csv"}}) {
+  for (const auto& [profile, twin] : kTwins) {
     const fs::path a = dir_ / "a.yaml", b = dir_ / "b.yaml";
     const auto ra = testing::run_cli(fmt::format("calibrate {} {} {} --unit gpu -o '{}'", hw, onnx, kEdge + profile,
                                                  a.string()));
@@ -289,9 +283,7 @@ TEST_F(EdgeProfilesCli, ReplayOfEachFormatIsTheReplayOfItsCsvTwin) {
     EXPECT_EQ(r.exit_code, 0) << r.err;
     return core::read_file(out / "frames.csv");
   };
-  for (const auto& [profile, twin] : {std::pair{"tiny_convnet_trt.profile.json", "tiny_convnet_trt_as_csv.csv"},
-                                      std::pair{"tiny_convnet_nsys.sqlite", "tiny_convnet_nsys_as_csv.csv"},
-                                      std::pair{"tiny_convnet_ort.json", "tiny_convnet_ort_as_csv.csv"}}) {
+  for (const auto& [profile, twin] : kTwins) {
     const std::string a = scenario(profile), b = scenario(twin);
     EXPECT_FALSE(a.empty());
     EXPECT_EQ(a, b) << profile;
