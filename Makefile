@@ -8,7 +8,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 PACKAGES := cmake ninja-build g++ pkg-config ccache \
 	libsimgrid-dev libyaml-cpp-dev libboost-dev libcli11-dev libfmt-dev nlohmann-json3-dev \
 	libgtest-dev libgmock-dev libonnx-dev libprotobuf-dev protobuf-compiler python3-onnx libonnx-testdata \
-	flatbuffers-compiler libflatbuffers-dev nodejs
+	flatbuffers-compiler libflatbuffers-dev nodejs libsqlite3-dev
 
 # Debian packages only the slow tests need (tests/slow: GNU parallel and a single-node Slurm cluster).
 # `make deps-slow` installs the missing ones; `make test-all` does, `make test` does not.

@@ -15,11 +15,23 @@
 
 #include <gtest/gtest.h>
 
+#include "core/error.hpp"
 #include "core/files.hpp"
 #include "model/hardware.hpp"
 #include "model/network.hpp"
 
 namespace framesim::testing {
+
+/// The message of the core::UserError `f` throws (all diagnostics, one per line), or "" when it throws none.
+template <class F>
+std::string error_of(F f) {
+  try {
+    f();
+  } catch (const core::UserError& e) {
+    return e.what();
+  }
+  return "";
+}
 
 inline std::string source_path(const std::string& relative) { return std::string(FRAMESIM_SOURCE_DIR) + "/" + relative; }
 

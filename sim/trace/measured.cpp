@@ -18,6 +18,8 @@
 #include "core/text.hpp"
 #include "core/units.hpp"
 #include "trace/csv_table.hpp"
+#include "trace/json_reader.hpp"
+#include "trace/measured_formats.hpp"
 
 namespace framesim::trace {
 
@@ -32,43 +34,41 @@ const std::vector<TimeColumn> kTimeColumns{
     {"time", 0}, {"time_s", 1}, {"time_ms", 1e-3}, {"time_us", 1e-6}, {"time_ns", 1e-9}};
 const std::vector<std::string> kNameColumns{"layer", "name", "kernel"};
 
+}  // namespace
+
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
   return s;
 }
 
-/// Collects problems, at most a screenful: a broken 100 MB trace must not print a million lines.
-class Problems {
- public:
-  explicit Problems(std::string path) : path_(std::move(path)) {}
-  void add(int line, int column, std::string key_path, std::string message) {
-    if (d_.size() < kMax)
-      d_.add({path_, line, column}, std::move(key_path), std::move(message));
-    else
-      ++dropped_;
+void skip_comment_lines(const std::string& text, std::size_t& pos, int& line) {
+  while (pos < text.size()) {
+    std::size_t eol = text.find('\n', pos);
+    if (eol == std::string::npos) eol = text.size();
+    const std::string_view l = trim(std::string_view(text).substr(pos, eol - pos));
+    if (!l.empty() && l.front() != '#') break;
+    pos = eol + 1;
+    ++line;
   }
-  bool empty() const { return d_.empty(); }
-  void throw_if_any() {
-    if (dropped_ > 0) d_.add({path_, 0, 0}, "", fmt::format("... and {} more problems", dropped_));
-    d_.throw_if_any();
-  }
-  const std::string& path() const { return path_; }
+}
 
- private:
-  static constexpr std::size_t kMax = 20;
-  std::string path_;
-  core::Diagnostics d_;
-  std::size_t dropped_ = 0;
-};
-
-}  // namespace
+std::string lower(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
 
 std::string_view measured_format_name(MeasuredFormat f) {
   switch (f) {
     case MeasuredFormat::plain_csv: return "plain CSV";
     case MeasuredFormat::pytorch_trace: return "PyTorch profiler trace";
     case MeasuredFormat::tflite_profile: return "TFLite benchmark_model op profile";
+    case MeasuredFormat::tensorrt_profile: return "TensorRT trtexec profile";
+    case MeasuredFormat::nsys_csv: return "Nsight Systems cuda_gpu_trace CSV";
+    case MeasuredFormat::nsys_sqlite: return "Nsight Systems SQLite export";
+    case MeasuredFormat::onnxruntime_profile: return "ONNX Runtime profile";
   }
   return "?";
 }
@@ -78,6 +78,18 @@ std::string_view match_method_name(MatchMethod m) {
     case MatchMethod::name: return "name";
     case MatchMethod::alias: return "alias";
     case MatchMethod::order: return "order";
+    case MatchMethod::origin: return "origin";
+  }
+  return "?";
+}
+
+std::string_view entry_fate_name(EntryFate f) {
+  switch (f) {
+    case EntryFate::matched: return "matched";
+    case EntryFate::merged: return "merged";
+    case EntryFate::split: return "split";
+    case EntryFate::data_movement: return "data movement";
+    case EntryFate::unmatched: return "unmatched";
   }
   return "?";
 }
@@ -195,12 +207,6 @@ std::vector<Field> split_commas(std::string_view line) {
   return out;
 }
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
 
 /// The other names of a TFLite node, most specific first: "[a/b;c/d, e]:12" answers to "a/b", "c/d", "a/b;c/d",
 /// "e" and "a/b;c/d, e" (outputs separated by ", ", names the converter merged by ';').
@@ -484,361 +490,6 @@ MeasuredTrace parse_tflite(const std::string& text, const std::string& path) {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// JSON with positions (the Chrome trace of the PyTorch profiler). A small recursive-descent reader: every value
-// keeps its line and column so that a wrong field is reported where it is, and the events of "traceEvents" are
-// handed over one at a time so that a large trace is never held as a whole tree.
-// ---------------------------------------------------------------------------------------------------------------
-
-struct Json {
-  enum class Type { null, boolean, number, string, array, object };
-  Type type = Type::null;
-  int line = 0, column = 0;
-  bool flag = false;
-  double number = 0;
-  std::string text;
-  std::vector<Json> items;
-  std::vector<std::pair<std::string, Json>> members;
-
-  const Json* find(std::string_view key) const {
-    for (const auto& [k, v] : members)
-      if (k == key) return &v;
-    return nullptr;
-  }
-};
-
-std::string_view json_type_name(Json::Type t) {
-  switch (t) {
-    case Json::Type::null: return "null";
-    case Json::Type::boolean: return "a boolean";
-    case Json::Type::number: return "a number";
-    case Json::Type::string: return "a string";
-    case Json::Type::array: return "an array";
-    case Json::Type::object: return "an object";
-  }
-  return "?";
-}
-
-class JsonReader {
- public:
-  JsonReader(const std::string& text, std::string path, std::size_t start, int start_line)
-      : s_(text), path_(std::move(path)), pos_(start), line_(start_line), line_start_(start) {}
-
-  /// Reads the top level: {"traceEvents": [...], ...} or a bare array of events. Calls `on_event` per event.
-  void read_trace(const std::function<void(const Json&, const std::string&)>& on_event) {
-    ws();
-    if (at_end()) fail("", "the file is empty after its comments: expected a Chrome trace {\"traceEvents\": [...]}");
-    const int top_line = line_, top_column = column();
-    if (peek() == '[') {
-      events("", on_event);
-      found_events_ = true;
-    } else if (peek() == '{') {
-      ++pos_;
-      ws();
-      bool first = true;
-      while (true) {
-        if (at_end()) fail("", "the file ends inside the top-level object: the trace is truncated");
-        if (peek() == '}') {
-          ++pos_;
-          break;
-        }
-        if (!first) {
-          expect(',', "", "expected ',' or '}' after a member of the top-level object");
-          ws();
-        }
-        first = false;
-        if (at_end()) fail("", "the file ends inside the top-level object: the trace is truncated");
-        if (peek() != '"') fail("", fmt::format("expected a member name in quotes, got {}", describe_here()));
-        const int key_line = line_, key_column = column();
-        std::string key = string_value("");
-        ws();
-        expect(':', key, "expected ':' after the member name");
-        ws();
-        if (key == "traceEvents") {
-          if (found_events_) fail_at(key_line, key_column, "traceEvents", "given twice");
-          if (at_end()) fail(key, "the file ends before the event array: the trace is truncated");
-          if (peek() != '[') {
-            const Json v = value(key, 0);
-            fail_at(v.line, v.column, key, fmt::format("expected an array of events, got {}", json_type_name(v.type)));
-          }
-          events("traceEvents", on_event);
-          found_events_ = true;
-        } else {
-          value(key, 0);
-        }
-        ws();
-      }
-    } else {
-      fail("",
-           fmt::format("expected a Chrome trace (a JSON object {{\"traceEvents\": [...]}}), got {}", describe_here()));
-    }
-    ws();
-    if (!at_end()) fail("", fmt::format("unexpected {} after the end of the JSON", describe_here()));
-    if (!found_events_)
-      fail_at(top_line, top_column, "",
-              "no \"traceEvents\" array: not a Chrome trace (expected {\"traceEvents\": [...]})");
-  }
-
-  /// Where the event array starts (for problems with the trace as a whole).
-  int events_line() const { return events_line_; }
-  int events_column() const { return events_column_; }
-
- private:
-  bool at_end() const { return pos_ >= s_.size(); }
-  char peek() const { return s_[pos_]; }
-  int column() const { return static_cast<int>(pos_ - line_start_) + 1; }
-
-  void ws() {
-    while (pos_ < s_.size()) {
-      const char c = s_[pos_];
-      if (c == '\n') {
-        ++line_;
-        line_start_ = pos_ + 1;
-      } else if (c != ' ' && c != '\t' && c != '\r') {
-        break;
-      }
-      ++pos_;
-    }
-  }
-
-  std::string describe_here() const {
-    if (at_end()) return "the end of the file";
-    const char c = peek();
-    if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f)
-      return fmt::format("byte 0x{:02x}", static_cast<unsigned char>(c));
-    return fmt::format("'{}'", c);
-  }
-
-  [[noreturn]] void fail_at(int line, int column, const std::string& key_path, const std::string& message) const {
-    throw core::UserError({core::Diagnostic{{path_, line, column}, key_path, message}});
-  }
-  [[noreturn]] void fail(const std::string& key_path, const std::string& message) const {
-    fail_at(line_, column(), key_path, message);
-  }
-  [[noreturn]] void truncated(const std::string& key_path, std::string_view inside) const {
-    fail(key_path, fmt::format("the file ends inside {}: the trace is truncated", inside));
-  }
-
-  void expect(char c, const std::string& key_path, const std::string& message) {
-    if (at_end()) truncated(key_path, key_path.empty() ? "the top-level object" : "this value");
-    if (peek() != c) fail(key_path, fmt::format("{}, got {}", message, describe_here()));
-    ++pos_;
-  }
-
-  void events(const std::string& key_path, const std::function<void(const Json&, const std::string&)>& on_event) {
-    events_line_ = line_;
-    events_column_ = column();
-    ++pos_;  // '['
-    ws();
-    std::size_t index = 0;
-    bool first = true;
-    while (true) {
-      if (at_end()) truncated(key_path, fmt::format("the event array (after {} events)", index));
-      if (peek() == ']') {
-        ++pos_;
-        return;
-      }
-      if (!first) {
-        const std::string here = fmt::format("{}[{}]", key_path, index);
-        if (peek() != ',') fail(here, fmt::format("expected ',' or ']' after an event, got {}", describe_here()));
-        ++pos_;
-        ws();
-        if (at_end()) truncated(key_path, fmt::format("the event array (after {} events)", index));
-      }
-      first = false;
-      const std::string here = fmt::format("{}[{}]", key_path, index);
-      const Json event = value(here, 1);
-      on_event(event, here);
-      ++index;
-      ws();
-    }
-  }
-
-  Json value(const std::string& key_path, int depth) {
-    if (depth > 200) fail(key_path, "nested too deeply (more than 200 levels)");
-    if (at_end()) fail(key_path, "the file ends where this value should be: the trace is truncated");
-    Json v;
-    v.line = line_;
-    v.column = column();
-    const char c = peek();
-    if (c == '{') {
-      v.type = Json::Type::object;
-      ++pos_;
-      ws();
-      bool first = true;
-      while (true) {
-        if (at_end()) truncated(key_path, "this object");
-        if (peek() == '}') {
-          ++pos_;
-          return v;
-        }
-        if (!first) {
-          if (peek() != ',')
-            fail(key_path, fmt::format("expected ',' or '}}' in this object, got {}", describe_here()));
-          ++pos_;
-          ws();
-          if (at_end()) truncated(key_path, "this object");
-        }
-        first = false;
-        if (peek() != '"') fail(key_path, fmt::format("expected a member name in quotes, got {}", describe_here()));
-        std::string key = string_value(key_path);
-        const std::string child = key_path.empty() ? key : key_path + "." + key;
-        ws();
-        if (at_end()) truncated(child, "this object");
-        if (peek() != ':') fail(child, fmt::format("expected ':' after the member name, got {}", describe_here()));
-        ++pos_;
-        ws();
-        Json member = value(child, depth + 1);
-        for (const auto& [k, unused] : v.members)
-          if (k == key) fail_at(member.line, member.column, child, "given twice");
-        v.members.emplace_back(std::move(key), std::move(member));
-        ws();
-      }
-    }
-    if (c == '[') {
-      v.type = Json::Type::array;
-      ++pos_;
-      ws();
-      bool first = true;
-      while (true) {
-        if (at_end()) truncated(key_path, "this array");
-        if (peek() == ']') {
-          ++pos_;
-          return v;
-        }
-        if (!first) {
-          if (peek() != ',') fail(key_path, fmt::format("expected ',' or ']' in this array, got {}", describe_here()));
-          ++pos_;
-          ws();
-        }
-        first = false;
-        v.items.push_back(value(fmt::format("{}[{}]", key_path, v.items.size()), depth + 1));
-        ws();
-      }
-    }
-    if (c == '"') {
-      v.type = Json::Type::string;
-      v.text = string_value(key_path);
-      return v;
-    }
-    if (c == '-' || (c >= '0' && c <= '9')) {
-      const std::size_t start = pos_;
-      while (pos_ < s_.size() && (std::isdigit(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '-' ||
-                                  s_[pos_] == '+' || s_[pos_] == '.' || s_[pos_] == 'e' || s_[pos_] == 'E'))
-        ++pos_;
-      const std::string_view token(s_.data() + start, pos_ - start);
-      const auto n = whole_number(token);
-      if (!n) fail_at(v.line, v.column, key_path, fmt::format("\"{}\" is not a number", std::string(token)));
-      v.type = Json::Type::number;
-      v.number = *n;
-      return v;
-    }
-    for (const auto& [word, type, flag] : {std::tuple{std::string_view("true"), Json::Type::boolean, true},
-                                           std::tuple{std::string_view("false"), Json::Type::boolean, false},
-                                           std::tuple{std::string_view("null"), Json::Type::null, false}}) {
-      if (std::string_view(s_).substr(pos_, word.size()) == word) {
-        pos_ += word.size();
-        v.type = type;
-        v.flag = flag;
-        return v;
-      }
-    }
-    if (std::string_view(s_).substr(pos_, 3) == "NaN" || std::string_view(s_).substr(pos_, 8) == "Infinity")
-      fail(key_path, "NaN and Infinity are not JSON numbers");
-    fail(key_path, fmt::format("expected a value, got {}", describe_here()));
-  }
-
-  static void append_utf8(std::string& out, std::uint32_t cp) {
-    if (cp < 0x80) {
-      out += static_cast<char>(cp);
-    } else if (cp < 0x800) {
-      out += static_cast<char>(0xC0 | (cp >> 6));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-      out += static_cast<char>(0xE0 | (cp >> 12));
-      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else {
-      out += static_cast<char>(0xF0 | (cp >> 18));
-      out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    }
-  }
-
-  std::uint32_t hex4(const std::string& key_path) {
-    if (pos_ + 4 > s_.size()) truncated(key_path, "a string");
-    std::uint32_t v = 0;
-    for (int i = 0; i < 4; ++i) {
-      const char c = s_[pos_++];
-      v <<= 4;
-      if (c >= '0' && c <= '9')
-        v |= static_cast<std::uint32_t>(c - '0');
-      else if (c >= 'a' && c <= 'f')
-        v |= static_cast<std::uint32_t>(c - 'a' + 10);
-      else if (c >= 'A' && c <= 'F')
-        v |= static_cast<std::uint32_t>(c - 'A' + 10);
-      else
-        fail(key_path, "\\u must be followed by four hex digits");
-    }
-    return v;
-  }
-
-  std::string string_value(const std::string& key_path) {
-    ++pos_;  // '"'
-    std::string out;
-    while (true) {
-      if (at_end()) truncated(key_path, "a string");
-      const char c = s_[pos_];
-      if (c == '"') {
-        ++pos_;
-        return out;
-      }
-      if (static_cast<unsigned char>(c) < 0x20) {
-        if (c == '\n') fail(key_path, "a line break inside a string (an unterminated string?)");
-        fail(key_path, fmt::format("control character 0x{:02x} inside a string", static_cast<unsigned char>(c)));
-      }
-      if (c != '\\') {
-        out += c;
-        ++pos_;
-        continue;
-      }
-      ++pos_;
-      if (at_end()) truncated(key_path, "a string");
-      const char e = s_[pos_++];
-      switch (e) {
-        case '"': out += '"'; break;
-        case '\\': out += '\\'; break;
-        case '/': out += '/'; break;
-        case 'b': out += '\b'; break;
-        case 'f': out += '\f'; break;
-        case 'n': out += '\n'; break;
-        case 'r': out += '\r'; break;
-        case 't': out += '\t'; break;
-        case 'u': {
-          std::uint32_t cp = hex4(key_path);
-          if (cp >= 0xD800 && cp < 0xDC00 && std::string_view(s_).substr(pos_, 2) == "\\u") {
-            pos_ += 2;
-            const std::uint32_t low = hex4(key_path);
-            if (low >= 0xDC00 && low < 0xE000) cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
-          }
-          append_utf8(out, cp);
-          break;
-        }
-        default: fail(key_path, fmt::format("unknown escape \\{} in a string", e));
-      }
-    }
-  }
-
-  const std::string& s_;
-  std::string path_;
-  std::size_t pos_;
-  int line_;
-  std::size_t line_start_;
-  bool found_events_ = false;
-  int events_line_ = 1, events_column_ = 1;
-};
-
-// ---------------------------------------------------------------------------------------------------------------
 // PyTorch profiler (Kineto) trace
 // ---------------------------------------------------------------------------------------------------------------
 
@@ -902,33 +553,11 @@ MeasuredTrace parse_pytorch(const std::string& text, const std::string& path, st
     }
     const std::string& phase = ph->text;
     if (phase != "X" && phase != "B" && phase != "E") return;  // metadata, instants, counters, flows
-    auto text_field = [&](const char* key, bool required) -> std::optional<std::string> {
-      const Json* v = e.find(key);
-      if (!v) {
-        if (required) problems.add(e.line, e.column, here, fmt::format("missing \"{}\"", key));
-        return std::nullopt;
-      }
-      if (v->type != Json::Type::string) {
-        problems.add(v->line, v->column, fmt::format("{}.{}", here, key),
-                     fmt::format("expected a string, got {}", json_type_name(v->type)));
-        return std::nullopt;
-      }
-      return v->text;
-    };
+    const JsonFields fields(e, here, problems);
+    auto text_field = [&](const char* key, bool required) { return fields.text(key, required); };
     auto number_field = [&](const Json* holder, const std::string& holder_path, const char* key, bool required,
-                            const char* what) -> std::optional<double> {
-      const Json* v = holder->find(key);
-      if (!v) {
-        if (required)
-          problems.add(holder->line, holder->column, holder_path, fmt::format("missing \"{}\" ({})", key, what));
-        return std::nullopt;
-      }
-      if (v->type != Json::Type::number) {
-        problems.add(v->line, v->column, fmt::format("{}.{}", holder_path, key),
-                     fmt::format("expected a number ({}), got {}", what, json_type_name(v->type)));
-        return std::nullopt;
-      }
-      return v->number;
+                            const char* what) {
+      return JsonFields(*holder, holder_path, problems).number(key, required, what);
     };
     const std::optional<std::string> cat = text_field("cat", false);
     const std::optional<std::string> name = text_field("name", phase != "E");
@@ -1327,6 +956,29 @@ const std::string& recorded_name(const MeasuredTrace& trace, const MeasuredEntry
 
 }  // namespace
 
+namespace {
+
+/// The first `n` characters of `text` from `pos` that are not JSON white space, for telling JSON formats apart.
+std::string json_head(const std::string& text, std::size_t pos, std::size_t n) {
+  std::string out;
+  bool in_string = false;
+  for (; pos < text.size() && out.size() < n; ++pos) {
+    const char c = text[pos];
+    if (c == '"') in_string = !in_string;
+    if (!in_string && (c == ' ' || c == '\t' || c == '\r' || c == '\n')) continue;
+    out += c;
+  }
+  return out;
+}
+
+/// ONNX Runtime's profile: an array of events whose categories are "Session" and "Node" (PyTorch's are cpu_op,
+/// kernel, ...). Looks at the first 64 KiB.
+bool looks_like_onnxruntime(const std::string& head) {
+  return head.find("\"cat\":\"Session\"") != std::string::npos || head.find("\"cat\":\"Node\"") != std::string::npos;
+}
+
+}  // namespace
+
 MeasuredTrace parse_measured_trace(const std::string& text, const std::string& display_path) {
   // Skip leading blank and '#' comment lines to see what the content is.
   std::size_t pos = 0;
@@ -1334,26 +986,41 @@ MeasuredTrace parse_measured_trace(const std::string& text, const std::string& d
   if (text.size() >= 2 && static_cast<unsigned char>(text[0]) == 0x1f && static_cast<unsigned char>(text[1]) == 0x8b)
     throw core::UserError(
         {core::Diagnostic{{display_path, 1, 1}, "", "a gzip-compressed file: decompress it first (gunzip)"}});
-  while (pos < text.size()) {
-    std::size_t eol = text.find('\n', pos);
-    if (eol == std::string::npos) eol = text.size();
-    const std::string_view l = trim(std::string_view(text).substr(pos, eol - pos));
-    if (!l.empty() && l.front() != '#') break;
-    pos = eol + 1;
-    ++line;
-  }
+  if (text.starts_with(std::string_view("SQLite format 3\0", 16))) return parse_nsys_sqlite(text, display_path);
+  skip_comment_lines(text, pos, line);
   std::size_t first = pos;
   while (first < text.size() && (text[first] == ' ' || text[first] == '\t' || text[first] == '\r')) ++first;
-  if (first < text.size() && (text[first] == '{' || text[first] == '['))
+  if (first < text.size() && (text[first] == '{' || text[first] == '[')) {
+    const std::string head = json_head(text, first, 64 * 1024);
+    if (head.starts_with("[{\"count\":") ||
+        (head.starts_with("[{") && head.find("\"averageMs\":") != std::string::npos)) {
+      JsonReader reader(text, display_path, pos, line);
+      return parse_tensorrt_profile(reader.read_document("a trtexec profile"), display_path);
+    }
+    if (head.starts_with("{\"Layers\":"))
+      throw core::UserError({core::Diagnostic{
+          {display_path, line, 1},
+          "",
+          "this is trtexec's layer information (--exportLayerInfo): it holds no times; give the profile "
+          "(--exportProfile) and put this file beside it, named like the profile with \"profile\" replaced by "
+          "\"layers\""}});
+    if (head.starts_with("[") && looks_like_onnxruntime(head)) {
+      JsonReader reader(text, display_path, pos, line);
+      return parse_onnxruntime_profile(reader.read_document("an ONNX Runtime profile"), display_path);
+    }
     return parse_pytorch(text, display_path, pos, line);
+  }
 
-  // benchmark_model's profile: its section titles and table bars are unmistakable.
+  // benchmark_model's profile: its section titles and table bars are unmistakable. Nsight Systems' reports:
+  // columns in nanoseconds ("Start (ns)") beside a "Name".
   std::size_t scan = 0;
   while (scan < text.size()) {
     std::size_t eol = text.find('\n', scan);
     if (eol == std::string::npos) eol = text.size();
     const std::string_view l = trim(std::string_view(text).substr(scan, eol - scan));
     if (l == kTfliteRuns || l == kTfliteInit || l.starts_with(kTfliteBar)) return parse_tflite(text, display_path);
+    if (!l.starts_with("#") && l.find(" (ns)") != std::string_view::npos && l.find("Name") != std::string_view::npos)
+      return parse_nsys_csv(text, display_path);
     scan = eol + 1;
   }
 
@@ -1370,9 +1037,29 @@ MeasuredTrace parse_measured_trace(const std::string& text, const std::string& d
   return trace;
 }
 
+std::filesystem::path tensorrt_layer_info_path(const std::filesystem::path& profile) {
+  std::string name = profile.filename().string();
+  const std::size_t at = name.rfind("profile");
+  if (at == std::string::npos) return {};
+  name.replace(at, 7, "layers");
+  return profile.parent_path() / name;
+}
+
 MeasuredTrace read_measured_trace(const std::filesystem::path& path) {
   const std::string display = path.lexically_normal().generic_string();
-  return parse_measured_trace(core::read_file(path), display);
+  MeasuredTrace trace = parse_measured_trace(core::read_file(path), display);
+  if (trace.format == MeasuredFormat::tensorrt_profile) {
+    const std::filesystem::path info = tensorrt_layer_info_path(path);
+    std::error_code ec;
+    if (!info.empty() && std::filesystem::is_regular_file(info, ec))
+      add_tensorrt_layer_info(trace, core::read_file(info), info.lexically_normal().generic_string());
+    else
+      trace.notes.push_back(fmt::format(
+          "no layer information beside it ({}): the ONNX nodes of each layer are read from its name",
+          info.empty() ? "its name has no \"profile\" to replace by \"layers\""
+                       : info.lexically_normal().generic_string() + " is missing"));
+  }
+  return trace;
 }
 
 std::vector<model::Measurement> to_measurements(const MeasuredTrace& trace) {
@@ -1408,6 +1095,9 @@ std::vector<model::Measurement> read_measurements(const std::filesystem::path& p
 }
 
 MatchedMeasurements match_measurements(const MeasuredTrace& trace, const model::NetworkSpec& net) {
+  if (trace.format == MeasuredFormat::tensorrt_profile || trace.format == MeasuredFormat::nsys_csv ||
+      trace.format == MeasuredFormat::nsys_sqlite || trace.format == MeasuredFormat::onnxruntime_profile)
+    return match_by_origin(trace, net);
   MatchedMeasurements out;
   out.format = trace.format;
   out.notes = trace.notes;

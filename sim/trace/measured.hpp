@@ -1,8 +1,12 @@
-// Measured per-layer times in three formats, told apart by their content (see traces/README.md):
+// Measured per-layer times in seven formats, told apart by their content (see traces/README.md):
 //  - a plain CSV of layer,time;
 //  - a Chrome-trace JSON from the PyTorch profiler (Kineto's export_chrome_trace): cpu_op events, and GPU
 //    kernel events attributed to their op through the correlation id of their cuda_runtime launch;
-//  - the op-profiling CSV of TFLite's benchmark_model (--enable_op_profiling=true --profiling_output_csv_file=F).
+//  - the op-profiling CSV of TFLite's benchmark_model (--enable_op_profiling=true --profiling_output_csv_file=F);
+//  - trtexec's --exportProfile JSON, with its --exportLayerInfo JSON beside it (tensorrt_profile.cpp);
+//  - Nsight Systems' kernel table (nsys stats --report cuda_gpu_trace --format csv) and its SQLite export
+//    (nsys export --type sqlite), kernels grouped into layers by NVTX ranges (nsys_trace.cpp);
+//  - ONNX Runtime's session profile (SessionOptions.enable_profiling; onnxruntime_profile.cpp).
 // Reading gives a MeasuredTrace (what the file recorded, averaged over iterations); matching it to a network
 // gives per-layer Measurements and says how each one was matched.
 #pragma once
@@ -18,8 +22,16 @@
 
 namespace framesim::trace {
 
-enum class MeasuredFormat { plain_csv, pytorch_trace, tflite_profile };
-/// "plain CSV", "PyTorch profiler trace", "TFLite benchmark_model op profile".
+enum class MeasuredFormat {
+  plain_csv,
+  pytorch_trace,
+  tflite_profile,
+  tensorrt_profile,     // trtexec --exportProfile (and --exportLayerInfo beside it)
+  nsys_csv,             // nsys stats --report cuda_gpu_trace --format csv
+  nsys_sqlite,          // nsys export --type sqlite
+  onnxruntime_profile,  // ONNX Runtime SessionOptions.enable_profiling
+};
+/// "plain CSV", "PyTorch profiler trace", "TFLite benchmark_model op profile", "TensorRT trtexec profile", ...
 std::string_view measured_format_name(MeasuredFormat f);
 
 /// One timed thing as the file records it, averaged over the iterations (forward passes) it appears in.
@@ -33,6 +45,25 @@ struct MeasuredEntry {
   std::vector<std::int64_t> input_dims;  // PyTorch: the first input's dims, when "Input Dims" gives them
   std::vector<std::string> aliases;      // other names it answers to (TFLite: the output tensor name(s))
   int line = 0;                          // where the file first records it (1-based; 0: not known)
+  /// TensorRT, Nsight Systems, ONNX Runtime: the ONNX nodes it was built from (a fused layer has several; an
+  /// entry "A...B" stands for every node from A to B). Empty: taken from the name ("Conv_0 + Relu_1").
+  std::vector<std::string> origins;
+  bool data_movement = false;  // a TensorRT reformat layer, a memcpy: moves data, computes nothing of the network
+  std::string feeds;           // data movement: the recorded entry it reformats for ("Conv_0 + Relu_1")
+};
+
+/// One timed piece of one measured frame (inference): a kernel (Nsight Systems) or a node (ONNX Runtime).
+struct MeasuredSpan {
+  int entry = -1;         // index into MeasuredTrace::entries
+  double start_s = 0;     // from the start of the first frame
+  double duration_s = 0;
+  std::string stream;     // CUDA stream, or thread
+};
+
+/// One inference as recorded, for comparing a measured frame with a simulated one.
+struct MeasuredFrame {
+  double start_s = 0, end_s = 0;  // from the start of the first frame
+  std::vector<MeasuredSpan> spans;  // in start order
 };
 
 struct MeasuredTrace {
@@ -42,18 +73,29 @@ struct MeasuredTrace {
   int iterations = 1;                  // PyTorch ProfilerStep ranges, TFLite runs; 1 when not recorded
   bool gpu_time = false;               // PyTorch: times are GPU kernel time (else the ops' CPU time)
   std::vector<std::string> notes;      // what was read and how
+  std::vector<MeasuredFrame> frames;   // Nsight Systems, ONNX Runtime: every inference, in time order
 };
 
 /// Reads a measured-times file in any of the three formats. Throws core::UserError with file:line:column
 /// (and the JSON key path for traces) on any problem: truncated files, wrong types, missing fields.
 MeasuredTrace read_measured_trace(const std::filesystem::path& path);
-/// The same from text; `display_path` names it in messages.
+/// The same from text; `display_path` names it in messages. A TensorRT profile is read without its layer
+/// information (read_measured_trace finds that beside the file; add_tensorrt_layer_info adds it).
 MeasuredTrace parse_measured_trace(const std::string& text, const std::string& display_path);
+
+/// Where read_measured_trace looks for the --exportLayerInfo file of a TensorRT profile: the profile's file name
+/// with its last "profile" replaced by "layers" (model.profile.json -> model.layers.json); empty when the name
+/// has no "profile".
+std::filesystem::path tensorrt_layer_info_path(const std::filesystem::path& profile);
+/// Adds trtexec's layer information (--exportLayerInfo JSON: layer types, the ONNX nodes behind each layer) to
+/// a TensorRT profile. Throws core::UserError on a malformed file or one of another engine.
+void add_tensorrt_layer_info(MeasuredTrace& trace, const std::string& text, const std::string& display_path);
 
 enum class MatchMethod {
   name,   // the recorded name is the layer's name
   alias,  // another name the entry answers to (TFLite output tensor; a PyTorch range's dotted suffix)
   order,  // PyTorch: the k-th top-level op of a type is the k-th layer of that type
+  origin, // TensorRT, Nsight, ONNX Runtime: an ONNX node the recorded layer was built from
 };
 std::string_view match_method_name(MatchMethod m);
 
@@ -61,6 +103,23 @@ struct LayerMatch {
   std::string layer;     // the network's layer
   std::string recorded;  // what the file calls it ("aten::conv2d #3", "[conv1/Relu]:0")
   MatchMethod method = MatchMethod::name;
+  double time_s = 0;
+};
+
+/// What became of one recorded entry of a format that names fused layers (TensorRT, Nsight, ONNX Runtime).
+enum class EntryFate {
+  matched,        // one layer of the network, and that layer has no other entry
+  merged,         // several layers of the network (a fused TensorRT layer): its time goes to the first of them
+  split,          // one layer of the network that other entries also measure: their times are summed
+  data_movement,  // a reformat layer or memcpy: its time goes to the layer it reformats for
+  unmatched,      // no layer of the network
+};
+std::string_view entry_fate_name(EntryFate f);
+
+struct EntryMatch {
+  std::string recorded;             // the entry's name
+  EntryFate fate = EntryFate::unmatched;
+  std::vector<std::string> layers;  // the network's layers it measures (data movement: the one it is added to)
   double time_s = 0;
 };
 
@@ -72,11 +131,14 @@ struct MatchedMeasurements {
   std::vector<model::Measurement> measurements;
   std::vector<LayerMatch> matches;  // network order
   std::vector<std::string> notes;   // the format, the time source, iterations, counts by method, doubts
+  std::vector<EntryMatch> entries;  // TensorRT, Nsight Systems, ONNX Runtime: each recorded entry, file order
 };
 
 /// Matches `trace` to the layers of `net`: by name (and alias); for PyTorch ops outside named ranges, by order
 /// of occurrence within each op type (aten::conv2d, aten::linear/addmm/matmul, ...), checking counts agree and
-/// the recorded input dims.
+/// the recorded input dims; for TensorRT, Nsight and ONNX Runtime, by the ONNX nodes each entry was built from
+/// (fused_match.cpp). Throws core::UserError when a profile of those formats matches no layer at all (a profile
+/// of another network).
 MatchedMeasurements match_measurements(const MeasuredTrace& trace, const model::NetworkSpec& net);
 
 /// Measurements under their recorded names, without a network: CSV rows; TFLite nodes by output tensor name;

@@ -30,16 +30,7 @@ std::string fixture(const std::string& name) { return testing::source_path("test
 
 model::NetworkSpec three_layers() { return config::load_network(fixture("three_layers.yaml")); }
 
-/// The message of the UserError `f` throws (all diagnostics, one per line), or "" when it throws none.
-template <class F>
-std::string error_of(F f) {
-  try {
-    f();
-  } catch (const core::UserError& e) {
-    return e.what();
-  }
-  return "";
-}
+using testing::error_of;
 
 std::string error_in(const std::string& text) {
   return error_of([&] { trace::parse_measured_trace(text, "t.json"); });

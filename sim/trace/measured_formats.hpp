@@ -1,0 +1,92 @@
+// Internal to trace/: what the readers of measured times share (measured.cpp reads plain CSV, PyTorch and TFLite
+// and tells the formats apart; each newer format has its own file), and the entry points of those readers.
+#pragma once
+
+#include <fmt/format.h>
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/error.hpp"
+#include "trace/json_reader.hpp"
+#include "trace/measured.hpp"
+
+namespace framesim::trace {
+
+/// `s` without leading and trailing blanks, tabs and carriage returns.
+std::string_view trim(std::string_view s);
+/// Moves `pos` (on line `line`) past blank lines and lines starting with '#' (framesim's comments in measured
+/// files).
+void skip_comment_lines(const std::string& text, std::size_t& pos, int& line);
+/// ASCII lower case.
+std::string lower(std::string_view s);
+
+/// Collects problems, at most a screenful: a broken 100 MB trace must not print a million lines.
+class Problems {
+ public:
+  explicit Problems(std::string path) : path_(std::move(path)) {}
+  void add(int line, int column, std::string key_path, std::string message) {
+    if (d_.size() < kMax)
+      d_.add({path_, line, column}, std::move(key_path), std::move(message));
+    else
+      ++dropped_;
+  }
+  bool empty() const { return d_.empty(); }
+  void throw_if_any() {
+    if (dropped_ > 0) d_.add({path_, 0, 0}, "", fmt::format("... and {} more problems", dropped_));
+    d_.throw_if_any();
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  static constexpr std::size_t kMax = 20;
+  std::string path_;
+  core::Diagnostics d_;
+  std::size_t dropped_ = 0;
+};
+
+/// Typed access to the members of a JSON object, adding a located problem for a missing or mistyped member.
+/// `here` is the object's key path ("[3]"), used in messages as "[3].averageMs".
+class JsonFields {
+ public:
+  JsonFields(const Json& object, std::string here, Problems& problems)
+      : o_(object), here_(std::move(here)), p_(problems) {}
+  /// A number; `what` says what it means ("the mean time in milliseconds").
+  std::optional<double> number(const char* key, bool required, const char* what) const;
+  std::optional<std::string> text(const char* key, bool required) const;
+  /// A member that must be an object, if present.
+  const Json* object(const char* key) const;
+
+ private:
+  const Json& o_;
+  std::string here_;
+  Problems& p_;
+};
+
+/// trtexec --exportProfile: [{"count": N}, {"name", "timeMs", "averageMs", "medianMs", "percentage"}, ...].
+MeasuredTrace parse_tensorrt_profile(const Json& doc, const std::string& path);
+/// The ONNX nodes a TensorRT layer name speaks of: "Conv_0 + Relu_1" -> Conv_0, Relu_1; "PWN(Relu_3, Add_4)" ->
+/// Relu_3, Add_4; "{ForeignNode[Conv_5...Add_9]}" -> "Conv_5...Add_9" (a range); "(Unnamed Layer* 3) [Shuffle]"
+/// -> nothing.
+std::vector<std::string> tensorrt_name_origins(const std::string& layer_name);
+/// A TensorRT reformat layer's name ("Reformatting CopyNode for Input Tensor 0 to Conv_0 + Relu_1"): the layer
+/// it reformats for; empty when the name is not a reformat layer's.
+std::string tensorrt_reformat_target(const std::string& layer_name);
+
+/// ONNX Runtime's profile: a JSON array of Chrome-trace events ("Session" and "Node" categories).
+MeasuredTrace parse_onnxruntime_profile(const Json& doc, const std::string& path);
+
+/// Nsight Systems: the cuda_gpu_trace CSV report, and the SQLite export (`text` holds the database file).
+MeasuredTrace parse_nsys_csv(const std::string& text, const std::string& path);
+MeasuredTrace parse_nsys_sqlite(const std::string& bytes, const std::string& path);
+
+/// match_measurements for the formats that name fused layers: by the ONNX nodes each entry was built from.
+MatchedMeasurements match_by_origin(const MeasuredTrace& trace, const model::NetworkSpec& net);
+
+/// The smallest p dividing names.size() such that names repeats with period p (several inferences of the same
+/// sequence); names.size() when there is none (one frame).
+std::size_t repetition_period(const std::vector<std::string>& names);
+
+}  // namespace framesim::trace
