@@ -67,6 +67,7 @@ void Ledger::book(Running& r, double exec_progress) {
       window_bytes_[r.master][lv] += b;
       const double e = b * platform_.levels[lv].spec->energy_per_byte_J;
       memory_energy_J_[lv] += e;
+      level_bytes_[lv] += b;
       energy += e;
     }
   }

@@ -149,6 +149,12 @@ bool UnitScheduler::quantum_expired(Job& job, double now_s, std::vector<Job*>& g
   const bool others = std::any_of(granted.begin() + static_cast<std::ptrdiff_t>(before), granted.end(),
                                   [&](const Job* g) { return g != &job; });
   if (others) {
+    // A forced switch: whoever gets the cores pays the switch cost before its quantum starts.
+    for (auto it = granted.begin() + static_cast<std::ptrdiff_t>(before); it != granted.end(); ++it) {
+      if (*it == &job || (*it)->owes_switch) continue;
+      (*it)->owes_switch = true;
+      (*it)->slice_end_s += spec_.switch_cost_s;
+    }
     if (job.state == Job::State::holding) {  // it got cores back beside the others: nothing was switched out
       job.owes_switch = false;
       granted.erase(std::find(granted.begin() + static_cast<std::ptrdiff_t>(before), granted.end(), &job));

@@ -499,11 +499,15 @@ class Simulation {
   void stop(const std::vector<Job*>& preempted) {
     for (Job* p : preempted) {
       JobSlot& v = *static_cast<JobSlot*>(p);
-      if (!v.exec || v.stopped) continue;
-      if (v.exec->get_state() != sg4::Activity::State::STARTED) continue;
-      v.stop_ratio = v.exec->get_remaining_ratio();
+      // Asking an activity anything is a simcall, during which its owner may run, finish it and let it go: keep
+      // a reference, and stop it only if it is still the owner's and still running.
+      const sg4::ExecPtr exec = v.exec;
+      if (!exec || v.stopped || exec->get_state() != sg4::Activity::State::STARTED) continue;
+      const double ratio = exec->get_remaining_ratio();
+      if (v.exec != exec || v.stopped || exec->get_state() != sg4::Activity::State::STARTED) continue;
+      v.stop_ratio = ratio;
       v.stopped = true;
-      v.exec->cancel();
+      exec->cancel();
     }
   }
 

@@ -46,7 +46,7 @@ struct RunResult {
   std::string output;  // what it printed, stdout then stderr
   std::filesystem::path folder;
   nlohmann::json summary;
-  Table frames, stages, kernels, timeseries;
+  Table frames, stages, kernels, timeseries, tasks;
 };
 
 /// Runs `framesim run SCENARIO -o FOLDER -q EXTRA` and loads what it wrote.
@@ -63,6 +63,7 @@ inline RunResult run_framesim(const std::filesystem::path& scenario, const std::
   r.stages = read_table(folder / "stages.csv");
   r.kernels = read_table(folder / "kernels.csv");
   r.timeseries = read_table(folder / "timeseries.csv");
+  r.tasks = read_table(folder / "tasks.csv");
   return r;
 }
 
