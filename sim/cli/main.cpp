@@ -35,6 +35,10 @@ int main(int argc, char** argv) {
   } catch (const framesim::core::UserError& e) {
     for (const auto& d : e.diagnostics()) std::cerr << d.to_string() << "\n";
     return 2;
+  } catch (const std::exception& e) {
+    // Not the input's fault (a failure while simulating or writing): said plainly, exit code 1.
+    std::cerr << "framesim: " << e.what() << "\n";
+    return 1;
   }
   return 0;
 }
