@@ -13,7 +13,11 @@ Ledger::Ledger(const model::ScenarioSpec& spec, Platform& platform)
       window_bytes_(platform.masters(), std::vector<double>(platform.levels.size(), 0.0)),
       memory_energy_J_(platform.levels.size(), 0.0),
       level_bytes_(platform.levels.size(), 0.0),
-      temperature_C_(spec.initial_temperature_C.value_or(spec.hardware.thermal ? ambient_C(0) : 25.0)) {}
+      temperature_C_(spec.initial_temperature_C.value_or(spec.hardware.thermal ? ambient_C(0) : 25.0)) {
+  now_.temperature_C = temperature_C_;
+  for (const auto& u : platform_.units) now_.unit_frequency_Hz.push_back(u.spec->operating_points[u.pstate].frequency_Hz);
+  before_last_tick_ = now_;
+}
 
 /// The ambient temperature at `time_s`: a replayed profile (steps), else the scenario's or the hardware's.
 double Ledger::ambient_C(double time_s) const {
@@ -30,6 +34,16 @@ double Ledger::ambient_C(double time_s) const {
 void Ledger::track(Running& r) {
   r.id = next_id_++;
   running_.push_back(r);  // maybe before it starts: until then a tick sees no progress (state INITED)
+}
+
+void Ledger::book_bytes(std::size_t master, std::size_t level, double bytes, double* bucket) {
+  if (bytes <= 0) return;
+  window_bytes_[master][level] += bytes;
+  const double e = bytes * platform_.levels[level].spec->energy_per_byte_J;
+  memory_energy_J_[level] += e;
+  level_bytes_[level] += bytes;
+  window_dynamic_J_ += e;
+  *bucket += e;
 }
 
 void Ledger::wait_booked(Running& r) {
@@ -143,6 +157,9 @@ TickRecord Ledger::tick(double now, bool govern) {
   window_dynamic_J_ = 0;
   for (auto& master : window_bytes_) std::fill(master.begin(), master.end(), 0.0);
   last_tick_s_ = now;
+  before_last_tick_ = now_;
+  now_.temperature_C = temperature_C_;
+  now_.unit_frequency_Hz = r.unit_frequency_Hz;
   return r;
 }
 
@@ -163,6 +180,7 @@ void Ledger::govern_step(const model::ThermalSpec& th) {
     if (next != u.pstate) {
       u.pstate = next;
       u.host->set_pstate(static_cast<unsigned long>(next));
+      if (listener_) listener_->unit_speed_changed(platform_.unit_index(u));
     }
   }
   for (auto& l : platform_.levels) {
@@ -171,6 +189,7 @@ void Ledger::govern_step(const model::ThermalSpec& th) {
     if (next != l.pstate) {
       l.pstate = next;
       l.link->set_bandwidth(model::effective_level_bandwidth_Bps(*l.spec, next));
+      if (listener_) listener_->level_bandwidth_changed(static_cast<std::size_t>(&l - platform_.levels.data()));
     }
   }
 }
@@ -184,7 +203,9 @@ void Ledger::update_port_caps(const std::vector<double>& level_Bps, double dt) {
       const double capacity = model::effective_level_bandwidth_Bps(hw.memory[lv], platform_.levels[lv].pstate);
       const double others = level_Bps[lv] - window_bytes_[u][lv] / dt;
       const double latency = model::loaded_latency_s(hw.memory[lv].latency_s, others / capacity);
-      platform_.ports[u][lv]->set_bandwidth(*hw.units[u].outstanding_bytes / latency);
+      const double cap_Bps = *hw.units[u].outstanding_bytes / latency;
+      platform_.ports[u][lv]->set_bandwidth(cap_Bps);
+      if (listener_) listener_->port_bandwidth_changed(u, lv, cap_Bps);
     }
   }
 }

@@ -44,6 +44,8 @@ class Ledger {
   void track(Running& r);
   /// Books `r`'s energy and bytes up to its activity's progress `exec_progress` in [0, 1].
   void book(Running& r, double exec_progress);
+  /// Books `bytes` that `master` moved to `level` (a stream on the fast path) into `*bucket`.
+  void book_bytes(std::size_t master, std::size_t level, double bytes, double* bucket);
   /// Tracks `r`, waits for its activity to end, books the rest.
   void wait_booked(Running& r);
 
@@ -53,7 +55,18 @@ class Ledger {
   /// activities for their progress, which yields to other actors: callers must not tick twice at once.
   TickRecord tick(double now_s, bool govern);
 
+  /// Who else must hear of the governor's and the ports' changes (may be null).
+  void set_listener(PlatformListener* listener) { listener_ = listener; }
+
   double temperature_C() const { return temperature_C_; }
+  /// The die temperature and unit clocks in force just before `t_s`: those of the last tick before it. A tick at
+  /// `t_s` itself is not seen, whether or not it has run yet (the order of actors at one instant decides nothing);
+  /// "at `t_s`" is within a nanosecond, as SimGrid's timers may fire that much early (surf/precision).
+  struct State {
+    double temperature_C = 0;
+    std::vector<double> unit_frequency_Hz;
+  };
+  const State& state_before(double t_s) const { return last_tick_s_ < t_s - 1e-9 ? now_ : before_last_tick_; }
   const std::vector<double>& memory_energy_J() const { return memory_energy_J_; }
   double static_energy_J() const { return static_energy_J_; }
   double throttled_s() const { return throttled_s_; }
@@ -77,6 +90,9 @@ class Ledger {
   double throttled_s_ = 0;
   double last_tick_s_ = 0;
   double temperature_C_ = 25;
+  State now_;               // since the last tick
+  State before_last_tick_;  // until it
+  PlatformListener* listener_ = nullptr;
 };
 
 }  // namespace framesim::engine

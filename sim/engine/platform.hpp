@@ -50,6 +50,16 @@ struct Platform {
   std::size_t masters() const { return units.size() + background_hosts.size(); }
 };
 
+/// Told when a part of the platform changes speed (the governor, loaded latency), for a model of the sharing kept
+/// beside SimGrid's (the fast path, fast_path.hpp).
+class PlatformListener {
+ public:
+  virtual ~PlatformListener() = default;
+  virtual void unit_speed_changed(std::size_t unit) = 0;
+  virtual void level_bandwidth_changed(std::size_t level) = 0;
+  virtual void port_bandwidth_changed(std::size_t unit, std::size_t level, double bandwidth_Bps) = 0;
+};
+
 /// Builds the platform into the current SimGrid engine (which must use the ptask_L07 model). With
 /// `overhead_as_route_latency`, a unit's dispatch overhead becomes the latency of links private to it (one activity
 /// per kernel instead of a sleep and an activity) — except on units whose scheduler may stop a kernel mid-way

@@ -20,6 +20,7 @@
 
 #include "core/error.hpp"
 #include "core/units.hpp"
+#include "engine/fast_path.hpp"
 #include "engine/frames.hpp"
 #include "engine/ledger.hpp"
 #include "engine/plans.hpp"
@@ -53,6 +54,7 @@ namespace {
 
 using model::ScenarioSpec;
 constexpr double kNoCapture = std::numeric_limits<double>::quiet_NaN();
+constexpr double kNever = std::numeric_limits<double>::infinity();
 
 /// What travels through queues: a frame, and for each cause-effect chain the capture time of the chain's sensor
 /// sample behind it along the chain's path (NaN where the item is not on that path).
@@ -148,6 +150,10 @@ class Simulation {
     sg4::Engine::set_config("surf/precision:1e-12");
     platform_ = build_platform(spec_, options_.merge_kernels, spec_.stages.size() + spec_.tasks.size());
     ledger_ = std::make_unique<Ledger>(spec_, platform_);
+    if (options_.merge_kernels && FastPath::eligible(spec_)) {
+      fast_ = std::make_unique<FastPath>(spec_, platform_, *ledger_, sink_, totals_);
+      ledger_->set_listener(fast_.get());
+    }
     plan_work();
     start_actors();
     engine.run();
@@ -174,7 +180,7 @@ class Simulation {
       const bool exclusive =
           std::count_if(spec_.stages.begin(), spec_.stages.end(), [&](const auto& o) { return o.unit == ss.unit; }) == 1 &&
           std::none_of(spec_.tasks.begin(), spec_.tasks.end(), [&](const auto& t) { return t.unit == ss.unit; });
-      if (exclusive && options_.merge_kernels) mark_runs(st.kernels, spec_, platform_, ss.unit, st.cores);
+      if (exclusive && options_.merge_kernels && !fast_) mark_runs(st.kernels, spec_, platform_, ss.unit, st.cores);
       st.cv = sg4::ConditionVariable::create();
       st.mutex = sg4::Mutex::create();
       st.rng.seed(spec_.seed * 1000003ULL + 17 * s + 1);
@@ -246,6 +252,7 @@ class Simulation {
         background_loop(b);
       })->daemonize();
     spawn("ticker", anywhere, [this] { tick_loop(); })->daemonize();
+    if (fast_) spawn("fluid", anywhere, [this] { fast_->drive(); })->daemonize();
     spawn("controller", anywhere, [this] { controller(); });
     if (options_.progress) {
       spawn("progress", anywhere, [this] {
@@ -279,7 +286,8 @@ class Simulation {
   }
 
   void capture(std::size_t sensor, double t) {
-    const std::int64_t id = frames_.capture(sensor, t, ledger_->temperature_C(), unit_frequencies_Hz());
+    const Ledger::State& state = ledger_->state_before(t);
+    const std::int64_t id = frames_.capture(sensor, t, state.temperature_C, state.unit_frequency_Hz);
     ++totals_.frames_captured;
     Item item{id, t, t, {}};
     if (!spec_.chains.empty()) {
@@ -294,13 +302,6 @@ class Simulation {
       push(stages_[stage], edge, item);
     }
     release_copy(id);
-  }
-
-  /// The clock of every unit at its current operating point, in unit order.
-  std::vector<double> unit_frequencies_Hz() const {
-    std::vector<double> out;
-    for (const auto& u : platform_.units) out.push_back(u.spec->operating_points[u.pstate].frequency_Hz);
-    return out;
   }
 
   static double now() { return sg4::Engine::get_clock(); }
@@ -541,6 +542,13 @@ class Simulation {
     hold(unit, slot, times);
     times.start_s = now();
     times.blocked_s = 0;  // the wait before the first start is the job's wait, not its blocking
+    if (fast_) {  // alone on its unit: the fluid system runs every kernel
+      fast_->run_job(unit_index, slot.cores, kernels, cycle_scale, byte_scale, stage, task, frame, bucket);
+      changed.clear();
+      sched.finish(slot, now(), changed);
+      wake(changed);
+      return times;
+    }
     for (std::size_t i = 0; i < kernels.size();) {
       const KernelPlan& k = kernels[i];
       if (i > 0) {
@@ -654,26 +662,39 @@ class Simulation {
   void background_loop(std::size_t b) {
     const auto& bg = spec_.background[b];
     const std::size_t master = platform_.units.size() + b;
-    // Continuous traffic in chunks of 10 ms at the nominal rate; the port link caps the rate, the shared
-    // bus may give it less. With a profile, the rate steps at each of its times (the port link follows); a
-    // zero rate sleeps. Each chunk's plan lives on this actor's stack until its activity is booked.
+    // Continuous traffic: the port link caps the rate, the shared bus may give it less. With a profile, the rate
+    // steps at each of its times, also in the middle of a chunk (the port link follows; a zero rate stalls it).
+    // On the fast path the stream lives in the fluid system: this actor only applies the steps.
     std::size_t step = 0;
     double rate = bg.profile.empty() ? bg.rate_Bps : bg.profile.front().second;
-    auto next_change = [&] { return step + 1 < bg.profile.size() ? bg.profile[step + 1].first : 1e300; };
+    auto next_change = [&] { return step + 1 < bg.profile.size() ? bg.profile[step + 1].first : kNever; };
+    auto apply_steps = [&] {
+      bool stepped = false;
+      while (!bg.profile.empty() && now() >= next_change()) {
+        rate = bg.profile[++step].second;
+        stepped = true;
+      }
+      if (!stepped) return;
+      if (fast_) fast_->set_background_rate(b, rate);
+      else platform_.background_ports[b]->set_bandwidth(rate);
+    };
+    if (fast_) {
+      while (!stopping_ && next_change() < kNever) {
+        sg4::this_actor::sleep_until(next_change());
+        apply_steps();
+      }
+      return;
+    }
     const std::size_t level = bg.level;
     while (!stopping_) {
-      const double t = now();
-      while (!bg.profile.empty() && t >= next_change()) {
-        ++step;
-        rate = bg.profile[step].second;
-        if (rate > 0) platform_.background_ports[b]->set_bandwidth(rate);
-      }
+      apply_steps();
       if (rate <= 0) {
-        if (next_change() >= 1e300) return;
+        if (next_change() >= kNever) return;
         sg4::this_actor::sleep_until(next_change());
         continue;
       }
-      const double chunk = rate * std::min(0.01, std::max(1e-6, next_change() - t));
+      // Chunks of 10 ms at the current rate, cut at the next step.
+      const double chunk = rate * std::min(0.01, std::max(1e-6, next_change() - now()));
       KernelPlan kernel;
       kernel.name = bg.name;
       kernel.bytes.assign(platform_.levels.size(), 0.0);
@@ -686,7 +707,17 @@ class Simulation {
       running.master = master;
       running.kernels = &kernel;
       running.bucket = &totals_.background_energy_J;
-      ledger_->wait_booked(running);
+      ledger_->track(running);
+      while (true) {
+        try {
+          if (next_change() >= kNever) running.exec->wait();
+          else running.exec->wait_until(next_change());
+          break;
+        } catch (const simgrid::TimeoutException&) {
+          apply_steps();  // the chunk goes on at the new rate
+        }
+      }
+      ledger_->book(running, 1.0);
     }
   }
 
@@ -712,6 +743,7 @@ class Simulation {
     std::unique_lock guard(*tick_mutex_);
     const double dt = t - last_tick_s_;
     if (dt <= 0) return;
+    if (fast_) fast_->sync(t);
     TickRecord r = ledger_->tick(t, govern);
     for (auto& u : platform_.units) {
       const double busy = u.scheduler->busy_core_s(t);
@@ -751,6 +783,7 @@ class Simulation {
     totals_.end_s = now();
     if (!drained()) report_stuck();
     stopping_ = true;
+    if (fast_) fast_->stop();
     for (auto& st : stages_) st.cv->notify_all();
   }
 
@@ -824,6 +857,7 @@ class Simulation {
   RunTotals totals_;
   Platform platform_;
   std::unique_ptr<Ledger> ledger_;
+  std::unique_ptr<FastPath> fast_;  // null: every kernel is a SimGrid activity
   FrameBook frames_;
   std::vector<Stage> stages_;
   std::vector<Task> tasks_;
