@@ -48,10 +48,12 @@ bool FastPath::eligible(const model::ScenarioSpec& spec) {
   return std::all_of(sources.begin(), sources.end(), [](int n) { return n <= 1; });
 }
 
-FluidSystem::FlowSpec FastPath::flow_spec(const Job& job, const KernelPlan& k) const {
+const FluidSystem::FlowSpec& FastPath::flow_spec(const Job& job, const KernelPlan& k) const {
   // The parallel task of plans.cpp: `cores` entries of the unit sharing the cycles, then the bytes from the
   // first core to each level, through the unit's port (if any) and the level's bus.
-  FluidSystem::FlowSpec f;
+  FluidSystem::FlowSpec& f = scratch_;
+  f.elements.clear();
+  f.cycles_per_entry = 0;
   const double cycles = k.cycles * job.cycle_scale;
   if (cycles > 0) {
     for (int c = 0; c < job.cores; ++c) f.elements.push_back({unit_cpu_[job.unit], cycles / job.cores});
@@ -75,7 +77,10 @@ std::size_t FastPath::next_kernel(const Job& job, std::size_t kernel) const {
   return kernel;
 }
 
-void FastPath::changed() { wake_->notify_all(); }
+void FastPath::changed() {
+  predicted_ = false;
+  wake_->notify_all();
+}
 
 void FastPath::run_job(std::size_t unit, int cores, const std::vector<KernelPlan>& kernels, double cycle_scale,
                        double byte_scale, int stage, int task, std::int64_t frame, double* bucket) {
@@ -152,30 +157,36 @@ void FastPath::sync(double now_s) {
   book_in_flight();
 }
 
-double FastPath::next_job_end_s() const {
-  FluidSystem dry = fluid_;
-  std::map<std::uint64_t, std::size_t> next;  // the kernel each job runs in the dry run
-  for (std::uint64_t id = first_job_; id < first_job_ + jobs_.size(); ++id)
-    if (!job(id).done) next[id] = job(id).next;
-  if (next.empty()) return std::numeric_limits<double>::infinity();
-  while (true) {
-    const double delta = dry.next_delta_s();
-    if (delta == std::numeric_limits<double>::infinity()) return delta;
-    const double t = dry.now_s() + delta;
-    bool ended = false;
-    dry.advance(t, [&](std::size_t, std::uint64_t owner) {
-      if (owner == kBackground || ended) return;
-      const Job& j = job(owner);
-      const std::size_t k = next_kernel(j, next[owner] + 1);
-      if (k < j.kernels->size()) {
-        next[owner] = k;
-        dry.start(flow_spec(j, (*j.kernels)[k]), owner);
-      } else {
-        ended = true;
-      }
-    });
-    if (ended) return t;
+double FastPath::next_job_end_s() {
+  const double now = fluid_.now_s();
+  if (!predicted_) {
+    predicted_ends_s_.clear();
+    FluidSystem dry = fluid_;
+    std::map<std::uint64_t, std::size_t> next;  // the kernel each job runs in the dry run
+    for (std::uint64_t id = first_job_; id < first_job_ + jobs_.size(); ++id)
+      if (!job(id).done) next[id] = job(id).next;
+    std::size_t running = next.size();
+    while (running > 0) {
+      const double delta = dry.next_delta_s();
+      if (delta == std::numeric_limits<double>::infinity()) break;
+      dry.advance(dry.now_s() + delta, [&](std::size_t, std::uint64_t owner) {
+        if (owner == kBackground) return;
+        const Job& j = job(owner);
+        const std::size_t k = next_kernel(j, next[owner] + 1);
+        if (k < j.kernels->size()) {
+          next[owner] = k;
+          dry.start(flow_spec(j, (*j.kernels)[k]), owner);
+        } else {
+          predicted_ends_s_.push_back(dry.now_s());
+          --running;
+        }
+      });
+    }
+    predicted_ = true;
   }
+  for (double t : predicted_ends_s_)
+    if (t > now) return t;
+  return std::numeric_limits<double>::infinity();
 }
 
 void FastPath::set_background_rate(std::size_t background, double rate_Bps) {
@@ -196,7 +207,9 @@ void FastPath::level_bandwidth_changed(std::size_t level) {
 }
 
 void FastPath::port_bandwidth_changed(std::size_t unit, std::size_t level, double bandwidth_Bps) {
-  fluid_.set_capacity(static_cast<std::size_t>(unit_port_[unit][level]), bandwidth_Bps);
+  const auto port = static_cast<std::size_t>(unit_port_[unit][level]);
+  if (fluid_.capacity(port) == bandwidth_Bps) return;  // reloaded with the same latency: nothing changes
+  fluid_.set_capacity(port, bandwidth_Bps);
   changed();
 }
 

@@ -60,15 +60,18 @@ class FastPath : public PlatformListener {
 
   /// The job's first kernel at or after `kernel` with anything to launch or run (kernels->size(): none left).
   std::size_t next_kernel(const Job& job, std::size_t kernel) const;
-  FluidSystem::FlowSpec flow_spec(const Job& job, const KernelPlan& k) const;
+  /// The flow of kernel `k` of `job` (in a scratch reused from call to call).
+  const FluidSystem::FlowSpec& flow_spec(const Job& job, const KernelPlan& k) const;
   Job& job(std::uint64_t id) { return jobs_[static_cast<std::size_t>(id - first_job_)]; }
   const Job& job(std::uint64_t id) const { return jobs_[static_cast<std::size_t>(id - first_job_)]; }
   /// Books the progress of every flow in flight up to the fluid system's present.
   void book_in_flight();
   /// Advances the fluid system to `t_s`, finishing kernels (booked, recorded) and jobs (their actors woken).
   void advance(double t_s);
-  /// When the next job will end if nothing outside changes (a dry run on a copy).
-  double next_job_end_s() const;
+  /// When the next job will end if nothing outside changes: from a dry run on a copy of the fluid system, which
+  /// predicts every running job's end and stays valid until something outside changes.
+  double next_job_end_s();
+  /// Something outside changed the fluid system: the predictions are void and the driver must look again.
   void changed();
 
   const model::ScenarioSpec& spec_;
@@ -85,6 +88,9 @@ class FastPath : public PlatformListener {
   std::vector<double> background_booked_;             // work of each background flow booked so far
   std::deque<Job> jobs_;                               // by id - first_job_
   std::uint64_t first_job_ = 0;
+  mutable FluidSystem::FlowSpec scratch_;
+  std::vector<double> predicted_ends_s_;  // ascending
+  bool predicted_ = false;
   sg4::ConditionVariablePtr wake_;
   sg4::MutexPtr mutex_;
   bool stopping_ = false;

@@ -59,8 +59,10 @@ std::size_t FluidSystem::start(const FlowSpec& spec, std::uint64_t owner) {
     free_.pop_back();
   }
   Flow& f = flows_[id];
+  std::vector<Element> elements = std::move(f.elements);  // keeps its capacity
   f = Flow{};
-  f.elements = spec.elements;
+  f.elements = std::move(elements);
+  f.elements.assign(spec.elements.begin(), spec.elements.end());
   f.speed_of = spec.speed_of;
   f.cycles_per_entry = spec.cycles_per_entry;
   f.latency_s = spec.latency_s;
@@ -84,61 +86,74 @@ void FluidSystem::stop(std::size_t flow) {
 void FluidSystem::solve() {
   if (!dirty_) return;
   dirty_ = false;
-  std::vector<Flow*> list;
-  for (Flow& f : flows_) {
+  // Scratch kept between solves: the flows to raise, the constraints they use, and for each such constraint
+  // its uses (flow, weight) as one contiguous range of uses_.
+  list_.clear();
+  for (std::size_t i = 0; i < flows_.size(); ++i) {
+    Flow& f = flows_[i];
     f.value = 0;
     f.fixed = true;
     if (!f.alive || f.latency_s > 0) continue;  // disabled (penalty 0) while its latency lasts
-    const bool consumes =
-        std::any_of(f.elements.begin(), f.elements.end(), [](const Element& e) { return e.weight != 0; });
+    bool consumes = false;
+    for (const Element& e : f.elements) consumes = consumes || e.weight != 0;
     if (consumes) {
       f.fixed = false;
-      list.push_back(&f);
+      list_.push_back(i);
     } else {
       f.value = 1.0;
     }
   }
-  // Every constraint with an enabled element takes part.
-  std::vector<std::size_t> cnsts;
-  for (Constraint& c : constraints_) c.listed = false;
-  for (const Flow* f : list)
-    for (const Element& e : f->elements)
-      if (!constraints_[e.constraint].listed) {
-        constraints_[e.constraint].listed = true;
-        cnsts.push_back(e.constraint);
-      }
-  std::sort(cnsts.begin(), cnsts.end());
-  for (std::size_t c : cnsts) {
-    constraints_[c].remaining = constraints_[c].capacity;
-    constraints_[c].usage = 0;
+  for (Constraint& c : constraints_) {
+    c.listed = false;
+    c.uses_begin = c.uses_end = 0;
   }
-  // Which enabled flows use each listed constraint (with their elements' weights).
-  struct Use {
-    Flow* flow;
-    double weight;
-  };
-  std::vector<std::vector<Use>> users(constraints_.size());
-  for (Flow* f : list)
-    for (const Element& e : f->elements) users[e.constraint].push_back({f, e.weight});
+  cnsts_.clear();
+  std::size_t total = 0;
+  for (std::size_t i : list_)
+    for (const Element& e : flows_[i].elements) {
+      Constraint& c = constraints_[e.constraint];
+      if (!c.listed) {
+        c.listed = true;
+        cnsts_.push_back(e.constraint);
+      }
+      ++c.uses_end;  // a count for now
+      ++total;
+    }
+  std::sort(cnsts_.begin(), cnsts_.end());
+  std::size_t offset = 0;
+  for (std::size_t ci : cnsts_) {
+    Constraint& c = constraints_[ci];
+    c.remaining = c.capacity;
+    c.usage = 0;
+    c.uses_begin = offset;
+    offset += c.uses_end;
+    c.uses_end = c.uses_begin;
+  }
+  uses_.resize(total);
+  for (std::size_t i : list_)
+    for (const Element& e : flows_[i].elements) {
+      Constraint& c = constraints_[e.constraint];
+      uses_[c.uses_end++] = {i, e.weight};
+    }
 
-  while (!list.empty()) {
-    for (auto it = cnsts.begin(); it != cnsts.end();) {
+  while (!list_.empty()) {
+    for (auto it = cnsts_.begin(); it != cnsts_.end();) {
       Constraint& c = constraints_[*it];
       int nb = 0;
-      for (const Use& u : users[*it])
-        if (u.weight > 0 && !u.flow->fixed) ++nb;
+      for (std::size_t u = c.uses_begin; u < c.uses_end; ++u)
+        if (uses_[u].weight > 0 && !flows_[uses_[u].flow].fixed) ++nb;
       if (nb == 0) {
         c.remaining = 0;
         c.usage = 0;
         c.listed = false;
-        it = cnsts.erase(it);
+        it = cnsts_.erase(it);
       } else {
         c.usage = c.remaining / nb;
         ++it;
       }
     }
-    for (auto it = list.begin(); it != list.end();) {
-      Flow& f = **it;
+    for (auto it = list_.begin(); it != list_.end();) {
+      Flow& f = flows_[*it];
       double min_inc = DBL_MAX;
       for (const Element& e : f.elements)
         if (e.weight > 0) min_inc = std::min(min_inc, constraints_[e.constraint].usage / e.weight);
@@ -147,23 +162,25 @@ void FluidSystem::solve() {
       f.value += f.mu;
       if (f.value == f.bound) {
         f.fixed = true;
-        it = list.erase(it);
+        it = list_.erase(it);
       } else {
         ++it;
       }
     }
-    for (auto it = cnsts.begin(); it != cnsts.end();) {
+    for (auto it = cnsts_.begin(); it != cnsts_.end();) {
       Constraint& c = constraints_[*it];
-      for (const Use& u : users[*it]) double_update(c.remaining, u.weight * u.flow->mu, kWorkPrecision);
+      for (std::size_t u = c.uses_begin; u < c.uses_end; ++u)
+        double_update(c.remaining, uses_[u].weight * flows_[uses_[u].flow].mu, kWorkPrecision);
       if (c.remaining <= 0.0) {
-        for (const Use& u : users[*it]) {
-          if (u.weight > 0 && !u.flow->fixed) {
-            u.flow->fixed = true;
-            list.erase(std::find(list.begin(), list.end(), u.flow));
+        for (std::size_t u = c.uses_begin; u < c.uses_end; ++u) {
+          Flow& f = flows_[uses_[u].flow];
+          if (uses_[u].weight > 0 && !f.fixed) {
+            f.fixed = true;
+            list_.erase(std::find(list_.begin(), list_.end(), uses_[u].flow));
           }
         }
         c.listed = false;
-        it = cnsts.erase(it);
+        it = cnsts_.erase(it);
       } else {
         ++it;
       }

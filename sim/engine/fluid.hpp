@@ -37,6 +37,7 @@ class FluidSystem {
   /// A constraint of `capacity` (units per second). `speed` and `cores`, for a unit's cores: capacity =
   /// speed x cores, and flows computing on it are bounded by speed / cycles per entry.
   std::size_t add_constraint(double capacity, double speed = 0, int cores = 1);
+  double capacity(std::size_t constraint) const { return constraints_[constraint].capacity; }
   /// A new capacity (a link's bandwidth) from now on.
   void set_capacity(std::size_t constraint, double capacity);
   /// A new speed of a unit (a pstate): its capacity and the bounds of the flows computing on it.
@@ -91,6 +92,11 @@ class FluidSystem {
     double remaining = 0;  // solver
     double usage = 0;      // solver
     bool listed = false;   // solver
+    std::size_t uses_begin = 0, uses_end = 0;  // solver: its range of uses_
+  };
+  struct Use {
+    std::size_t flow;
+    double weight;
   };
 
   void update_bound(Flow& f) const;
@@ -104,6 +110,8 @@ class FluidSystem {
   double now_s_ = 0;
   bool dirty_ = true;
   std::vector<std::size_t> finished_;  // scratch
+  std::vector<std::size_t> list_, cnsts_;  // solver scratch
+  std::vector<Use> uses_;
 };
 
 template <class OnFinished>
