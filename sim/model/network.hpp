@@ -8,6 +8,7 @@
 #include <variant>
 #include <vector>
 
+#include "model/op_class.hpp"
 #include "model/precision.hpp"
 
 namespace framesim::model {
@@ -56,6 +57,9 @@ enum class OpKind {
   custom,       // stated ops and output shape; also unknown imported ops (data movement only)
 };
 
+/// The op class of a kind (a conv2d with one input channel per group is built as depthwise instead).
+OpClass default_op_class(OpKind kind);
+
 enum class ParamType { integer, integers, boolean, text, number, precision };
 std::string_view param_type_name(ParamType t);
 
@@ -66,6 +70,7 @@ struct LayerSpec {
   std::string name;
   std::string op;  // as written: "conv2d", "relu", "add", ...
   OpKind kind = OpKind::custom;
+  OpClass op_class = OpClass::data_movement;  // which efficiency its arithmetic runs at (op_class.hpp)
   OpParams params;  // as given, so the layer can be rebuilt (e.g. at another precision)
   LayerPrecision precision;
   std::vector<int> inputs;           // tensor ids read

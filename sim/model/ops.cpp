@@ -55,6 +55,28 @@ std::string_view fusion_mode_name(FusionMode m) {
   return "?";
 }
 
+OpClass default_op_class(OpKind kind) {
+  switch (kind) {
+    case OpKind::linear:
+    case OpKind::matmul:
+    case OpKind::attention: return OpClass::matmul;
+    case OpKind::conv2d: return OpClass::conv;
+    case OpKind::pool:
+    case OpKind::global_pool: return OpClass::pooling;
+    case OpKind::elementwise:
+    case OpKind::activation:
+    case OpKind::batchnorm:
+    case OpKind::norm:
+    case OpKind::softmax: return OpClass::elementwise;
+    case OpKind::embedding:
+    case OpKind::reshape:
+    case OpKind::copy:
+    case OpKind::resize:
+    case OpKind::custom: return OpClass::data_movement;
+  }
+  return OpClass::data_movement;
+}
+
 bool LayerSpec::epilogue_fusable() const {
   return kind == OpKind::elementwise || kind == OpKind::activation || kind == OpKind::batchnorm ||
          kind == OpKind::reshape;
@@ -323,6 +345,7 @@ Result build_conv2d(Build& b) {
   b.out.layer.ops = 2.0 * outputs * macs_per_output + (bias ? outputs : 0.0);
   b.set_weights(static_cast<double>(cout) * macs_per_output + (bias ? static_cast<double>(cout) : 0.0));
   b.stream_inputs_to({n, cout, ho, wo});
+  if (groups == c && c > 1) b.out.layer.op_class = OpClass::depthwise;
   b.out.layer.summary = fmt::format("{}x{} s{} p{} {}{}->{} {}x{}->{}x{}", k[0], k[1], s[0], p[0],
                                     groups == 1 ? "" : (groups == c ? "dw " : fmt::format("g{} ", groups)), c, cout, h,
                                     w, ho, wo);
@@ -810,6 +833,7 @@ std::variant<BuiltLayer, OpError> build_layer(const OpSchema& schema, const std:
   l.name = name;
   l.op = std::string(schema.name);
   l.kind = schema.kind;
+  l.op_class = default_op_class(schema.kind);
   l.params = params;
   l.precision = precision;
   b.out.output.name = name;

@@ -254,6 +254,8 @@ ExecutionPlan plan_network(const NetworkSpec& net, const HardwareSpec& hw, std::
       if (folded.count(m)) continue;  // costs nothing at run time
       auto& ops = kernel.ops[layer.precision.compute];
       ops = ops.value_or(0.0) + layer.ops;
+      auto& class_ops = kernel.ops_by_class[static_cast<std::size_t>(layer.op_class)][layer.precision.compute];
+      class_ops = class_ops.value_or(0.0) + layer.ops;
       kernel.total_ops += layer.ops;
       if (layer.kind == OpKind::reshape) continue;
       for (std::size_t i = 0; i < layer.inputs.size(); ++i) {
