@@ -110,11 +110,26 @@ struct NetworkSpec {
   double total_weight_bytes() const;
   double total_ops() const;
   double total_state_bytes() const;
-  /// Layers reading tensor `t` directly.
+  /// Layers reading tensor `t` directly. Scans every layer: for many tensors build a ConsumerIndex once.
   std::vector<int> consumers(int tensor) const;
   /// The tensor owning the storage of `t` (follows aliases).
   int storage_of(int tensor) const;
   std::optional<int> find_layer(std::string_view layer_name) const;
+};
+
+/// Every tensor's consumers at once, built in one pass over the layers (O(layers + tensors)): what planning and
+/// readers use instead of NetworkSpec::consumers per tensor, which would make a 16,000-layer network quadratic.
+class ConsumerIndex {
+ public:
+  explicit ConsumerIndex(const NetworkSpec& net);
+  /// Layers reading tensor `t` directly, in layer order (each layer once).
+  const std::vector<int>& of(int tensor) const { return consumers_[static_cast<std::size_t>(tensor)]; }
+  /// True when `t` is read by a layer, or when a tensor aliasing its storage directly is read or is in `outputs`.
+  bool used(int tensor, const std::vector<int>& outputs) const;
+
+ private:
+  std::vector<std::vector<int>> consumers_;
+  std::vector<std::vector<int>> aliases_;  // tensors whose alias_of is this one
 };
 
 // ---- the operation catalogue: op names a network may use, their parameters, and the builder ----

@@ -112,6 +112,28 @@ std::vector<int> NetworkSpec::consumers(int tensor) const {
   return out;
 }
 
+ConsumerIndex::ConsumerIndex(const NetworkSpec& net)
+    : consumers_(net.tensors.size()), aliases_(net.tensors.size()) {
+  for (std::size_t i = 0; i < net.layers.size(); ++i) {
+    for (int t : net.layers[i].inputs) {
+      auto& list = consumers_[static_cast<std::size_t>(t)];
+      if (list.empty() || list.back() != static_cast<int>(i)) list.push_back(static_cast<int>(i));
+    }
+  }
+  for (std::size_t t = 0; t < net.tensors.size(); ++t)
+    if (net.tensors[t].alias_of >= 0) aliases_[static_cast<std::size_t>(net.tensors[t].alias_of)].push_back(static_cast<int>(t));
+}
+
+bool ConsumerIndex::used(int tensor, const std::vector<int>& outputs) const {
+  auto direct = [&](int t) {
+    return !of(t).empty() || std::find(outputs.begin(), outputs.end(), t) != outputs.end();
+  };
+  if (direct(tensor)) return true;
+  for (int a : aliases_[static_cast<std::size_t>(tensor)])
+    if (direct(a)) return true;
+  return false;
+}
+
 int NetworkSpec::storage_of(int tensor) const {
   while (tensors[static_cast<std::size_t>(tensor)].alias_of >= 0) tensor = tensors[static_cast<std::size_t>(tensor)].alias_of;
   return tensor;

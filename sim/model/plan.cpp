@@ -43,13 +43,14 @@ std::vector<Group> make_groups(const NetworkSpec& net, bool fuse) {
     }
   }
   std::set<int> graph_outputs(net.outputs.begin(), net.outputs.end());
+  const ConsumerIndex consumers(net);
   for (int i = 0; i < n; ++i) {
     if (group_of[static_cast<std::size_t>(i)] >= 0) continue;
     const LayerSpec& layer = net.layers[static_cast<std::size_t>(i)];
     if (mode == FusionMode::automatic && !layer.inputs.empty()) {
       const int t = layer.inputs[0];
       const int producer = net.tensors[static_cast<std::size_t>(t)].producer;
-      const bool single_use = net.consumers(t).size() == 1 && graph_outputs.count(t) == 0;
+      const bool single_use = consumers.of(t).size() == 1 && graph_outputs.count(t) == 0;
       if (producer >= 0 && single_use) {
         const int g = group_of[static_cast<std::size_t>(producer)];
         Group& group = groups[static_cast<std::size_t>(g)];
@@ -100,13 +101,15 @@ ExecutionPlan plan_network(const NetworkSpec& net, const HardwareSpec& hw, std::
   // A folded batchnorm's output is the anchor's output under another name: treat it as an alias.
   std::vector<int> storage(n_tensors);
   for (std::size_t t = 0; t < n_tensors; ++t) storage[t] = net.storage_of(static_cast<int>(t));
-  for (const auto& g : groups) {
-    for (int f : g.folded) {
-      const auto& bn = net.layers[static_cast<std::size_t>(f)];
-      const int in = storage[static_cast<std::size_t>(bn.inputs[0])];
-      for (std::size_t t = 0; t < n_tensors; ++t)
-        if (storage[t] == bn.output) storage[t] = in;
-    }
+  {
+    std::vector<int> redirect(n_tensors, -1);  // a folded batchnorm's output -> its input's storage
+    for (const auto& g : groups)
+      for (int f : g.folded) {
+        const auto& bn = net.layers[static_cast<std::size_t>(f)];
+        redirect[static_cast<std::size_t>(bn.output)] = storage[static_cast<std::size_t>(bn.inputs[0])];
+      }
+    for (std::size_t t = 0; t < n_tensors; ++t)
+      while (redirect[static_cast<std::size_t>(storage[t])] >= 0) storage[t] = redirect[static_cast<std::size_t>(storage[t])];
   }
 
   // Which kernels read each stored tensor, and whether it must be written to memory at all.

@@ -1016,15 +1016,11 @@ class Importer {
     }
     // Every result goes somewhere: a layer output nobody reads is kept as an output.
     std::vector<std::string> unread;
+    const model::ConsumerIndex consumers(net_);
+    const std::vector<int> listed(outputs.begin(), outputs.end());
     for (const auto& l : net_.layers) {
       const int t = l.output;
-      if (outputs.count(t) || !net_.consumers(t).empty()) continue;
-      bool aliased_use = false;
-      for (std::size_t u = 0; u < net_.tensors.size(); ++u)
-        if (net_.tensors[u].alias_of == t &&
-            (!net_.consumers(static_cast<int>(u)).empty() || outputs.count(static_cast<int>(u))))
-          aliased_use = true;
-      if (aliased_use) continue;
+      if (consumers.used(t, listed)) continue;
       outputs.insert(t);
       net_.outputs.push_back(t);
       unread.push_back(spec(t).name);

@@ -1,7 +1,9 @@
 // The shipped networks (scenarios/networks/*.yaml): every file loads; the real architectures match their
 // published parameter and MAC counts; the seed's networks give the seed's worked numbers through the budget
 // on the seed's devices (peak roofs as the seed states them).
+#include <chrono>
 #include <cmath>
+#include <iostream>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -257,4 +259,45 @@ TEST(SeedNetworks, Fc2048Int8OnTheNpu) {
   // Bound: 4,198,400 B / 25 GB/s = 167.9 us; 1.25 % of the 4 TOPS peak.
   EXPECT_NEAR(k.time.bound_s, 167.9e-6, 0.05e-6);
   EXPECT_NEAR(k.fraction_of_peak, 0.0125, 0.0001);
+}
+
+namespace {
+/// A YAML network of `blocks` residual blocks (conv, batchnorm, relu, add): 4 layers each.
+std::string deep_network(int blocks) {
+  std::string text = "name: deep\nprecision: fp16\ninputs:\n  x: [1, 32, 28, 28]\nlayers:\n";
+  std::string prev = "x";
+  for (int b = 0; b < blocks; ++b) {
+    const std::string n = std::to_string(b);
+    text += "  - {name: c" + n + ", op: conv2d, input: " + prev + ", out_channels: 32, kernel: 3, padding: 1}\n";
+    text += "  - {name: b" + n + ", op: batchnorm, input: c" + n + "}\n";
+    text += "  - {name: r" + n + ", op: relu, input: b" + n + "}\n";
+    text += "  - {name: a" + n + ", op: add, inputs: [r" + n + ", " + prev + "]}\n";
+    prev = "a" + n;
+  }
+  return text;
+}
+}  // namespace
+
+TEST(Networks, ASixteenThousandLayerNetworkBudgetsInLinearTime) {
+  // Reading and budgeting must not scan every layer per tensor (issue 9: 16,000 layers took 5.6 s). The time
+  // of 4,000 and 16,000 layers: linear work grows 4x, quadratic 16x; allow 8x for noise. Each block is one
+  // kernel (conv + folded batchnorm + relu + add). Ops per block: the conv's 2 x (32 x 28 x 28) x (32 x 9), the
+  // batchnorm's scale and shift (2 per element), the relu's and the add's 1 per element, on 25,088 elements.
+  using Clock = std::chrono::steady_clock;
+  const auto hw = hardware("seed_reference.yaml");
+  auto seconds_for = [&](int blocks, model::BudgetReport& report) {
+    const auto start = Clock::now();
+    const auto net = config::parse_network(deep_network(blocks), "deep.yaml");
+    report = model::make_budget(hw, net, {});
+    return std::chrono::duration<double>(Clock::now() - start).count();
+  };
+  model::BudgetReport small, big;
+  const double t_small = seconds_for(1000, small);
+  const double t_big = seconds_for(4000, big);
+  std::cout << "budget of 4,000 layers " << t_small << " s, of 16,000 layers " << t_big << " s\n";
+  EXPECT_EQ(big.layers, 16000);
+  EXPECT_EQ(big.plan.kernels.size(), 4000u);
+  EXPECT_DOUBLE_EQ(big.ops, 4000 * (2.0 * 32 * 28 * 28 * 32 * 9 + 4 * 25088.0));
+  EXPECT_LT(t_big, 8 * std::max(t_small, 0.05));
+  EXPECT_LT(t_big, 4.0);
 }
