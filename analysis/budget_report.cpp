@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <optional>
 #include <set>
 
@@ -273,16 +274,27 @@ void fusion_section(std::string& out, const BudgetReport& r, const model::Networ
     out += fmt::format("   no layers fused (fusion: {})\n\n", model::fusion_mode_name(net.fusion));
     return;
   }
-  Table t({"kernel", "traversals", "tail", "activation bytes", "saved"},
-          {Table::Align::left, Table::Align::right, Table::Align::right, Table::Align::right, Table::Align::right});
+  Table t({"kernel", "traversals", "tail", "activation bytes", "saved", "activation patterns fused"},
+          {Table::Align::left, Table::Align::right, Table::Align::right, Table::Align::right, Table::Align::right,
+           Table::Align::left});
+  std::map<std::string, int> pattern_counts;
   for (const auto& g : f.groups) {
     const auto& kernel = r.plan.kernels[g.kernel];
+    for (const auto& p : kernel.fused_patterns) ++pattern_counts[p];
     t.add({kernel.name, fmt::format("{} -> {}", g.traversals_before, g.traversals_after),
            fmt::format("{} -> {}", g.tail_before, g.tail_after),
            fmt::format("{} -> {}", format_bytes(g.activation_bytes_before), format_bytes(g.activation_bytes_after)),
-           format_bytes(g.activation_bytes_before - g.activation_bytes_after)});
+           format_bytes(g.activation_bytes_before - g.activation_bytes_after),
+           fmt::format("{}", fmt::join(kernel.fused_patterns, ", "))});
   }
   out += t.render(5);
+  if (!pattern_counts.empty()) {
+    std::vector<std::string> parts;
+    for (const auto& [p, n] : pattern_counts) parts.push_back(fmt::format("{} x{}", p, n));
+    out += fmt::format("   activation subgraphs fused into their producer's epilogue, as TensorRT and the TFLite "
+                       "delegates fuse them: {}\n",
+                       fmt::join(parts, "; "));
+  }
   out += "     (tail: the traversals after the kernel's first layer has read its inputs)\n";
   out += fmt::format("   whole network: {} -> {} traversals; {} -> {} moved ({} off chip -> {})\n",
                      f.traversals_before, f.traversals_after, format_bytes(f.bytes_before), format_bytes(f.bytes_after),
@@ -479,6 +491,7 @@ nlohmann::json budget_json(const BudgetReport& r, const model::HardwareSpec& hw,
   json groups = json::array();
   for (const auto& g : r.fusion.groups)
     groups.push_back({{"kernel", r.plan.kernels[g.kernel].name},
+                      {"fused_patterns", r.plan.kernels[g.kernel].fused_patterns},
                       {"traversals_before", g.traversals_before},
                       {"traversals_after", g.traversals_after},
                       {"tail_traversals_before", g.tail_before},

@@ -88,7 +88,8 @@ struct LayerSpec {
   std::string source;                // where it was defined ("file:line"), for messages
 
   bool writes_output() const { return kind != OpKind::reshape; }
-  /// Elementwise-like layers that can join their producer's epilogue in automatic fusion.
+  /// Elementwise-like layers that can join their producer's epilogue in automatic fusion (custom layers of class
+  /// elementwise too: a scale or offset by constants).
   bool epilogue_fusable() const;
 };
 

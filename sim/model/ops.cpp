@@ -79,7 +79,7 @@ OpClass default_op_class(OpKind kind) {
 
 bool LayerSpec::epilogue_fusable() const {
   return kind == OpKind::elementwise || kind == OpKind::activation || kind == OpKind::batchnorm ||
-         kind == OpKind::reshape;
+         kind == OpKind::reshape || (kind == OpKind::custom && op_class == OpClass::elementwise);
 }
 
 double NetworkSpec::total_params() const {
@@ -689,6 +689,12 @@ Result build_custom(Build& b) {
   if (weights < 0) return err("weights", "must not be negative");
   if (weights > 0) b.set_weights(weights);
   b.stream_inputs_to(y);
+  if (auto text = b.text("class")) {
+    auto c = parse_op_class(*text);
+    if (!c) return err("class", fmt::format("\"{}\" is not an op class; allowed: {}", *text,
+                                            fmt::join(op_class_names(), ", ")));
+    b.out.layer.op_class = *c;
+  }
   b.out.layer.summary = fmt::format("{} ops", ops);
   return std::move(b.out);
 }
@@ -810,7 +816,8 @@ std::vector<OpSchema> make_catalogue() {
   ops.push_back({"custom", OpKind::custom, "stated work: reads its inputs, writes its output",
                  {{"ops", ParamType::number, "operations"},
                   {"output_shape", ParamType::integers, "output shape (default: first input's)"},
-                  {"weights", ParamType::integer, "weight elements"}},
+                  {"weights", ParamType::integer, "weight elements"},
+                  {"class", ParamType::text, "op class its arithmetic runs at (default data_movement)"}},
                  0, -1});
   return ops;
 }
