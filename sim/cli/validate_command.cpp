@@ -38,6 +38,17 @@ struct Row {
   bool calibrated = false;  // its device had calibration rows
 };
 
+/// The signed bias exp(mean ln(predicted / measured)) - 1 and the spread (standard deviation of ln(predicted /
+/// measured)) over `pairs`: a model systematically off by more than its spread shows here.
+std::pair<double, double> bias_and_spread(const std::vector<std::pair<double, double>>& pairs) {
+  if (pairs.empty()) return {0.0, 0.0};
+  double sum = 0, sq = 0;
+  for (const auto& [p, m] : pairs) sum += std::log(p / m);
+  const double n = static_cast<double>(pairs.size()), mean = sum / n;
+  for (const auto& [p, m] : pairs) sq += std::pow(std::log(p / m) - mean, 2);
+  return {std::exp(mean) - 1.0, std::sqrt(sq / n)};
+}
+
 /// exp(mean |ln(predicted / measured)|) - 1 over `pairs` (0 when empty).
 double geomean_error(const std::vector<std::pair<double, double>>& pairs) {
   if (pairs.empty()) return 0.0;
@@ -167,6 +178,14 @@ int run_validate(const ValidateArgs& a) {
                          {"rows", rows.size()},
                          {"held_out_rows", lat_held.size()},
                          {"bound_above_measured", violations}};
+  auto all_latency = lat_cal;
+  all_latency.insert(all_latency.end(), lat_held.begin(), lat_held.end());
+  const auto [bias, spread] = bias_and_spread(all_latency);
+  const auto [held_bias, held_spread] = bias_and_spread(lat_held);
+  summary["latency_bias"] = bias;
+  summary["latency_spread_ln"] = spread;
+  summary["latency_bias_held_out"] = held_bias;
+  summary["latency_spread_ln_held_out"] = held_spread;
   if (a.json) {
     std::cout << nlohmann::json{{"suite", table.display_path}, {"rows", json_rows}, {"devices", groups},
                                 {"summary", summary}}
@@ -180,6 +199,9 @@ int run_validate(const ValidateArgs& a) {
   std::cout << fmt::format("\nlatency geomean error: calibration {}, HELD OUT {}\n",
                            core::format_number(geomean_error(lat_cal) * 100, 3) + "%",
                            core::format_number(geomean_error(lat_held) * 100, 3) + "%");
+  std::cout << fmt::format("latency bias (geomean of predicted / measured - 1): all {:+.1f}% (spread {:.2f} in ln), "
+                           "held out {:+.1f}% (spread {:.2f})\n",
+                           bias * 100, spread, held_bias * 100, held_spread);
   if (!energy_cal.empty() || !energy_held.empty())
     std::cout << fmt::format("energy geomean error: calibration {}, HELD OUT {}\n",
                              core::format_number(geomean_error(energy_cal) * 100, 3) + "%",

@@ -730,7 +730,8 @@ TotalsFit fit_totals(const HardwareSpec& hw, std::size_t unit, const std::vector
   }
 
   TotalsFit fit;
-  const auto values = values_of(x);
+  auto values = values_of(x);
+  for (auto& v : values) v = round_to(v, 4);  // as the written file will say it
   fit.calibrated = hw;
   apply_totals(fit.calibrated, hw, unit, params, values, precisions);
   double min_measured = samples.front().measured_s;

@@ -34,10 +34,13 @@ TotalsTable read_totals(const std::filesystem::path& path) {
     if (!index.emplace(cell.text, static_cast<int>(i)).second)
       d.add({out.display_path, header.line, cell.column}, "header", fmt::format("column \"{}\" twice", cell.text));
   }
-  for (const char* required : {"network", "latency"})
-    if (!index.count(required))
-      d.add({out.display_path, header.line, 1}, "header", fmt::format("no {} column", required));
-  d.throw_if_any();
+  bool complete = true;
+  for (const char* required : {"network", "latency"}) {
+    if (index.count(required)) continue;
+    d.add({out.display_path, header.line, 1}, "header", fmt::format("no {} column", required));
+    complete = false;
+  }
+  if (!complete) d.throw_if_any();  // rows cannot be read without them; anything else is reported with the rows
   for (std::size_t r = 1; r < rows.size(); ++r) {
     const core::CsvRow& row = rows[r];
     if (!has_header_width(row, header, out.display_path, d)) continue;

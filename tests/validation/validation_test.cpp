@@ -48,6 +48,9 @@ TEST(Validation, HeldOutErrorStaysBelowTheRatchet) {
   EXPECT_LT(s["latency_geomean_error_held_out"].get<double>(), 0.27);
   EXPECT_LT(s["energy_geomean_error_held_out"].get<double>(), 0.24);
   EXPECT_GE(s["held_out_rows"].get<int>(), 4);
+  // Not systematically optimistic or pessimistic by more than the spread reported beside it.
+  EXPECT_LT(std::fabs(std::log1p(s["latency_bias_held_out"].get<double>())),
+            s["latency_spread_ln_held_out"].get<double>());
   // An MCU, an Edge TPU and a Jetson GPU, latency and energy.
   std::set<std::string> devices;
   for (const auto& d : j["devices"]) devices.insert(d["device"].get<std::string>());
