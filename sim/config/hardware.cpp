@@ -30,6 +30,13 @@ model::UnitKind unit_kind(const std::string& s) {
   return static_cast<model::UnitKind>(std::find(kUnitKinds.begin(), kUnitKinds.end(), s) - kUnitKinds.begin());
 }
 
+/// "\"fp23\" is not a precision (did you mean \"fp32\"?)", or the allowed names when none is near.
+std::string not_one_of(const std::string& key, std::string_view what, const std::vector<std::string>& names) {
+  if (auto near = core::closest_match(key, names))
+    return fmt::format("\"{}\" is not {} (did you mean \"{}\"?)", key, what, *near);
+  return fmt::format("\"{}\" is not {}; allowed: {}", key, what, core::join_list(names, ", "));
+}
+
 /// A per-precision table: `{fp32: "2 TFLOP/s", int8: "8 TOPS"}`. With `peaks`, every precision must have a peak.
 /// Keys in `skip` are left to the caller.
 template <class Read>
@@ -40,11 +47,7 @@ void read_per_precision(const Node& node, model::PerPrecision<double>& out, Read
     if (std::find(skip.begin(), skip.end(), key) != skip.end()) continue;
     auto p = model::parse_precision(key);
     if (!p) {
-      std::string message = fmt::format("\"{}\" is not a precision; allowed: {}", key,
-                                        core::join_list(model::precision_names(), ", "));
-      if (auto near = core::closest_match(key, model::precision_names()))
-        message = fmt::format("\"{}\" is not a precision (did you mean \"{}\"?)", key, *near);
-      value.error(message);
+      value.error(not_one_of(key, "a precision", model::precision_names()));
       continue;
     }
     if (peaks && !(*peaks)[*p]) {
@@ -112,11 +115,7 @@ void read_efficiency(const Node& node, ComputeUnitSpec& unit) {
   for (auto& [key, value] : by_op->entries()) {
     auto c = model::parse_op_class(key);
     if (!c) {
-      std::string message = fmt::format("\"{}\" is not an op class; allowed: {}", key,
-                                        core::join_list(model::op_class_names(), ", "));
-      if (auto near = core::closest_match(key, model::op_class_names()))
-        message = fmt::format("\"{}\" is not an op class (did you mean \"{}\"?)", key, *near);
-      value.error(message);
+      value.error(not_one_of(key, "an op class", model::op_class_names()));
       continue;
     }
     read_precision_efficiency(value, unit.efficiency_by_op[static_cast<std::size_t>(*c)], unit);
