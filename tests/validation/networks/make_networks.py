@@ -21,6 +21,20 @@ def bn_relu(name, act="relu"):
     return [f"  - {{name: {name}_bn, op: batchnorm}}", f"  - {{name: {name}_{act}, op: {act}}}"]
 
 
+def residual_tail(n, main, prev, out, stride, downsample, down_bn):
+    """The end of a residual block: the shortcut (a 1x1 convolution when `downsample`), the add, the ReLU."""
+    L, skip = [], prev
+    if downsample:
+        L.append(conv(f"{n}_down", out, 1, stride, 0, inp=prev))
+        skip = f"{n}_down"
+        if down_bn:
+            L.append(f"  - {{name: {n}_down_bn, op: batchnorm}}")
+            skip = f"{n}_down_bn"
+    L.append(f"  - {{name: {n}_add, op: add, inputs: [{main}, {skip}]}}")
+    L.append(f"  - {{name: {n}_relu, op: relu}}")
+    return L, f"{n}_relu"
+
+
 def header(name, description, source, shape, notes):
     lines = [f"# {l}" for l in notes]
     lines += [f"name: {name}", f'description: "{description}"', f'source: "{source}"', "precision: fp32",
@@ -61,14 +75,8 @@ def resnet50(name, size, source, notes):
             L += bn_relu(f"{n}_c2")
             L.append(conv(f"{n}_c3", width * 4, 1))
             L.append(f"  - {{name: {n}_c3_bn, op: batchnorm}}")
-            skip = prev
-            if b == 0:
-                L.append(conv(f"{n}_down", width * 4, 1, s, 0, inp=prev))
-                L.append(f"  - {{name: {n}_down_bn, op: batchnorm}}")
-                skip = f"{n}_down_bn"
-            L.append(f"  - {{name: {n}_add, op: add, inputs: [{n}_c3_bn, {skip}]}}")
-            L.append(f"  - {{name: {n}_relu, op: relu}}")
-            prev = f"{n}_relu"
+            tail, prev = residual_tail(n, f"{n}_c3_bn", prev, width * 4, s, b == 0, True)
+            L += tail
     L += ["  - {name: pool, op: global_avgpool}", "  - {name: flatten, op: flatten}",
           "  - {name: fc, op: linear, out_features: 1000, bias: true}"]
     return L
@@ -85,13 +93,8 @@ def resnet8(source, notes):
         L += bn_relu(f"b{i}_c1")
         L.append(conv(f"b{i}_c2", c, 3))
         L.append(f"  - {{name: b{i}_c2_bn, op: batchnorm}}")
-        skip = prev
-        if s != 1:
-            L.append(conv(f"b{i}_down", c, 1, s, 0, inp=prev))
-            skip = f"b{i}_down"
-        L.append(f"  - {{name: b{i}_add, op: add, inputs: [b{i}_c2_bn, {skip}]}}")
-        L.append(f"  - {{name: b{i}_relu, op: relu}}")
-        prev = f"b{i}_relu"
+        tail, prev = residual_tail(f"b{i}", f"b{i}_c2_bn", prev, c, s, s != 1, False)
+        L += tail
     L += ["  - {name: pool, op: avgpool, kernel: 8, stride: 8}", "  - {name: flatten, op: flatten}",
           "  - {name: fc, op: linear, out_features: 10, bias: true}"]
     return L
