@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <optional>
 #include <set>
 
@@ -60,13 +61,25 @@ std::string kernel_op(const model::Kernel& k, const model::NetworkSpec& net) {
 void machine_section(std::string& out, const BudgetReport& r, const model::HardwareSpec& hw) {
   const auto& unit = hw.units[r.unit];
   out += "1. The machine\n";
-  Table roofs({"compute", "peak", "effective", "efficiency"});
+  Table roofs({"compute", "peak (bound)", "effective (estimate)", "efficiency"});
   for (const auto& roof : r.roofs) {
     roofs.add({std::string(model::precision_name(roof.precision)), format_ops_rate(roof.peak_ops_per_s),
                format_ops_rate(roof.effective_ops_per_s), format_number(unit.efficiency_for(roof.precision), 3)});
   }
   out += roofs.render(3);
-  std::vector<std::string> header{"memory", "kind", "capacity", "peak", "effective", "Little's cap"};
+  if (unit.has_efficiency_by_op()) {
+    std::vector<std::string> parts;
+    for (model::OpClass c : model::kAllOpClasses) {
+      std::vector<std::string> per;
+      for (const auto& roof : r.roofs)
+        if (unit.efficiency_by_op[static_cast<std::size_t>(c)][roof.precision])
+          per.push_back(fmt::format("{} {}", model::precision_name(roof.precision),
+                                    format_number(unit.efficiency_for(roof.precision, c), 3)));
+      if (!per.empty()) parts.push_back(fmt::format("{} ({})", model::op_class_name(c), fmt::join(per, ", ")));
+    }
+    out += fmt::format("   efficiency by op class (others: the precision's): {}\n", fmt::join(parts, "; "));
+  }
+  std::vector<std::string> header{"memory", "kind", "capacity", "peak (bound)", "effective (estimate)", "Little's cap"};
   for (const auto& roof : r.roofs) header.push_back("ridge " + std::string(model::precision_name(roof.precision)));
   Table levels(header);
   for (const auto& row : r.levels) {
@@ -116,8 +129,8 @@ void model_section(std::string& out, const BudgetReport& r, const model::Hardwar
 }
 
 void floor_section(std::string& out, const BudgetReport& r, const model::HardwareSpec& hw) {
-  out += "3. The floor\n";
-  Table t({"bound", "time", ""}, {Table::Align::left, Table::Align::right, Table::Align::left});
+  out += "3. Bound and estimate\n";
+  Table t({"estimate at effective roofs", "time", ""}, {Table::Align::left, Table::Align::right, Table::Align::left});
   t.add({"compute (sum of F/C)", format_seconds(r.compute_s), ""});
   for (const auto& row : r.levels)
     t.add({fmt::format("memory {} (sum of M/B)", hw.memory[row.level].name), format_seconds(r.memory_s[row.level]),
@@ -129,28 +142,37 @@ void floor_section(std::string& out, const BudgetReport& r, const model::Hardwar
                        format_bandwidth(r.weight_read_bytes / r.weight_stream_s),
                        hw.memory[static_cast<std::size_t>(r.plan.weight_level)].name)});
   t.add({"max of the totals", format_seconds(r.model_floor_s), overall_limit(r, hw)});
-  t.add({"floor: kernel by kernel, perfect overlap", format_seconds(r.floor_s), "the floor used below"});
+  t.add({"ESTIMATE: kernel by kernel, perfect overlap", format_seconds(r.estimate_s), "the verdict uses this"});
   t.add({"no overlap at all (upper end)", format_seconds(r.no_overlap_s), ""});
+  t.add({"BOUND: peak roofs, no overhead, kernel by kernel", format_seconds(r.bound_s),
+         "no correct measurement is faster"});
   out += t.render(3);
-  out += fmt::format("   = {} inferences/s at the floor\n\n", format_number(1.0 / r.floor_s, 4));
+  out += fmt::format("   = {} inferences/s at the estimate, at most {} at the bound\n\n",
+                     format_number(1.0 / r.estimate_s, 4), format_number(1.0 / r.bound_s, 4));
 }
 
 void verdict_section(std::string& out, const BudgetReport& r) {
-  out += "4. The verdict\n";
+  out += "4. The verdict (on the estimate; the bound decides only what is impossible)\n";
   if (!r.slice_s) {
-    out += "   no slice given (--slice 12ms): floor " + format_seconds(r.floor_s) + "\n\n";
+    out += fmt::format("   no slice given (--slice 12ms): estimate {}, bound {}\n\n", format_seconds(r.estimate_s),
+                       format_seconds(r.bound_s));
     return;
   }
   const double slice = *r.slice_s;
-  if (r.within_slice()) {
-    out += fmt::format("   fits the {} slice with {} headroom (floor {}, {} left)\n", format_seconds(slice),
-                       percent((slice - r.floor_s) / slice), format_seconds(r.floor_s),
-                       format_seconds(slice - r.floor_s));
-  } else {
-    out += fmt::format("   IMPOSSIBLE AS SPECIFIED: the floor {} exceeds the {} slice by {} ({}x).\n"
+  if (r.impossible()) {
+    out += fmt::format("   IMPOSSIBLE AS SPECIFIED: the bound {} (peak roofs) exceeds the {} slice by {} ({}x).\n"
                        "   No kernel work will save it: change the model, the input resolution or the precision.\n",
-                       format_seconds(r.floor_s), format_seconds(slice), format_seconds(r.floor_s - slice),
-                       format_number(r.floor_s / slice, 3));
+                       format_seconds(r.bound_s), format_seconds(slice), format_seconds(r.bound_s - slice),
+                       format_number(r.bound_s / slice, 3));
+  } else if (r.within_slice()) {
+    out += fmt::format("   fits the {} slice with {} headroom at the estimate (estimate {}, {} left; bound {})\n",
+                       format_seconds(slice), percent((slice - r.estimate_s) / slice), format_seconds(r.estimate_s),
+                       format_seconds(slice - r.estimate_s), format_seconds(r.bound_s));
+  } else {
+    out += fmt::format("   DOES NOT FIT at the estimate: {} exceeds the {} slice ({}x); the bound {} fits, so it needs "
+                       "kernels {}x closer to peak than the file's efficiencies (or calibrated ones)\n",
+                       format_seconds(r.estimate_s), format_seconds(slice), format_number(r.estimate_s / slice, 3),
+                       format_seconds(r.bound_s), format_number(r.estimate_s / slice, 3));
   }
   if (!r.fits) out += "   and the model does not fit in memory (see 2).\n";
   out += "\n";
@@ -160,11 +182,11 @@ void kernels_section(std::string& out, const BudgetReport& r, const model::Hardw
                      const model::NetworkSpec& net) {
   out += "5. Kernels by arithmetic intensity (I = ops / bytes at the binding level; ridge = C / B there)\n";
   auto header = [&] {
-    std::vector<std::string> h{"kernel", "op", "prec", "ops", "bytes", "I op/B", "ridge", "compute", "memory", "bound",
-                               "limit", "of peak"};
+    std::vector<std::string> h{"kernel", "op",     "prec",  "ops",   "bytes",   "I op/B",
+                               "ridge",  "compute", "memory", "estimate", "limit", "of peak", "bound"};
     if (r.has_measurements) {
       h.push_back("measured");
-      h.push_back("ratio");
+      h.push_back("/estimate");
       h.push_back("diagnosis");
     }
     return h;
@@ -192,11 +214,12 @@ void kernels_section(std::string& out, const BudgetReport& r, const model::Hardw
                                    format_seconds(memory_s),
                                    format_seconds(t.bound_s),
                                    limit_name(t, hw),
-                                   percent(row.fraction_of_peak)};
+                                   percent(row.fraction_of_peak),
+                                   format_seconds(row.bound.bound_s)};
     if (r.has_measurements) {
       cells.push_back(row.measured_s ? format_seconds(*row.measured_s) : "-");
       cells.push_back(row.ratio ? format_number(*row.ratio, 3) + "x" : "-");
-      cells.push_back(row.ratio ? std::string(model::diagnosis_text(model::diagnose(*row.ratio))) : "");
+      cells.push_back(row.diagnosis ? std::string(model::diagnosis_text(*row.diagnosis)) : "");
     }
     if (!t.has_bytes()) none.add(cells);
     else if (t.compute_s < memory_s) below.add(cells);
@@ -217,8 +240,13 @@ void kernels_section(std::string& out, const BudgetReport& r, const model::Hardw
   if (r.has_measurements) {
     if (!r.unmatched_measurements.empty())
       out += fmt::format("   measurements matching no layer or kernel: {}\n", fmt::join(r.unmatched_measurements, ", "));
-    if (!r.unmeasured_kernels.empty())
+    if (!r.unmeasured_kernels.empty() && !r.measured_total_s)
       out += fmt::format("   kernels without a measurement: {}\n", fmt::join(r.unmeasured_kernels, ", "));
+    if (r.measured_total_s)
+      out += fmt::format("   whole network measured {}: {}x the estimate {}, {}x the bound {}: {}\n",
+                         format_seconds(*r.measured_total_s), format_number(*r.measured_total_s / r.estimate_s, 3),
+                         format_seconds(r.estimate_s), format_number(*r.measured_total_s / r.bound_s, 3),
+                         format_seconds(r.bound_s), model::diagnosis_text(*r.total_diagnosis));
   }
   out += "\n";
 }
@@ -246,16 +274,27 @@ void fusion_section(std::string& out, const BudgetReport& r, const model::Networ
     out += fmt::format("   no layers fused (fusion: {})\n\n", model::fusion_mode_name(net.fusion));
     return;
   }
-  Table t({"kernel", "traversals", "tail", "activation bytes", "saved"},
-          {Table::Align::left, Table::Align::right, Table::Align::right, Table::Align::right, Table::Align::right});
+  Table t({"kernel", "traversals", "tail", "activation bytes", "saved", "activation patterns fused"},
+          {Table::Align::left, Table::Align::right, Table::Align::right, Table::Align::right, Table::Align::right,
+           Table::Align::left});
+  std::map<std::string, int> pattern_counts;
   for (const auto& g : f.groups) {
     const auto& kernel = r.plan.kernels[g.kernel];
+    for (const auto& p : kernel.fused_patterns) ++pattern_counts[p];
     t.add({kernel.name, fmt::format("{} -> {}", g.traversals_before, g.traversals_after),
            fmt::format("{} -> {}", g.tail_before, g.tail_after),
            fmt::format("{} -> {}", format_bytes(g.activation_bytes_before), format_bytes(g.activation_bytes_after)),
-           format_bytes(g.activation_bytes_before - g.activation_bytes_after)});
+           format_bytes(g.activation_bytes_before - g.activation_bytes_after),
+           fmt::format("{}", fmt::join(kernel.fused_patterns, ", "))});
   }
   out += t.render(5);
+  if (!pattern_counts.empty()) {
+    std::vector<std::string> parts;
+    for (const auto& [p, n] : pattern_counts) parts.push_back(fmt::format("{} x{}", p, n));
+    out += fmt::format("   activation subgraphs fused into their producer's epilogue, as TensorRT and the TFLite "
+                       "delegates fuse them: {}\n",
+                       fmt::join(parts, "; "));
+  }
   out += "     (tail: the traversals after the kernel's first layer has read its inputs)\n";
   out += fmt::format("   whole network: {} -> {} traversals; {} -> {} moved ({} off chip -> {})\n",
                      f.traversals_before, f.traversals_after, format_bytes(f.bytes_before), format_bytes(f.bytes_after),
@@ -288,7 +327,7 @@ void energy_section(std::string& out, const BudgetReport& r, const model::Hardwa
     if (r.energy.memory_J[lv] > 0)
       breakdown.push_back(hw.memory[lv].name + " " + core::format_joules(r.energy.memory_J[lv]));
   breakdown.push_back("static " + core::format_joules(r.energy.static_J));
-  out += fmt::format("   estimate at the floor: {} = {} per inference", fmt::join(breakdown, " + "),
+  out += fmt::format("   estimate (over the estimated time): {} = {} per inference", fmt::join(breakdown, " + "),
                      core::format_joules(r.energy.total_J()));
   if (r.rate_Hz) {
     const double watts = r.energy.total_J() * *r.rate_Hz;
@@ -375,16 +414,22 @@ nlohmann::json budget_json(const BudgetReport& r, const model::HardwareSpec& hw,
                 {"memory_s", memory_s},
                 {"overhead_s", r.overhead_s},
                 {"model_floor_s", r.model_floor_s},
-                {"floor_s", r.floor_s},
+                {"estimate_s", r.estimate_s},
+                {"bound_s", r.bound_s},
+                {"verdict_uses", "estimate_s"},
+                {"estimate_is", model::roofs_name(model::Roofs::effective)},
+                {"bound_is", "peak roofs, no dispatch overhead, no Little's-law cap: no correct measurement is faster"},
                 {"no_overlap_s", r.no_overlap_s},
                 {"weight_read_bytes", r.weight_read_bytes},
                 {"weight_stream_s", r.weight_stream_s},
                 {"limit", overall_limit(r, hw)}};
   if (r.slice_s) {
     j["verdict"] = {{"slice_s", *r.slice_s},
+                    {"uses", "estimate_s"},
                     {"fits", r.within_slice()},
-                    {"headroom", (*r.slice_s - r.floor_s) / *r.slice_s},
-                    {"excess_s", std::max(0.0, r.floor_s - *r.slice_s)}};
+                    {"impossible", r.impossible()},
+                    {"headroom", (*r.slice_s - r.estimate_s) / *r.slice_s},
+                    {"excess_s", std::max(0.0, r.estimate_s - *r.slice_s)}};
   }
   json kernels = json::array();
   for (std::size_t k = 0; k < r.kernels.size(); ++k) {
@@ -412,7 +457,8 @@ nlohmann::json budget_json(const BudgetReport& r, const model::HardwareSpec& hw,
                {"compute_s", row.time.compute_s},
                {"memory_s", mem},
                {"overhead_s", row.time.overhead_s},
-               {"bound_s", row.time.bound_s},
+               {"estimate_s", row.time.bound_s},
+               {"bound_s", row.bound.bound_s},
                {"no_overlap_s", row.time.no_overlap_s},
                {"limit", limit_name(row.time, hw)},
                {"intensity", row.time.has_bytes() ? json(row.time.intensity) : json(nullptr)},
@@ -421,10 +467,9 @@ nlohmann::json budget_json(const BudgetReport& r, const model::HardwareSpec& hw,
                {"energy_J", row.energy.total_J()}};
     if (row.measured_s) {
       entry["measured_s"] = *row.measured_s;
-      if (row.ratio) {
-        entry["ratio"] = *row.ratio;
-        entry["diagnosis"] = model::diagnosis_text(model::diagnose(*row.ratio));
-      }
+      if (row.ratio) entry["ratio"] = *row.ratio;
+      if (row.bound_ratio) entry["bound_ratio"] = *row.bound_ratio;
+      if (row.diagnosis) entry["diagnosis"] = model::diagnosis_text(*row.diagnosis);
     }
     kernels.push_back(entry);
   }
@@ -446,6 +491,7 @@ nlohmann::json budget_json(const BudgetReport& r, const model::HardwareSpec& hw,
   json groups = json::array();
   for (const auto& g : r.fusion.groups)
     groups.push_back({{"kernel", r.plan.kernels[g.kernel].name},
+                      {"fused_patterns", r.plan.kernels[g.kernel].fused_patterns},
                       {"traversals_before", g.traversals_before},
                       {"traversals_after", g.traversals_after},
                       {"tail_traversals_before", g.tail_before},
@@ -481,6 +527,11 @@ nlohmann::json budget_json(const BudgetReport& r, const model::HardwareSpec& hw,
   if (r.has_measurements) {
     j["unmatched_measurements"] = r.unmatched_measurements;
     j["unmeasured_kernels"] = r.unmeasured_kernels;
+    if (r.measured_total_s)
+      j["measured_total"] = {{"measured_s", *r.measured_total_s},
+                             {"ratio", *r.measured_total_s / r.estimate_s},
+                             {"bound_ratio", *r.measured_total_s / r.bound_s},
+                             {"diagnosis", model::diagnosis_text(*r.total_diagnosis)}};
   }
   return j;
 }
@@ -515,7 +566,7 @@ std::string roofline_svg(const BudgetReport& r, const model::HardwareSpec& hw, c
     points.push_back({t.intensity, kernel.total_ops / t.bound_s, kernel.name, c});
   }
   double x_min = 1e-2, x_max = 1e3, y_max = 0;
-  for (const auto& roof : r.roofs) y_max = std::max(y_max, roof.effective_ops_per_s);
+  for (const auto& roof : r.roofs) y_max = std::max(y_max, roof.peak_ops_per_s);
   for (const auto& row : r.levels)
     for (const auto& [p, ridge] : row.ridge) {
       x_min = std::min(x_min, ridge / 10);
@@ -533,18 +584,31 @@ std::string roofline_svg(const BudgetReport& r, const model::HardwareSpec& hw, c
   LogLogPlot plot(fmt::format("Roofline: {} on {} / {}", net.name, hw.name, hw.units[r.unit].name),
                   "arithmetic intensity (op/byte)", "attainable performance", {x_min, x_max}, {y_min, y_max * 3}, "",
                   "OP/s");
-  // Stacked rooflines: one slope per memory level, one flat roof per precision.
+  // Stacked rooflines: one slope per memory level, one flat roof per precision; the estimate's (effective) roofs
+  // in colour, the bound's (peak) roofs in grey where they differ.
   for (const auto& row : r.levels) {
     const auto& level = hw.memory[row.level];
     plot.line({{x_min, row.effective_Bps * x_min}, {y_max / row.effective_Bps, y_max}}, level_colour[row.level],
-              fmt::format("{} {}", level.name, format_bandwidth(row.effective_Bps)), true);
+              fmt::format("estimate: {} {}", level.name, format_bandwidth(row.effective_Bps)), true);
+    if (row.peak_Bps > row.effective_Bps)
+      plot.line({{x_min, row.peak_Bps * x_min}, {y_max / row.peak_Bps, y_max}}, Plot::kGrey,
+                fmt::format("bound: {} peak {}", level.name, format_bandwidth(row.peak_Bps)), true);
   }
   for (const auto& roof : r.roofs) {
     double x_start = x_max;
     for (const auto& row : r.levels) x_start = std::min(x_start, roof.effective_ops_per_s / row.effective_Bps);
     plot.line({{x_start, roof.effective_ops_per_s}, {x_max, roof.effective_ops_per_s}}, *roof_colour[roof.precision],
-              fmt::format("{} {}", model::precision_name(roof.precision), format_ops_rate(roof.effective_ops_per_s)),
+              fmt::format("estimate: {} {}", model::precision_name(roof.precision),
+                          format_ops_rate(roof.effective_ops_per_s)),
               false);
+    if (roof.peak_ops_per_s > roof.effective_ops_per_s) {
+      double x_peak = x_max;
+      for (const auto& row : r.levels) x_peak = std::min(x_peak, roof.peak_ops_per_s / row.peak_Bps);
+      plot.line({{x_peak, roof.peak_ops_per_s}, {x_max, roof.peak_ops_per_s}}, Plot::kGrey,
+                fmt::format("bound: {} peak {}", model::precision_name(roof.precision),
+                            format_ops_rate(roof.peak_ops_per_s)),
+                false);
+    }
   }
   std::set<int> seen;
   for (const auto& p : points) {

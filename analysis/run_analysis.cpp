@@ -430,8 +430,15 @@ json RunAnalysis::finish(const engine::RunTotals& totals) {
 
   // Verdict: end to end against the deadline, and each stage with a slice, in the sustained window.
   json verdict = json::object();
-  const std::vector<double> floors_s = spec_.stage_floors_s();
-  verdict["floor_end_to_end_s"] = spec_.floor_end_to_end_s(floors_s);
+  // Two numbers named apart: the estimate (effective roofs, what the simulation runs at) and the bound (peak
+  // roofs, no overhead: no correct run can beat it). The verdict's comparisons use the simulated times; the
+  // estimate is the model's expectation of them.
+  const std::vector<double> floors_s = spec_.stage_floors_s(model::Roofs::effective);
+  const std::vector<double> bounds_s = spec_.stage_floors_s(model::Roofs::peak);
+  verdict["estimate_end_to_end_s"] = spec_.floor_end_to_end_s(floors_s);
+  verdict["bound_end_to_end_s"] = spec_.floor_end_to_end_s(bounds_s);
+  verdict["uses"] = "simulated sustained p99 against the deadline; estimate = effective roofs (the simulation's), "
+                    "bound = peak roofs without overhead";
   const Summary sustained = sustained_.latency_s.summary();
   if (sustained.count > 0) {
     verdict["sustained_p99_s"] = sustained.p99;
@@ -447,7 +454,8 @@ json RunAnalysis::finish(const engine::RunTotals& totals) {
     if (hot.count == 0) continue;
     const double slice = *spec_.stages[s].slice_s;
     slices[spec_.stages[s].name] = {{"slice_s", slice},
-                                    {"floor_alone_s", floors_s[s]},
+                                    {"estimate_alone_s", floors_s[s]},
+                                    {"bound_alone_s", bounds_s[s]},
                                     {"cold_mean_s", cold.mean},
                                     {"cold_p99_s", cold.p99},
                                     {"sustained_mean_s", hot.mean},
@@ -693,12 +701,20 @@ std::string RunAnalysis::text(const json& j) const {
                            ? fmt::format("meets it with {} to spare", format_seconds(spec_.deadline_s - p99))
                            : fmt::format("MISSES it: needs a {}x speed-up", format_number(p99 / spec_.deadline_s, 3)));
   }
+  out += fmt::format("  end to end alone on an idle SoC: estimate {} (effective roofs), bound {} (peak roofs, no "
+                     "overhead){}\n",
+                     format_seconds(v["estimate_end_to_end_s"].get<double>()),
+                     format_seconds(v["bound_end_to_end_s"].get<double>()),
+                     v["bound_end_to_end_s"].get<double>() > spec_.deadline_s
+                         ? ": the bound exceeds the deadline, IMPOSSIBLE whatever the kernels reach"
+                         : "");
   for (const auto& [name, s] : v["stage_slices"].items()) {
     const double slice = s["slice_s"].get<double>();
     const double hot99 = s["sustained_p99_s"].get<double>();
-    const double floor = s["floor_alone_s"].get<double>();
-    out += fmt::format("  {}: floor alone {}; cold mean {} ({}x), sustained mean {} ({}x), sustained p99 {} against its {} slice: {}\n",
-                       name, format_seconds(floor), format_seconds(s["cold_mean_s"].get<double>()),
+    const double floor = s["estimate_alone_s"].get<double>();
+    out += fmt::format("  {}: estimate alone {} (bound {}); cold mean {} ({}x the estimate), sustained mean {} ({}x), sustained p99 {} against its {} slice: {}\n",
+                       name, format_seconds(floor), format_seconds(s["bound_alone_s"].get<double>()),
+                       format_seconds(s["cold_mean_s"].get<double>()),
                        format_number(s["cold_mean_s"].get<double>() / floor, 3),
                        format_seconds(s["sustained_mean_s"].get<double>()),
                        format_number(s["sustained_mean_s"].get<double>() / floor, 3),

@@ -92,7 +92,8 @@ json point_metrics(const json& summary) {
           {"energy_p99_J", get(summary["energy"]["per_frame_J"], "p99")},
           {"mean_power_W", summary["energy"]["mean_power_W"]},
           {"throttled_fraction", summary["thermal"]["throttled_fraction"]},
-          {"floor_s", get(v, "floor_end_to_end_s")},
+          {"estimate_s", get(v, "estimate_end_to_end_s")},
+          {"bound_s", get(v, "bound_end_to_end_s")},
           {"deadline_s", deadline},
           {"meets_deadline", !p99.is_null() && p99.get<double>() <= deadline &&
                                  all["dropped"].get<std::int64_t>() == 0}};
@@ -161,7 +162,7 @@ std::string sweep_csv(const std::vector<SweepResult>& results, const std::vector
   static const std::vector<std::string> kColumns{"p50_s",     "p99_s",        "p99_9_s",       "max_s",
                                                  "sustained_p99_s", "frames",  "missed",        "dropped",
                                                  "miss_rate", "longest_miss_run", "staleness_p99_s", "energy_mean_J",
-                                                 "energy_p99_J", "mean_power_W", "throttled_fraction", "floor_s",
+                                                 "energy_p99_J", "mean_power_W", "throttled_fraction", "estimate_s", "bound_s",
                                                  "deadline_s", "meets_deadline"};
   auto quote = [](const std::string& s) {
     if (s.find_first_of(",\"\n") == std::string::npos) return s;

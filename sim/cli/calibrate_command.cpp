@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "cli/commands.hpp"
+#include "cli/totals_support.hpp"
 #include "config/hardware.hpp"
 #include "config/hardware_writer.hpp"
 #include "config/network.hpp"
@@ -35,6 +36,7 @@ struct CalibrateArgs {
   std::string precision;
   std::string operating_point;
   std::string out;
+  std::string totals;  // whole-network measurements (trace/totals.hpp)
   bool no_fusion = false;
 };
 
@@ -153,7 +155,86 @@ std::string error_line(const model::FitError& e) {
                      worst_text(e));
 }
 
+/// --totals: whole-network measurements, alone or with per-layer traces (each measured kernel a one-kernel
+/// total), fitted per op class with the priors of the file (model::fit_totals).
+int run_calibrate_totals(const CalibrateArgs& a) {
+  if (a.pairs.size() % 2 != 0) throw core::UserError("calibrate: expected NETWORK MEASURED pairs after the hardware file");
+  if (!a.precision.empty()) option_precision(a.precision);
+  if (fs::is_directory(a.out)) throw core::UserError(fmt::format("-o: {} is a directory", a.out));
+  const model::HardwareSpec hw = config::load_hardware(a.hardware);
+  const trace::TotalsTable table = trace::read_totals(a.totals);
+  NetworkCache cache;
+  std::vector<const model::NetworkSpec*> nets;
+  for (const auto& r : table.rows)
+    nets.push_back(&cache.get(r.network.generic_string(), r.precision.empty() ? a.precision : r.precision));
+  std::vector<model::NetworkSpec> traced;
+  for (std::size_t i = 0; i < a.pairs.size(); i += 2) traced.push_back(load_any_network(a.pairs[i], a));
+  for (const auto& n : traced) nets.push_back(&n);
+  std::string wanted = a.unit;
+  if (wanted.empty())
+    for (const auto& r : table.rows)
+      if (!r.unit.empty()) wanted = r.unit;
+  const std::size_t unit = option_unit(hw, nets, wanted);
+  std::vector<model::TotalSample> samples;
+  for (std::size_t i = 0; i < table.rows.size(); ++i) samples.push_back(total_sample(table, table.rows[i], hw, unit, *nets[i]));
+  model::RunPoint run;
+  if (!a.operating_point.empty()) run.operating_point = option_operating_point(hw.units[unit], a.operating_point);
+  for (std::size_t i = 0; i < a.pairs.size(); i += 2) {
+    const Measured m = measure(hw, unit, run, traced[i / 2], a.pairs[i + 1]);
+    for (const auto& k : m.set.samples) {
+      model::TotalSample s;
+      s.network = m.net.name;
+      s.label = m.net.name + ": " + k.kernel;
+      s.kernels = {k.work};
+      s.run = run;
+      s.measured_s = k.measured_s;
+      samples.push_back(std::move(s));
+    }
+  }
+  const model::TotalsFit fit = model::fit_totals(hw, unit, samples);
+  const auto loo = model::leave_one_network_out(hw, unit, samples);
+
+  std::ostream& out = std::cout;
+  const auto& u = hw.units[unit];
+  out << fmt::format("framesim calibrate: {} ({}), unit {}, from {} whole-network row{} of {}{}\n\n", hw.name,
+                     hw.source_file, u.name, table.rows.size(), table.rows.size() == 1 ? "" : "s",
+                     table.display_path,
+                     a.pairs.empty() ? "" : fmt::format(" and {} per-layer trace{}", a.pairs.size() / 2,
+                                                        a.pairs.size() == 2 ? "" : "s"));
+  using Align = analysis::Table::Align;
+  analysis::Table t({"sample", "measured", "bound", "file estimate", "calibrated", "error"},
+                    {Align::left, Align::right, Align::right, Align::right, Align::right, Align::right});
+  for (std::size_t i = 0; i < samples.size(); ++i) {
+    const auto& s = samples[i];
+    const double bound = model::total_bound_s(hw, unit, s);
+    t.add({s.label, seconds(s.measured_s), seconds(bound) + (bound > s.measured_s ? " ABOVE: impossible" : ""),
+           seconds(model::total_estimate_s(hw, unit, s)), seconds(fit.predicted_s[i]),
+           fmt::format("{:+.1f}%", (fit.predicted_s[i] / s.measured_s - 1) * 100)});
+  }
+  out << t.render(2) << "\nfitted (RMS of ln(calibrated / measured) " << core::format_number(fit.rms_log_s, 3)
+      << ")\n" << fitted_parameters_text(hw, fit);
+  if (loo.empty()) out << "  leave-one-network-out: needs two networks\n";
+  for (const auto& l : loo)
+    out << fmt::format("  leave {} out ({} sample{}): predicted within {}\n", l.network, l.samples,
+                       l.samples == 1 ? "" : "s", core::format_number(l.error * 100, 3) + "%");
+
+  config::HardwareYamlOptions yaml;
+  yaml.header.push_back(fmt::format("Calibrated by `framesim calibrate --totals {}` from {}: unit {}.", table.display_path,
+                                    hw.source_file, u.name));
+  for (const auto& p : fit.parameters)
+    yaml.header.push_back(fmt::format("  {}: {} -> {}{}{}", model::total_parameter_name(hw, p),
+                                      core::format_number(p.prior, 4), core::format_number(p.fitted, 4),
+                                      p.pinned ? "" : " (not pinned down by the data: the prior)",
+                                      p.at_bound ? " (at a bound)" : ""));
+  for (const auto& w : fit.warnings) yaml.header.push_back("WARNING: " + w);
+  yaml.header.push_back("");
+  core::write_file_atomic(a.out, config::write_hardware_yaml(fit.calibrated, yaml));
+  out << fmt::format("\nwrote {}\n", fs::path(a.out).lexically_normal().generic_string());
+  return 0;
+}
+
 int run_calibrate(const CalibrateArgs& a) {
+  if (!a.totals.empty()) return run_calibrate_totals(a);
   if (a.pairs.size() < 2 || a.pairs.size() % 2 != 0)
     throw core::UserError(
         fmt::format("calibrate: expected NETWORK MEASURED pairs after the hardware file, got {} "
@@ -286,8 +367,10 @@ Command add_calibrate_command(CLI::App& app) {
   sub->add_option("hardware", args->hardware, "hardware YAML (hardware/*.yaml)")->required();
   sub->add_option("pairs", args->pairs,
                   "NETWORK MEASURED [NETWORK MEASURED ...]: network YAML (or .onnx/.tflite) and its measured times "
-                  "(plain CSV, PyTorch profiler trace JSON, or TFLite benchmark_model op-profile CSV)")
-      ->required();
+                  "(plain CSV, PyTorch profiler trace JSON, or TFLite benchmark_model op-profile CSV)");
+  sub->add_option("--totals", args->totals,
+                  "whole-network measurements: CSV network,precision,operating_point,latency[,energy] (see "
+                  "tests/validation/README.md); fits per-op-class efficiencies, alone or with the pairs");
   sub->add_option("--unit", args->unit,
                   "compute unit the measurements ran on (default: the first with the networks' "
                   "precisions)");

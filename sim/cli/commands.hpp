@@ -26,6 +26,7 @@ Command add_merge_command(CLI::App& app);
 Command add_bench_command(CLI::App& app);
 Command add_bench_child_command(CLI::App& app);
 Command add_calibrate_command(CLI::App& app);
+Command add_validate_command(CLI::App& app);
 
 /// "NAME=1x3x224x224" (an --input option) -> (NAME, shape), or throws UserError.
 std::pair<std::string, std::vector<std::int64_t>> parse_input(const std::string& text);

@@ -30,18 +30,24 @@ model::UnitKind unit_kind(const std::string& s) {
   return static_cast<model::UnitKind>(std::find(kUnitKinds.begin(), kUnitKinds.end(), s) - kUnitKinds.begin());
 }
 
+/// "\"fp23\" is not a precision (did you mean \"fp32\"?)", or the allowed names when none is near.
+std::string not_one_of(const std::string& key, std::string_view what, const std::vector<std::string>& names) {
+  if (auto near = core::closest_match(key, names))
+    return fmt::format("\"{}\" is not {} (did you mean \"{}\"?)", key, what, *near);
+  return fmt::format("\"{}\" is not {}; allowed: {}", key, what, core::join_list(names, ", "));
+}
+
 /// A per-precision table: `{fp32: "2 TFLOP/s", int8: "8 TOPS"}`. With `peaks`, every precision must have a peak.
+/// Keys in `skip` are left to the caller.
 template <class Read>
 void read_per_precision(const Node& node, model::PerPrecision<double>& out, Read read, std::string_view what = "",
-                        const model::PerPrecision<double>* peaks = nullptr) {
+                        const model::PerPrecision<double>* peaks = nullptr,
+                        std::initializer_list<std::string_view> skip = {}) {
   for (auto& [key, value] : node.entries()) {
+    if (std::find(skip.begin(), skip.end(), key) != skip.end()) continue;
     auto p = model::parse_precision(key);
     if (!p) {
-      std::string message = fmt::format("\"{}\" is not a precision; allowed: {}", key,
-                                        core::join_list(model::precision_names(), ", "));
-      if (auto near = core::closest_match(key, model::precision_names()))
-        message = fmt::format("\"{}\" is not a precision (did you mean \"{}\"?)", key, *near);
-      value.error(message);
+      value.error(not_one_of(key, "a precision", model::precision_names()));
       continue;
     }
     if (peaks && !(*peaks)[*p]) {
@@ -74,6 +80,46 @@ std::vector<Point> read_points(const Node& node, Read read) {
   }
   if (node.is_sequence() && points.empty()) node.error("needs at least one operating point");
   return points;
+}
+
+/// An efficiency of every precision, or of the precisions a map names: `0.6` or `{fp16: 0.6, int8: 0.5}`.
+/// Keys in `skip` are left to the caller.
+void read_precision_efficiency(const Node& node, model::PerPrecision<double>& out, const ComputeUnitSpec& unit,
+                               std::initializer_list<std::string_view> skip = {}) {
+  if (node.is_map()) {
+    read_per_precision(node, out, [](const Node& v) { return v.number(Range::unit_interval); }, "efficiency",
+                       &unit.peak_ops_per_s, skip);
+  } else if (auto e = node.number(Range::unit_interval)) {
+    for (model::Precision p : model::kAllPrecisions) out[p] = *e;
+  }
+}
+
+/// `efficiency`: a number (every precision), or a map of precisions, `all` (every precision not named) and
+/// `by_op` (op class -> a number or a map of precisions), e.g. `{fp16: 0.6, by_op: {depthwise: 0.3}}`.
+void read_efficiency(const Node& node, ComputeUnitSpec& unit) {
+  read_precision_efficiency(node, unit.efficiency, unit, {"all", "by_op"});
+  if (!node.is_map()) return;
+  std::optional<Node> by_op;
+  for (auto& [key, value] : node.entries()) {
+    if (key == "by_op") by_op = value;
+    if (key != "all") continue;
+    if (auto e = value.number(Range::unit_interval))
+      for (model::Precision p : model::kAllPrecisions)
+        if (!unit.efficiency[p]) unit.efficiency[p] = *e;
+  }
+  if (!by_op) return;
+  if (!by_op->is_map()) {
+    by_op->error("expected a map of op class -> efficiency, e.g. {depthwise: 0.3, conv: 0.7}");
+    return;
+  }
+  for (auto& [key, value] : by_op->entries()) {
+    auto c = model::parse_op_class(key);
+    if (!c) {
+      value.error(not_one_of(key, "an op class", model::op_class_names()));
+      continue;
+    }
+    read_precision_efficiency(value, unit.efficiency_by_op[static_cast<std::size_t>(*c)], unit);
+  }
 }
 
 MemoryLevelSpec read_level(const std::string& name, const Node& node, std::map<std::string, std::string>& sources) {
@@ -115,14 +161,7 @@ ComputeUnitSpec read_unit(const std::string& name, const Node& node, const Hardw
                        [](const Node& v) { return v.quantity(Dimension::OpsPerSecond, Range::positive); });
     if (peak->is_map() && !unit.peak_ops_per_s.any()) peak->error("needs a peak for at least one precision");
   }
-  if (auto eff = m.get("efficiency")) {
-    if (eff->is_map()) {
-      read_per_precision(*eff, unit.efficiency, [](const Node& v) { return v.number(Range::unit_interval); },
-                         "efficiency", &unit.peak_ops_per_s);
-    } else if (auto e = eff->number(Range::unit_interval)) {
-      for (model::Precision p : model::kAllPrecisions) unit.efficiency[p] = *e;
-    }
-  }
+  if (auto eff = m.get("efficiency")) read_efficiency(*eff, unit);
   unit.dispatch_overhead_s = m.quantity("dispatch_overhead", Dimension::Seconds, Range::non_negative).value_or(0.0);
   if (m.has("outstanding")) unit.outstanding_bytes = m.quantity("outstanding", Dimension::Bytes, Range::positive);
   if (auto mem = m.required("memory")) {

@@ -161,18 +161,41 @@ void write_unit(Writer& w, const model::HardwareSpec& hw, const model::ComputeUn
              q(*unit.peak_ops_per_s[p], Dimension::OpsPerSecond, model::is_float(p)),
              path + ".peak." + std::string(model::precision_name(p)));
   // Efficiency: one number when every precision has the same (what a single number in the file gives), else a
-  // map over the precisions with a peak (the only ones a map may name).
-  if (single_efficiency(unit)) {
+  // map over the precisions with a peak (the only ones a map may name); then the op classes' own (`by_op`).
+  const bool by_op = unit.has_efficiency_by_op();
+  if (single_efficiency(unit) && !by_op) {
     w.line(4, "efficiency", exact_number(*unit.efficiency[Precision::fp32]), path + ".efficiency");
-  } else {
-    bool any = false;
-    for (Precision p : model::kAllPrecisions) any = any || (unit.efficiency[p] && unit.peak_ops_per_s[p]);
-    if (any) {
-      w.line(4, "efficiency", "", path + ".efficiency");
+  } else if (single_efficiency(unit) || by_op ||
+             std::any_of(model::kAllPrecisions.begin(), model::kAllPrecisions.end(),
+                         [&](Precision p) { return unit.efficiency[p] && unit.peak_ops_per_s[p]; })) {
+    w.line(4, "efficiency", "", path + ".efficiency");
+    if (single_efficiency(unit)) {
+      w.line(6, "all", exact_number(*unit.efficiency[Precision::fp32]), path + ".efficiency.all");
+    } else {
       for (Precision p : model::kAllPrecisions)
         if (unit.efficiency[p] && unit.peak_ops_per_s[p])
           w.line(6, std::string(model::precision_name(p)), exact_number(*unit.efficiency[p]),
                  path + ".efficiency." + std::string(model::precision_name(p)));
+    }
+    if (by_op) w.line(6, "by_op", "", path + ".efficiency.by_op");
+    for (model::OpClass c : model::kAllOpClasses) {
+      const auto& per = unit.efficiency_by_op[static_cast<std::size_t>(c)];
+      const std::string name(model::op_class_name(c));
+      std::vector<Precision> given;
+      for (Precision p : model::kAllPrecisions)
+        if (per[p] && unit.peak_ops_per_s[p]) given.push_back(p);
+      if (given.empty()) continue;
+      const bool same = std::all_of(given.begin(), given.end(), [&](Precision p) { return *per[p] == *per[given[0]]; });
+      std::size_t peaks = 0;
+      for (Precision p : model::kAllPrecisions) peaks += unit.peak_ops_per_s[p] ? 1 : 0;
+      if (same && given.size() == peaks) {
+        w.line(8, name, exact_number(*per[given[0]]), path + ".efficiency.by_op." + name);
+        continue;
+      }
+      w.line(8, name, "", path + ".efficiency.by_op." + name);
+      for (Precision p : given)
+        w.line(10, std::string(model::precision_name(p)), exact_number(*per[p]),
+               path + ".efficiency.by_op." + name + "." + std::string(model::precision_name(p)));
     }
   }
   w.line(4, "dispatch_overhead", q(unit.dispatch_overhead_s, Dimension::Seconds), path + ".dispatch_overhead");

@@ -383,15 +383,11 @@ class NetworkReader {
       if (!all_resolved) return;  // a misspelt output would make its layer look unused
     }
     // Every result must go somewhere: an unread layer output is an output or a mistake.
-    std::set<int> outputs(net_.outputs.begin(), net_.outputs.end());
+    const model::ConsumerIndex consumers(net_);
+    const std::vector<int> listed = net_.outputs;
     for (std::size_t l = 0; l < net_.layers.size(); ++l) {
       const int t = net_.layers[l].output;
-      if (!net_.consumers(t).empty() || outputs.count(t)) continue;
-      bool aliased_use = false;
-      for (std::size_t u = 0; u < net_.tensors.size(); ++u)
-        if (net_.tensors[u].alias_of == t && (!net_.consumers(static_cast<int>(u)).empty() || outputs.count(static_cast<int>(u))))
-          aliased_use = true;
-      if (aliased_use) continue;
+      if (consumers.used(t, listed)) continue;
       if (!node) {
         net_.outputs.push_back(t);
       } else {

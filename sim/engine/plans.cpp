@@ -147,11 +147,10 @@ std::vector<KernelPlan> plan_kernels(const model::ScenarioSpec& spec, const Plat
         const auto& k = xplan.kernels[ki];
         KernelPlan kp;
         kp.name = k.name;
+        kp.cycles = model::compute_time_s(k, unit) * f_nominal * n;  // per precision and op class
         for (model::Precision p : model::kAllPrecisions) {
           const auto& ops = k.ops[p];
-          if (!ops || *ops <= 0) continue;
-          kp.cycles += *ops / model::effective_compute_ops_per_s(unit, p) * f_nominal * n;
-          kp.compute_energy_J += arithmetic_energy(p, *ops);
+          if (ops && *ops > 0) kp.compute_energy_J += arithmetic_energy(p, *ops);
         }
         // A measured time replaces the roofline: alone, at the nominal clock, on the stage's cores, the
         // kernel computes for exactly that long; it still moves its bytes, so it can only be slower under

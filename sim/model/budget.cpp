@@ -11,8 +11,10 @@ namespace framesim::model {
 
 std::string_view diagnosis_text(Diagnosis d) {
   switch (d) {
-    case Diagnosis::faster_than_bound:
-      return "faster than the bound: a bug in the measurement or the accounting (suspect the timer first)";
+    case Diagnosis::below_bound:
+      return "IMPOSSIBLE: faster than the bound at peak roofs: a wrong input (the timer, the network, the clock "
+             "or the precision)";
+    case Diagnosis::faster_than_estimate: return "faster than the estimate: the efficiencies are pessimistic";
     case Diagnosis::at_roof: return "at the roof (~1.2x): stop, there is little left to win here";
     case Diagnosis::uncounted_bytes: return "~3x: find the bytes you did not count (re-reads, spills, layout)";
     case Diagnosis::overhead: return "~20x: you are paying overhead (launch, dispatch, sync), not bandwidth";
@@ -20,10 +22,12 @@ std::string_view diagnosis_text(Diagnosis d) {
   return "";
 }
 
-Diagnosis diagnose(double ratio) {
-  if (ratio < 1.0) return Diagnosis::faster_than_bound;
-  if (ratio < 2.0) return Diagnosis::at_roof;
-  if (ratio < 8.0) return Diagnosis::uncounted_bytes;
+Diagnosis diagnose(double measured_over_estimate, double measured_over_bound) {
+  // A relative tolerance of 1e-9 keeps a measurement equal to the bound (to rounding) from reading as impossible.
+  if (measured_over_bound < 1.0 - 1e-9) return Diagnosis::below_bound;
+  if (measured_over_estimate < 1.0) return Diagnosis::faster_than_estimate;
+  if (measured_over_estimate < 2.0) return Diagnosis::at_roof;
+  if (measured_over_estimate < 8.0) return Diagnosis::uncounted_bytes;
   return Diagnosis::overhead;
 }
 
@@ -87,6 +91,7 @@ BudgetReport make_budget(const HardwareSpec& hw, const NetworkSpec& net, const B
 
   // 1. the machine
   const std::vector<double> bandwidths = effective_bandwidths_Bps(hw, unit, options.run);
+  const std::vector<double> peak_bandwidths = peak_bandwidths_Bps(hw, unit, options.run);
   for (Precision p : kAllPrecisions) {
     if (!unit.peak_ops_per_s[p]) continue;
     r.roofs.push_back({p, *unit.peak_ops_per_s[p], effective_compute_ops_per_s(unit, p, options.run)});
@@ -127,6 +132,7 @@ BudgetReport make_budget(const HardwareSpec& hw, const NetworkSpec& net, const B
     KernelRow row;
     row.kernel = k;
     row.time = kernel_time(kernel, unit, bandwidths, options.run);
+    row.bound = kernel_time(kernel, unit, peak_bandwidths, options.run, Roofs::peak);
     row.energy = kernel_energy(kernel, hw, unit, options.run.operating_point, row.time.bound_s);
     row.offchip_bytes = offchip(hw, kernel.bytes);
     const double peak = peak_rate(kernel, unit);
@@ -139,7 +145,8 @@ BudgetReport make_budget(const HardwareSpec& hw, const NetworkSpec& net, const B
       r.energy.memory_J[lv] += row.energy.memory_J[lv];
     }
     r.overhead_s += row.time.overhead_s;
-    r.floor_s += row.time.bound_s;
+    r.estimate_s += row.time.bound_s;
+    r.bound_s += row.bound.bound_s;
     r.no_overlap_s += row.time.no_overlap_s;
     r.energy.compute_J += row.energy.compute_J;
     r.energy.static_J += row.energy.static_J;
@@ -244,11 +251,23 @@ BudgetReport make_budget(const HardwareSpec& hw, const NetworkSpec& net, const B
         if (any) measured = sum;
       }
       if (measured) {
-        r.kernels[k].measured_s = measured;
-        if (r.kernels[k].time.bound_s > 0) r.kernels[k].ratio = *measured / r.kernels[k].time.bound_s;
+        KernelRow& row = r.kernels[k];
+        row.measured_s = measured;
+        if (row.time.bound_s > 0) row.ratio = *measured / row.time.bound_s;
+        if (row.bound.bound_s > 0) row.bound_ratio = *measured / row.bound.bound_s;
+        if (row.ratio && row.bound_ratio) row.diagnosis = diagnose(*row.ratio, *row.bound_ratio);
       } else {
         r.unmeasured_kernels.push_back(kernel.name);
       }
+    }
+    // A whole-network measurement: named after the network, or "total".
+    for (const std::string& total : {net.name, std::string("total")}) {
+      auto it = by_name.find(total);
+      if (it == by_name.end() || used.count(total) || r.measured_total_s) continue;
+      r.measured_total_s = it->second;
+      used.insert(total);
+      if (r.estimate_s > 0 && r.bound_s > 0)
+        r.total_diagnosis = diagnose(it->second / r.estimate_s, it->second / r.bound_s);
     }
     for (const auto& m : options.measured)
       if (!used.count(m.name) &&

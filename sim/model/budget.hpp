@@ -49,22 +49,34 @@ struct LevelRow {
   std::vector<std::pair<Precision, double>> peak_ridge;  // peak C / peak B
 };
 
-/// The seed's reading of measured / bound.
-enum class Diagnosis { faster_than_bound, at_roof, uncounted_bytes, overhead };
+/// The seed's reading of a measurement against the model, with the bound and the estimate named apart.
+enum class Diagnosis {
+  below_bound,           // faster than the bound at peak roofs: impossible, a wrong input
+  faster_than_estimate,  // between the bound and the estimate: the efficiencies are pessimistic
+  at_roof,               // the estimate's "floor" bands of the seed: [1, 2) of the estimate
+  uncounted_bytes,       // [2, 8)
+  overhead,              // >= 8
+};
 std::string_view diagnosis_text(Diagnosis d);
-/// Bands: < 1 faster than the bound; [1, 2) at the roof ("~1.2x: stop"); [2, 8) bytes not counted ("~3x");
-/// >= 8 overhead, not bandwidth ("~20x").
-Diagnosis diagnose(double measured_over_bound);
+/// Bands on measured / estimate: < 1 faster than the estimate (or, below the bound, impossible); [1, 2) at the
+/// roof ("~1.2x: stop"); [2, 8) bytes not counted ("~3x"); >= 8 overhead, not bandwidth ("~20x").
+/// `measured_over_bound` < 1 is below_bound whatever the estimate says.
+Diagnosis diagnose(double measured_over_estimate, double measured_over_bound);
+/// The same when bound and estimate coincide (peak roofs, no overhead): one ratio.
+inline Diagnosis diagnose(double measured_over_bound) { return diagnose(measured_over_bound, measured_over_bound); }
 
 struct KernelRow {
   std::size_t kernel = 0;
-  KernelTime time;
+  KernelTime time;   // the estimate: effective roofs, Little's cap, dispatch overhead
+  KernelTime bound;  // the bound: peak roofs, no overhead (never above a correct measurement)
   Energy energy;
   double offchip_bytes = 0;     // bytes at levels that are not on chip (DRAM, flash)
   double fraction_of_peak = 0;  // achieved ops/s at the bound over the peak of its precision mix
   std::string precision;        // "fp32", "w4a16", mixed: "fp16+int8"
   std::optional<double> measured_s;
-  std::optional<double> ratio;  // measured / bound
+  std::optional<double> ratio;        // measured / estimate
+  std::optional<double> bound_ratio;  // measured / bound (< 1: impossible)
+  std::optional<Diagnosis> diagnosis;
 };
 
 struct FusionRow {
@@ -107,7 +119,8 @@ struct BudgetReport {
   std::vector<double> memory_s;          // per level, sum of M_l / B_l
   double overhead_s = 0;                 // sum of dispatch overheads
   double model_floor_s = 0;              // max(sum F/C, max_l sum M_l/B_l): the seed's step 3 on totals
-  double floor_s = 0;                    // sum over kernels of max(...) + overhead: the floor used below
+  double estimate_s = 0;                 // sum over kernels of max(...) + overhead at effective roofs: the verdict's
+  double bound_s = 0;                    // sum over kernels of max(...) at peak roofs, no overhead: the bound
   double no_overlap_s = 0;               // sum over kernels of the no-overlap time
   double weight_read_bytes = 0;          // weight bytes read per inference
   double weight_stream_s = 0;            // those bytes at the weights' level bandwidth: the seed's batch-one formula
@@ -116,7 +129,9 @@ struct BudgetReport {
 
   // 4. the verdict
   std::optional<double> slice_s;
-  bool within_slice() const { return slice_s && floor_s <= *slice_s; }
+  /// The verdict uses the estimate; a bound above the slice makes it impossible whatever the kernels reach.
+  bool within_slice() const { return slice_s && estimate_s <= *slice_s; }
+  bool impossible() const { return slice_s && bound_s > *slice_s; }
 
   // 5. kernels (execution order) and the order by intensity
   ExecutionPlan plan;
@@ -139,6 +154,9 @@ struct BudgetReport {
   std::vector<std::string> unmatched_measurements;
   std::vector<std::string> unmeasured_kernels;
   bool has_measurements = false;
+  /// A whole-network measurement (a measured name equal to the network's name, or "total"), and its reading.
+  std::optional<double> measured_total_s;
+  std::optional<Diagnosis> total_diagnosis;
 };
 
 /// Builds the budget of `net` on unit `options.unit` of `hw`. Pure; the network must be valid for the unit

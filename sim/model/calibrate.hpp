@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -105,5 +106,85 @@ CalibrationResult calibrate(const HardwareSpec& hw, std::size_t unit, const std:
 
 /// "fp32 compute efficiency", "dram bandwidth efficiency", "dispatch overhead".
 std::string parameter_name(const HardwareSpec& hw, const FittedParameter& p);
+
+}  // namespace framesim::model
+
+namespace framesim::model {
+
+// ---- calibration from whole-network totals (and per-layer samples, as one-kernel totals) ----
+//
+// A sample is a set of kernels run back to back whose total time (and optionally energy) was measured: a
+// whole network, or one kernel of a per-layer trace. The estimate of sample i is t_i = sum_k t_k(theta) at
+// effective roofs. The fit chooses theta = the compute efficiency of every op class the samples compute in
+// (for the precisions they use), the bandwidth efficiency of every level they move bytes at and the dispatch
+// overhead, minimising
+//   (1/N) sum_i (ln t_i - ln measured_i)^2 + lambda sum_j (ln theta_j - ln prior_j)^2
+// with efficiencies in [1e-3, 1] and the overhead in [0, 1 s] (ln of overhead + 1 us, so 0 is reachable), the
+// priors being the hardware file's values. Then, with time fixed, energy E_i = a x arithmetic_i + b x static_i +
+// memory_i: a scales every energy per operation, b the static power. A parameter the data hardly moves (RMS
+// d ln t / d ln theta below TotalsOptions::min_sensitivity) is left at its prior and reported as such.
+
+struct TotalSample {
+  std::string network;  // what leave-one-network-out leaves out
+  std::string label;    // for reports
+  std::vector<Kernel> kernels;
+  RunPoint run;
+  double measured_s = 0;              // > 0
+  std::optional<double> measured_J;   // > 0 when given
+};
+
+enum class TotalParameterKind { class_efficiency, bandwidth_efficiency, dispatch_overhead, energy_per_op, static_power };
+
+struct TotalParameter {
+  TotalParameterKind kind = TotalParameterKind::class_efficiency;
+  OpClass op_class = OpClass::conv;  // class_efficiency
+  std::size_t level = 0;             // bandwidth_efficiency
+  double prior = 0;                  // the file's value (energy_per_op, static_power: a scale, prior 1)
+  double fitted = 0;
+  double sensitivity = 0;  // RMS over samples of d ln(prediction) / d ln(parameter) at the fit
+  bool pinned = true;      // false: the data cannot pin it down; left at the prior
+  bool at_bound = false;   // an efficiency at 1 (or at the 1e-3 floor), an overhead at 0
+};
+
+struct TotalsOptions {
+  double lambda = 0.01;            // weight of the pull toward the priors
+  double min_sensitivity = 0.05;   // below this a parameter is not pinned down by the data
+  int max_evaluations = 20000;
+};
+
+struct TotalsFit {
+  HardwareSpec calibrated;
+  std::vector<TotalParameter> parameters;
+  std::vector<double> predicted_s;                // per sample, calibrated estimate
+  std::vector<std::optional<double>> predicted_J; // per sample with a measured energy
+  double rms_log_s = 0;                           // sqrt(mean (ln predicted / measured)^2) over samples
+  std::vector<std::string> warnings;              // implausible values, said out loud
+};
+
+/// The estimate (effective roofs) of a sample's total time on `unit` of `hw`.
+double total_estimate_s(const HardwareSpec& hw, std::size_t unit, const TotalSample& s);
+/// The bound (peak roofs, no overhead) of a sample's total time: no correct measurement is below it.
+double total_bound_s(const HardwareSpec& hw, std::size_t unit, const TotalSample& s);
+/// The energy of a sample at its estimated time: arithmetic + every level + static power over that time.
+double total_energy_J(const HardwareSpec& hw, std::size_t unit, const TotalSample& s);
+
+/// Fits `unit` of `hw` to `samples` (non-empty, all on that unit). Pure.
+TotalsFit fit_totals(const HardwareSpec& hw, std::size_t unit, const std::vector<TotalSample>& samples,
+                     const TotalsOptions& options = {});
+
+/// "depthwise efficiency", "dram bandwidth efficiency", "dispatch overhead", "energy per op (scale)", ...
+std::string total_parameter_name(const HardwareSpec& hw, const TotalParameter& p);
+
+struct LeaveOneOut {
+  std::string network;
+  std::size_t samples = 0;  // of that network
+  double error = 0;         // geometric mean of |ln(predicted / measured)| over its samples, as a ratio - 1
+};
+
+/// For every network with samples, refits without them and predicts them. Networks are left out only when at
+/// least one other network remains.
+std::vector<LeaveOneOut> leave_one_network_out(const HardwareSpec& hw, std::size_t unit,
+                                               const std::vector<TotalSample>& samples,
+                                               const TotalsOptions& options = {});
 
 }  // namespace framesim::model

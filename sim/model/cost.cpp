@@ -36,16 +36,55 @@ std::vector<double> effective_bandwidths_Bps(const HardwareSpec& hw, const Compu
   return out;
 }
 
-KernelTime kernel_time(const Kernel& kernel, const ComputeUnitSpec& unit, const std::vector<double>& bandwidths_Bps,
-                       const RunPoint& run) {
-  KernelTime t;
+std::string_view roofs_name(Roofs r) {
+  return r == Roofs::peak ? "bound (peak roofs)" : "estimate (effective roofs)";
+}
+
+std::vector<double> peak_bandwidths_Bps(const HardwareSpec& hw, const ComputeUnitSpec& unit, const RunPoint& run) {
+  std::vector<double> out(hw.memory.size(), 0.0);
+  for (std::size_t lv : unit.memory_path) {
+    const std::size_t mp = lv < run.memory_points.size() ? run.memory_points[lv] : 0;
+    out[lv] = hw.memory[lv].bandwidth_at_Bps(mp);
+  }
+  return out;
+}
+
+std::vector<double> bandwidths_Bps(const HardwareSpec& hw, const ComputeUnitSpec& unit, const RunPoint& run,
+                                   Roofs roofs) {
+  return roofs == Roofs::peak ? peak_bandwidths_Bps(hw, unit, run) : effective_bandwidths_Bps(hw, unit, run);
+}
+
+double compute_time_s(const Kernel& kernel, const ComputeUnitSpec& unit, const RunPoint& run, Roofs roofs) {
+  double t = 0;
   for (Precision p : kAllPrecisions) {
     const auto& ops = kernel.ops[p];
     if (!ops || *ops <= 0) continue;
-    const double c = effective_compute_ops_per_s(unit, p, run);
-    FRAMESIM_ASSERT(c > 0, "validated: the unit has a roof for every precision it computes in");
-    t.compute_s += *ops / c;
+    const auto& peak = unit.peak_ops_per_s[p];
+    FRAMESIM_ASSERT(peak && *peak > 0, "validated: the unit has a roof for every precision it computes in");
+    const double roof = *peak * unit.operating_points[run.operating_point].frequency_Hz /
+                        unit.nominal().frequency_Hz * run.core_fraction;
+    double classified = 0;
+    for (OpClass c : kAllOpClasses) {
+      const auto& class_ops = kernel.ops_by_class[static_cast<std::size_t>(c)][p];
+      if (!class_ops || *class_ops <= 0) continue;
+      classified += *class_ops;
+      t += *class_ops / (roof * (roofs == Roofs::peak ? 1.0 : unit.efficiency_for(p, c)));
+    }
+    const double rest = *ops - classified;
+    if (rest > 1e-9 * *ops) t += rest / (roof * (roofs == Roofs::peak ? 1.0 : unit.efficiency_for(p)));
   }
+  return t;
+}
+
+KernelTime kernel_time(const Kernel& kernel, const ComputeUnitSpec& unit, const std::vector<double>& bandwidths_Bps,
+                       const RunPoint& run) {
+  return kernel_time(kernel, unit, bandwidths_Bps, run, Roofs::effective);
+}
+
+KernelTime kernel_time(const Kernel& kernel, const ComputeUnitSpec& unit, const std::vector<double>& bandwidths_Bps,
+                       const RunPoint& run, Roofs roofs) {
+  KernelTime t;
+  t.compute_s = compute_time_s(kernel, unit, run, roofs);
   t.memory_s.assign(kernel.bytes.size(), 0.0);
   double memory_max_s = 0;
   double memory_sum_s = 0;
@@ -59,7 +98,7 @@ KernelTime kernel_time(const Kernel& kernel, const ComputeUnitSpec& unit, const 
       t.limit_level = static_cast<int>(lv);
     }
   }
-  t.overhead_s = unit.dispatch_overhead_s;
+  t.overhead_s = roofs == Roofs::peak ? 0.0 : unit.dispatch_overhead_s;
   const double overlap_s = std::max(t.compute_s, memory_max_s);
   t.bound_s = overlap_s + t.overhead_s;
   t.no_overlap_s = t.compute_s + memory_sum_s + t.overhead_s;

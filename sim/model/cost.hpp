@@ -1,7 +1,13 @@
 // The roofline: the time and energy of one kernel on one unit at one operating point.
 // Free functions over specs, shared by the budget, the engine and the tests.
 //
-//   C   = peak(precision) x efficiency x f / f_nominal x (cores used / cores)
+// Two numbers, never confused (DESIGN.md):
+//   the *estimate* at effective roofs: efficiency per precision and op class, Little's-law cap, dispatch overhead;
+//   the *bound* at peak roofs: efficiency 1, no Little's-law cap (the outstanding-bytes figure is an assumption),
+//   no dispatch overhead. Same clocks, same bytes per level (the plan's fusion and placement). No correct
+//   measurement of that work at that clock can beat the bound.
+//
+//   C   = peak(precision) x efficiency(precision, op class) x f / f_nominal x (cores used / cores)
 //   B_l = min(bandwidth_l x efficiency_l x memory clock scale, outstanding_bytes / latency_l)   (Little's law)
 //   t   = max(sum_p F_p / C_p, max_l M_l / B_l) + dispatch overhead           (perfect overlap: the bound)
 //   t+  = sum_p F_p / C_p + sum_l M_l / B_l + dispatch overhead               (no overlap: the bracket's top)
@@ -11,6 +17,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "model/hardware.hpp"
@@ -24,6 +31,10 @@ struct RunPoint {
   std::vector<std::size_t> memory_points;    // per memory level (empty: all at their first point)
   double core_fraction = 1.0;                // cores used / cores of the unit
 };
+
+/// Which roofs a time is computed at (see the header): the estimate's or the bound's.
+enum class Roofs { effective, peak };
+std::string_view roofs_name(Roofs r);  // "estimate (effective roofs)", "bound (peak roofs)"
 
 /// Effective compute rate of `unit` in precision `p` at `run` (0 when the unit has no such datapath).
 double effective_compute_ops_per_s(const ComputeUnitSpec& unit, Precision p, const RunPoint& run = {});
@@ -45,13 +56,24 @@ std::optional<double> littles_cap_Bps(const ComputeUnitSpec& unit, double latenc
 std::vector<double> effective_bandwidths_Bps(const HardwareSpec& hw, const ComputeUnitSpec& unit,
                                              const RunPoint& run = {});
 
+/// Peak bandwidth of every level on the unit's path at its memory operating point: no efficiency, no Little's cap.
+std::vector<double> peak_bandwidths_Bps(const HardwareSpec& hw, const ComputeUnitSpec& unit, const RunPoint& run = {});
+
+/// Bandwidths at `roofs`: effective_bandwidths_Bps or peak_bandwidths_Bps.
+std::vector<double> bandwidths_Bps(const HardwareSpec& hw, const ComputeUnitSpec& unit, const RunPoint& run,
+                                   Roofs roofs);
+
+/// Time of the kernel's arithmetic, sum over precisions p and op classes c of F_pc / C_pc, at `roofs`.
+double compute_time_s(const Kernel& kernel, const ComputeUnitSpec& unit, const RunPoint& run = {},
+                      Roofs roofs = Roofs::effective);
+
 enum class LimitKind { compute, memory, overhead };
 
 struct KernelTime {
   double compute_s = 0;
   std::vector<double> memory_s;  // per level
   double overhead_s = 0;
-  double bound_s = 0;       // max(compute, memory) + overhead
+  double bound_s = 0;       // max(compute, memory) + overhead, at the roofs it was computed at (see Roofs)
   double no_overlap_s = 0;  // compute + sum(memory) + overhead
   LimitKind limit = LimitKind::compute;
   int limit_level = -1;     // the binding memory level when limit == memory, else the most loaded level
@@ -64,6 +86,10 @@ struct KernelTime {
 /// The roofline time of a kernel with `bandwidths` (per level, B/s) on `unit` at `run`.
 KernelTime kernel_time(const Kernel& kernel, const ComputeUnitSpec& unit, const std::vector<double>& bandwidths_Bps,
                        const RunPoint& run = {});
+/// The same at `roofs`; `bandwidths_Bps` must be bandwidths_Bps(hw, unit, run, roofs). At peak roofs the
+/// overhead is 0.
+KernelTime kernel_time(const Kernel& kernel, const ComputeUnitSpec& unit, const std::vector<double>& bandwidths_Bps,
+                       const RunPoint& run, Roofs roofs);
 
 struct Energy {
   double compute_J = 0;

@@ -37,6 +37,12 @@ std::string_view unit_kind_name(UnitKind k) {
   return "?";
 }
 
+bool ComputeUnitSpec::has_efficiency_by_op() const {
+  for (const auto& per : efficiency_by_op)
+    if (per.any()) return true;
+  return false;
+}
+
 std::string_view governor_policy_name(GovernorPolicy p) {
   switch (p) {
     case GovernorPolicy::step: return "step";

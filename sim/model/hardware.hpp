@@ -3,12 +3,14 @@
 // Units: every double carries its unit in its name (_s, _bytes, _Bps, _ops_per_s, _J, _W, _C, _Hz, _V).
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "model/op_class.hpp"
 #include "model/precision.hpp"
 
 namespace framesim::model {
@@ -78,6 +80,8 @@ struct ComputeUnitSpec {
   int cores = 1;
   PerPrecision<double> peak_ops_per_s;  // whole unit, at the nominal operating point
   PerPrecision<double> efficiency;      // soft roof per precision (unset: 1)
+  /// Soft roof per op class and precision (`efficiency.by_op`); unset entries fall back to `efficiency`.
+  std::array<PerPrecision<double>, kOpClassCount> efficiency_by_op{};
   double dispatch_overhead_s = 0;       // per kernel launch
   std::optional<double> outstanding_bytes;  // bytes it can keep in flight (Little's law cap)
   std::vector<std::size_t> memory_path;     // indices into HardwareSpec::memory, innermost first
@@ -87,6 +91,12 @@ struct ComputeUnitSpec {
   SchedulerSpec scheduler;                       // how stages and tasks share it (a scenario may override)
 
   double efficiency_for(Precision p) const { return efficiency[p].value_or(1.0); }
+  /// The soft roof of op class `c` in precision `p`: its `by_op` entry, else the precision's efficiency.
+  double efficiency_for(Precision p, OpClass c) const {
+    return efficiency_by_op[static_cast<std::size_t>(c)][p].value_or(efficiency_for(p));
+  }
+  /// True when some op class has an efficiency of its own.
+  bool has_efficiency_by_op() const;
   const OperatingPoint& nominal() const { return operating_points.front(); }
 };
 

@@ -8,6 +8,7 @@
 #include <variant>
 #include <vector>
 
+#include "model/op_class.hpp"
 #include "model/precision.hpp"
 
 namespace framesim::model {
@@ -56,6 +57,9 @@ enum class OpKind {
   custom,       // stated ops and output shape; also unknown imported ops (data movement only)
 };
 
+/// The op class of a kind (a conv2d with one input channel per group is built as depthwise instead).
+OpClass default_op_class(OpKind kind);
+
 enum class ParamType { integer, integers, boolean, text, number, precision };
 std::string_view param_type_name(ParamType t);
 
@@ -66,6 +70,7 @@ struct LayerSpec {
   std::string name;
   std::string op;  // as written: "conv2d", "relu", "add", ...
   OpKind kind = OpKind::custom;
+  OpClass op_class = OpClass::data_movement;  // which efficiency its arithmetic runs at (op_class.hpp)
   OpParams params;  // as given, so the layer can be rebuilt (e.g. at another precision)
   LayerPrecision precision;
   std::vector<int> inputs;           // tensor ids read
@@ -83,7 +88,8 @@ struct LayerSpec {
   std::string source;                // where it was defined ("file:line"), for messages
 
   bool writes_output() const { return kind != OpKind::reshape; }
-  /// Elementwise-like layers that can join their producer's epilogue in automatic fusion.
+  /// Elementwise-like layers that can join their producer's epilogue in automatic fusion (custom layers of class
+  /// elementwise too: a scale or offset by constants).
   bool epilogue_fusable() const;
 };
 
@@ -105,11 +111,26 @@ struct NetworkSpec {
   double total_weight_bytes() const;
   double total_ops() const;
   double total_state_bytes() const;
-  /// Layers reading tensor `t` directly.
+  /// Layers reading tensor `t` directly. Scans every layer: for many tensors build a ConsumerIndex once.
   std::vector<int> consumers(int tensor) const;
   /// The tensor owning the storage of `t` (follows aliases).
   int storage_of(int tensor) const;
   std::optional<int> find_layer(std::string_view layer_name) const;
+};
+
+/// Every tensor's consumers at once, built in one pass over the layers (O(layers + tensors)): what planning and
+/// readers use instead of NetworkSpec::consumers per tensor, which would make a 16,000-layer network quadratic.
+class ConsumerIndex {
+ public:
+  explicit ConsumerIndex(const NetworkSpec& net);
+  /// Layers reading tensor `t` directly, in layer order (each layer once).
+  const std::vector<int>& of(int tensor) const { return consumers_[static_cast<std::size_t>(tensor)]; }
+  /// True when `t` is read by a layer, or when a tensor aliasing its storage directly is read or is in `outputs`.
+  bool used(int tensor, const std::vector<int>& outputs) const;
+
+ private:
+  std::vector<std::vector<int>> consumers_;
+  std::vector<std::vector<int>> aliases_;  // tensors whose alias_of is this one
 };
 
 // ---- the operation catalogue: op names a network may use, their parameters, and the builder ----

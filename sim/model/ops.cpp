@@ -55,9 +55,31 @@ std::string_view fusion_mode_name(FusionMode m) {
   return "?";
 }
 
+OpClass default_op_class(OpKind kind) {
+  switch (kind) {
+    case OpKind::linear:
+    case OpKind::matmul:
+    case OpKind::attention: return OpClass::matmul;
+    case OpKind::conv2d: return OpClass::conv;
+    case OpKind::pool:
+    case OpKind::global_pool: return OpClass::pooling;
+    case OpKind::elementwise:
+    case OpKind::activation:
+    case OpKind::batchnorm:
+    case OpKind::norm:
+    case OpKind::softmax: return OpClass::elementwise;
+    case OpKind::embedding:
+    case OpKind::reshape:
+    case OpKind::copy:
+    case OpKind::resize:
+    case OpKind::custom: return OpClass::data_movement;
+  }
+  return OpClass::data_movement;
+}
+
 bool LayerSpec::epilogue_fusable() const {
   return kind == OpKind::elementwise || kind == OpKind::activation || kind == OpKind::batchnorm ||
-         kind == OpKind::reshape;
+         kind == OpKind::reshape || (kind == OpKind::custom && op_class == OpClass::elementwise);
 }
 
 double NetworkSpec::total_params() const {
@@ -88,6 +110,28 @@ std::vector<int> NetworkSpec::consumers(int tensor) const {
     if (std::find(ins.begin(), ins.end(), tensor) != ins.end()) out.push_back(static_cast<int>(i));
   }
   return out;
+}
+
+ConsumerIndex::ConsumerIndex(const NetworkSpec& net)
+    : consumers_(net.tensors.size()), aliases_(net.tensors.size()) {
+  for (std::size_t i = 0; i < net.layers.size(); ++i) {
+    for (int t : net.layers[i].inputs) {
+      auto& list = consumers_[static_cast<std::size_t>(t)];
+      if (list.empty() || list.back() != static_cast<int>(i)) list.push_back(static_cast<int>(i));
+    }
+  }
+  for (std::size_t t = 0; t < net.tensors.size(); ++t)
+    if (net.tensors[t].alias_of >= 0) aliases_[static_cast<std::size_t>(net.tensors[t].alias_of)].push_back(static_cast<int>(t));
+}
+
+bool ConsumerIndex::used(int tensor, const std::vector<int>& outputs) const {
+  auto direct = [&](int t) {
+    return !of(t).empty() || std::find(outputs.begin(), outputs.end(), t) != outputs.end();
+  };
+  if (direct(tensor)) return true;
+  for (int a : aliases_[static_cast<std::size_t>(tensor)])
+    if (direct(a)) return true;
+  return false;
 }
 
 int NetworkSpec::storage_of(int tensor) const {
@@ -323,6 +367,7 @@ Result build_conv2d(Build& b) {
   b.out.layer.ops = 2.0 * outputs * macs_per_output + (bias ? outputs : 0.0);
   b.set_weights(static_cast<double>(cout) * macs_per_output + (bias ? static_cast<double>(cout) : 0.0));
   b.stream_inputs_to({n, cout, ho, wo});
+  if (groups == c && c > 1) b.out.layer.op_class = OpClass::depthwise;
   b.out.layer.summary = fmt::format("{}x{} s{} p{} {}{}->{} {}x{}->{}x{}", k[0], k[1], s[0], p[0],
                                     groups == 1 ? "" : (groups == c ? "dw " : fmt::format("g{} ", groups)), c, cout, h,
                                     w, ho, wo);
@@ -644,6 +689,12 @@ Result build_custom(Build& b) {
   if (weights < 0) return err("weights", "must not be negative");
   if (weights > 0) b.set_weights(weights);
   b.stream_inputs_to(y);
+  if (auto text = b.text("class")) {
+    auto c = parse_op_class(*text);
+    if (!c) return err("class", fmt::format("\"{}\" is not an op class; allowed: {}", *text,
+                                            fmt::join(op_class_names(), ", ")));
+    b.out.layer.op_class = *c;
+  }
   b.out.layer.summary = fmt::format("{} ops", ops);
   return std::move(b.out);
 }
@@ -765,7 +816,8 @@ std::vector<OpSchema> make_catalogue() {
   ops.push_back({"custom", OpKind::custom, "stated work: reads its inputs, writes its output",
                  {{"ops", ParamType::number, "operations"},
                   {"output_shape", ParamType::integers, "output shape (default: first input's)"},
-                  {"weights", ParamType::integer, "weight elements"}},
+                  {"weights", ParamType::integer, "weight elements"},
+                  {"class", ParamType::text, "op class its arithmetic runs at (default data_movement)"}},
                  0, -1});
   return ops;
 }
@@ -810,6 +862,7 @@ std::variant<BuiltLayer, OpError> build_layer(const OpSchema& schema, const std:
   l.name = name;
   l.op = std::string(schema.name);
   l.kind = schema.kind;
+  l.op_class = default_op_class(schema.kind);
   l.params = params;
   l.precision = precision;
   b.out.output.name = name;

@@ -17,7 +17,55 @@ struct Group {
   std::vector<int> layers;
   std::vector<int> folded;
   bool explicit_group = false;
+  std::vector<std::string> patterns;  // activation patterns fused into the epilogue (Kernel::fused_patterns)
 };
+
+/// How many layers after the first one an activation subgraph may span (keeps the search linear).
+constexpr int kRegionWindow = 32;
+
+/// What a runtime calls a fused elementwise subgraph, from the ops in it.
+std::string pattern_name(const NetworkSpec& net, const std::vector<int>& members) {
+  std::set<std::string> ops;
+  for (int m : members) ops.insert(net.layers[static_cast<std::size_t>(m)].op);
+  if (ops.count("erf") || ops.count("gelu")) return "GELU";
+  if (ops.count("sigmoid") && ops.count("mul")) return "SiLU x*sigmoid(x)";
+  if ((ops.count("relu6") || ops.count("clip") || ops.count("hardsigmoid")) && ops.count("mul"))
+    return "hardswish x*clip(x+3,0,6)/6";
+  if (ops.count("tanh") && ops.count("mul")) return "GELU (tanh form)";
+  return "elementwise subgraph";
+}
+
+/// An activation written as a subgraph that reads the group's output `t` more than once (SiLU x*sigmoid(x),
+/// hardswish x*relu6(x+3)/6, GELU x*(1+erf(x/sqrt2))/2): the elementwise layers from `first` on that read only
+/// `t` and each other's outputs, up to the first point where every tensor but the last one written is read only
+/// inside. Returns those layers, or nothing when no such closed subgraph starts at `first`.
+std::vector<int> activation_region(const NetworkSpec& net, const ConsumerIndex& consumers,
+                                   const std::set<int>& graph_outputs, const std::vector<int>& group_of, int first,
+                                   int t) {
+  if (graph_outputs.count(t)) return {};
+  std::set<int> internal{t};
+  std::vector<int> members;
+  const int n = static_cast<int>(net.layers.size());
+  for (int j = first; j < n && j <= first + kRegionWindow; ++j) {
+    if (group_of[static_cast<std::size_t>(j)] >= 0) continue;
+    const LayerSpec& l = net.layers[static_cast<std::size_t>(j)];
+    const bool reads = std::any_of(l.inputs.begin(), l.inputs.end(), [&](int u) { return internal.count(u) > 0; });
+    if (!reads) continue;
+    const bool inside = std::all_of(l.inputs.begin(), l.inputs.end(), [&](int u) { return internal.count(u) > 0; });
+    if (!l.epilogue_fusable() || !inside || l.inputs.empty()) return {};
+    members.push_back(j);
+    internal.insert(l.output);
+    const std::set<int> member_set(members.begin(), members.end());
+    bool closed = true;
+    for (int u : internal) {
+      if (u == l.output) continue;
+      if (graph_outputs.count(u)) return {};
+      for (int c : consumers.of(u)) closed = closed && member_set.count(c) > 0;
+    }
+    if (closed) return members.size() > 1 ? members : std::vector<int>{};
+  }
+  return {};
+}
 
 bool is_producer_kind_for_folding(OpKind k) { return k == OpKind::conv2d || k == OpKind::linear; }
 
@@ -43,13 +91,30 @@ std::vector<Group> make_groups(const NetworkSpec& net, bool fuse) {
     }
   }
   std::set<int> graph_outputs(net.outputs.begin(), net.outputs.end());
+  const ConsumerIndex consumers(net);
   for (int i = 0; i < n; ++i) {
     if (group_of[static_cast<std::size_t>(i)] >= 0) continue;
     const LayerSpec& layer = net.layers[static_cast<std::size_t>(i)];
     if (mode == FusionMode::automatic && !layer.inputs.empty()) {
       const int t = layer.inputs[0];
       const int producer = net.tensors[static_cast<std::size_t>(t)].producer;
-      const bool single_use = net.consumers(t).size() == 1 && graph_outputs.count(t) == 0;
+      const bool single_use = consumers.of(t).size() == 1 && graph_outputs.count(t) == 0;
+      if (producer >= 0 && !single_use && layer.epilogue_fusable()) {
+        // An activation written as a subgraph over the producer's output joins the producer's epilogue whole.
+        const int g = group_of[static_cast<std::size_t>(producer)];
+        Group& group = groups[static_cast<std::size_t>(g)];
+        if (!group.explicit_group && last_layer(group) == producer) {
+          const auto members = activation_region(net, consumers, graph_outputs, group_of, i, t);
+          if (!members.empty()) {
+            for (int m : members) {
+              group.layers.push_back(m);
+              group_of[static_cast<std::size_t>(m)] = g;
+            }
+            group.patterns.push_back(pattern_name(net, members));
+            continue;
+          }
+        }
+      }
       if (producer >= 0 && single_use) {
         const int g = group_of[static_cast<std::size_t>(producer)];
         Group& group = groups[static_cast<std::size_t>(g)];
@@ -64,13 +129,14 @@ std::vector<Group> make_groups(const NetworkSpec& net, bool fuse) {
           if (layer.epilogue_fusable()) {
             group.layers.push_back(i);
             group_of[static_cast<std::size_t>(i)] = g;
+            if (layer.kind == OpKind::custom) group.patterns.push_back("scale/offset with constant operands");
             continue;
           }
         }
       }
     }
     group_of[static_cast<std::size_t>(i)] = static_cast<int>(groups.size());
-    groups.push_back(Group{{i}, {}, false});
+    groups.push_back(Group{{i}, {}, false, {}});
   }
   // Folded batchnorms sit logically after the anchor: keep them in layer order for naming.
   std::stable_sort(groups.begin(), groups.end(),
@@ -100,13 +166,15 @@ ExecutionPlan plan_network(const NetworkSpec& net, const HardwareSpec& hw, std::
   // A folded batchnorm's output is the anchor's output under another name: treat it as an alias.
   std::vector<int> storage(n_tensors);
   for (std::size_t t = 0; t < n_tensors; ++t) storage[t] = net.storage_of(static_cast<int>(t));
-  for (const auto& g : groups) {
-    for (int f : g.folded) {
-      const auto& bn = net.layers[static_cast<std::size_t>(f)];
-      const int in = storage[static_cast<std::size_t>(bn.inputs[0])];
-      for (std::size_t t = 0; t < n_tensors; ++t)
-        if (storage[t] == bn.output) storage[t] = in;
-    }
+  {
+    std::vector<int> redirect(n_tensors, -1);  // a folded batchnorm's output -> its input's storage
+    for (const auto& g : groups)
+      for (int f : g.folded) {
+        const auto& bn = net.layers[static_cast<std::size_t>(f)];
+        redirect[static_cast<std::size_t>(bn.output)] = storage[static_cast<std::size_t>(bn.inputs[0])];
+      }
+    for (std::size_t t = 0; t < n_tensors; ++t)
+      while (redirect[static_cast<std::size_t>(storage[t])] >= 0) storage[t] = redirect[static_cast<std::size_t>(storage[t])];
   }
 
   // Which kernels read each stored tensor, and whether it must be written to memory at all.
@@ -222,6 +290,7 @@ ExecutionPlan plan_network(const NetworkSpec& net, const HardwareSpec& hw, std::
     Kernel kernel;
     kernel.layers = g.layers;
     kernel.folded = g.folded;
+    kernel.fused_patterns = g.patterns;
     kernel.bytes.assign(hw.memory.size(), 0.0);
     std::vector<int> members = g.layers;
     members.insert(members.end(), g.folded.begin(), g.folded.end());
@@ -254,6 +323,8 @@ ExecutionPlan plan_network(const NetworkSpec& net, const HardwareSpec& hw, std::
       if (folded.count(m)) continue;  // costs nothing at run time
       auto& ops = kernel.ops[layer.precision.compute];
       ops = ops.value_or(0.0) + layer.ops;
+      auto& class_ops = kernel.ops_by_class[static_cast<std::size_t>(layer.op_class)][layer.precision.compute];
+      class_ops = class_ops.value_or(0.0) + layer.ops;
       kernel.total_ops += layer.ops;
       if (layer.kind == OpKind::reshape) continue;
       for (std::size_t i = 0; i < layer.inputs.size(); ++i) {

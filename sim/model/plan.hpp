@@ -3,6 +3,7 @@
 // Shared by the budget, the engine and the tests; knows nothing of SimGrid or YAML.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -17,7 +18,13 @@ struct Kernel {
   std::string name;         // "conv1+bn1+relu1+add1"
   std::vector<int> layers;  // executed layers, in order; layers[0] is the anchor
   std::vector<int> folded;  // batchnorms folded into the anchor's weights: they cost nothing
+  /// Activation patterns automatic fusion took into the epilogue ("SiLU x*sigmoid(x)", "hardswish ...", "GELU",
+  /// "scale/offset with constant operands"), as runtimes (TensorRT, TFLite delegates) fuse them.
+  std::vector<std::string> fused_patterns;
   PerPrecision<double> ops;  // arithmetic by compute precision
+  /// The same arithmetic split by op class (each member layer's class): what per-class efficiencies apply to.
+  /// Ops of ops[p] not found here run at the precision's efficiency (hand-built kernels).
+  std::array<PerPrecision<double>, kOpClassCount> ops_by_class{};
   double total_ops = 0;
   std::vector<double> bytes;  // per memory level (index into HardwareSpec::memory)
   double total_bytes = 0;

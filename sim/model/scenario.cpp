@@ -48,7 +48,7 @@ std::string_view distribution_kind_name(Distribution::Kind k) {
 std::string_view input_policy_name(InputPolicy p) { return p == InputPolicy::all ? "all" : "latest"; }
 std::string_view overflow_name(Overflow o) { return o == Overflow::drop_oldest ? "drop_oldest" : "drop_newest"; }
 
-double ScenarioSpec::stage_floor_s(std::size_t s) const {
+double ScenarioSpec::stage_floor_s(std::size_t s, Roofs roofs) const {
   const StageSpec& stage = stages[s];
   const ComputeUnitSpec& unit = hardware.units[stage.unit];
   RunPoint run;
@@ -63,22 +63,22 @@ double ScenarioSpec::stage_floor_s(std::size_t s) const {
       k.total_ops = stage.work.ops * scale;
       k.bytes = stage.work.bytes_per_level;
       for (auto& b : k.bytes) b *= scale;
-      return kernel_time(k, unit, effective_bandwidths_Bps(hardware, unit, run), run).bound_s;
+      return kernel_time(k, unit, bandwidths_Bps(hardware, unit, run, roofs), run, roofs).bound_s;
     }
     case WorkSpec::Kind::network: {
       const auto plan = plan_network(networks[static_cast<std::size_t>(stage.work.network)].network, hardware, stage.unit);
-      const auto bandwidths = effective_bandwidths_Bps(hardware, unit, run);
+      const auto bandwidths = bandwidths_Bps(hardware, unit, run, roofs);
       double total = 0;
-      for (const auto& k : plan.kernels) total += kernel_time(k, unit, bandwidths, run).bound_s;
+      for (const auto& k : plan.kernels) total += kernel_time(k, unit, bandwidths, run, roofs).bound_s;
       return total * scale;
     }
   }
   return 0.0;
 }
 
-std::vector<double> ScenarioSpec::stage_floors_s() const {
+std::vector<double> ScenarioSpec::stage_floors_s(Roofs roofs) const {
   std::vector<double> out;
-  for (std::size_t s = 0; s < stages.size(); ++s) out.push_back(stage_floor_s(s));
+  for (std::size_t s = 0; s < stages.size(); ++s) out.push_back(stage_floor_s(s, roofs));
   return out;
 }
 

@@ -144,11 +144,11 @@ struct ScenarioSpec {
   std::vector<std::string> notes;  // what loading did that a reader should know (e.g. ops an import could not map)
 
   /// The floor of one execution of stage `s` alone on an idle SoC at the nominal clocks: the sum of its
-  /// kernels' roofline bounds (the budget's number), or the mean work time. What contention and throttling add
-  /// shows as the difference from the simulated service time.
-  double stage_floor_s(std::size_t s) const;
+  /// kernels' roofline times at `roofs` (the budget's estimate, or its bound at peak roofs), or the mean work
+  /// time. What contention and throttling add shows as the difference from the simulated service time.
+  double stage_floor_s(std::size_t s, Roofs roofs = Roofs::effective) const;
   /// stage_floor_s of every stage, in stage order (each stage's network planned once).
-  std::vector<double> stage_floors_s() const;
+  std::vector<double> stage_floors_s(Roofs roofs = Roofs::effective) const;
   /// The end-to-end floor: the longest path from a sensor to a sink through the stages' floors alone
   /// (`floors_s`, as stage_floors_s() returns them).
   double floor_end_to_end_s(const std::vector<double>& floors_s) const;

@@ -42,8 +42,8 @@
 //                                      activations with ops_per_element = operands - 1; a constant of more
 //                                      elements (a bias, a scale) is weights: `custom` with ops = (operands - 1) x
 //                                      output elements, output_shape, weights = its elements (custom, because no
-//                                      elementwise op of framesim carries weights; the price is that such a layer
-//                                      is not fused into its producer's epilogue).
+//                                      elementwise op of framesim carries weights; its class is elementwise, so
+//                                      automatic fusion still takes it into its producer's epilogue).
 //   Relu, Clip (relu6 for [0, 6], relu for [0, inf)), Sigmoid, HardSigmoid, Tanh, Erf, Exp, Log, Sqrt, Abs, Neg,
 //   Reciprocal, HardSwish, Gelu, LeakyRelu -> the activation of that name; PRelu -> leaky_relu (one slope) or
 //   custom (2 ops per element, the slopes as weights); other unary math (Sin, Floor, Softplus, Elu, ...) ->
@@ -297,6 +297,7 @@ class OnnxImporter {
 
   ImportResult run() {
     load();
+    reject_control_flow();
     collect_initializers();
     prepare_inputs();
     const auto order = topological_order();
@@ -326,6 +327,26 @@ class OnnxImporter {
   // ---------------------------------------------------------------- reading the file
 
   [[noreturn]] void fail(const std::string& message) const { throw core::UserError(file_ + ": " + message); }
+
+  /// If, Loop and Scan run subgraphs chosen or repeated at run time (reading outer tensors implicitly): framesim
+  /// costs a static graph, so the first one is the error, by name, before anything downstream of it is blamed.
+  void reject_control_flow() const {
+    const auto& g = model_.graph();
+    for (int i = 0; i < g.node_size(); ++i) {
+      const auto& node = g.node(i);
+      if (!(node.domain().empty() || node.domain() == "ai.onnx")) continue;
+      const std::string& op = node.op_type();
+      if (op != "If" && op != "Loop" && op != "Scan") continue;
+      int count = 0;
+      for (const auto& other : g.node())
+        if (other.op_type() == op && (other.domain().empty() || other.domain() == "ai.onnx")) ++count;
+      fail(fmt::format("node {} ({} \"{}\"){}: control flow ({} runs a subgraph chosen or repeated at run time) is "
+                       "not supported: framesim costs a static graph. Export the model with the branch resolved "
+                       "(e.g. a constant condition folded by onnx-simplifier) or without it",
+                       i, op, node.name(), count > 1 ? fmt::format(", the first of {} {} nodes", count, op) : "",
+                       op));
+    }
+  }
 
   void load() {
     std::error_code ec;
@@ -883,6 +904,59 @@ class OnnxImporter {
     return std::nullopt;
   }
 
+  /// The outputs of a Split of a small known value (pads or shapes split and concatenated again, as exporters
+  /// write them): made known values, so that what reads them (Concat -> Pad) folds. The Split node stays; with
+  /// nothing reading it any more it is counted as folded. True if it gave new values.
+  bool split_values(const onnx::NodeProto& node) {
+    if (node.input_size() < 1 || node.output_size() < 1) return false;
+    if (std::all_of(node.output().begin(), node.output().end(), [&](const auto& o) { return values_.count(o) > 0; }))
+      return false;
+    const Value* in = value(node.input(0));
+    if (!in || static_cast<double>(in->v.size()) > kMaxFoldedElements || in->dims.empty()) return false;
+    const Ctx c{node, -1, "", "", ""};
+    const auto rank = static_cast<std::int64_t>(in->dims.size());
+    std::int64_t axis = attr_int(c, "axis", 0);
+    if (axis < 0) axis += rank;
+    if (axis < 0 || axis >= rank) return false;
+    const std::int64_t length = in->dims[static_cast<std::size_t>(axis)];
+    const auto parts = static_cast<std::int64_t>(node.output_size());
+    std::vector<std::int64_t> sizes;
+    if (node.input_size() > 1 && !node.input(1).empty()) {  // opset 13+: the sizes are an input
+      const Value* split = value(node.input(1));
+      if (!split) return false;
+      for (double x : split->v) sizes.push_back(static_cast<std::int64_t>(x));
+    } else if (auto attr = attr_ints(c, "split")) {
+      sizes = *attr;
+    } else {  // equal parts, the last one smaller (opset 18)
+      const std::int64_t each = (length + parts - 1) / parts;
+      for (std::int64_t k = 0; k < parts; ++k) sizes.push_back(std::min(each, length - k * each));
+    }
+    if (static_cast<std::int64_t>(sizes.size()) != parts) return false;
+    std::int64_t total = 0;
+    for (auto x : sizes) {
+      if (x < 0) return false;
+      total += x;
+    }
+    if (total != length) return false;
+    std::int64_t inner = 1;
+    for (auto d = static_cast<std::size_t>(axis) + 1; d < in->dims.size(); ++d) inner *= in->dims[d];
+    const std::int64_t outer = static_cast<std::int64_t>(in->v.size()) / std::max<std::int64_t>(1, length * inner);
+    std::int64_t start = 0;
+    for (std::int64_t k = 0; k < parts; ++k) {
+      Value out;
+      out.type = in->type;
+      out.dims = in->dims;
+      out.dims[static_cast<std::size_t>(axis)] = sizes[static_cast<std::size_t>(k)];
+      for (std::int64_t o = 0; o < outer; ++o)
+        for (std::int64_t i = start * inner; i < (start + sizes[static_cast<std::size_t>(k)]) * inner; ++i)
+          out.v.push_back(in->v[static_cast<std::size_t>(o * length * inner + i)]);
+      start += sizes[static_cast<std::size_t>(k)];
+      const std::string& name = node.output(static_cast<int>(k));
+      if (!name.empty()) values_[name] = std::move(out);
+    }
+    return true;
+  }
+
   /// Replaces every node whose small output can be computed by a Constant node holding it. True if any was.
   bool fold_small_values(const std::vector<int>& order) {
     bool changed = false;
@@ -897,6 +971,10 @@ class OnnxImporter {
           v.type = node->attribute(0).t().data_type();
           if (read_values(node->attribute(0).t(), v.v)) values_[node->output(0)] = std::move(v);
         }
+        continue;
+      }
+      if (node->op_type() == "Split") {
+        changed = split_values(*node) || changed;
         continue;
       }
       if (node->output_size() != 1 || values_.count(node->output(0))) continue;
@@ -1355,11 +1433,14 @@ class OnnxImporter {
     return tensor_index;
   }
 
+  /// A custom layer; `op_class` (an op_class_name) says which efficiency its arithmetic runs at (default:
+  /// data movement), and an elementwise one may join its producer's epilogue.
   int emit_custom(const Ctx& c, const std::string& value, std::vector<int> inputs, double ops, double weights,
                   LayerPrecision precision, const std::string& suffix = "",
-                  std::optional<Shape> expect = std::nullopt) {
+                  std::optional<Shape> expect = std::nullopt, std::string_view op_class = {}) {
     const Shape shape = expect ? *expect : require_shape(value, c.where);
     OpParams p{{"ops", ops}, {"output_shape", shape}};
+    if (!op_class.empty()) p["class"] = std::string(op_class);
     if (weights > 9.0e15) fail(fmt::format("{}: {} weight elements is beyond any real model", c.where, weights));
     if (weights > 0) p["weights"] = static_cast<std::int64_t>(std::llround(weights));
     return emit(c, Spec{"custom", std::move(p), std::move(inputs), precision, value, suffix, shape});
@@ -1729,7 +1810,7 @@ class OnnxImporter {
            c);
     const auto wprec = weights_precision(ops);
     emit_custom(c, c.node.output(0), activations(ops), ops_count, constant_weights(ops),
-                precision_for(ops, out, wprec.value_or(out), compute));
+                precision_for(ops, out, wprec.value_or(out), compute), "", std::nullopt, "conv");
     extra_outputs(c, ops);
   }
 
@@ -1752,7 +1833,7 @@ class OnnxImporter {
         c);
     const Precision out = out_precision(c, 0, ops);
     emit_custom(c, c.node.output(0), activations(ops), count, constant_weights(ops),
-                precision_for(ops, out, weights_precision(ops).value_or(out)));
+                precision_for(ops, out, weights_precision(ops).value_or(out)), "", std::nullopt, "conv");
   }
 
   // ---- matrix products
@@ -1951,7 +2032,8 @@ class OnnxImporter {
            formula);
       return;
     }
-    emit_custom(c, c.node.output(0), acts, formula, weights, precision_for(ops, out, weights_precision(ops)));
+    emit_custom(c, c.node.output(0), acts, formula, weights, precision_for(ops, out, weights_precision(ops)), "",
+                std::nullopt, "elementwise");
   }
 
   void clip(const Ctx& c, const std::vector<Operand>& ops) {

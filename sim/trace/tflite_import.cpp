@@ -19,7 +19,9 @@
 //   RESIZE_NEAREST_NEIGHBOR [resize linear / nearest], SOFTMAX / LOG_SOFTMAX [softmax], STRIDED_SLICE / SLICE /
 //   SPLIT / SPLIT_V [slice (+ reshape for shrunk axes)], GATHER [embedding of a constant table; slice or custom
 //   of an activation], BATCH_MATMUL [matmul; one input with weights when the right side is constant],
-//   QUANTIZE / DEQUANTIZE / CAST of an activation [cast].
+//   QUANTIZE / DEQUANTIZE / CAST of an activation [cast], TRANSPOSE_CONV and MediaPipe's CUSTOM
+//   Convolution2DTransposeBias [custom of class conv: 2 x N x H x W x Cin x kh x kw x Cout ops, kernel and bias as
+//   weights; the output_shape input is not].
 // Fused activations in the options become an activation layer after the op (automatic fusion folds it back).
 // Constants: an operator whose inputs are all constant is folded (no layer). In particular a DEQUANTIZE of a
 // constant FLOAT16 (or INT8) tensor is folded into the layer it feeds, which holds its weights at the stored
@@ -612,6 +614,10 @@ class Importer {
       case fb::BuiltinOperator_QUANTIZE:
       case fb::BuiltinOperator_DEQUANTIZE:
       case fb::BuiltinOperator_CAST: return cast(o);
+      case fb::BuiltinOperator_TRANSPOSE_CONV: return transpose_conv(o, 2, 1, 3);  // [output_shape, w, x, bias]
+      case fb::BuiltinOperator_CUSTOM:
+        if (o.name == "CUSTOM Convolution2DTransposeBias") return transpose_conv(o, 0, 1, 2);  // MediaPipe
+        return unknown(o);
       default: return unknown(o);
     }
   }
@@ -665,6 +671,30 @@ class Importer {
     int t = emit(o, "conv2d", out_name(o), params, {act(o, x)}, p);
     t = fused(o, t, act_fn, out_name(o));
     bind(o, 0, t);
+  }
+
+  /// TRANSPOSE_CONV and MediaPipe's Convolution2DTransposeBias: inputs at positions `x`, `w` (kernel [O, kh, kw, I])
+  /// and `b` (bias, absent when past the end or -1). Every input element is multiplied into O x kh x kw outputs:
+  /// 2 x N x H x W x I x kh x kw x O ops (+ one add per output for the bias). The kernel and bias are the weights;
+  /// TRANSPOSE_CONV's output_shape input is shape data, not weights. Costed as a custom layer of class conv.
+  void transpose_conv(const Op& o, std::size_t x, std::size_t w, std::size_t b) {
+    if (o.in.size() <= std::max(x, w) || o.in[x] < 0 || o.in[w] < 0) fail_op(o, "needs an input and a kernel");
+    const int xt = o.in[x], wt = o.in[w];
+    const int bt = b < o.in.size() ? o.in[b] : -1;
+    const Shape xs = file_shape(xt), ws = file_shape(wt);
+    if (xs.size() != 4) fail_op(o, fmt::format("expects an NHWC input, got {}", model::shape_to_string(xs)));
+    if (ws.size() != 4) fail_op(o, fmt::format("expects a kernel [O, kh, kw, I], got {}", model::shape_to_string(ws)));
+    const Shape ys = out_shape(o);
+    const double outputs = model::shape_elements(ys);
+    const double ops = 2.0 * model::shape_elements(xs) * static_cast<double>(ws[0] * ws[1] * ws[2]) +
+                       (bt >= 0 ? outputs : 0.0);
+    double weights = model::shape_elements(ws);
+    if (bt >= 0) weights += model::shape_elements(file_shape(bt));
+    weights_from_activation(o, wt);
+    const Precision a = out_precision(o);
+    OpParams params{{"output_shape", ys}, {"ops", ops}, {"weights", static_cast<std::int64_t>(weights)},
+                    {"class", std::string("conv")}};
+    bind(o, 0, emit(o, "custom", out_name(o), params, {act(o, xt)}, {stored_precision(wt), a, a}));
   }
 
   void weights_from_activation(const Op& o, int w) {
@@ -1016,15 +1046,11 @@ class Importer {
     }
     // Every result goes somewhere: a layer output nobody reads is kept as an output.
     std::vector<std::string> unread;
+    const model::ConsumerIndex consumers(net_);
+    const std::vector<int> listed(outputs.begin(), outputs.end());
     for (const auto& l : net_.layers) {
       const int t = l.output;
-      if (outputs.count(t) || !net_.consumers(t).empty()) continue;
-      bool aliased_use = false;
-      for (std::size_t u = 0; u < net_.tensors.size(); ++u)
-        if (net_.tensors[u].alias_of == t &&
-            (!net_.consumers(static_cast<int>(u)).empty() || outputs.count(static_cast<int>(u))))
-          aliased_use = true;
-      if (aliased_use) continue;
+      if (consumers.used(t, listed)) continue;
       outputs.insert(t);
       net_.outputs.push_back(t);
       unread.push_back(spec(t).name);

@@ -262,10 +262,10 @@ TEST(HardwareFiles, ABudgetRunsOnEveryUnitOfEveryFile) {
       ASSERT_NO_THROW(r = model::make_budget(hw, net, options));
       EXPECT_TRUE(r.fits);
       EXPECT_GT(r.ops, 0.0);
-      EXPECT_GT(r.floor_s, 0.0);
+      EXPECT_GT(r.estimate_s, 0.0);
       EXPECT_GT(r.energy.total_J(), 0.0);
       ASSERT_EQ(r.kernels.size(), 1u);
-      EXPECT_GE(r.no_overlap_s, r.floor_s);
+      EXPECT_GE(r.no_overlap_s, r.estimate_s);
     }
   }
 }
@@ -283,8 +283,8 @@ TEST(HardwareFiles, ABudgetRunsAtEveryOperatingPoint) {
         options.unit = u;
         options.run.operating_point = op;
         const auto r = model::make_budget(hw, net, options);
-        EXPECT_GE(r.floor_s, previous) << hw.units[u].operating_points[op].name;
-        previous = r.floor_s;
+        EXPECT_GE(r.estimate_s, previous) << hw.units[u].operating_points[op].name;
+        previous = r.estimate_s;
       }
     }
   }

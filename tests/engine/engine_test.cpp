@@ -801,7 +801,7 @@ stages:
     const auto budget = json::parse(run.out);
     const auto row = r.stages.where("stage", stage).front();
     EXPECT_EQ(std::stoi(row.at("kernels")), budget["model"]["kernels"].get<int>()) << stage;
-    expect_relative(std::stod(row.at("service_s")), budget["floor"]["floor_s"].get<double>(), 0.5, stage);
+    expect_relative(std::stod(row.at("service_s")), budget["floor"]["estimate_s"].get<double>(), 0.5, stage);
   }
 }
 

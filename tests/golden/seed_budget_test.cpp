@@ -73,7 +73,7 @@ TEST(SeedBudget, SevenBillionInt8DecodeIs140MsPerToken) {
   const json b = budget("hardware/seed_reference.yaml scenarios/networks/seed_7b_int8_decode.yaml");
   EXPECT_NEAR(b["model"]["params"].get<double>(), 7.0e9, 0.001e9);
   EXPECT_NEAR(b["floor"]["weight_stream_s"].get<double>(), 0.140, 0.0002);
-  EXPECT_NEAR(b["floor"]["floor_s"].get<double>(), 0.140, 0.0003);
+  EXPECT_NEAR(b["floor"]["estimate_s"].get<double>(), 0.140, 0.0003);
 }
 
 TEST(SeedBudget, FusionTakesTheResidualTailFromEightTraversalsToTwo) {
@@ -109,15 +109,15 @@ TEST(SeedBudget, ProblemThreeDecodeCeilingShortAndLongContext) {
   const json short_context = budget("hardware/seed_68gbs.yaml scenarios/networks/seed_3b_int4_decode_short.yaml");
   const json long_context = budget("hardware/seed_68gbs.yaml scenarios/networks/seed_3b_int4_decode_4k.yaml");
   EXPECT_NEAR(short_context["floor"]["weight_stream_s"].get<double>(), 31.2e-3, 0.1e-3);
-  EXPECT_NEAR(short_context["floor"]["floor_s"].get<double>(), 31.3e-3, 0.15e-3);
-  EXPECT_NEAR(long_context["floor"]["floor_s"].get<double>(), 38.2e-3, 0.2e-3);  // + 327 MB of KV cache
+  EXPECT_NEAR(short_context["floor"]["estimate_s"].get<double>(), 31.3e-3, 0.15e-3);
+  EXPECT_NEAR(long_context["floor"]["estimate_s"].get<double>(), 38.2e-3, 0.2e-3);  // + 327 MB of KV cache
 }
 
 TEST(SeedBudget, VerdictAgainstTheSlice) {
   const CliRun fits = run_cli("budget hardware/seed_reference.yaml scenarios/networks/resnet18.yaml --slice 12ms");
   EXPECT_NE(fits.out.find("fits the 12 ms slice with"), std::string::npos) << fits.out;
   const CliRun veto = run_cli("budget hardware/seed_reference.yaml scenarios/networks/seed_7b_int8_decode.yaml --slice 33.3ms");
-  EXPECT_NE(veto.out.find("IMPOSSIBLE AS SPECIFIED: the floor 140.1 ms exceeds the 33.3 ms slice"), std::string::npos)
+  EXPECT_NE(veto.out.find("IMPOSSIBLE AS SPECIFIED: the bound 140.1 ms (peak roofs) exceeds the 33.3 ms slice"), std::string::npos)
       << veto.out;
 }
 
@@ -175,16 +175,19 @@ TEST(SeedBudget, RooflinePointsWearTheColourOfWhatBindsThem) {
     return attribute(text, text.find("<title>" + kernel + "</title>"), "fill");
   };
   const std::string seed = roofline("hardware/seed_reference.yaml scenarios/networks/seed_matmuls.yaml");
-  EXPECT_EQ(point_colour(seed, "batch1_linear"), line_colour(seed, "dram 50 GB/s"));
-  EXPECT_EQ(point_colour(seed, "square_1024"), line_colour(seed, "fp32 2 TOP/s"));
+  EXPECT_EQ(point_colour(seed, "batch1_linear"), line_colour(seed, "estimate: dram 50 GB/s"));
+  EXPECT_EQ(point_colour(seed, "square_1024"), line_colour(seed, "estimate: fp32 2 TOP/s"));
   EXPECT_NE(seed.find(">kernel: dram-bound</text>"), std::string::npos);
   EXPECT_NE(seed.find(">kernel: fp32-bound</text>"), std::string::npos);
 
   const std::string orin = roofline("hardware/jetson_orin_nx_16gb.yaml scenarios/networks/mobilenet_v2.yaml --precision int8");
-  EXPECT_EQ(point_colour(orin, "classifier"), line_colour(orin, "dram 71.68 GB/s"));
-  EXPECT_NE(point_colour(orin, "classifier"), line_colour(orin, "gpu_l2 329 GB/s"));
+  EXPECT_EQ(point_colour(orin, "classifier"), line_colour(orin, "estimate: dram 71.68 GB/s"));
+  EXPECT_NE(point_colour(orin, "classifier"), line_colour(orin, "estimate: gpu_l2 329 GB/s"));
   EXPECT_EQ(point_colour(orin, "avgpool+flatten"), "#7f7f7f");
-  for (const char* line : {"gpu_l2 329 GB/s", "dram 71.68 GB/s", "fp32 1.128 TOP/s", "int8 18.05 TOP/s"})
+  for (const char* line : {"estimate: gpu_l2 329 GB/s", "estimate: dram 71.68 GB/s", "estimate: fp32 1.128 TOP/s",
+                           "estimate: int8 18.05 TOP/s"})
     EXPECT_NE(line_colour(orin, line), "#7f7f7f") << line;
   EXPECT_NE(orin.find(">kernel: overhead-bound</text>"), std::string::npos);
+  // The bound's peak roofs are drawn too, in grey, where they differ from the estimate's.
+  EXPECT_EQ(line_colour(orin, "bound: dram peak 102.4 GB/s"), "#7f7f7f");
 }

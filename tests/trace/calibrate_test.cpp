@@ -74,6 +74,10 @@ std::string difference(const model::HardwareSpec& a, const model::HardwareSpec& 
     for (Precision p : model::kAllPrecisions)  // a precision without a peak cannot be named in an efficiency map
       if (x.peak_ops_per_s[p] && x.efficiency[p] != y.efficiency[p])
         return at + ".efficiency." + std::string(model::precision_name(p));
+    for (model::OpClass c : model::kAllOpClasses)
+      for (Precision p : model::kAllPrecisions)
+        if (x.peak_ops_per_s[p] && x.efficiency_for(p, c) != y.efficiency_for(p, c))
+          return at + ".efficiency.by_op." + std::string(model::op_class_name(c));
     if (x.dispatch_overhead_s != y.dispatch_overhead_s) return at + ".dispatch_overhead";
     if (x.outstanding_bytes != y.outstanding_bytes) return at + ".outstanding";
     if (x.memory_path != y.memory_path) return at + ".memory";
@@ -121,6 +125,34 @@ TEST(HardwareWriter, EveryShippedFileRoundTrips) {
     for (const auto& [key, source] : spec.sources)
       EXPECT_NE(text.find(source.substr(0, 20)), std::string::npos) << key;
   }
+}
+
+TEST(HardwareWriter, EfficiencyByOpClassRoundTrips) {
+  // One number for every precision, a class for every precision, a class for one precision.
+  const std::string file = R"(name: by-op
+memory:
+  dram: {kind: dram, capacity: "1 GiB", bandwidth: "10 GB/s"}
+units:
+  npu:
+    kind: npu
+    peak: {fp16: "2 TFLOP/s", int8: "4 TOPS"}
+    efficiency:
+      all: 0.6
+      by_op:
+        depthwise: 0.25
+        matmul: {int8: 0.8}
+    memory: [dram]
+)";
+  const model::HardwareSpec spec = config::parse_hardware(file, "by_op.yaml");
+  const auto& u = spec.units[0];
+  EXPECT_DOUBLE_EQ(u.efficiency_for(Precision::int8, model::OpClass::conv), 0.6);
+  EXPECT_DOUBLE_EQ(u.efficiency_for(Precision::fp16, model::OpClass::depthwise), 0.25);
+  EXPECT_DOUBLE_EQ(u.efficiency_for(Precision::int8, model::OpClass::matmul), 0.8);
+  EXPECT_DOUBLE_EQ(u.efficiency_for(Precision::fp16, model::OpClass::matmul), 0.6);
+  const std::string text = config::write_hardware_yaml(spec);
+  const model::HardwareSpec again = config::parse_hardware(text, "written.yaml");
+  EXPECT_EQ(difference(spec, again), "") << text;
+  EXPECT_EQ(config::write_hardware_yaml(again), text);
 }
 
 TEST(HardwareWriter, QuantitiesAreExactAndReadable) {

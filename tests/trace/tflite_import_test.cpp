@@ -348,7 +348,7 @@ TEST_F(TfliteImport, MediapipeFaceDetectionShortRange) {
   EXPECT_DOUBLE_EQ(report.ops, 63'714'176);
   EXPECT_DOUBLE_EQ(report.weight_bytes, 202'780);
   EXPECT_EQ(report.layers, 90);
-  EXPECT_GT(report.floor_s, 0);
+  EXPECT_GT(report.estimate_s, 0);
   EXPECT_TRUE(report.fits);
   // Automatic fusion folds RELUs (and ADD + RELU epilogues) into their producers: fewer kernels than layers.
   EXPECT_LT(report.plan.kernels.size(), net.layers.size());
@@ -621,6 +621,38 @@ TEST_F(TfliteImport, UnknownOpsBecomeCustomLayersWithAWarning) {
   EXPECT_TRUE(layer(net, "scores").inputs.empty());
   EXPECT_EQ(output_of(net, "scores").shape, (Shape{1, 10}));
   EXPECT_EQ(layer(net, "y").source, dir_.string() + "/unknown.tflite:op 1 BUILTIN_205");
+}
+
+TEST_F(TfliteImport, TransposedConvolutionsCountTheirMultiplyAdds) {
+  // A stride-2 3x3 transposed convolution 4 -> 8 channels, 8x8 -> 16x16, with a bias, written both ways: TFLite's
+  // TRANSPOSE_CONV (inputs output_shape, kernel [O, kh, kw, I], input, bias) and MediaPipe's CUSTOM
+  // Convolution2DTransposeBias (input, kernel, bias). Each of the 8 x 8 x 4 = 256 input elements is multiplied
+  // into 8 x 3 x 3 = 72 outputs: 2 x 256 x 72 = 36,864 ops, + 16 x 16 x 8 = 2,048 bias adds = 38,912. Weights:
+  // 8 x 3 x 3 x 4 + 8 = 296 (the 4 int32 of output_shape are not weights).
+  for (const bool mediapipe : {false, true}) {
+    SCOPED_TRACE(mediapipe ? "Convolution2DTransposeBias" : "TRANSPOSE_CONV");
+    ModelWriter w;
+    const int x = w.tensor("x", {1, 8, 8, 4});
+    const int shape = w.ints("output_shape", {1, 16, 16, 8});
+    const int kernel = w.constant("kernel", {8, 3, 3, 4}, tfl::TensorType_FLOAT32);
+    const int bias = w.constant("bias", {8}, tfl::TensorType_FLOAT32);
+    const int y = w.tensor("y", {1, 16, 16, 8});
+    if (mediapipe)
+      w.op(tfl::BuiltinOperator_CUSTOM, {x, kernel, bias}, {y}, tfl::BuiltinOptions_NONE, 0,
+           "Convolution2DTransposeBias");
+    else
+      w.op(tfl::BuiltinOperator_TRANSPOSE_CONV, {shape, kernel, x, bias}, {y});
+    w.inputs = {x};
+    w.outputs = {y};
+    const auto result = trace::import_tflite(write("deconv.tflite", w.finish()));
+    const auto& l = layer(result.network, "y");
+    EXPECT_DOUBLE_EQ(l.ops, 38912);
+    EXPECT_DOUBLE_EQ(l.params_count, 296);
+    EXPECT_DOUBLE_EQ(l.weight_bytes, 296 * 4);
+    EXPECT_EQ(l.op_class, model::OpClass::conv);
+    EXPECT_EQ(output_of(result.network, "y").shape, (Shape{1, 8, 16, 16}));
+    for (const auto& warning : result.warnings) EXPECT_EQ(warning.find("unknown op"), std::string::npos) << warning;
+  }
 }
 
 // ---- bad input ----

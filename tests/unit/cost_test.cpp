@@ -225,7 +225,10 @@ TEST(Plan, ModelThatDoesNotFitIsReported) {
 }
 
 TEST(Budget, DiagnosisBands) {
-  EXPECT_EQ(diagnose(0.8), Diagnosis::faster_than_bound);
+  EXPECT_EQ(diagnose(0.8), Diagnosis::below_bound);
+  // Between the bound and the estimate: measured / estimate 0.8, measured / bound 1.5.
+  EXPECT_EQ(diagnose(0.8, 1.5), Diagnosis::faster_than_estimate);
+  EXPECT_EQ(diagnose(1.5, 0.9), Diagnosis::below_bound);
   EXPECT_EQ(diagnose(1.2), Diagnosis::at_roof);
   EXPECT_EQ(diagnose(3.0), Diagnosis::uncounted_bytes);
   EXPECT_EQ(diagnose(20.0), Diagnosis::overhead);
@@ -243,5 +246,68 @@ TEST(Budget, VerdictAgainstTheSlice) {
   options.slice_s = 50e-6;
   r = make_budget(seed_device(), net, options);
   EXPECT_FALSE(r.within_slice());
-  EXPECT_DOUBLE_EQ(r.floor_s, 4202496.0 / 50e9);
+  EXPECT_DOUBLE_EQ(r.estimate_s, 4202496.0 / 50e9);
+  EXPECT_DOUBLE_EQ(r.bound_s, 4202496.0 / 50e9);  // peak roofs, no overhead: the same on the seed device
+  EXPECT_TRUE(r.impossible());
+}
+
+TEST(BoundAndEstimate, BoundIsAtPeakRoofsWithoutOverheadEstimateAtEffective) {
+  // The seed's batch-1 linear (4,202,496 B, 2,097,152 ops) on the seed device derated to 0.6 compute, 0.7
+  // bandwidth and 20 us per kernel. Bound: 4,202,496 / 50e9 = 84.05 us. Estimate: 4,202,496 / 35e9 + 20 us =
+  // 140.07 us. A measurement of 100 us beats the estimate but not the bound; 80 us beats the bound.
+  NetBuilder b;
+  int x = b.input("x", {1, 1024});
+  b.layer("linear", "fc", {x}, {{"out_features", std::int64_t{1024}}});
+  const auto net = b.done();
+  auto hw = seed_device();
+  hw.units[0].efficiency[Precision::fp32] = 0.6;
+  hw.memory[0].efficiency = 0.7;
+  hw.units[0].dispatch_overhead_s = 20e-6;
+  BudgetOptions options;
+  options.measured = {{"fc", 100e-6}};
+  auto r = make_budget(hw, net, options);
+  EXPECT_DOUBLE_EQ(r.bound_s, 4202496.0 / 50e9);
+  EXPECT_NEAR(r.estimate_s, 4202496.0 / 35e9 + 20e-6, 1e-15);
+  ASSERT_TRUE(r.kernels[0].diagnosis);
+  EXPECT_EQ(*r.kernels[0].diagnosis, Diagnosis::faster_than_estimate);
+  options.measured = {{"fc", 80e-6}};
+  r = make_budget(hw, net, options);
+  EXPECT_EQ(*r.kernels[0].diagnosis, Diagnosis::below_bound);
+  // A whole-network time, named "total", is read against both.
+  options.measured = {{"total", 150e-6}};
+  r = make_budget(hw, net, options);
+  ASSERT_TRUE(r.measured_total_s);
+  EXPECT_EQ(*r.total_diagnosis, Diagnosis::at_roof);
+  // The verdict: a 120 us slice is beaten by the estimate but not by the bound: it does not fit, yet is possible.
+  options.measured.clear();
+  options.slice_s = 120e-6;
+  r = make_budget(hw, net, options);
+  EXPECT_FALSE(r.within_slice());
+  EXPECT_FALSE(r.impossible());
+}
+
+TEST(OpClass, DepthwiseAndDenseConvolutionsRunAtTheirOwnEfficiency) {
+  // 3x3 conv 256->256 on 56x56 fp32: F = 2 * 256*56*56 * 256*9 = 3.699e9 ops; at 2 TFLOP/s x 0.8 = 2.312 ms.
+  // Its depthwise twin: F = 2 * 256*56*56 * 9 = 14.45e6 ops; at 2 TFLOP/s x 0.01 = 0.7225 ms (compute-bound at
+  // that efficiency: its 6.4 MB at 50 GB/s take 128.5 us).
+  NetBuilder b;
+  int x = b.input("x", {1, 256, 56, 56});
+  b.layer("conv2d", "conv", {x}, {{"out_channels", std::int64_t{256}}, {"kernel", std::int64_t{3}},
+                                   {"padding", std::int64_t{1}}});
+  EXPECT_EQ(b.last().op_class, OpClass::conv);
+  b.layer("conv2d", "dw", {x}, {{"depthwise", true}, {"kernel", std::int64_t{3}}, {"padding", std::int64_t{1}}});
+  EXPECT_EQ(b.last().op_class, OpClass::depthwise);
+  const auto net = b.done(FusionMode::none);
+  auto hw = seed_device();
+  hw.units[0].efficiency[Precision::fp32] = 0.5;
+  hw.units[0].efficiency_by_op[static_cast<std::size_t>(OpClass::conv)][Precision::fp32] = 0.8;
+  hw.units[0].efficiency_by_op[static_cast<std::size_t>(OpClass::depthwise)][Precision::fp32] = 0.01;
+  const double conv_ops = 2.0 * 256 * 56 * 56 * 256 * 9, dw_ops = 2.0 * 256 * 56 * 56 * 9;
+  EXPECT_NEAR(time_of(net, hw, 0).compute_s, conv_ops / (2e12 * 0.8), 1e-12);
+  EXPECT_NEAR(time_of(net, hw, 1).compute_s, dw_ops / (2e12 * 0.01), 1e-12);
+  // A class without its own figure falls back to the precision's: matmul at 0.5.
+  EXPECT_DOUBLE_EQ(hw.units[0].efficiency_for(Precision::fp32, OpClass::matmul), 0.5);
+  // The bound ignores every efficiency.
+  const auto plan = plan_network(net, hw, 0);
+  EXPECT_NEAR(compute_time_s(plan.kernels[1], hw.units[0], {}, Roofs::peak), dw_ops / 2e12, 1e-15);
 }

@@ -1,0 +1,229 @@
+// `framesim validate [SUITE]`: published measurements against framesim's predictions. Per hardware file and
+// unit, the suite's calibration rows are fitted (calibration from totals, model/calibrate.hpp); every row is
+// then predicted with the calibrated file (a device without calibration rows keeps its file's roofs). Reported
+// per row: measured, bound, estimate, error; then the geometric-mean error of the calibration set and, apart,
+// of the held-out set (never fitted on), for latency and for energy; and whether any bound exceeds its
+// measurement (it must never).
+#include <cmath>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <memory>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.hpp"
+#include "cli/totals_support.hpp"
+#include "config/hardware.hpp"
+#include "core/error.hpp"
+#include "core/units.hpp"
+#include "table.hpp"
+
+namespace framesim::cli {
+
+namespace {
+
+struct ValidateArgs {
+  std::string suite = "tests/validation/suite.csv";
+  bool json = false;
+};
+
+struct Row {
+  const trace::TotalRow* row = nullptr;
+  std::string group;
+  model::TotalSample sample;
+  double bound_s = 0, predicted_s = 0;
+  std::optional<double> predicted_J;
+  bool calibrated = false;  // its device had calibration rows
+};
+
+/// The signed bias exp(mean ln(predicted / measured)) - 1 and the spread (standard deviation of ln(predicted /
+/// measured)) over `pairs`: a model systematically off by more than its spread shows here.
+std::pair<double, double> bias_and_spread(const std::vector<std::pair<double, double>>& pairs) {
+  if (pairs.empty()) return {0.0, 0.0};
+  double sum = 0, sq = 0;
+  for (const auto& [p, m] : pairs) sum += std::log(p / m);
+  const double n = static_cast<double>(pairs.size()), mean = sum / n;
+  for (const auto& [p, m] : pairs) sq += std::pow(std::log(p / m) - mean, 2);
+  return {std::exp(mean) - 1.0, std::sqrt(sq / n)};
+}
+
+/// exp(mean |ln(predicted / measured)|) - 1 over `pairs` (0 when empty).
+double geomean_error(const std::vector<std::pair<double, double>>& pairs) {
+  if (pairs.empty()) return 0.0;
+  double sum = 0;
+  for (const auto& [p, m] : pairs) sum += std::fabs(std::log(p / m));
+  return std::exp(sum / static_cast<double>(pairs.size())) - 1.0;
+}
+
+int run_validate(const ValidateArgs& a) {
+  const trace::TotalsTable table = trace::read_totals(a.suite);
+  core::Diagnostics d;
+  for (const auto& r : table.rows) {
+    if (!r.hardware) d.add({table.display_path, r.line, 1}, "hardware", "a validation row names its hardware file");
+    if (r.unit.empty()) d.add({table.display_path, r.line, 1}, "unit", "a validation row names its unit");
+  }
+  d.throw_if_any();
+
+  std::map<std::string, model::HardwareSpec> hardware;
+  NetworkCache networks;
+  std::vector<Row> rows;
+  for (const auto& r : table.rows) {
+    const std::string hw_path = r.hardware->generic_string();
+    if (!hardware.count(hw_path)) hardware.emplace(hw_path, config::load_hardware(*r.hardware));
+    const auto& hw = hardware.at(hw_path);
+    const auto& net = networks.get(r.network.generic_string(), r.precision);
+    const std::size_t unit = option_unit(hw, {&net}, r.unit);
+    Row row;
+    row.row = &r;
+    row.group = hw_path + " / " + r.unit;
+    row.sample = total_sample(table, r, hw, unit, net);
+    row.bound_s = model::total_bound_s(hw, unit, row.sample);
+    rows.push_back(std::move(row));
+  }
+
+  // Fit each device on its calibration rows; predict every row.
+  nlohmann::json groups = nlohmann::json::array();
+  std::string fits_text;
+  std::map<std::string, std::vector<std::size_t>> by_group;
+  for (std::size_t i = 0; i < rows.size(); ++i) by_group[rows[i].group].push_back(i);
+  for (const auto& [group, members] : by_group) {
+    const auto& first = *rows[members.front()].row;
+    const auto& hw = hardware.at(first.hardware->generic_string());
+    const std::size_t unit = *hw.find_unit(first.unit);
+    std::vector<model::TotalSample> fit_samples;
+    for (std::size_t i : members)
+      if (!rows[i].row->held_out) fit_samples.push_back(rows[i].sample);
+    model::HardwareSpec calibrated = hw;
+    nlohmann::json g{{"device", group}, {"calibration_rows", fit_samples.size()}};
+    if (!fit_samples.empty()) {
+      const model::TotalsFit fit = model::fit_totals(hw, unit, fit_samples);
+      calibrated = fit.calibrated;
+      fits_text += fmt::format("\n{}: fitted on {} calibration row{}\n", group, fit_samples.size(),
+                               fit_samples.size() == 1 ? "" : "s");
+      fits_text += fitted_parameters_text(hw, fit);
+      nlohmann::json params = nlohmann::json::array();
+      for (const auto& p : fit.parameters)
+        params.push_back({{"name", model::total_parameter_name(hw, p)},
+                          {"prior", p.prior},
+                          {"fitted", p.fitted},
+                          {"pinned", p.pinned},
+                          {"at_bound", p.at_bound}});
+      g["parameters"] = params;
+      g["warnings"] = fit.warnings;
+      const auto loo = model::leave_one_network_out(hw, unit, fit_samples);
+      nlohmann::json loo_json = nlohmann::json::array();
+      for (const auto& l : loo) {
+        fits_text += fmt::format("  leave {} out: predicted within {}\n", l.network,
+                                 core::format_number(l.error * 100, 3) + "%");
+        loo_json.push_back({{"network", l.network}, {"error", l.error}});
+      }
+      g["leave_one_network_out"] = loo_json;
+    } else {
+      fits_text += fmt::format("\n{}: no calibration rows: predicted with the file's roofs\n", group);
+    }
+    groups.push_back(g);
+    for (std::size_t i : members) {
+      rows[i].calibrated = !fit_samples.empty();
+      rows[i].predicted_s = model::total_estimate_s(calibrated, unit, rows[i].sample);
+      if (rows[i].row->energy_J) rows[i].predicted_J = model::total_energy_J(calibrated, unit, rows[i].sample);
+    }
+  }
+
+  // Report.
+  std::vector<std::pair<double, double>> lat_cal, lat_held, energy_cal, energy_held;
+  std::vector<std::string> violations;
+  nlohmann::json json_rows = nlohmann::json::array();
+  using Align = analysis::Table::Align;
+  analysis::Table t({"row", "set", "measured", "bound", "predicted", "error", "energy", "predicted", "error"},
+                    {Align::left, Align::left, Align::right, Align::right, Align::right, Align::right, Align::right,
+                     Align::right, Align::right});
+  for (const auto& r : rows) {
+    const auto& tr = *r.row;
+    const double m = tr.latency_s;
+    (tr.held_out ? lat_held : lat_cal).emplace_back(r.predicted_s, m);
+    if (r.bound_s > m) violations.push_back(tr.id);
+    std::vector<std::string> cells{tr.id,
+                                   tr.held_out ? "held out" : "calibration",
+                                   core::format_seconds(m),
+                                   core::format_seconds(r.bound_s) + (r.bound_s > m ? " ABOVE" : ""),
+                                   core::format_seconds(r.predicted_s),
+                                   fmt::format("{:+.1f}%", (r.predicted_s / m - 1) * 100)};
+    nlohmann::json j{{"id", tr.id},
+                     {"set", tr.held_out ? "held_out" : "calibration"},
+                     {"device", tr.device},
+                     {"source", tr.source},
+                     {"measured_s", m},
+                     {"bound_s", r.bound_s},
+                     {"predicted_s", r.predicted_s},
+                     {"calibrated", r.calibrated}};
+    if (tr.energy_J && r.predicted_J) {
+      (tr.held_out ? energy_held : energy_cal).emplace_back(*r.predicted_J, *tr.energy_J);
+      cells.push_back(core::format_joules(*tr.energy_J));
+      cells.push_back(core::format_joules(*r.predicted_J));
+      cells.push_back(fmt::format("{:+.1f}%", (*r.predicted_J / *tr.energy_J - 1) * 100));
+      j["measured_J"] = *tr.energy_J;
+      j["predicted_J"] = *r.predicted_J;
+    } else {
+      cells.insert(cells.end(), {"-", "-", ""});
+    }
+    t.add(cells);
+    json_rows.push_back(j);
+  }
+  nlohmann::json summary{{"latency_geomean_error_calibration", geomean_error(lat_cal)},
+                         {"latency_geomean_error_held_out", geomean_error(lat_held)},
+                         {"energy_geomean_error_calibration", geomean_error(energy_cal)},
+                         {"energy_geomean_error_held_out", geomean_error(energy_held)},
+                         {"rows", rows.size()},
+                         {"held_out_rows", lat_held.size()},
+                         {"bound_above_measured", violations}};
+  auto all_latency = lat_cal;
+  all_latency.insert(all_latency.end(), lat_held.begin(), lat_held.end());
+  const auto [bias, spread] = bias_and_spread(all_latency);
+  const auto [held_bias, held_spread] = bias_and_spread(lat_held);
+  summary["latency_bias"] = bias;
+  summary["latency_spread_ln"] = spread;
+  summary["latency_bias_held_out"] = held_bias;
+  summary["latency_spread_ln_held_out"] = held_spread;
+  if (a.json) {
+    std::cout << nlohmann::json{{"suite", table.display_path}, {"rows", json_rows}, {"devices", groups},
+                                {"summary", summary}}
+                     .dump(2)
+              << "\n";
+    return 0;
+  }
+  std::cout << fmt::format("framesim validate: {} ({} rows, {} held out)\n\n", table.display_path, rows.size(),
+                           lat_held.size());
+  std::cout << t.render(2);
+  std::cout << fmt::format("\nlatency geomean error: calibration {}, HELD OUT {}\n",
+                           core::format_number(geomean_error(lat_cal) * 100, 3) + "%",
+                           core::format_number(geomean_error(lat_held) * 100, 3) + "%");
+  std::cout << fmt::format("latency bias (geomean of predicted / measured - 1): all {:+.1f}% (spread {:.2f} in ln), "
+                           "held out {:+.1f}% (spread {:.2f})\n",
+                           bias * 100, spread, held_bias * 100, held_spread);
+  if (!energy_cal.empty() || !energy_held.empty())
+    std::cout << fmt::format("energy geomean error: calibration {}, HELD OUT {}\n",
+                             core::format_number(geomean_error(energy_cal) * 100, 3) + "%",
+                             core::format_number(geomean_error(energy_held) * 100, 3) + "%");
+  std::cout << (violations.empty()
+                    ? std::string("bound <= measured on every row\n")
+                    : fmt::format("BOUND ABOVE THE MEASUREMENT (impossible: a wrong input or model): {}\n",
+                                  fmt::join(violations, ", ")));
+  std::cout << fits_text;
+  return 0;
+}
+
+}  // namespace
+
+Command add_validate_command(CLI::App& app) {
+  auto args = std::make_shared<ValidateArgs>();
+  auto* sub = app.add_subcommand("validate",
+                                 "predicted vs published measurements: calibrate on a suite's calibration rows, "
+                                 "report the error of every row and the held-out geomean");
+  sub->add_option("suite", args->suite, "validation suite CSV (default tests/validation/suite.csv)");
+  sub->add_flag("--json", args->json, "print JSON instead of the text report");
+  return {sub, [args] { return run_validate(*args); }};
+}
+
+}  // namespace framesim::cli

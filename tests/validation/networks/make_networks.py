@@ -1,0 +1,162 @@
+#!/usr/bin/env python3
+"""Writes the validation suite's networks (framesim network YAML) from their published architectures.
+
+Run from this folder: python3 make_networks.py. Each file says where its architecture comes from; the layer
+lists are generated because they are long and regular (ResNet-50, MobileNet), not because they are estimates.
+"""
+
+
+def conv(name, out, k, s=1, pad=None, dw=False, inp=None):
+    p = (k - 1) // 2 if pad is None else pad
+    ks = f"[{k[0]}, {k[1]}]" if isinstance(k, tuple) else str(k)
+    if isinstance(k, tuple):
+        p = "same"
+    src = f", input: {inp}" if inp else ""
+    kind = "depthwise: true" if dw else f"out_channels: {out}"
+    pad_txt = p if isinstance(p, str) else str(p)
+    return f"  - {{name: {name}, op: conv2d{src}, {kind}, kernel: {ks}, stride: {s}, padding: {pad_txt}}}"
+
+
+def bn_relu(name, act="relu"):
+    return [f"  - {{name: {name}_bn, op: batchnorm}}", f"  - {{name: {name}_{act}, op: {act}}}"]
+
+
+def residual_tail(n, main, prev, out, stride, downsample, down_bn):
+    """The end of a residual block: the shortcut (a 1x1 convolution when `downsample`), the add, the ReLU."""
+    L, skip = [], prev
+    if downsample:
+        L.append(conv(f"{n}_down", out, 1, stride, 0, inp=prev))
+        skip = f"{n}_down"
+        if down_bn:
+            L.append(f"  - {{name: {n}_down_bn, op: batchnorm}}")
+            skip = f"{n}_down_bn"
+    L.append(f"  - {{name: {n}_add, op: add, inputs: [{main}, {skip}]}}")
+    L.append(f"  - {{name: {n}_relu, op: relu}}")
+    return L, f"{n}_relu"
+
+
+def header(name, description, source, shape, notes):
+    lines = [f"# {l}" for l in notes]
+    lines += [f"name: {name}", f'description: "{description}"', f'source: "{source}"', "precision: fp32",
+              "fusion: auto", "inputs:", f"  x: {shape}", "layers:"]
+    return lines
+
+
+def mobilenet_v1(name, width, size, classes, source, notes):
+    ch = lambda c: max(8, int(c * width))
+    L = header(name, f"MobileNet v1 {width} at {size}x{size}, {classes} classes", source, f"[1, 3, {size}, {size}]",
+               notes)
+    L.append(conv("conv0", ch(32), 3, 2))
+    L += bn_relu("conv0", "relu6")
+    plan = [(64, 1), (128, 2), (128, 1), (256, 2), (256, 1), (512, 2)] + [(512, 1)] * 5 + [(1024, 2), (1024, 1)]
+    for i, (c, s) in enumerate(plan, 1):
+        L.append(conv(f"dw{i}", None, 3, s, dw=True))
+        L += bn_relu(f"dw{i}", "relu6")
+        L.append(conv(f"pw{i}", ch(c), 1))
+        L += bn_relu(f"pw{i}", "relu6")
+    L += ["  - {name: pool, op: global_avgpool}", "  - {name: flatten, op: flatten}",
+          f"  - {{name: fc, op: linear, out_features: {classes}, bias: true}}"]
+    return L
+
+
+def resnet50(name, size, source, notes):
+    L = header(name, f"ResNet-50 v1 at {size}x{size}, 1000 classes", source, f"[1, 3, {size}, {size}]", notes)
+    L.append(conv("conv1", 64, 7, 2, 3))
+    L += bn_relu("conv1")
+    L.append("  - {name: maxpool, op: maxpool, kernel: 3, stride: 2, padding: 1}")
+    prev, cin = "maxpool", 64
+    for stage, (blocks, width, stride) in enumerate([(3, 64, 1), (4, 128, 2), (6, 256, 2), (3, 512, 2)], 2):
+        for b in range(blocks):
+            n = f"s{stage}b{b}"
+            s = stride if b == 0 else 1
+            L.append(conv(f"{n}_c1", width, 1, 1, inp=prev))
+            L += bn_relu(f"{n}_c1")
+            L.append(conv(f"{n}_c2", width, 3, s))
+            L += bn_relu(f"{n}_c2")
+            L.append(conv(f"{n}_c3", width * 4, 1))
+            L.append(f"  - {{name: {n}_c3_bn, op: batchnorm}}")
+            tail, prev = residual_tail(n, f"{n}_c3_bn", prev, width * 4, s, b == 0, True)
+            L += tail
+    L += ["  - {name: pool, op: global_avgpool}", "  - {name: flatten, op: flatten}",
+          "  - {name: fc, op: linear, out_features: 1000, bias: true}"]
+    return L
+
+
+def resnet8(source, notes):
+    L = header("mlperf_tiny_resnet8", "MLPerf Tiny image classification: ResNet-8 on 32x32 CIFAR-10", source,
+               "[1, 3, 32, 32]", notes)
+    L.append(conv("conv0", 16, 3))
+    L += bn_relu("conv0")
+    prev = "conv0_relu"
+    for i, (c, s) in enumerate([(16, 1), (32, 2), (64, 2)], 1):
+        L.append(conv(f"b{i}_c1", c, 3, s, inp=prev))
+        L += bn_relu(f"b{i}_c1")
+        L.append(conv(f"b{i}_c2", c, 3))
+        L.append(f"  - {{name: b{i}_c2_bn, op: batchnorm}}")
+        tail, prev = residual_tail(f"b{i}", f"b{i}_c2_bn", prev, c, s, s != 1, False)
+        L += tail
+    L += ["  - {name: pool, op: avgpool, kernel: 8, stride: 8}", "  - {name: flatten, op: flatten}",
+          "  - {name: fc, op: linear, out_features: 10, bias: true}"]
+    return L
+
+
+def ds_cnn(source, notes):
+    L = header("mlperf_tiny_ds_cnn", "MLPerf Tiny keyword spotting: DS-CNN on 49x10 MFCC", source,
+               "[1, 1, 49, 10]", notes)
+    L.append("  - {name: conv0, op: conv2d, out_channels: 64, kernel: [10, 4], stride: 2, padding: same}")
+    L += bn_relu("conv0")
+    for i in range(1, 5):
+        L.append(conv(f"dw{i}", None, 3, 1, dw=True))
+        L += bn_relu(f"dw{i}")
+        L.append(conv(f"pw{i}", 64, 1))
+        L += bn_relu(f"pw{i}")
+    L += ["  - {name: pool, op: global_avgpool}", "  - {name: flatten, op: flatten}",
+          "  - {name: fc, op: linear, out_features: 12, bias: true}"]
+    return L
+
+
+def fc_autoencoder(source, notes):
+    L = header("mlperf_tiny_fc_autoencoder", "MLPerf Tiny anomaly detection: FC autoencoder, 640 inputs", source,
+               "[1, 640]", notes)
+    widths = [128, 128, 128, 128, 8, 128, 128, 128, 128]
+    for i, w in enumerate(widths):
+        L.append(f"  - {{name: fc{i}, op: linear, out_features: {w}, bias: true}}")
+        L += bn_relu(f"fc{i}")
+    L.append("  - {name: out, op: linear, out_features: 640, bias: true}")
+    return L
+
+
+MLPERF_TINY = "MLCommons tiny reference models (github.com/mlcommons/tiny, benchmark/training): "
+FILES = {
+    "mobilenet_v1_224.yaml": mobilenet_v1(
+        "mobilenet_v1_224", 1.0, 224, 1000,
+        "Howard et al., MobileNets, arXiv:1704.04861 (2017), table 1",
+        ["MobileNet v1 1.0 at 224x224 (Howard et al. 2017, table 1): 4.2 M parameters, 569 M MACs.",
+         "Written by make_networks.py."]),
+    "mobilenet_v1_025_96_vww.yaml": mobilenet_v1(
+        "mlperf_tiny_vww", 0.25, 96, 2, MLPERF_TINY + "visual wake words, MobileNet v1 0.25 at 96x96",
+        ["MLPerf Tiny visual wake words: MobileNet v1 width 0.25 at 96x96x3, 2 classes (~7.5 M MACs).",
+         "Written by make_networks.py."]),
+    "resnet50_224.yaml": resnet50("resnet50_224", 224, "He et al., Deep Residual Learning, CVPR 2016, table 1",
+                                  ["ResNet-50 v1 at 224x224 (He et al. 2016): 25.6 M parameters, 4.1 G MACs.",
+                                   "Written by make_networks.py."]),
+    "resnet50_299.yaml": resnet50("resnet50_299", 299, "He et al., Deep Residual Learning, CVPR 2016, table 1",
+                                  ["ResNet-50 v1 at 299x299 (as in Coral's benchmark table).",
+                                   "Written by make_networks.py."]),
+    "mlperf_tiny_resnet8.yaml": resnet8(MLPERF_TINY + "image classification, ResNet-8 (CIFAR-10)",
+                                        ["MLPerf Tiny image classification: ResNet-8, 32x32x3, 10 classes.",
+                                         "Written by make_networks.py."]),
+    "mlperf_tiny_ds_cnn.yaml": ds_cnn(MLPERF_TINY + "keyword spotting, DS-CNN",
+                                      ["MLPerf Tiny keyword spotting: DS-CNN (Zhang et al., Hello Edge,",
+                                       "arXiv:1711.07128), 49x10 MFCC input, 64 channels, 12 classes.",
+                                       "Written by make_networks.py."]),
+    "mlperf_tiny_fc_autoencoder.yaml": fc_autoencoder(MLPERF_TINY + "anomaly detection, FC autoencoder",
+                                                      ["MLPerf Tiny anomaly detection: dense autoencoder 640-128x4-8-",
+                                                       "128x4-640 (DCASE 2020 task 2 baseline).",
+                                                       "Written by make_networks.py."]),
+}
+
+if __name__ == "__main__":
+    for name, lines in FILES.items():
+        with open(name, "w") as f:
+            f.write("\n".join(lines) + "\n")
