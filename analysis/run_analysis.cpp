@@ -323,7 +323,8 @@ json RunAnalysis::finish(const engine::RunTotals& totals) {
               {"frames_captured", totals.frames_captured},
               {"kernels", totals.kernels},
               {"activities", totals.activities},
-              {"dispatch_sleeps", totals.dispatch_sleeps}};
+              {"dispatch_sleeps", totals.dispatch_sleeps},
+              {"fast_path", totals.fast_path}};
 
   // Frames and latency
   json drops = json::object();

@@ -5,6 +5,7 @@
 // variants alternate and the best of each counts. Peak memory is the child's own high-water mark (VmHWM).
 #include <cstdio>
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -31,9 +32,11 @@ namespace fs = std::filesystem;
 
 struct BenchArgs {
   std::string scenario = "scenarios/bench/reference.yaml";
+  std::string stochastic = "scenarios/bench/stochastic.yaml";
+  std::string memory = "scenarios/bench/memory.yaml";
   std::string duration;
-  std::string short_duration = "2 min";
-  int repeat = 3;
+  std::string memory_frames = "1000000";
+  int repeat = 1;
 };
 
 struct Measurement {
@@ -46,9 +49,10 @@ struct Measurement {
   double peak_rss_bytes = 0;
 };
 
-/// Runs `framesim _bench-child MODE SCENARIO DURATION [no-overhead]` as a fresh process and reads its one line
-/// of totals; CPU time and peak memory come from the kernel's accounting of that process.
-Measurement measure(const std::string& mode, const std::string& scenario, double duration_s, bool no_overhead) {
+/// Runs `framesim _bench-child MODE SCENARIO DURATION` as a fresh process and reads its one line of totals; CPU
+/// time and peak memory come from the kernel's accounting of that process. MODE: run (the fast path where it
+/// applies), exact (every kernel a SimGrid activity), bare (the bare SimGrid loop).
+Measurement measure(const std::string& mode, const std::string& scenario, double duration_s) {
   int fds[2];
   if (::pipe(fds) != 0) throw core::UserError("bench: cannot create a pipe");
   const std::string duration = fmt::format("{}s", duration_s);
@@ -60,7 +64,6 @@ Measurement measure(const std::string& mode, const std::string& scenario, double
     ::close(fds[0]);
     ::close(fds[1]);
     std::vector<std::string> args{"framesim", "_bench-child", mode, scenario, duration};
-    if (no_overhead) args.emplace_back("--no-overhead");
     std::vector<char*> argv;
     for (auto& arg : args) argv.push_back(arg.data());
     argv.push_back(nullptr);
@@ -85,88 +88,103 @@ Measurement measure(const std::string& mode, const std::string& scenario, double
   return m;
 }
 
-/// The best (least CPU) of `repeat` measurements.
-Measurement best(const std::vector<Measurement>& ms) {
-  return *std::min_element(ms.begin(), ms.end(), [](const auto& a, const auto& b) { return a.cpu_s < b.cpu_s; });
-}
+/// Says what is measured as it goes: each measurement's number, what it is, and when it ended (elapsed and ETA).
+class Progress {
+ public:
+  explicit Progress(int total) : total_(total), start_(std::chrono::steady_clock::now()) {}
+  /// The best (least CPU) of `repeat` runs of `mode` on `scenario`.
+  Measurement measure(const std::string& label, const std::string& mode, const std::string& scenario, double duration_s,
+                      int repeat) {
+    Measurement best_m;
+    for (int r = 0; r < repeat; ++r) {
+      ++done_;
+      std::cerr << fmt::format("  [{}/{}] {} ({} simulated)...", done_, total_, label, core::format_seconds(duration_s))
+                << std::flush;
+      const Measurement m = bench_measure(mode, scenario, duration_s);
+      const double elapsed = seconds();
+      const double eta = elapsed / done_ * (total_ - done_);
+      std::cerr << fmt::format(" {} CPU; elapsed {}, about {} left\n", core::format_seconds(m.cpu_s),
+                               core::format_seconds(elapsed), core::format_seconds(eta));
+      if (r == 0 || m.cpu_s < best_m.cpu_s) best_m = m;
+    }
+    return best_m;
+  }
 
-struct Pair {
-  Measurement full, bare;
+ private:
+  static Measurement bench_measure(const std::string& mode, const std::string& scenario, double duration_s) {
+    return ::framesim::cli::measure(mode, scenario, duration_s);
+  }
+  double seconds() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(); }
+  int total_;
+  int done_ = 0;
+  std::chrono::steady_clock::time_point start_;
 };
 
-/// framesim and the bare loop, alternating `repeat` times; the best of each.
-Pair compare(const BenchArgs& a, double duration_s, bool no_overhead) {
-  std::vector<Measurement> fulls, bares;
-  for (int i = 0; i < a.repeat; ++i) {
-    fulls.push_back(measure("run", a.scenario, duration_s, no_overhead));
-    bares.push_back(measure("bare", a.scenario, duration_s, no_overhead));
-  }
-  return {best(fulls), best(bares)};
-}
-
-void print_rows(const std::vector<std::pair<std::string, const Measurement*>>& rows) {
+std::string row(const std::string& name, const Measurement& m, bool bare) {
   auto per_s = [](double n, double seconds) { return seconds > 0 ? n / seconds : 0.0; };
-  std::cout << fmt::format("  {:<44} {:>12} {:>12} {:>10} {:>9} {:>9} {:>10}\n", "", "activities/s", "layers/s",
-                           "frames/s", "CPU", "wall", "peak RSS");
-  for (const auto& [name, m] : rows) {
-    const bool bare = m->frames == 0;
-    std::cout << fmt::format("  {:<44} {:>12} {:>12} {:>10} {:>9} {:>9} {:>10}\n", name,
-                             core::format_number(per_s(m->activities, m->cpu_s), 4),
-                             bare ? "-" : core::format_number(per_s(m->kernels, m->cpu_s), 4),
-                             bare ? "-" : core::format_number(per_s(m->frames, m->cpu_s), 4),
-                             core::format_seconds(m->cpu_s), core::format_seconds(m->wall_s),
-                             core::format_capacity(m->peak_rss_bytes));
-  }
+  return fmt::format("  {:<40} {:>10} {:>12} {:>12} {:>9} {:>9} {:>10}\n", name,
+                     bare || m.kernels == 0 ? "1" : core::format_number(m.activities / m.kernels, 3),
+                     core::format_number(per_s(m.activities, m.cpu_s), 4),
+                     bare ? "-" : core::format_number(per_s(m.kernels, m.cpu_s), 4), core::format_seconds(m.cpu_s),
+                     core::format_seconds(m.wall_s), core::format_capacity(m.peak_rss_bytes));
 }
 
 int run_bench(const BenchArgs& a) {
   const model::ScenarioSpec spec = config::load_scenario(a.scenario);
+  config::load_scenario(a.stochastic);  // checked before minutes are spent
+  const model::ScenarioSpec memory_spec = config::load_scenario(a.memory);
   const double duration = a.duration.empty()
                               ? spec.duration_s
                               : option_quantity("--duration", a.duration, static_cast<int>(core::Dimension::Seconds));
-  const double short_s = option_quantity("--short", a.short_duration, static_cast<int>(core::Dimension::Seconds));
-  if (short_s >= duration) throw core::UserError("--short: must be shorter than the benchmark's duration");
-  std::cout << fmt::format("framesim bench: {} ({}), {} simulated, best of {}\n\n", spec.name, a.scenario,
-                           core::format_seconds(duration), a.repeat);
+  long frames = 0;
+  try {
+    frames = std::stol(a.memory_frames);
+  } catch (const std::exception&) {
+  }
+  if (frames < 10) throw core::UserError("--memory-frames: a whole number of frames, at least 10");
+  const double memory_rate = memory_spec.sensors.front().rate_Hz;
+  const double memory_long_s = static_cast<double>(frames) / memory_rate;
+  std::cout << fmt::format("framesim bench: {} and its stochastic variant, {} simulated each, best of {}; memory at "
+                           "{} frames\n",
+                           spec.name, core::format_seconds(duration), a.repeat, frames);
   std::cout.flush();
-  const Pair main = compare(a, duration, false);
-  const Measurement brief = measure("run", a.scenario, short_s, false);
-  const Measurement brief_bare = measure("bare", a.scenario, short_s, false);
-  const Pair free = compare(a, duration, true);
-  print_rows({{fmt::format("framesim run ({})", core::format_seconds(main.full.simulated_s)), &main.full},
-              {"bare SimGrid loop, same workload", &main.bare},
-              {fmt::format("framesim run ({})", core::format_seconds(brief.simulated_s)), &brief},
-              {"framesim run, no dispatch overhead", &free.full},
-              {"bare SimGrid loop, no dispatch overhead", &free.bare}});
-  auto ratio = [](const Pair& p) { return core::format_number(p.bare.cpu_s / p.full.cpu_s, 3); };
+  Progress progress(5 * a.repeat + 2);
+  const Measurement fast = progress.measure("reference, framesim", "run", a.scenario, duration, a.repeat);
+  const Measurement exact = progress.measure("reference, framesim --exact", "exact", a.scenario, duration, a.repeat);
+  const Measurement bare = progress.measure("reference, bare SimGrid loop", "bare", a.scenario, duration, a.repeat);
+  const Measurement sfast = progress.measure("stochastic, framesim", "run", a.stochastic, duration, a.repeat);
+  const Measurement sbare = progress.measure("stochastic, bare SimGrid loop", "bare", a.stochastic, duration, a.repeat);
+  const Measurement mem_short = progress.measure("memory, a tenth of the frames", "run", a.memory, memory_long_s / 10, 1);
+  const Measurement mem_long = progress.measure("memory, all the frames", "run", a.memory, memory_long_s, 1);
+
+  std::cout << fmt::format("\n  {:<40} {:>10} {:>12} {:>12} {:>9} {:>9} {:>10}\n", "", "act/layer", "activities/s",
+                           "layers/s", "CPU", "wall", "peak RSS");
+  std::cout << row("reference: framesim", fast, false) << row("reference: framesim --exact", exact, false)
+            << row("reference: bare SimGrid loop", bare, true) << row("stochastic: framesim", sfast, false)
+            << row("stochastic: bare SimGrid loop", sbare, true);
+  auto ratio = [](const Measurement& b, const Measurement& f) { return core::format_number(b.cpu_s / f.cpu_s, 3); };
   std::cout << fmt::format(
-      "\n  speed: framesim / bare loop = {} in CPU time (target >= 1): {} kernels as {} activities, each paying its\n"
-      "         dispatch overhead as route latency, vs {} ptasks, each after a sleep for its overhead.\n"
-      "         With no dispatch overhead anywhere (consecutive kernels can then share one activity exactly): {}\n"
-      "         ({} kernels as {} activities).\n",
-      ratio(main), core::format_number(main.full.kernels, 7), core::format_number(main.full.activities, 7),
-      core::format_number(main.bare.activities, 7), ratio(free), core::format_number(free.full.kernels, 7),
-      core::format_number(free.full.activities, 7));
-  // A run keeps every sample for exact percentiles: per frame its latency and energy, per stage its wait,
-  // service and latency (11 doubles a frame here), and a point of the latency-over-time plot. Nothing else
-  // should grow with the run.
-  const double per_frame = (main.full.peak_rss_bytes - brief.peak_rss_bytes) / std::max(1.0, main.full.frames - brief.frames);
+      "\n  speed: framesim / bare loop = {} in CPU time on the reference (target >= 3), {} on the stochastic variant "
+      "(target >= 2).\n"
+      "         Reference: {} kernels as {} SimGrid activities ({} per layer; --exact: {}), the bare loop {} activities "
+      "(one per kernel with work, its dispatch overhead as route latency).\n",
+      ratio(bare, fast), ratio(sbare, sfast), core::format_number(fast.kernels, 7),
+      core::format_number(fast.activities, 7), core::format_number(fast.activities / std::max(1.0, fast.kernels), 3),
+      core::format_number(exact.activities / std::max(1.0, exact.kernels), 3), core::format_number(bare.activities, 7));
+  const double per_frame =
+      (mem_long.peak_rss_bytes - mem_short.peak_rss_bytes) / std::max(1.0, mem_long.frames - mem_short.frames);
   std::cout << fmt::format(
-      "  memory: peak RSS {} after {} vs {} after {} ({}x the frames): {} B per frame, the samples kept for exact\n"
-      "          percentiles; the bare loop {} vs {}.\n",
-      core::format_capacity(main.full.peak_rss_bytes), core::format_seconds(main.full.simulated_s),
-      core::format_capacity(brief.peak_rss_bytes), core::format_seconds(brief.simulated_s),
-      core::format_number(main.full.frames / std::max(1.0, brief.frames), 3), core::format_number(per_frame, 3),
-      core::format_capacity(main.bare.peak_rss_bytes), core::format_capacity(brief_bare.peak_rss_bytes));
+      "  memory: peak RSS {} at {} frames (target < 100 MB), {} at {}: {} B per frame.\n",
+      core::format_capacity(mem_long.peak_rss_bytes), core::format_number(mem_long.frames, 8),
+      core::format_capacity(mem_short.peak_rss_bytes), core::format_number(mem_short.frames, 8),
+      core::format_number(per_frame, 3));
   return 0;
 }
 
 /// The measured process: one simulation (or bare loop), totals on stdout.
-int run_child(const std::string& mode, const std::string& scenario, const std::string& duration, bool no_overhead) {
+int run_child(const std::string& mode, const std::string& scenario, const std::string& duration) {
   model::ScenarioSpec spec = config::load_scenario(scenario);
   spec.duration_s = option_quantity("duration", duration, static_cast<int>(core::Dimension::Seconds));
-  if (no_overhead)
-    for (auto& u : spec.hardware.units) u.dispatch_overhead_s = 0;
   engine::RunTotals totals;
   if (mode == "bare") {
     totals = engine::run_bare_loop(spec);
@@ -174,7 +192,9 @@ int run_child(const std::string& mode, const std::string& scenario, const std::s
     const fs::path folder = fs::temp_directory_path() / ("framesim-bench-" + std::to_string(::getpid()));
     fs::create_directories(folder);
     analysis::RunAnalysis analysis(spec, folder);
-    totals = engine::simulate(spec, analysis);
+    engine::RunOptions options;
+    options.fluid = mode == "run";
+    totals = engine::simulate(spec, analysis, options);
     analysis.finish(totals);
     fs::remove_all(folder);
   }
@@ -189,9 +209,13 @@ Command add_bench_command(CLI::App& app) {
   auto args = std::make_shared<BenchArgs>();
   auto* sub = app.add_subcommand("bench", "measure simulation speed against a bare SimGrid loop, and memory against run length");
   sub->add_option("--scenario", args->scenario, "the reference scenario (default scenarios/bench/reference.yaml)");
-  sub->add_option("--duration", args->duration, "override the simulated duration (default: the scenario's, 20 min)");
-  sub->add_option("--short", args->short_duration, "the shorter run memory is compared with (default 2 min)");
-  sub->add_option("--repeat", args->repeat, "measure each variant this many times, alternating; keep the best")
+  sub->add_option("--stochastic", args->stochastic,
+                  "its stochastic variant (default scenarios/bench/stochastic.yaml)");
+  sub->add_option("--memory", args->memory, "the many-frames scenario for memory (default scenarios/bench/memory.yaml)");
+  sub->add_option("--duration", args->duration,
+                  "simulated duration of the speed runs (default: the scenario's, 20 min; e.g. 1min for a first look)");
+  sub->add_option("--memory-frames", args->memory_frames, "frames of the long memory run (default 1000000)");
+  sub->add_option("--repeat", args->repeat, "measure each speed variant this many times; keep the best (default 1)")
       ->check(CLI::Range(1, 100));
   return {sub, [args] { return run_bench(*args); }};
 }
@@ -199,16 +223,14 @@ Command add_bench_command(CLI::App& app) {
 Command add_bench_child_command(CLI::App& app) {
   struct ChildArgs {
     std::string mode, scenario, duration;
-    bool no_overhead = false;
   };
   auto args = std::make_shared<ChildArgs>();
   auto* sub = app.add_subcommand("_bench-child", "one measurement of `framesim bench` (internal)");
   sub->group("");  // not listed in --help
-  sub->add_option("mode", args->mode)->required()->check(CLI::IsMember({"run", "bare"}));
+  sub->add_option("mode", args->mode)->required()->check(CLI::IsMember({"run", "exact", "bare"}));
   sub->add_option("scenario", args->scenario)->required();
   sub->add_option("duration", args->duration)->required();
-  sub->add_flag("--no-overhead", args->no_overhead);
-  return {sub, [args] { return run_child(args->mode, args->scenario, args->duration, args->no_overhead); }};
+  return {sub, [args] { return run_child(args->mode, args->scenario, args->duration); }};
 }
 
 }  // namespace framesim::cli

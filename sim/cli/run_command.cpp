@@ -29,6 +29,7 @@ struct RunArgs {
   bool quiet = false;
   bool json = false;
   bool no_merge = false;
+  bool exact = false;
 };
 
 /// A small progress bar on stderr, only when stderr is a terminal.
@@ -91,6 +92,7 @@ int run_scenario(const RunArgs& a) {
     engine::RunOptions options;
     options.progress = bar.callback();
     options.merge_kernels = !a.no_merge;
+    options.fluid = !a.no_merge && !a.exact;
     const engine::RunTotals totals = engine::simulate(spec, analysis, options);
     const auto summary = analysis.finish(totals);
     if (fs::exists(out)) fs::remove_all(out);
@@ -125,8 +127,12 @@ Command add_run_command(CLI::App& app) {
                   "network.detector.inputs.image.shape=[1,3,320,320] (repeatable)");
   sub->add_flag("-q,--quiet", args->quiet, "no progress bar");
   sub->add_flag("--json", args->json, "print summary.json instead of the text summary");
+  sub->add_flag("--exact", args->exact,
+                "every kernel as a SimGrid activity: no fast path (framesim's own sharing model for units nobody else "
+                "uses), which agrees with it to rounding (slower)");
   sub->add_flag("--no-merge", args->no_merge,
-                "no engine shortcuts (merged kernel runs, dispatch overhead as route latency) even where they provably change nothing (slower)");
+                "no engine shortcuts at all: --exact, and no merged kernel runs nor dispatch overhead as route latency "
+                "(slowest)");
   return {sub, [args] { return run_scenario(*args); }};
 }
 

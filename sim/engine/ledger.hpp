@@ -16,6 +16,9 @@
 namespace framesim::engine {
 
 inline const std::vector<double> kWholeKernel{0.0, 1.0};
+/// Two events less than this apart happen at one instant: SimGrid's timers may fire that much early
+/// (surf/precision) and its clock drifts by about as much from exact sums of its events.
+inline constexpr double kSameInstant_s = 1e-9;
 
 /// An activity in flight: the kernels it runs and where their energy goes. It lives on the stack of the actor
 /// that waits for it and unlinks itself from the ledger when it goes.
@@ -61,12 +64,12 @@ class Ledger {
   double temperature_C() const { return temperature_C_; }
   /// The die temperature and unit clocks in force just before `t_s`: those of the last tick before it. A tick at
   /// `t_s` itself is not seen, whether or not it has run yet (the order of actors at one instant decides nothing);
-  /// "at `t_s`" is within a nanosecond, as SimGrid's timers may fire that much early (surf/precision).
+  /// "at `t_s`" is within kSameInstant_s.
   struct State {
     double temperature_C = 0;
     std::vector<double> unit_frequency_Hz;
   };
-  const State& state_before(double t_s) const { return last_tick_s_ < t_s - 1e-9 ? now_ : before_last_tick_; }
+  const State& state_before(double t_s) const { return last_tick_s_ < t_s - kSameInstant_s ? now_ : before_last_tick_; }
   const std::vector<double>& memory_energy_J() const { return memory_energy_J_; }
   double static_energy_J() const { return static_energy_J_; }
   double throttled_s() const { return throttled_s_; }

@@ -70,7 +70,9 @@ Platform build_platform(const model::ScenarioSpec& spec, bool overhead_as_route_
   }
   for (const auto& b : spec.background) {
     auto* host = zone->create_host("bg:" + b.name, 1.0);
-    auto* port = zone->create_link("bgport:" + b.name, b.rate_Bps)->set_latency(0);
+    // A profile's port starts at its first rate (a zero rate issues nothing until the next step).
+    const double first_Bps = b.profile.empty() || b.profile.front().second <= 0 ? b.rate_Bps : b.profile.front().second;
+    auto* port = zone->create_link("bgport:" + b.name, first_Bps)->set_latency(0);
     zone->add_route(host->get_netpoint(), p.levels[b.level].host->get_netpoint(), nullptr, nullptr,
                     {sg4::LinkInRoute(port), sg4::LinkInRoute(p.levels[b.level].link)}, true);
     p.background_hosts.push_back(host);

@@ -121,6 +121,7 @@ struct RunTotals {
   std::int64_t activities = 0;           // ptasks run
   std::int64_t kernels = 0;              // kernels executed
   std::int64_t dispatch_sleeps = 0;      // dispatch overheads waited by an actor (the rest are route latency)
+  bool fast_path = false;                // jobs ran in framesim's own sharing model (fast_path.hpp)
   double wall_s = 0;
   std::vector<double> unit_busy_core_s;  // per unit: core-seconds held by jobs (running, launching, switching)
   std::vector<double> stage_busy_core_s; // per stage: core-seconds its executions held

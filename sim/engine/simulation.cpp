@@ -150,9 +150,10 @@ class Simulation {
     sg4::Engine::set_config("surf/precision:1e-12");
     platform_ = build_platform(spec_, options_.merge_kernels, spec_.stages.size() + spec_.tasks.size());
     ledger_ = std::make_unique<Ledger>(spec_, platform_);
-    if (options_.merge_kernels && FastPath::eligible(spec_)) {
+    if (options_.fluid && FastPath::eligible(spec_)) {
       fast_ = std::make_unique<FastPath>(spec_, platform_, *ledger_, sink_, totals_);
       ledger_->set_listener(fast_.get());
+      totals_.fast_path = true;
     }
     plan_work();
     start_actors();
@@ -742,7 +743,7 @@ class Simulation {
     // (it would book and record the same interval twice).
     std::unique_lock guard(*tick_mutex_);
     const double dt = t - last_tick_s_;
-    if (dt <= 0) return;
+    if (dt <= kSameInstant_s) return;  // the instant of the last tick (the run's end falling on a tick)
     if (fast_) fast_->sync(t);
     TickRecord r = ledger_->tick(t, govern);
     for (auto& u : platform_.units) {

@@ -22,6 +22,9 @@ struct RunOptions {
   /// simulation.cpp) and dispatch overhead as route latency (see build_platform). Off: a sleep for each
   /// dispatch overhead and one activity per kernel, always.
   bool merge_kernels = true;
+  /// The fast path (fast_path.hpp): where every unit serves at most one stage or task, jobs run in framesim's own
+  /// model of SimGrid's sharing, with no activity per kernel. Off (`--exact`): every kernel is an activity.
+  bool fluid = true;
 };
 
 /// The reference for `framesim bench`: the same platform and the same kernels of every stage (each its dispatch
