@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/error.hpp"
+#include "model/contention.hpp"
 #include "model/cost.hpp"
 
 namespace framesim::engine {
@@ -194,18 +196,22 @@ void Ledger::govern_step(const model::ThermalSpec& th) {
   }
 }
 
-/// Little's-law caps with loaded latency: each port link gets outstanding / (L0 / (1 - rho_others)).
+/// Each port gets the bandwidth the cost model gives its unit when the other masters used the level as they did
+/// over the last interval (model/contention.hpp): a Little's-law cap at the loaded latency, or the level's
+/// contention curve. The time resolution of contention is therefore the tick period (the governor's, else the
+/// scenario's sample_period): traffic measured over one interval sets the ports for the next.
 void Ledger::update_port_caps(const std::vector<double>& level_Bps, double dt) {
   const auto& hw = spec_.hardware;
   for (std::size_t u = 0; u < platform_.units.size(); ++u) {
     for (std::size_t lv = 0; lv < platform_.levels.size(); ++lv) {
       if (!platform_.ports[u][lv]) continue;
-      const double capacity = model::effective_level_bandwidth_Bps(hw.memory[lv], platform_.levels[lv].pstate);
+      const std::size_t point = platform_.levels[lv].pstate;
+      const double capacity = model::effective_level_bandwidth_Bps(hw.memory[lv], point);
       const double others = level_Bps[lv] - window_bytes_[u][lv] / dt;
-      const double latency = model::loaded_latency_s(hw.memory[lv].latency_s, others / capacity);
-      const double cap_Bps = *hw.units[u].outstanding_bytes / latency;
-      platform_.ports[u][lv]->set_bandwidth(cap_Bps);
-      if (listener_) listener_->port_bandwidth_changed(u, lv, cap_Bps);
+      const auto bandwidth = model::port_bandwidth_Bps(hw.memory[lv], hw.units[u], point, others / capacity);
+      FRAMESIM_ASSERT(bandwidth.has_value(), "a port exists only where the cost model gives one");
+      platform_.ports[u][lv]->set_bandwidth(*bandwidth);
+      if (listener_) listener_->port_bandwidth_changed(u, lv, *bandwidth);
     }
   }
 }

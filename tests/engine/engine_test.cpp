@@ -229,6 +229,49 @@ TEST(Engine, LoadedLatencyShrinksTheLittlesLawCap) {
   expect_relative(stage_service(r, "sa"), 1.9, 1e-9, "loaded");
 }
 
+/// Unit a on a 100 GB/s bus whose DRAM has the contention curve `curve`, beside background traffic.
+std::string contended_hardware(const std::string& curve) {
+  std::string hw = two_unit_hardware("100 GB/s");
+  const std::string level = "energy_per_byte: \"100 pJ\"}";
+  hw.replace(hw.find(level), level.size(), "energy_per_byte: \"100 pJ\", contention: {slowdown: " + curve + "}}");
+  return hw;
+}
+
+TEST(Engine, ContentionCurveSlowsAStreamingMasterBelowSaturation) {
+  // a streams 10 GB; background holds 20 GB/s of the 100 GB/s bus. Max-min alone would give a 80 GB/s
+  // (0.125 s). The curve (0, 1) -> (0.2, 2.0) doubles a's memory time from the first 0.1 s sample on:
+  // 8 GB in [0, 0.1 s) at 80 GB/s, then the port is 100 / 2 = 50 GB/s: 2 GB in 0.04 s. 0.14 s in all.
+  Scratch s;
+  s.write("hw.yaml", contended_hardware("[[0.2, 2.0]]"));
+  const auto scenario = s.write("s.yaml", one_frame_scenario(R"(
+  sa: {unit: a, inputs: [camera], work: {ops: "1 MOP", bytes: {dram: "10 GB"}}})",
+                                                             R"(background:
+  other: {memory: dram, rate: "20 GB/s"})"));
+  const auto r = run_framesim(scenario, s.dir() / "out", "--duration 0.5s");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  expect_relative(stage_service(r, "sa"), 0.1 + 2e9 / 50e9, 1e-9, "contended");
+}
+
+TEST(Engine, ContentionCurveSlowsAComputeBoundKernelOnlyOnceItsMemoryTimeBinds) {
+  // a: 1 TOP at 1 TFLOP/s (1 s) and 50 GB (0.5 s at 100 GB/s): compute-bound alone, 50 GB/s beside 30 GB/s of
+  // background (80 < 100: max-min alone slows nothing). The curve (0, 1) -> (0.3, 3.0) gives a factor 3 at
+  // rho = 0.3: the port drops to 33.3 GB/s and the memory time 0.5 x 3 = 1.5 s now binds. a runs at compute
+  // pace for the first 0.1 s (10 % done), then the other 45 GB at 100/3 GB/s: 0.1 + 1.35 = 1.45 s.
+  // With the milder curve (0.3, 1.8) the memory time 0.9 s stays under the compute time: 1.0 s, unslowed.
+  for (const auto& [curve, expected] : {std::pair<std::string, double>{"[[0.3, 3.0]]", 0.1 + 45e9 / (100e9 / 3)},
+                                        std::pair<std::string, double>{"[[0.3, 1.8]]", 1.0}}) {
+    Scratch s;
+    s.write("hw.yaml", contended_hardware(curve));
+    const auto scenario = s.write("s.yaml", one_frame_scenario(R"(
+  sa: {unit: a, inputs: [camera], work: {ops: "1 TOP", bytes: {dram: "50 GB"}}})",
+                                                               R"(background:
+  other: {memory: dram, rate: "30 GB/s"})"));
+    const auto r = run_framesim(scenario, s.dir() / "out", "--duration 0.5s");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    expect_relative(stage_service(r, "sa"), expected, 1e-9, curve);
+  }
+}
+
 TEST(Engine, PriorityIsServedAtKernelBoundaries) {
   // lo: ten 1 ms kernels from t = 0. hi (higher priority) arrives at 2.5 ms: it waits for lo's current
   // kernel to end at 3 ms, runs 1 ms, then lo resumes and ends at 11 ms.
