@@ -60,6 +60,16 @@ struct InputRef {
   std::size_t index = 0;
 };
 
+/// Work a stage places on another unit for every item it processes — format conversions and copies around an
+/// accelerator, the host-side launch a DLA or NPU engine needs — so that a pipeline on accelerators still loads
+/// the GPU or CPU. It runs as a job on that unit's scheduler (with the stage's priority) before or after the
+/// stage's own kernels, and the stage waits for it.
+struct SideWorkSpec {
+  std::size_t unit = 0;
+  WorkSpec work;
+  bool after = false;  // false: before the stage's kernels (e.g. an input reformat); true: after them
+};
+
 struct StageSpec {
   std::string name;
   std::size_t unit = 0;
@@ -72,6 +82,7 @@ struct StageSpec {
   Overflow overflow = Overflow::drop_oldest;
   int priority = 0;  // higher runs first on a shared unit
   WorkSpec work;
+  std::vector<SideWorkSpec> side_work;  // on other units, for every item
   std::optional<double> slice_s;  // the stage's share of the frame budget
   /// Measured layer times replayed instead of the roofline (network work): each matched kernel runs alone in
   /// its measured time at the nominal clock, still moving its bytes (so contention stays modelled).

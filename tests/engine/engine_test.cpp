@@ -272,6 +272,37 @@ TEST(Engine, ContentionCurveSlowsAComputeBoundKernelOnlyOnceItsMemoryTimeBinds) 
   }
 }
 
+TEST(Engine, SideWorkRunsOnTheOtherUnitsScheduler) {
+  // acc on b (4 ms) needs 1 ms on a before and 0.5 ms after each item. Its frame arrives at 2 ms while main
+  // holds a for 10 ms (non-preemptive priority: a kernel is never interrupted): the side job waits until 10 ms,
+  // runs to 11, acc runs on b to 15, the after part on a to 15.5 ms. Latency 13.5 ms, alone it would be 5.5.
+  Scratch s;
+  s.write("hw.yaml", two_unit_hardware());
+  const auto scenario = s.write("s.yaml", R"(name: side
+hardware: hw.yaml
+duration: "1 s"
+deadline: "1 s"
+sensors:
+  camera: {rate: "1 Hz"}
+  camera2: {rate: "1 Hz", phase: "2 ms"}
+stages:
+  main: {unit: a, inputs: [camera], work: {time: "10 ms"}}
+  acc:
+    unit: b
+    inputs: [camera2]
+    work: {time: "4 ms"}
+    side_work:
+      - {unit: a, work: {time: "1 ms"}}
+      - {unit: a, when: after, work: {time: "0.5 ms"}}
+)");
+  const auto r = run_framesim(scenario, s.dir() / "out");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto acc = r.stages.where("stage", "acc").at(0);
+  expect_relative(std::stod(acc.at("end_s")), 0.0155, 1e-9, "acc end");
+  expect_relative(std::stod(acc.at("start_s")), 0.010, 1e-9, "acc starts with its side work");
+  expect_relative(stage_service(r, "main"), 0.010, 1e-9, "main is not interrupted");
+}
+
 TEST(Engine, PriorityIsServedAtKernelBoundaries) {
   // lo: ten 1 ms kernels from t = 0. hi (higher priority) arrives at 2.5 ms: it waits for lo's current
   // kernel to end at 3 ms, runs 1 ms, then lo resumes and ends at 11 ms.
