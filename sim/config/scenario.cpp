@@ -101,7 +101,7 @@ class ScenarioReader {
   ScenarioSpec read() {
     spec_.source_file = root_.document().display_path();
     MapReader m(root_, {"name", "description", "hardware", "networks", "seed", "duration", "frames", "warmup",
-                        "windows", "deadline", "thermal", "speed", "sample_period", "trace", "sensors", "stages",
+                        "windows", "deadline", "thermal", "speed", "sample_period", "contention_period", "trace", "sensors", "stages",
                         "tasks", "background", "schedulers", "chains"});
     if (!m.ok()) return std::move(spec_);
     spec_.name = m.text("name", true).value_or("");
@@ -133,6 +133,8 @@ class ScenarioReader {
     if (auto t = m.get("thermal")) read_thermal_overrides(*t);
     if (m.has("speed")) spec_.speed_mps = m.quantity("speed", Dimension::MetresPerSecond, Range::non_negative);
     spec_.sample_period_s = m.quantity("sample_period", Dimension::Seconds, Range::positive).value_or(0.1);
+    if (m.has("contention_period"))
+      spec_.contention_period_s = m.quantity("contention_period", Dimension::Seconds, Range::positive);
     if (auto t = m.get("trace")) {
       MapReader tr(*t, {"kernels"});
       spec_.kernel_trace_s = tr.quantity("kernels", Dimension::Seconds, Range::non_negative).value_or(1.0);

@@ -287,6 +287,10 @@ class Simulation {
       })->daemonize();
     spawn("ticker", anywhere, [this] { tick_loop(); })->daemonize();
     if (fast_) spawn("fluid", anywhere, [this] { fast_->drive(); })->daemonize();
+    if (const double period = contention_period(); period > 0) {
+      ledger_->sample_contention_separately();
+      spawn("contention", anywhere, [this, period] { contention_loop(period); })->daemonize();
+    }
     spawn("controller", anywhere, [this] { controller(); });
     if (options_.progress) {
       spawn("progress", anywhere, [this] {
@@ -775,6 +779,25 @@ class Simulation {
   // ---------------------------------------------------------------- ticks and the end of the run
   double tick_period() const {
     return spec_.hardware.thermal ? spec_.hardware.thermal->governor_period_s : spec_.sample_period_s;
+  }
+
+  /// How often the ports are reloaded from the traffic of the other masters, when that is finer than the tick
+  /// (0: at every tick): the scenario's contention_period, else 10 ms on hardware with a contention curve.
+  double contention_period() const {
+    const bool curves = std::any_of(spec_.hardware.memory.begin(), spec_.hardware.memory.end(),
+                                    [](const auto& l) { return l.contention.has_value(); });
+    const double period = spec_.contention_period_s.value_or(curves ? model::kDefaultContentionPeriod_s : 0.0);
+    return period > 0 && period < tick_period() ? period : 0.0;
+  }
+
+  void contention_loop(double period) {
+    for (std::int64_t i = 1; !stopping_; ++i) {
+      sg4::this_actor::sleep_until(static_cast<double>(i) * period);
+      if (stopping_) return;
+      std::unique_lock guard(*tick_mutex_);
+      if (fast_) fast_->sync(now());
+      ledger_->sample_contention(now());
+    }
   }
 
   void tick_loop() {

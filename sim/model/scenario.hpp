@@ -70,6 +70,9 @@ struct SideWorkSpec {
   bool after = false;  // false: before the stage's kernels (e.g. an input reformat); true: after them
 };
 
+/// The contention sampling period when a hardware file has contention curves and the scenario gives none.
+inline constexpr double kDefaultContentionPeriod_s = 0.01;
+
 struct StageSpec {
   std::string name;
   std::size_t unit = 0;
@@ -151,6 +154,10 @@ struct ScenarioSpec {
   std::optional<double> initial_temperature_C;  // default: ambient (a cold start)
   std::optional<double> speed_mps;          // for staleness in distance
   double sample_period_s = 0.1;  // timeseries and thermal step when the hardware has no governor
+  /// How often the engine reloads each unit's memory ports from the others' traffic (contention below
+  /// saturation, model/contention.hpp). Unset: kDefaultContentionPeriod_s when a level has a contention curve,
+  /// else at every tick. Never coarser than the tick.
+  std::optional<double> contention_period_s;
   double kernel_trace_s = 1.0;   // per-kernel slices in trace.json for the first this many seconds
   std::vector<std::string> notes;  // what loading did that a reader should know (e.g. ops an import could not map)
 

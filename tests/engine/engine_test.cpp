@@ -246,10 +246,25 @@ TEST(Engine, ContentionCurveSlowsAStreamingMasterBelowSaturation) {
   const auto scenario = s.write("s.yaml", one_frame_scenario(R"(
   sa: {unit: a, inputs: [camera], work: {ops: "1 MOP", bytes: {dram: "10 GB"}}})",
                                                              R"(background:
-  other: {memory: dram, rate: "20 GB/s"})"));
+  other: {memory: dram, rate: "20 GB/s"}
+contention_period: "100 ms")"));
   const auto r = run_framesim(scenario, s.dir() / "out", "--duration 0.5s");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   expect_relative(stage_service(r, "sa"), 0.1 + 2e9 / 50e9, 1e-9, "contended");
+}
+
+TEST(Engine, ContentionIsSampledAtItsOwnPeriod) {
+  // As above, with the default 10 ms contention period (finer than the 100 ms tick): 0.8 GB in the first
+  // 10 ms at 80 GB/s, then 9.2 GB at 50 GB/s (0.184 s): 0.194 s.
+  Scratch s;
+  s.write("hw.yaml", contended_hardware("[[0.2, 2.0]]"));
+  const auto scenario = s.write("s.yaml", one_frame_scenario(R"(
+  sa: {unit: a, inputs: [camera], work: {ops: "1 MOP", bytes: {dram: "10 GB"}}})",
+                                                             R"(background:
+  other: {memory: dram, rate: "20 GB/s"})"));
+  const auto r = run_framesim(scenario, s.dir() / "out", "--duration 0.5s");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  expect_relative(stage_service(r, "sa"), 0.01 + 9.2e9 / 50e9, 1e-9, "sampled every 10 ms");
 }
 
 TEST(Engine, ContentionCurveSlowsAComputeBoundKernelOnlyOnceItsMemoryTimeBinds) {
@@ -265,7 +280,8 @@ TEST(Engine, ContentionCurveSlowsAComputeBoundKernelOnlyOnceItsMemoryTimeBinds) 
     const auto scenario = s.write("s.yaml", one_frame_scenario(R"(
   sa: {unit: a, inputs: [camera], work: {ops: "1 TOP", bytes: {dram: "50 GB"}}})",
                                                                R"(background:
-  other: {memory: dram, rate: "30 GB/s"})"));
+  other: {memory: dram, rate: "30 GB/s"}
+contention_period: "100 ms")"));
     const auto r = run_framesim(scenario, s.dir() / "out", "--duration 0.5s");
     ASSERT_EQ(r.exit_code, 0) << r.output;
     expect_relative(stage_service(r, "sa"), expected, 1e-9, curve);
