@@ -122,11 +122,58 @@ void read_efficiency(const Node& node, ComputeUnitSpec& unit) {
   }
 }
 
+/// `contention: {slowdown: [[utilisation, factor], ...], source}`: a curve that starts at (0, 1), with the
+/// others' utilisation increasing in [0, 1] and the factor never below 1 and never falling.
+model::ContentionCurve read_contention(const Node& node, const std::string& level_name,
+                                       std::map<std::string, std::string>& sources) {
+  model::ContentionCurve curve;
+  MapReader m(node, {"slowdown", "source"});
+  read_source(m, "memory." + level_name + ".contention", sources);
+  auto points = m.required("slowdown");
+  if (!points) return curve;
+  double last_utilisation = 0;
+  double last_factor = 1;
+  for (const Node& item : points->items()) {
+    const auto pair = item.items();
+    if (!item.is_sequence() || pair.size() != 2) {
+      if (item.is_sequence()) item.error("expected a point [utilisation, factor], like [0.5, 1.3]");
+      continue;
+    }
+    const auto utilisation = pair[0].number(Range::fraction);
+    const auto factor = pair[1].number(Range::positive);
+    if (!utilisation || !factor) continue;
+    if (*factor < 1) {
+      pair[1].error(fmt::format("a slowdown factor is at least 1 (load never makes memory faster), got {}",
+                                core::format_number(*factor)));
+      continue;
+    }
+    if (*utilisation == 0 && *factor != 1) {
+      pair[1].error("at utilisation 0 the factor must be 1 (a master alone is not slowed)");
+      continue;
+    }
+    if (!curve.points.empty() && *utilisation <= last_utilisation) {
+      pair[0].error(fmt::format("utilisations must increase along the curve: {} after {}",
+                                core::format_number(*utilisation), core::format_number(last_utilisation)));
+      continue;
+    }
+    if (*factor < last_factor) {
+      pair[1].error(fmt::format("the slowdown curve must not fall: {} after {} (it must be monotonic)",
+                                core::format_number(*factor), core::format_number(last_factor)));
+      continue;
+    }
+    last_utilisation = *utilisation;
+    last_factor = *factor;
+    curve.points.emplace_back(*utilisation, *factor);
+  }
+  if (points->is_sequence() && points->yaml().size() == 0) points->error("needs at least one point");
+  return curve;
+}
+
 MemoryLevelSpec read_level(const std::string& name, const Node& node, std::map<std::string, std::string>& sources) {
   MemoryLevelSpec level;
   level.name = name;
   MapReader m(node, {"kind", "capacity", "bandwidth", "efficiency", "latency", "energy_per_byte", "line",
-                     "operating_points", "source"});
+                     "operating_points", "contention", "source"});
   if (auto k = m.choice("kind", kMemoryKinds, true)) level.kind = memory_kind(*k);
   level.capacity_bytes = m.quantity("capacity", Dimension::Bytes, Range::positive, true).value_or(1);
   level.bandwidth_Bps = m.quantity("bandwidth", Dimension::BytesPerSecond, Range::positive, true).value_or(1);
@@ -135,6 +182,7 @@ MemoryLevelSpec read_level(const std::string& name, const Node& node, std::map<s
   level.energy_per_byte_J = m.quantity("energy_per_byte", Dimension::JoulesPerByte, Range::non_negative).value_or(0.0);
   level.line_bytes = m.quantity("line", Dimension::Bytes, Range::positive).value_or(64.0);
   read_source(m, "memory." + name, sources);
+  if (auto c = m.get("contention")) level.contention = read_contention(*c, name, sources);
   if (auto ops = m.get("operating_points")) {
     level.operating_points = read_points<model::MemoryOperatingPoint>(*ops, [](const Node& item) {
       model::MemoryOperatingPoint p;
@@ -151,8 +199,9 @@ ComputeUnitSpec read_unit(const std::string& name, const Node& node, const Hardw
                           std::map<std::string, std::string>& sources) {
   ComputeUnitSpec unit;
   unit.name = name;
-  MapReader m(node, {"kind", "cores", "peak", "efficiency", "dispatch_overhead", "outstanding", "memory",
-                     "operating_points", "static_power", "energy_per_op", "busy_power", "scheduler", "source"});
+  MapReader m(node, {"kind", "cores", "peak", "efficiency", "dispatch_overhead", "outstanding",
+                     "contention_sensitivity", "memory", "operating_points", "static_power", "energy_per_op",
+                     "busy_power", "scheduler", "source"});
   if (auto k = m.choice("kind", kUnitKinds, true)) unit.kind = unit_kind(*k);
   unit.cores = static_cast<int>(m.integer("cores", 1, 64).value_or(1));
   if (auto sched = m.get("scheduler")) unit.scheduler = read_scheduler(*sched);
@@ -164,6 +213,7 @@ ComputeUnitSpec read_unit(const std::string& name, const Node& node, const Hardw
   if (auto eff = m.get("efficiency")) read_efficiency(*eff, unit);
   unit.dispatch_overhead_s = m.quantity("dispatch_overhead", Dimension::Seconds, Range::non_negative).value_or(0.0);
   if (m.has("outstanding")) unit.outstanding_bytes = m.quantity("outstanding", Dimension::Bytes, Range::positive);
+  unit.contention_sensitivity = m.number("contention_sensitivity", Range::non_negative).value_or(1.0);
   if (auto mem = m.required("memory")) {
     std::set<std::string> seen;
     std::vector<std::string> level_names;

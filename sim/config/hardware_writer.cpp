@@ -139,6 +139,13 @@ void write_level(Writer& w, const model::MemoryLevelSpec& level) {
     for (const auto& p : level.operating_points)
       w.raw(fmt::format("      - {{name: {}, frequency: {}}}", quoted(p.name), q(p.frequency_Hz, Dimension::Hertz)));
   }
+  if (level.contention) {
+    w.line(4, "contention", "", path + ".contention");
+    w.line(6, "slowdown", "", path + ".contention.slowdown");
+    for (const auto& [utilisation, factor] : level.contention->points)
+      w.raw(fmt::format("        - [{}, {}]", exact_number(utilisation), exact_number(factor)));
+    w.source(6, path + ".contention");
+  }
   w.source(4, path);
 }
 
@@ -201,6 +208,8 @@ void write_unit(Writer& w, const model::HardwareSpec& hw, const model::ComputeUn
   w.line(4, "dispatch_overhead", q(unit.dispatch_overhead_s, Dimension::Seconds), path + ".dispatch_overhead");
   if (unit.outstanding_bytes)
     w.line(4, "outstanding", q(*unit.outstanding_bytes, Dimension::Bytes), path + ".outstanding");
+  if (unit.contention_sensitivity != 1.0)
+    w.line(4, "contention_sensitivity", exact_number(unit.contention_sensitivity), path + ".contention_sensitivity");
   std::string levels;
   for (std::size_t lv : unit.memory_path) levels += (levels.empty() ? "" : ", ") + name_scalar(hw.memory[lv].name);
   w.line(4, "memory", "[" + levels + "]", path + ".memory");

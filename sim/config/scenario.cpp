@@ -101,7 +101,7 @@ class ScenarioReader {
   ScenarioSpec read() {
     spec_.source_file = root_.document().display_path();
     MapReader m(root_, {"name", "description", "hardware", "networks", "seed", "duration", "frames", "warmup",
-                        "windows", "deadline", "thermal", "speed", "sample_period", "trace", "sensors", "stages",
+                        "windows", "deadline", "thermal", "speed", "sample_period", "contention_period", "trace", "sensors", "stages",
                         "tasks", "background", "schedulers", "chains"});
     if (!m.ok()) return std::move(spec_);
     spec_.name = m.text("name", true).value_or("");
@@ -133,6 +133,8 @@ class ScenarioReader {
     if (auto t = m.get("thermal")) read_thermal_overrides(*t);
     if (m.has("speed")) spec_.speed_mps = m.quantity("speed", Dimension::MetresPerSecond, Range::non_negative);
     spec_.sample_period_s = m.quantity("sample_period", Dimension::Seconds, Range::positive).value_or(0.1);
+    if (m.has("contention_period"))
+      spec_.contention_period_s = m.quantity("contention_period", Dimension::Seconds, Range::positive);
     if (auto t = m.get("trace")) {
       MapReader tr(*t, {"kernels"});
       spec_.kernel_trace_s = tr.quantity("kernels", Dimension::Seconds, Range::non_negative).value_or(1.0);
@@ -525,6 +527,32 @@ class ScenarioReader {
     }
   }
 
+  /// `side_work`: one mapping `{unit, work | network, when: before | after}` or a list of them, each on a unit
+  /// other than the stage's own (`stage_unit`).
+  std::vector<model::SideWorkSpec> read_side_work(const Node& node, std::optional<std::size_t> stage_unit) {
+    std::vector<model::SideWorkSpec> out;
+    auto read_one = [&](const Node& item) {
+      MapReader m(item, {"unit", "when", "network", "work", "variability"});
+      if (!m.ok()) return;
+      model::SideWorkSpec side;
+      auto unit = read_unit(m, true);
+      if (unit && stage_unit && *unit == *stage_unit)
+        m.get("unit")->error("side work goes to another unit than the stage's own (put it in the stage's work)");
+      side.unit = unit.value_or(0);
+      if (auto when = m.choice("when", {"before", "after"})) side.after = *when == "after";
+      side.work = read_work(m, unit);
+      if (side.work.kind == model::WorkSpec::Kind::none && !m.has("work") && !m.has("network"))
+        item.error("side work needs work or network");
+      out.push_back(side);
+    };
+    if (node.is_sequence()) {
+      for (const Node& item : node.items()) read_one(item);
+    } else {
+      read_one(node);
+    }
+    return out;
+  }
+
   void read_stages(const Node& node) {
     struct Pending {
       model::StageSpec spec;
@@ -538,7 +566,7 @@ class ScenarioReader {
         continue;
       }
       MapReader m(value, {"unit", "cores", "inputs", "policy", "queue", "priority", "network", "work", "variability",
-                          "slice", "measured"});
+                          "slice", "measured", "side_work"});
       Pending p{{}, value, {}};
       auto& s = p.spec;
       s.name = name;
@@ -564,6 +592,7 @@ class ScenarioReader {
       s.priority = static_cast<int>(m.integer("priority", -1000, 1000).value_or(0));
       s.work = read_work(m, unit);
       if (m.has("slice")) s.slice_s = m.quantity("slice", Dimension::Seconds, Range::positive);
+      if (auto side = m.get("side_work")) s.side_work = read_side_work(*side, unit);
       if (auto meas = m.get("measured")) {
         if (s.work.kind != model::WorkSpec::Kind::network) {
           meas->error("measured layer times replay a network: the stage needs network");

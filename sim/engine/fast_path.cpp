@@ -41,8 +41,10 @@ FastPath::FastPath(const model::ScenarioSpec& spec, Platform& platform, Ledger& 
 
 bool FastPath::eligible(const model::ScenarioSpec& spec) {
   std::vector<int> sources(spec.hardware.units.size(), 0);
-  for (const auto& s : spec.stages)
+  for (const auto& s : spec.stages) {
     if (s.work.kind != model::WorkSpec::Kind::none) ++sources[s.unit];
+    for (const auto& side : s.side_work) ++sources[side.unit];  // side work is a job of its own on that unit
+  }
   for (const auto& t : spec.tasks)
     if (t.unit && t.work.kind != model::WorkSpec::Kind::none) ++sources[*t.unit];
   return std::all_of(sources.begin(), sources.end(), [](int n) { return n <= 1; });

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/error.hpp"
+#include "model/contention.hpp"
 #include "model/cost.hpp"
 
 namespace framesim::engine {
@@ -11,6 +13,7 @@ Ledger::Ledger(const model::ScenarioSpec& spec, Platform& platform)
     : spec_(spec),
       platform_(platform),
       window_bytes_(platform.masters(), std::vector<double>(platform.levels.size(), 0.0)),
+      sample_bytes_(window_bytes_),
       memory_energy_J_(platform.levels.size(), 0.0),
       level_bytes_(platform.levels.size(), 0.0),
       temperature_C_(spec.initial_temperature_C.value_or(spec.hardware.thermal ? ambient_C(0) : 25.0)) {
@@ -39,6 +42,7 @@ void Ledger::track(Running& r) {
 void Ledger::book_bytes(std::size_t master, std::size_t level, double bytes, double* bucket) {
   if (bytes <= 0) return;
   window_bytes_[master][level] += bytes;
+  sample_bytes_[master][level] += bytes;
   const double e = bytes * platform_.levels[level].spec->energy_per_byte_J;
   memory_energy_J_[level] += e;
   level_bytes_[level] += bytes;
@@ -79,6 +83,7 @@ void Ledger::book(Running& r, double exec_progress) {
       const double b = k.bytes[lv] * r.byte_scale * fraction;
       if (b <= 0) continue;
       window_bytes_[r.master][lv] += b;
+      sample_bytes_[r.master][lv] += b;
       const double e = b * platform_.levels[lv].spec->energy_per_byte_J;
       memory_energy_J_[lv] += e;
       level_bytes_[lv] += b;
@@ -90,10 +95,8 @@ void Ledger::book(Running& r, double exec_progress) {
   *r.bucket += energy;
 }
 
-/// Integrates energy since the last tick, steps the RC model, lets the governor act, records a sample.
-TickRecord Ledger::tick(double now, bool govern) {
-  const double dt = now - last_tick_s_;
-  if (dt <= 0) return {};
+/// Books every running activity up to its progress now.
+void Ledger::book_running() {
   // Asking an activity for its remaining work is a simcall: while this actor waits for the answer, the
   // actor owning the activity may run, finish it and drop it (and erase its entry). So: hold a reference to
   // every activity, ask, then book only the entries still running (entries are in increasing id order).
@@ -116,6 +119,22 @@ TickRecord Ledger::tick(double now, bool govern) {
     while (probe != probes.end() && probe->id < r.id) ++probe;
     if (probe != probes.end() && probe->id == r.id) book(r, 1.0 - probe->remaining);
   }
+}
+
+void Ledger::sample_contention(double now_s) {
+  const double dt = now_s - last_sample_s_;
+  if (dt <= 0) return;
+  book_running();
+  update_port_caps(sample_bytes_, dt);
+  for (auto& master : sample_bytes_) std::fill(master.begin(), master.end(), 0.0);
+  last_sample_s_ = now_s;
+}
+
+/// Integrates energy since the last tick, steps the RC model, lets the governor act, records a sample.
+TickRecord Ledger::tick(double now, bool govern) {
+  const double dt = now - last_tick_s_;
+  if (dt <= 0) return {};
+  book_running();
   double static_J = 0;
   bool throttled = false;
   for (auto& u : platform_.units) {
@@ -153,7 +172,10 @@ TickRecord Ledger::tick(double now, bool govern) {
   for (std::size_t lv = 0; lv < platform_.levels.size(); ++lv)
     r.level_utilisation.push_back(r.level_bandwidth_Bps[lv] / level_capacity_Bps[lv]);
   r.throttled = throttled;
-  update_port_caps(r.level_bandwidth_Bps, dt);
+  if (!separate_sampling_) {
+    update_port_caps(window_bytes_, dt);
+    for (auto& master : sample_bytes_) std::fill(master.begin(), master.end(), 0.0);
+  }
   window_dynamic_J_ = 0;
   for (auto& master : window_bytes_) std::fill(master.begin(), master.end(), 0.0);
   last_tick_s_ = now;
@@ -194,18 +216,25 @@ void Ledger::govern_step(const model::ThermalSpec& th) {
   }
 }
 
-/// Little's-law caps with loaded latency: each port link gets outstanding / (L0 / (1 - rho_others)).
-void Ledger::update_port_caps(const std::vector<double>& level_Bps, double dt) {
+/// Each port gets the bandwidth the cost model gives its unit when the other masters used the level as they did
+/// over the last interval (model/contention.hpp): a Little's-law cap at the loaded latency, or the level's
+/// contention curve. Traffic measured over one interval sets the ports for the next: the time resolution of
+/// contention is that interval — the scenario's contention_period when it samples separately, else the tick.
+void Ledger::update_port_caps(const std::vector<std::vector<double>>& window_bytes, double dt) {
   const auto& hw = spec_.hardware;
+  std::vector<double> level_Bps(platform_.levels.size(), 0.0);
+  for (const auto& master : window_bytes)
+    for (std::size_t lv = 0; lv < level_Bps.size(); ++lv) level_Bps[lv] += master[lv] / dt;
   for (std::size_t u = 0; u < platform_.units.size(); ++u) {
     for (std::size_t lv = 0; lv < platform_.levels.size(); ++lv) {
       if (!platform_.ports[u][lv]) continue;
-      const double capacity = model::effective_level_bandwidth_Bps(hw.memory[lv], platform_.levels[lv].pstate);
-      const double others = level_Bps[lv] - window_bytes_[u][lv] / dt;
-      const double latency = model::loaded_latency_s(hw.memory[lv].latency_s, others / capacity);
-      const double cap_Bps = *hw.units[u].outstanding_bytes / latency;
-      platform_.ports[u][lv]->set_bandwidth(cap_Bps);
-      if (listener_) listener_->port_bandwidth_changed(u, lv, cap_Bps);
+      const std::size_t point = platform_.levels[lv].pstate;
+      const double capacity = model::effective_level_bandwidth_Bps(hw.memory[lv], point);
+      const double others = level_Bps[lv] - window_bytes[u][lv] / dt;
+      const auto bandwidth = model::port_bandwidth_Bps(hw.memory[lv], hw.units[u], point, others / capacity);
+      FRAMESIM_ASSERT(bandwidth.has_value(), "a port exists only where the cost model gives one");
+      platform_.ports[u][lv]->set_bandwidth(*bandwidth);
+      if (listener_) listener_->port_bandwidth_changed(u, lv, *bandwidth);
     }
   }
 }

@@ -57,6 +57,11 @@ class Ledger {
   /// each memory level). Fields that belong to the scheduler and the queues are left for the caller. It asks
   /// activities for their progress, which yields to other actors: callers must not tick twice at once.
   TickRecord tick(double now_s, bool govern);
+  /// Books every running activity up to now, then reloads the ports from the traffic since the last sample
+  /// (the contention period, see update_port_caps). Yields like tick(): callers must not run both at once.
+  void sample_contention(double now_s);
+  /// Ports are reloaded by sample_contention (a separate, finer period) instead of at every tick.
+  void sample_contention_separately() { separate_sampling_ = true; }
 
   /// Who else must hear of the governor's and the ports' changes (may be null).
   void set_listener(PlatformListener* listener) { listener_ = listener; }
@@ -79,7 +84,8 @@ class Ledger {
  private:
   double ambient_C(double time_s) const;
   void govern_step(const model::ThermalSpec& th);
-  void update_port_caps(const std::vector<double>& level_Bps, double dt);
+  void book_running();
+  void update_port_caps(const std::vector<std::vector<double>>& window_bytes, double dt);
 
   const model::ScenarioSpec& spec_;
   Platform& platform_;
@@ -87,6 +93,9 @@ class Ledger {
   std::uint64_t next_id_ = 0;
   double window_dynamic_J_ = 0;
   std::vector<std::vector<double>> window_bytes_;  // per master, per level, since the last tick
+  std::vector<std::vector<double>> sample_bytes_;  // per master, per level, since the last contention sample
+  double last_sample_s_ = 0;
+  bool separate_sampling_ = false;
   std::vector<double> memory_energy_J_;
   std::vector<double> level_bytes_;
   double static_energy_J_ = 0;

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "model/contention.hpp"
 #include "model/cost.hpp"
 
 namespace framesim::engine {
@@ -55,7 +56,9 @@ Platform build_platform(const model::ScenarioSpec& spec, bool overhead_as_route_
     sg4::Link* dispatch = nullptr;
     for (std::size_t lv : unit.memory_path) {
       std::vector<sg4::LinkInRoute> route;
-      if (auto cap = model::littles_cap_Bps(unit, hw.memory[lv].latency_s)) {
+      // A private port when the unit has a Little's-law cap on the level or the level a contention curve: the
+      // ledger reloads it every tick (model/contention.hpp). Alone it carries the unit's effective bandwidth.
+      if (auto cap = model::port_bandwidth_Bps(hw.memory[lv], unit, 0, 0.0)) {
         p.ports[u][lv] = zone->create_link(fmt::format("port:{}:{}", unit.name, hw.memory[lv].name), *cap)
                              ->set_latency(latency);
         route.emplace_back(p.ports[u][lv]);

@@ -90,6 +90,15 @@ struct JobSlot : Job {
   bool stopped = false;     // `exec` was cancelled by a preemption
 };
 
+/// One entry of a stage's side work (model::SideWorkSpec): its kernels on the other unit and the job it runs as.
+struct SideJob {
+  const model::SideWorkSpec* spec = nullptr;
+  UnitState* unit = nullptr;
+  std::vector<KernelPlan> kernels;
+  std::mt19937_64 rng;
+  JobSlot slot;
+};
+
 struct Stage {
   const model::StageSpec* spec = nullptr;
   std::size_t index = 0;
@@ -99,6 +108,7 @@ struct Stage {
   std::vector<std::optional<Item>> last_side;  // `latest`: the side input last used
   std::vector<std::pair<std::size_t, std::size_t>> outputs;  // (consumer stage, its input edge)
   std::vector<KernelPlan> kernels;
+  std::vector<SideJob> side;  // its side work on other units
   sg4::ConditionVariablePtr cv;
   sg4::MutexPtr mutex;
   std::mt19937_64 rng;
@@ -180,12 +190,14 @@ class Simulation {
       st.kernels = plan_kernels(spec_, platform_, ss.work, ss.unit, st.cores, &ss, totals_);
       const bool exclusive =
           std::count_if(spec_.stages.begin(), spec_.stages.end(), [&](const auto& o) { return o.unit == ss.unit; }) == 1 &&
-          std::none_of(spec_.tasks.begin(), spec_.tasks.end(), [&](const auto& t) { return t.unit == ss.unit; });
+          std::none_of(spec_.tasks.begin(), spec_.tasks.end(), [&](const auto& t) { return t.unit == ss.unit; }) &&
+          !receives_side_work(ss.unit);
       if (exclusive && options_.merge_kernels && !fast_) mark_runs(st.kernels, spec_, platform_, ss.unit, st.cores);
       st.cv = sg4::ConditionVariable::create();
       st.mutex = sg4::Mutex::create();
       st.rng.seed(spec_.seed * 1000003ULL + 17 * s + 1);
       static_cast<Job&>(st.slot) = job_for(s, ss.priority, st.cores, ss.pinned);
+      plan_side_work(st);
     }
     for (std::size_t s = 0; s < spec_.stages.size(); ++s) {
       const auto& ss = spec_.stages[s];
@@ -214,6 +226,28 @@ class Simulation {
     drained_cv_ = sg4::ConditionVariable::create();
     drained_mutex_ = sg4::Mutex::create();
     tick_mutex_ = sg4::Mutex::create();
+  }
+
+  /// True when some stage places side work on unit `unit`.
+  bool receives_side_work(std::size_t unit) const {
+    return std::any_of(spec_.stages.begin(), spec_.stages.end(), [&](const model::StageSpec& o) {
+      return std::any_of(o.side_work.begin(), o.side_work.end(), [&](const auto& w) { return w.unit == unit; });
+    });
+  }
+
+  /// Plans a stage's side work: each entry's kernels on its unit (all of its cores), a job owned by the stage.
+  void plan_side_work(Stage& st) {
+    const auto& ss = *st.spec;
+    st.side.resize(ss.side_work.size());
+    for (std::size_t i = 0; i < ss.side_work.size(); ++i) {
+      SideJob& side = st.side[i];
+      side.spec = &ss.side_work[i];
+      side.unit = &platform_.units[side.spec->unit];
+      const int cores = side.unit->spec->cores;
+      side.kernels = plan_kernels(spec_, platform_, side.spec->work, side.spec->unit, cores, nullptr, totals_);
+      side.rng.seed(spec_.seed * 104729ULL + 13 * st.index + 7 * i + 3);
+      static_cast<Job&>(side.slot) = job_for(st.index, ss.priority, cores, {});
+    }
   }
 
   static Job job_for(std::size_t owner, int priority, int cores, const std::vector<int>& pinned) {
@@ -254,6 +288,10 @@ class Simulation {
       })->daemonize();
     spawn("ticker", anywhere, [this] { tick_loop(); })->daemonize();
     if (fast_) spawn("fluid", anywhere, [this] { fast_->drive(); })->daemonize();
+    if (const double period = contention_period(); period > 0) {
+      ledger_->sample_contention_separately();
+      spawn("contention", anywhere, [this, period] { contention_loop(period); })->daemonize();
+    }
     spawn("controller", anywhere, [this] { controller(); });
     if (options_.progress) {
       spawn("progress", anywhere, [this] {
@@ -429,9 +467,12 @@ class Simulation {
       }
       const double scale = std::max(0.0, st.spec->work.scale.sample(st.rng));
       const double energy_before = frames_.at(item.frame).energy_J;
-      const JobTimes times =
+      const double side_before_s = run_side_work(st, false, item.frame);
+      JobTimes times =
           run_job(*st.unit, st.slot, st.kernels, work_amount(st.spec->work, st.rng) * scale, scale,
                   static_cast<int>(st.index), -1, item.frame, &frames_.at(item.frame).energy_J);
+      if (side_before_s >= 0) times.start_s = side_before_s;
+      run_side_work(st, true, item.frame);
       const double end = now();
       Frame& done = frames_.at(item.frame);
       sink_.on_stage({item.frame, st.index, item.capture_s, item.enqueue_s, times.start_s, end, times.blocked_s,
@@ -452,6 +493,20 @@ class Simulation {
       }
       release_copy(item.frame);
     }
+  }
+
+  /// Runs the stage's side work that goes `after` (or before) its own kernels, one job after the other on their
+  /// units' schedulers, its energy booked to the frame. Returns when the first of them started (-1: none ran).
+  double run_side_work(Stage& st, bool after, std::int64_t frame) {
+    double first_start_s = -1;
+    for (SideJob& side : st.side) {
+      if (side.spec->after != after || side.kernels.empty()) continue;
+      const double scale = std::max(0.0, side.spec->work.scale.sample(side.rng));
+      const JobTimes t = run_job(*side.unit, side.slot, side.kernels, work_amount(side.spec->work, side.rng) * scale,
+                                 scale, static_cast<int>(st.index), -1, frame, &frames_.at(frame).energy_J);
+      if (first_start_s < 0) first_start_s = t.start_s;
+    }
+    return first_start_s;
   }
 
   /// The work multiplier of one item: sampled seconds for time work, 1 otherwise.
@@ -725,6 +780,25 @@ class Simulation {
   // ---------------------------------------------------------------- ticks and the end of the run
   double tick_period() const {
     return spec_.hardware.thermal ? spec_.hardware.thermal->governor_period_s : spec_.sample_period_s;
+  }
+
+  /// How often the ports are reloaded from the traffic of the other masters, when that is finer than the tick
+  /// (0: at every tick): the scenario's contention_period, else 10 ms on hardware with a contention curve.
+  double contention_period() const {
+    const bool curves = std::any_of(spec_.hardware.memory.begin(), spec_.hardware.memory.end(),
+                                    [](const auto& l) { return l.contention.has_value(); });
+    const double period = spec_.contention_period_s.value_or(curves ? model::kDefaultContentionPeriod_s : 0.0);
+    return period > 0 && period < tick_period() ? period : 0.0;
+  }
+
+  void contention_loop(double period) {
+    for (std::int64_t i = 1; !stopping_; ++i) {
+      sg4::this_actor::sleep_until(static_cast<double>(i) * period);
+      if (stopping_) return;
+      std::unique_lock guard(*tick_mutex_);
+      if (fast_) fast_->sync(now());
+      ledger_->sample_contention(now());
+    }
   }
 
   void tick_loop() {

@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "model/op_class.hpp"
@@ -27,6 +28,15 @@ struct MemoryOperatingPoint {
   double frequency_Hz = 0;
 };
 
+/// How a shared level slows each master below saturation (see model/contention.hpp): a piecewise-linear curve
+/// from the utilisation the *other* masters put on the level (their bytes/s over its effective bandwidth, in
+/// [0, 1]) to the factor by which a master's memory time at the level grows. The curve starts at (0, 1) —
+/// a master alone is never slowed — rises through `points` (utilisation increasing, factor non-decreasing)
+/// and stays at the last factor beyond the last point.
+struct ContentionCurve {
+  std::vector<std::pair<double, double>> points;  // (others' utilisation, slowdown factor >= 1)
+};
+
 struct MemoryLevelSpec {
   std::string name;
   MemoryKind kind = MemoryKind::dram;
@@ -38,6 +48,7 @@ struct MemoryLevelSpec {
   double line_bytes = 64;        // access granularity: a random access pulls a whole line
   std::vector<MemoryOperatingPoint> operating_points;  // empty: fixed clock
   std::vector<std::string> users;                      // units whose memory path includes this level
+  std::optional<ContentionCurve> contention;           // none: no slowdown below saturation (max-min only)
 
   bool shared() const { return users.size() > 1; }
   /// Peak bandwidth at memory operating point `op` (0 when the level has a fixed clock).
@@ -84,6 +95,9 @@ struct ComputeUnitSpec {
   std::array<PerPrecision<double>, kOpClassCount> efficiency_by_op{};
   double dispatch_overhead_s = 0;       // per kernel launch
   std::optional<double> outstanding_bytes;  // bytes it can keep in flight (Little's law cap)
+  /// How strongly contention curves act on this unit: its factor is 1 + sensitivity x (curve - 1). 1: as the
+  /// curve says; 0: immune (e.g. a unit whose traffic the memory controller prioritises).
+  double contention_sensitivity = 1.0;
   std::vector<std::size_t> memory_path;     // indices into HardwareSpec::memory, innermost first
   std::vector<OperatingPoint> operating_points;  // descending frequency; [0] is nominal
   double static_power_W = 0;                     // at the nominal operating point

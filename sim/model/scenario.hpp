@@ -60,6 +60,19 @@ struct InputRef {
   std::size_t index = 0;
 };
 
+/// Work a stage places on another unit for every item it processes — format conversions and copies around an
+/// accelerator, the host-side launch a DLA or NPU engine needs — so that a pipeline on accelerators still loads
+/// the GPU or CPU. It runs as a job on that unit's scheduler (with the stage's priority) before or after the
+/// stage's own kernels, and the stage waits for it.
+struct SideWorkSpec {
+  std::size_t unit = 0;
+  WorkSpec work;
+  bool after = false;  // false: before the stage's kernels (e.g. an input reformat); true: after them
+};
+
+/// The contention sampling period when a hardware file has contention curves and the scenario gives none.
+inline constexpr double kDefaultContentionPeriod_s = 0.01;
+
 struct StageSpec {
   std::string name;
   std::size_t unit = 0;
@@ -72,6 +85,7 @@ struct StageSpec {
   Overflow overflow = Overflow::drop_oldest;
   int priority = 0;  // higher runs first on a shared unit
   WorkSpec work;
+  std::vector<SideWorkSpec> side_work;  // on other units, for every item
   std::optional<double> slice_s;  // the stage's share of the frame budget
   /// Measured layer times replayed instead of the roofline (network work): each matched kernel runs alone in
   /// its measured time at the nominal clock, still moving its bytes (so contention stays modelled).
@@ -140,6 +154,10 @@ struct ScenarioSpec {
   std::optional<double> initial_temperature_C;  // default: ambient (a cold start)
   std::optional<double> speed_mps;          // for staleness in distance
   double sample_period_s = 0.1;  // timeseries and thermal step when the hardware has no governor
+  /// How often the engine reloads each unit's memory ports from the others' traffic (contention below
+  /// saturation, model/contention.hpp). Unset: kDefaultContentionPeriod_s when a level has a contention curve,
+  /// else at every tick. Never coarser than the tick.
+  std::optional<double> contention_period_s;
   double kernel_trace_s = 1.0;   // per-kernel slices in trace.json for the first this many seconds
   std::vector<std::string> notes;  // what loading did that a reader should know (e.g. ops an import could not map)
 

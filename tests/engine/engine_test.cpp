@@ -229,6 +229,96 @@ TEST(Engine, LoadedLatencyShrinksTheLittlesLawCap) {
   expect_relative(stage_service(r, "sa"), 1.9, 1e-9, "loaded");
 }
 
+/// Unit a on a 100 GB/s bus whose DRAM has the contention curve `curve`, beside background traffic.
+std::string contended_hardware(const std::string& curve) {
+  std::string hw = two_unit_hardware("100 GB/s");
+  const std::string level = "energy_per_byte: \"100 pJ\"}";
+  hw.replace(hw.find(level), level.size(), "energy_per_byte: \"100 pJ\", contention: {slowdown: " + curve + "}}");
+  return hw;
+}
+
+TEST(Engine, ContentionCurveSlowsAStreamingMasterBelowSaturation) {
+  // a streams 10 GB; background holds 20 GB/s of the 100 GB/s bus. Max-min alone would give a 80 GB/s
+  // (0.125 s). The curve (0, 1) -> (0.2, 2.0) doubles a's memory time from the first 0.1 s sample on:
+  // 8 GB in [0, 0.1 s) at 80 GB/s, then the port is 100 / 2 = 50 GB/s: 2 GB in 0.04 s. 0.14 s in all.
+  Scratch s;
+  s.write("hw.yaml", contended_hardware("[[0.2, 2.0]]"));
+  const auto scenario = s.write("s.yaml", one_frame_scenario(R"(
+  sa: {unit: a, inputs: [camera], work: {ops: "1 MOP", bytes: {dram: "10 GB"}}})",
+                                                             R"(background:
+  other: {memory: dram, rate: "20 GB/s"}
+contention_period: "100 ms")"));
+  const auto r = run_framesim(scenario, s.dir() / "out", "--duration 0.5s");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  expect_relative(stage_service(r, "sa"), 0.1 + 2e9 / 50e9, 1e-9, "contended");
+}
+
+TEST(Engine, ContentionIsSampledAtItsOwnPeriod) {
+  // As above, with the default 10 ms contention period (finer than the 100 ms tick): 0.8 GB in the first
+  // 10 ms at 80 GB/s, then 9.2 GB at 50 GB/s (0.184 s): 0.194 s.
+  Scratch s;
+  s.write("hw.yaml", contended_hardware("[[0.2, 2.0]]"));
+  const auto scenario = s.write("s.yaml", one_frame_scenario(R"(
+  sa: {unit: a, inputs: [camera], work: {ops: "1 MOP", bytes: {dram: "10 GB"}}})",
+                                                             R"(background:
+  other: {memory: dram, rate: "20 GB/s"})"));
+  const auto r = run_framesim(scenario, s.dir() / "out", "--duration 0.5s");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  expect_relative(stage_service(r, "sa"), 0.01 + 9.2e9 / 50e9, 1e-9, "sampled every 10 ms");
+}
+
+TEST(Engine, ContentionCurveSlowsAComputeBoundKernelOnlyOnceItsMemoryTimeBinds) {
+  // a: 1 TOP at 1 TFLOP/s (1 s) and 50 GB (0.5 s at 100 GB/s): compute-bound alone, 50 GB/s beside 30 GB/s of
+  // background (80 < 100: max-min alone slows nothing). The curve (0, 1) -> (0.3, 3.0) gives a factor 3 at
+  // rho = 0.3: the port drops to 33.3 GB/s and the memory time 0.5 x 3 = 1.5 s now binds. a runs at compute
+  // pace for the first 0.1 s (10 % done), then the other 45 GB at 100/3 GB/s: 0.1 + 1.35 = 1.45 s.
+  // With the milder curve (0.3, 1.8) the memory time 0.9 s stays under the compute time: 1.0 s, unslowed.
+  for (const auto& [curve, expected] : {std::pair<std::string, double>{"[[0.3, 3.0]]", 0.1 + 45e9 / (100e9 / 3)},
+                                        std::pair<std::string, double>{"[[0.3, 1.8]]", 1.0}}) {
+    Scratch s;
+    s.write("hw.yaml", contended_hardware(curve));
+    const auto scenario = s.write("s.yaml", one_frame_scenario(R"(
+  sa: {unit: a, inputs: [camera], work: {ops: "1 TOP", bytes: {dram: "50 GB"}}})",
+                                                               R"(background:
+  other: {memory: dram, rate: "30 GB/s"}
+contention_period: "100 ms")"));
+    const auto r = run_framesim(scenario, s.dir() / "out", "--duration 0.5s");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    expect_relative(stage_service(r, "sa"), expected, 1e-9, curve);
+  }
+}
+
+TEST(Engine, SideWorkRunsOnTheOtherUnitsScheduler) {
+  // acc on b (4 ms) needs 1 ms on a before and 0.5 ms after each item. Its frame arrives at 2 ms while main
+  // holds a for 10 ms (non-preemptive priority: a kernel is never interrupted): the side job waits until 10 ms,
+  // runs to 11, acc runs on b to 15, the after part on a to 15.5 ms. Latency 13.5 ms, alone it would be 5.5.
+  Scratch s;
+  s.write("hw.yaml", two_unit_hardware());
+  const auto scenario = s.write("s.yaml", R"(name: side
+hardware: hw.yaml
+duration: "1 s"
+deadline: "1 s"
+sensors:
+  camera: {rate: "1 Hz"}
+  camera2: {rate: "1 Hz", phase: "2 ms"}
+stages:
+  main: {unit: a, inputs: [camera], work: {time: "10 ms"}}
+  acc:
+    unit: b
+    inputs: [camera2]
+    work: {time: "4 ms"}
+    side_work:
+      - {unit: a, work: {time: "1 ms"}}
+      - {unit: a, when: after, work: {time: "0.5 ms"}}
+)");
+  const auto r = run_framesim(scenario, s.dir() / "out");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto acc = r.stages.where("stage", "acc").at(0);
+  expect_relative(std::stod(acc.at("end_s")), 0.0155, 1e-9, "acc end");
+  expect_relative(std::stod(acc.at("start_s")), 0.010, 1e-9, "acc starts with its side work");
+  expect_relative(stage_service(r, "main"), 0.010, 1e-9, "main is not interrupted");
+}
+
 TEST(Engine, PriorityIsServedAtKernelBoundaries) {
   // lo: ten 1 ms kernels from t = 0. hi (higher priority) arrives at 2.5 ms: it waits for lo's current
   // kernel to end at 3 ms, runs 1 ms, then lo resumes and ends at 11 ms.
