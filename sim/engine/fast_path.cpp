@@ -128,7 +128,7 @@ void FastPath::advance(double t_s) {
     const double now = fluid_.now_s();
     const KernelPlan& k = (*j.kernels)[j.next];
     ledger_.book(j.booking, 1.0);
-    if (j.dispatch_start_s < spec_.kernel_trace_s)
+    if (j.dispatch_start_s < spec_.kernel_trace_s - kSameInstant_s)  // a kernel at the window's end is out
       sink_.on_kernel({j.unit, j.stage, j.task, k.name, j.frame, j.dispatch_start_s + k.overhead_s, now, k.overhead_s});
     j.next = next_kernel(j, j.next + 1);
     if (j.next < j.kernels->size()) {

@@ -614,7 +614,7 @@ class Simulation {
         if (!keeps) hold(unit, slot, times);
       }
       const double dispatch_start = now();
-      const bool traced = dispatch_start < spec_.kernel_trace_s;
+      const bool traced = dispatch_start < spec_.kernel_trace_s - kSameInstant_s;  // one at its end is out
       const std::size_t end = k.run_end > i + 1 && !traced ? k.run_end : i + 1;
       // A kernel that moves bytes pays its overhead as the latency of its route (see platform.cpp).
       const bool in_route = k.overhead_s > 0 && platform_.overhead_in_route[unit_index] && !k.matrix.empty() && byte_scale > 0;
