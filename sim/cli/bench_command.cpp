@@ -20,7 +20,7 @@
 #include "config/scenario.hpp"
 #include "core/error.hpp"
 #include "core/units.hpp"
-#include "engine/simulation.hpp"
+#include "engine/module.hpp"
 #include "model/scenario.hpp"
 #include "run_analysis.hpp"
 
@@ -187,14 +187,14 @@ int run_child(const std::string& mode, const std::string& scenario, const std::s
   spec.duration_s = option_quantity("duration", duration, static_cast<int>(core::Dimension::Seconds));
   engine::RunTotals totals;
   if (mode == "bare") {
-    totals = engine::run_bare_loop(spec);
+    totals = engine::engine_module().run_bare_loop(spec);
   } else {
     const fs::path folder = fs::temp_directory_path() / ("framesim-bench-" + std::to_string(::getpid()));
     fs::create_directories(folder);
     analysis::RunAnalysis analysis(spec, folder);
     engine::RunOptions options;
     options.fluid = mode == "run";
-    totals = engine::simulate(spec, analysis, options);
+    totals = engine::engine_module().simulate(spec, analysis, options);
     analysis.finish(totals);
     fs::remove_all(folder);
   }

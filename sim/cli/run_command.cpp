@@ -11,7 +11,7 @@
 #include "config/scenario.hpp"
 #include "core/error.hpp"
 #include "core/units.hpp"
-#include "engine/simulation.hpp"
+#include "engine/module.hpp"
 #include "run_analysis.hpp"
 
 namespace framesim::cli {
@@ -93,7 +93,7 @@ int run_scenario(const RunArgs& a) {
     options.progress = bar.callback();
     options.merge_kernels = !a.no_merge;
     options.fluid = !a.no_merge && !a.exact;
-    const engine::RunTotals totals = engine::simulate(spec, analysis, options);
+    const engine::RunTotals totals = engine::engine_module().simulate(spec, analysis, options);
     const auto summary = analysis.finish(totals);
     if (fs::exists(out)) fs::remove_all(out);
     fs::rename(tmp, out);

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace framesim::engine {
@@ -15,7 +16,15 @@ enum class FrameOutcome {
   side_input,  // consumed only as a side input of a `latest` stage: no end-to-end latency
   unfinished,  // still in flight when the run stopped
 };
-std::string_view frame_outcome_name(FrameOutcome o);
+inline std::string_view frame_outcome_name(FrameOutcome o) {
+  switch (o) {
+    case FrameOutcome::completed: return "completed";
+    case FrameOutcome::dropped: return "dropped";
+    case FrameOutcome::side_input: return "side_input";
+    case FrameOutcome::unfinished: return "unfinished";
+  }
+  return "?";
+}
 
 enum class DropReason {
   none,
@@ -23,7 +32,15 @@ enum class DropReason {
   superseded,  // a `latest` stage took a newer frame instead
   unmatched,   // an `all` join lost this frame's partner on another branch
 };
-std::string_view drop_reason_name(DropReason r);
+inline std::string_view drop_reason_name(DropReason r) {
+  switch (r) {
+    case DropReason::none: return "";
+    case DropReason::queue_full: return "queue_full";
+    case DropReason::superseded: return "superseded";
+    case DropReason::unmatched: return "unmatched";
+  }
+  return "?";
+}
 
 struct FrameRecord {
   std::int64_t frame = 0;  // global id, in capture order

@@ -30,26 +30,6 @@
 
 namespace framesim::engine {
 
-std::string_view frame_outcome_name(FrameOutcome o) {
-  switch (o) {
-    case FrameOutcome::completed: return "completed";
-    case FrameOutcome::dropped: return "dropped";
-    case FrameOutcome::side_input: return "side_input";
-    case FrameOutcome::unfinished: return "unfinished";
-  }
-  return "?";
-}
-
-std::string_view drop_reason_name(DropReason r) {
-  switch (r) {
-    case DropReason::none: return "";
-    case DropReason::queue_full: return "queue_full";
-    case DropReason::superseded: return "superseded";
-    case DropReason::unmatched: return "unmatched";
-  }
-  return "?";
-}
-
 namespace {
 
 using model::ScenarioSpec;
