@@ -191,7 +191,14 @@ void RunAnalysis::on_frame(const engine::FrameRecord& r) {
       ++w->dropped;
     }
   }
-  if (completed) latency_points_.push_back({r.capture_s, latency});
+  if (completed) {
+    const double span = std::max(1e-12, spec_.duration_s - spec_.warmup_s);
+    const auto bin = std::min(kLatencyBins - 1, static_cast<std::size_t>(std::max(0.0, (r.capture_s - spec_.warmup_s) /
+                                                                                          span * kLatencyBins)));
+    LatencyBin& b = latency_bins_[bin];
+    if (b.frames++ == 0) b.first_capture_s = r.capture_s;
+    b.max_latency_s = std::max(b.max_latency_s, latency);
+  }
   if (r.outcome == engine::FrameOutcome::dropped)
     ++drops_by_[fmt::format("{}: {}", spec_.stages[static_cast<std::size_t>(r.drop_stage)].name,
                             engine::drop_reason_name(r.reason))];
@@ -536,19 +543,20 @@ std::string RunAnalysis::svg_latency_cdf() const {
 
 std::string RunAnalysis::svg_latency_over_time() const {
   double hi = spec_.deadline_s;
-  for (const auto& p : latency_points_) hi = std::max(hi, p.latency_s);
+  std::size_t most = 0;
+  std::vector<std::pair<double, double>> maxima;
+  for (const auto& b : latency_bins_) {
+    if (b.frames == 0) continue;
+    hi = std::max(hi, b.max_latency_s);
+    most = std::max(most, b.frames);
+    maxima.emplace_back(b.first_capture_s, b.max_latency_s);
+  }
   Plot plot(fmt::format("Latency per frame over time, {}", spec_.name),
             Axis{spec_.warmup_s, spec_.duration_s, false, "capture time", "s"}, Axis{0, hi * 1.1, false, "latency", "s"});
-  // At most ~3000 points: per bin, the maximum (the tail is what matters).
-  const std::size_t bins = 3000;
-  const std::size_t per = std::max<std::size_t>(1, latency_points_.size() / bins);
-  std::vector<std::pair<double, double>> maxima;
-  for (std::size_t i = 0; i < latency_points_.size(); i += per) {
-    double m = 0;
-    for (std::size_t k = i; k < std::min(latency_points_.size(), i + per); ++k) m = std::max(m, latency_points_[k].latency_s);
-    maxima.emplace_back(latency_points_[i].capture_s, m);
-  }
-  plot.line(maxima, 1, per > 1 ? fmt::format("max of every {} frames", per) : "every frame");
+  // At most 3000 points: per bin of capture time, the maximum (the tail is what matters).
+  plot.line(maxima, 1,
+            most > 1 ? fmt::format("max per {}", format_seconds((spec_.duration_s - spec_.warmup_s) / kLatencyBins))
+                     : "every frame");
   plot.reference(spec_.deadline_s, false, 0, fmt::format("deadline {}", format_seconds(spec_.deadline_s)));
   return plot.render();
 }

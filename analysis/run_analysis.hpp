@@ -77,10 +77,14 @@ class RunAnalysis : public engine::RecordSink {
   double sojourn_sum_s_ = 0;
   std::int64_t frames_total_ = 0;
 
-  struct Point {
-    double capture_s, latency_s;
+  /// Latency over time, in a fixed number of bins of capture time (memory flat in the run length): per bin, the
+  /// first capture and the largest latency of its counted, completed frames.
+  struct LatencyBin {
+    double first_capture_s = 0, max_latency_s = 0;
+    std::size_t frames = 0;
   };
-  std::vector<Point> latency_points_;  // counted, completed frames
+  static constexpr std::size_t kLatencyBins = 3000;
+  std::vector<LatencyBin> latency_bins_ = std::vector<LatencyBin>(kLatencyBins);
   std::vector<engine::TickRecord> ticks_;
   std::vector<std::map<double, double>> time_at_frequency_s_;  // per unit: frequency -> seconds
   double previous_tick_s_ = 0;

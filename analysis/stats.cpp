@@ -10,21 +10,60 @@ namespace framesim::analysis {
 namespace ba = boost::accumulators;
 
 void Samples::add(double v) {
-  values_.push_back(v);
+  if (loaded_) release();
+  buffer_.push_back(v);
+  ++count_;
   acc_(v);
-  dirty_ = true;
+  if (buffer_.size() >= kChunk) spill();
+}
+
+void Samples::spill() {
+  if (!file_) file_.reset(std::tmpfile());
+  if (!file_) return;  // no temporary file to be had: the values stay in memory
+  if (std::fwrite(buffer_.data(), sizeof(double), buffer_.size(), file_.get()) != buffer_.size())
+    throw core::UserError("cannot write the statistics' temporary file (is the disk full?)");
+  written_ += buffer_.size();
+  buffer_.clear();
+}
+
+void Samples::load() const {
+  if (loaded_) return;
+  values_.clear();
+  values_.reserve(count_);
+  if (file_) {
+    values_.resize(written_);
+    std::rewind(file_.get());
+    if (std::fread(values_.data(), sizeof(double), written_, file_.get()) != written_)
+      throw core::UserError("cannot read the statistics' temporary file back");
+    std::fseek(file_.get(), 0, SEEK_END);
+  }
+  values_.insert(values_.end(), buffer_.begin(), buffer_.end());
+  loaded_ = true;
+  sorted_ = false;
+}
+
+void Samples::release() const {
+  std::vector<double>().swap(values_);
+  loaded_ = false;
+  sorted_ = false;
+}
+
+const std::vector<double>& Samples::values() const {
+  load();
+  return values_;
 }
 
 const std::vector<double>& Samples::sorted() const {
-  if (dirty_) {
+  load();
+  if (!sorted_) {
     std::sort(values_.begin(), values_.end());
-    dirty_ = false;
+    sorted_ = true;
   }
   return values_;
 }
 
 double Samples::quantile(double p) const {
-  FRAMESIM_ASSERT(!values_.empty(), "quantile of an empty sample");
+  FRAMESIM_ASSERT(count_ > 0, "quantile of an empty sample");
   const auto& values = sorted();
   const double n = static_cast<double>(values.size());
   const auto rank = static_cast<std::size_t>(std::max(1.0, std::ceil(p * n - 1e-9)));
@@ -33,8 +72,9 @@ double Samples::quantile(double p) const {
 
 Summary Samples::summary() const {
   Summary s;
-  s.count = values_.size();
-  if (values_.empty()) return s;
+  s.count = count_;
+  if (count_ == 0) return s;
+  const bool held = loaded_;
   s.mean = ba::mean(acc_);
   s.stddev = std::sqrt(std::max(0.0, ba::variance(acc_)));
   s.min = ba::min(acc_);
@@ -43,6 +83,7 @@ Summary Samples::summary() const {
   s.p90 = quantile(0.9);
   s.p99 = quantile(0.99);
   s.p999 = quantile(0.999);
+  if (!held) release();
   return s;
 }
 

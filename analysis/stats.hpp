@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdio>
+#include <memory>
 #include <vector>
 
 #include <boost/accumulators/accumulators.hpp>
@@ -23,26 +25,48 @@ struct Summary {
   double p50 = 0, p90 = 0, p99 = 0, p999 = 0;
 };
 
+/// The values of one statistic over a run, kept exactly for quantiles. So that memory stays flat however long the
+/// run, they are written to an anonymous temporary file in chunks and read back (one statistic at a time) only when
+/// a quantile is asked for; count, mean, min, max and variance are accumulated as they come.
 class Samples {
  public:
+  Samples() = default;
+  Samples(Samples&&) noexcept = default;
+  Samples& operator=(Samples&&) noexcept = default;
+
   void add(double v);
-  std::size_t count() const { return values_.size(); }
-  bool empty() const { return values_.empty(); }
-  /// Nearest-rank quantile, p in [0, 1]. Precondition: not empty.
+  std::size_t count() const { return count_; }
+  bool empty() const { return count_ == 0; }
+  /// Nearest-rank quantile, p in [0, 1]. Precondition: not empty. Reads the values back (kept until release()).
   double quantile(double p) const;
+  /// Every figure at once; reads the values back only for as long as it needs them (unless they are held).
   Summary summary() const;
-  /// The values, in the order added until the first quantile or sorted() is asked for, sorted from then on.
-  const std::vector<double>& values() const { return values_; }
-  /// The values in ascending order (sorted in place: a copy would double the peak memory of a long run).
+  /// The values (read back and kept until release(), or the next add()), in no promised order.
+  const std::vector<double>& values() const;
+  /// The values in ascending order (read back and kept until release(), or the next add()).
   const std::vector<double>& sorted() const;
+  /// Forgets the values read back (they stay on disk).
+  void release() const;
 
  private:
   using Acc = boost::accumulators::accumulator_set<
       double, boost::accumulators::stats<boost::accumulators::tag::count, boost::accumulators::tag::mean,
                                          boost::accumulators::tag::min, boost::accumulators::tag::max,
                                          boost::accumulators::tag::variance>>;
-  mutable std::vector<double> values_;  // every sample: quantiles are exact
-  mutable bool dirty_ = false;
+  struct FileCloser {
+    void operator()(std::FILE* f) const { std::fclose(f); }
+  };
+  static constexpr std::size_t kChunk = 4096;
+  void spill();
+  void load() const;
+
+  std::vector<double> buffer_;                  // not yet written
+  std::unique_ptr<std::FILE, FileCloser> file_;  // what was written (null: nothing yet, or no temporary file)
+  std::size_t written_ = 0;
+  std::size_t count_ = 0;
+  mutable std::vector<double> values_;  // read back
+  mutable bool loaded_ = false;
+  mutable bool sorted_ = false;
   Acc acc_;
 };
 
