@@ -145,6 +145,11 @@ RunAnalysis::RunAnalysis(const model::ScenarioSpec& spec, std::filesystem::path 
                           json_escape("framesim: " + spec.name)));
   for (std::size_t s = 0; s < spec.stages.size(); ++s) trace_event(thread_name_event(1 + s, "stage " + spec.stages[s].name));
   for (std::size_t s = 0; s < spec.stages.size(); ++s) trace_event(thread_sort_index_event(1 + s));
+  for (std::size_t t = 0; t < spec.tasks.size(); ++t) {
+    if (!spec.tasks[t].unit) continue;
+    trace_event(thread_name_event(kTaskTrack + t, "task " + spec.tasks[t].name));
+    trace_event(thread_sort_index_event(kTaskTrack + t));
+  }
 }
 
 void RunAnalysis::trace_event(const std::string& event) {
@@ -230,6 +235,15 @@ void RunAnalysis::on_stage(const engine::StageRecord& r) {
     w->stage_blocked_s[r.stage].add(r.blocked_s);
     if (spec_.stages[r.stage].slice_s && response > *spec_.stages[r.stage].slice_s) ++w->stage_slice_missed[r.stage];
   }
+}
+
+void RunAnalysis::on_task(const engine::TaskRecord& r) {
+  responses_.on_task(r);
+  // One slice per release, from its start to its end, on the task's own track; its wait and response in args.
+  const auto [ts, dur] = slice_us(r.start_s, r.end_s);
+  trace_event(fmt::format(
+      R"({{"ph":"X","pid":1,"tid":{},"ts":{:.3f},"dur":{:.3f},"name":"job {}","cat":"task","args":{{"wait_us":{:.3f},"response_us":{:.3f}}}}})",
+      kTaskTrack + r.task, ts, dur, r.job, (r.start_s - r.release_s) * 1e6, (r.end_s - r.release_s) * 1e6));
 }
 
 void RunAnalysis::on_control(const engine::ControlRecord& r) {

@@ -42,7 +42,7 @@ class RunAnalysis : public engine::RecordSink {
   void on_control(const engine::ControlRecord& r) override;
   void on_tick(const engine::TickRecord& r) override;
   void on_kernel(const engine::KernelRecord& r) override;
-  void on_task(const engine::TaskRecord& r) override { responses_.on_task(r); }
+  void on_task(const engine::TaskRecord& r) override;
   void on_chain(const engine::ChainRecord& r) override { responses_.on_chain(r); }
 
   /// Closes the streams and writes summary.json and the plots. Returns the summary.
@@ -52,6 +52,8 @@ class RunAnalysis : public engine::RecordSink {
 
  private:
   bool counted(double capture_s) const { return capture_s >= spec_.warmup_s; }
+  /// Trace tracks: 1 + stage for stages, kTaskTrack + task for tasks with work, 10000 + ... for kernels.
+  static constexpr std::size_t kTaskTrack = 5000;
   void trace_event(const std::string& json);
   nlohmann::json utilisation_json(const engine::RunTotals& totals) const;
   std::string svg_latency_cdf() const;
