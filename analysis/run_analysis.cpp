@@ -9,6 +9,7 @@
 #include "core/error.hpp"
 #include "core/files.hpp"
 #include "core/units.hpp"
+#include "measured_frames.hpp"
 #include "svg.hpp"
 #include "table.hpp"
 
@@ -492,6 +493,11 @@ json RunAnalysis::finish(const engine::RunTotals& totals) {
   j["tasks"] = responses["tasks"];
   j["chains"] = responses["chains"];
   j["run"]["preemptions"] = totals.preemptions;
+  {
+    std::vector<Summary> service;
+    for (std::size_t s = 0; s < spec_.stages.size(); ++s) service.push_back(all_.stage_service_s[s].summary());
+    j["measured_frames"] = write_measured_frames(spec_, folder_, service);
+  }
   j["warnings"] = totals.warnings;
   j["notes"] = totals.notes;
 
@@ -780,6 +786,16 @@ std::string RunAnalysis::text(const json& j) const {
       out += fmt::format("; reaction p50 {}, p99 {}, max {}", format_seconds(reaction["p50"].get<double>()),
                          format_seconds(reaction["p99"].get<double>()), format_seconds(reaction["max"].get<double>()));
     out += "\n";
+  }
+  for (const auto& [name, m] : j["measured_frames"].items()) {
+    const auto& meas = m["measured_s"];
+    const auto& sim = m["simulated_service_s"];
+    if (meas["count"].get<std::size_t>() == 0 || sim["count"].get<std::size_t>() == 0) continue;
+    out += fmt::format("{}: {} measured frames ({}): p50 {}, p99 {}; simulated service p50 {}, p99 {} "
+                       "(measured_timeline.csv beside kernels.csv)\n",
+                       name, m["frames"].get<std::size_t>(), m["file"].get<std::string>(),
+                       format_seconds(meas["p50"].get<double>()), format_seconds(meas["p99"].get<double>()),
+                       format_seconds(sim["p50"].get<double>()), format_seconds(sim["p99"].get<double>()));
   }
   const auto& l = j["little"];
   out += fmt::format("Little's law: L = {} frames in the system = lambda {}/s x W {} (relative error {})\n",

@@ -601,8 +601,16 @@ class ScenarioReader {
           try {
             // Matched to the stage's network: PyTorch op order and TFLite tensor names need it.
             const auto& net = spec_.networks[static_cast<std::size_t>(s.work.network)].network;
-            const auto matched = trace::match_measurements(trace::read_measured_trace(path), net);
+            const auto trace = trace::read_measured_trace(path);
+            const auto matched = trace::match_measurements(trace, net);
             s.measured = matched.measurements;
+            for (const auto& f : trace.frames) {
+              auto& frame = s.measured_frames.emplace_back();
+              frame.duration_s = f.end_s - f.start_s;
+              for (const auto& span : f.spans)
+                frame.spans.push_back({span.entry >= 0 ? trace.entries[static_cast<std::size_t>(span.entry)].name : "",
+                                       span.start_s - f.start_s, span.duration_s, span.stream});
+            }
             s.measured_file = path.generic_string();
             for (const auto& n : matched.notes) spec_.notes.push_back(fmt::format("stage {}: {}", name, n));
           } catch (const core::UserError& e) {

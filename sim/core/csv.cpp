@@ -2,6 +2,16 @@
 
 namespace framesim::core {
 
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
 std::vector<CsvRow> parse_csv(const std::string& text, std::string* error, int* error_line) {
   std::vector<CsvRow> rows;
   std::size_t i = 0;

@@ -18,6 +18,9 @@ struct CsvRow {
 
 /// Splits `text` into rows; blank lines and lines starting with '#' are skipped.
 /// An unterminated quote is reported through `error` (line, message) and ends reading.
+/// `text` as one CSV field: quoted (inner quotes doubled) when it holds a comma, a quote or a line break.
+std::string csv_field(const std::string& text);
+
 std::vector<CsvRow> parse_csv(const std::string& text, std::string* error = nullptr, int* error_line = nullptr);
 
 }  // namespace framesim::core

@@ -91,6 +91,18 @@ struct StageSpec {
   /// its measured time at the nominal clock, still moving its bytes (so contention stays modelled).
   std::vector<Measurement> measured;
   std::string measured_file;
+  /// The measured file's own frames (Nsight Systems, ONNX Runtime record every inference): each one's pieces
+  /// (kernels or nodes) with their start from the frame's start, to compare with the simulated frames.
+  struct MeasuredSpan {
+    std::string name;
+    double start_s = 0, duration_s = 0;
+    std::string stream;
+  };
+  struct MeasuredFrame {
+    double duration_s = 0;
+    std::vector<MeasuredSpan> spans;
+  };
+  std::vector<MeasuredFrame> measured_frames;
 };
 
 /// A periodic task: the control loop (reads a stage's newest result -> staleness) or background work.

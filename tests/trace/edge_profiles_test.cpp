@@ -14,8 +14,11 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "config/hardware.hpp"
 #include "config/network.hpp"
+#include "core/csv.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"
 #include "model/budget.hpp"
@@ -288,6 +291,35 @@ TEST_F(EdgeProfilesCli, ReplayOfEachFormatIsTheReplayOfItsCsvTwin) {
     EXPECT_FALSE(a.empty());
     EXPECT_EQ(a, b) << profile;
   }
+}
+
+TEST_F(EdgeProfilesCli, AReplayedNsightProfileShowsItsOwnFramesBesideTheSimulatedOnes) {
+  // make_nsys_sqlite.py writes two frames: kernels of 4 + 21 + 25 + 5 + 6 + 5 + 2 + 8 = 76 us back to back, then
+  // a 3 us copy: 79 us; the second 4.2 + 20.8 + 25.4 + 4.8 + 6.2 + 4.8 + 2 + 8.2 = 76.4 us + 3 us = 79.4 us. In the
+  // first, Conv_2's first kernel starts after the reformat (4 us) and Conv_0 + Relu_1 (21 us): at 25 us.
+  const fs::path file = dir_ / "frames.yaml";
+  std::ofstream(file) << fmt::format(
+      "name: frames\nhardware: {}\nnetworks:\n  net: {{file: {}}}\nduration: \"1 s\"\ndeadline: \"10 ms\"\n"
+      "sensors:\n  camera: {{rate: \"30 Hz\"}}\nstages:\n  infer: {{unit: gpu, inputs: [camera], network: net, measured: {}}}\n",
+      testing::source_path("hardware/jetson_orin_nx_16gb.yaml"), fixture("tiny_convnet.onnx"),
+      fixture("tiny_convnet_nsys.sqlite"));
+  const fs::path out = dir_ / "run-frames";
+  const auto r = testing::run_cli(fmt::format("run '{}' -o '{}' -q --json", file.string(), out.string()));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto summary = nlohmann::json::parse(core::read_file(out / "summary.json"));
+  const auto& m = summary["measured_frames"]["infer"];
+  EXPECT_EQ(m["frames"].get<int>(), 2);
+  EXPECT_NEAR(m["measured_s"]["min"].get<double>(), 79.0e-6, 1e-12);
+  EXPECT_NEAR(m["measured_s"]["max"].get<double>(), 79.4e-6, 1e-12);
+  EXPECT_GT(m["simulated_service_s"]["count"].get<int>(), 20);
+  const auto rows = core::parse_csv(core::read_file(out / "measured_timeline.csv"));
+  bool conv2 = false;
+  for (const auto& row : rows)
+    if (row.cells.size() >= 5 && row.cells[1].text == "0" && row.cells[3].text == "Conv_2" && !conv2) {
+      conv2 = true;
+      EXPECT_NEAR(std::stod(row.cells[4].text), 25e-6, 1e-12);
+    }
+  EXPECT_TRUE(conv2);
 }
 
 }  // namespace

@@ -1,0 +1,41 @@
+#include "measured_frames.hpp"
+
+#include <fmt/format.h>
+
+#include "core/csv.hpp"
+#include "core/files.hpp"
+
+namespace framesim::analysis {
+
+nlohmann::json write_measured_frames(const model::ScenarioSpec& spec, const std::filesystem::path& folder,
+                                     const std::vector<Summary>& service) {
+  nlohmann::json out = nlohmann::json::object();
+  std::string csv = "stage,frame,piece,name,start_s,duration_s,stream\n";
+  bool any = false;
+  for (std::size_t s = 0; s < spec.stages.size(); ++s) {
+    const auto& st = spec.stages[s];
+    if (st.measured_frames.empty()) continue;
+    any = true;
+    Samples measured;
+    for (std::size_t f = 0; f < st.measured_frames.size(); ++f) {
+      const auto& frame = st.measured_frames[f];
+      measured.add(frame.duration_s);
+      for (std::size_t p = 0; p < frame.spans.size(); ++p) {
+        const auto& span = frame.spans[p];
+        csv += fmt::format("{},{},{},{},{},{},{}\n", core::csv_field(st.name), f, p, core::csv_field(span.name),
+                           span.start_s, span.duration_s, core::csv_field(span.stream));
+      }
+    }
+    const Summary m = measured.summary();
+    nlohmann::json entry{{"file", st.measured_file},
+                         {"frames", st.measured_frames.size()},
+                         {"measured_s", summary_json(m)},
+                         {"simulated_service_s", summary_json(service[s])}};
+    if (service[s].count > 0 && m.p50 > 0) entry["simulated_over_measured_p50"] = service[s].p50 / m.p50;
+    out[st.name] = entry;
+  }
+  if (any) core::write_file_atomic(folder / "measured_timeline.csv", csv);
+  return out;
+}
+
+}  // namespace framesim::analysis
