@@ -43,31 +43,9 @@ bool in(const WindowStats& w, double t) { return t >= w.from_s && t < w.to_s; }
 /// Shortest text that reads back as the same double: exact, deterministic and compact.
 std::string num(double v) { return fmt::format("{}", v); }
 
-std::string json_escape(const std::string& s) { return json(s).dump(); }
-
-/// Trace metadata: the name of track `tid`.
-std::string thread_name_event(std::size_t tid, const std::string& name) {
-  return fmt::format(R"({{"ph":"M","cat":"__metadata","pid":1,"tid":{},"name":"thread_name","args":{{"name":{}}}}})", tid,
-                     json_escape(name));
-}
-
-/// Trace metadata: track `tid` sorts by its own number.
-std::string thread_sort_index_event(std::size_t tid) {
-  return fmt::format(R"({{"ph":"M","cat":"__metadata","pid":1,"tid":{},"name":"thread_sort_index","args":{{"sort_index":{}}}}})",
-                     tid, tid);
-}
-
 /// Counted frames that missed the deadline or were dropped, as a fraction of the counted frames (0 without any).
 double miss_rate(const WindowStats& w) {
   return w.frames > 0 ? static_cast<double>(w.missed + w.dropped) / static_cast<double>(w.frames) : 0.0;
-}
-
-/// A slice's "ts" and "dur" in microseconds with nanosecond digits, rounded so that the end of one slice
-/// and the start of the next that follows it on the same track round to the same value (no overlap).
-std::pair<double, double> slice_us(double start_s, double end_s) {
-  const double ts = std::round(start_s * 1e9) / 1e3;
-  const double end = std::round(end_s * 1e9) / 1e3;
-  return {ts, std::max(0.0, end - ts)};
 }
 
 json window_json(const WindowStats& w, const model::ScenarioSpec& spec) {
@@ -100,7 +78,11 @@ json window_json(const WindowStats& w, const model::ScenarioSpec& spec) {
 }  // namespace
 
 RunAnalysis::RunAnalysis(const model::ScenarioSpec& spec, std::filesystem::path folder)
-    : spec_(spec), folder_(std::move(folder)), responses_(spec, folder_) {
+    : spec_(spec),
+      folder_(std::move(folder)),
+      trace_(spec, folder_ / "trace.json"),
+      breakdown_(spec),
+      responses_(spec, folder_) {
   const std::size_t stages = spec.stages.size();
   const std::size_t units = spec.hardware.units.size();
   const double counted_s = spec.duration_s - spec.warmup_s;
@@ -122,15 +104,14 @@ RunAnalysis::RunAnalysis(const model::ScenarioSpec& spec, std::filesystem::path 
   open(frames_csv_, "frames.csv");
   open(stages_csv_, "stages.csv");
   open(timeseries_csv_, "timeseries.csv");
-  open(trace_, "trace.json");
   open(kernels_csv_, "kernels.csv");
   kernels_csv_ << "unit,owner,kernel,frame,dispatch_start_s,start_s,end_s,time_s\n";
 
-  frames_csv_ << "frame,sensor,capture_s,outcome,done_s,latency_s,deadline_met,drop_stage,drop_reason,energy_J,"
+  frames_csv_ << "frame,sensor,capture_s,outcome,counted,done_s,latency_s,deadline_met,drop_stage,drop_reason,energy_J,"
                  "temperature_C";
   for (const auto& u : spec.hardware.units) frames_csv_ << ",freq_" << u.name << "_Hz";
   frames_csv_ << "\n";
-  stages_csv_ << "frame,stage,capture_s,enqueue_s,start_s,end_s,wait_s,service_s,blocked_s,response_s,latency_s,"
+  stages_csv_ << "frame,stage,counted,capture_s,enqueue_s,start_s,end_s,wait_s,service_s,blocked_s,response_s,latency_s,"
                  "energy_J,kernels\n";
   timeseries_csv_ << "time_s,temperature_C,power_W,dynamic_J,static_J,throttled";
   for (const auto& u : spec.hardware.units) timeseries_csv_ << ",freq_" << u.name << "_Hz";
@@ -139,18 +120,6 @@ RunAnalysis::RunAnalysis(const model::ScenarioSpec& spec, std::filesystem::path 
   for (const auto& l : spec.hardware.memory) timeseries_csv_ << ",util_" << l.name;
   for (const auto& st : spec.stages) timeseries_csv_ << ",queue_" << st.name;
   timeseries_csv_ << "\n";
-
-  trace_ << "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n";
-  trace_event(fmt::format(R"({{"ph":"M","cat":"__metadata","pid":1,"tid":0,"name":"process_name","args":{{"name":{}}}}})",
-                          json_escape("framesim: " + spec.name)));
-  for (std::size_t s = 0; s < spec.stages.size(); ++s) trace_event(thread_name_event(1 + s, "stage " + spec.stages[s].name));
-  for (std::size_t s = 0; s < spec.stages.size(); ++s) trace_event(thread_sort_index_event(1 + s));
-}
-
-void RunAnalysis::trace_event(const std::string& event) {
-  if (!first_trace_event_) trace_ << ",\n";
-  first_trace_event_ = false;
-  trace_ << event;
 }
 
 void RunAnalysis::on_frame(const engine::FrameRecord& r) {
@@ -160,8 +129,13 @@ void RunAnalysis::on_frame(const engine::FrameRecord& r) {
   const double latency = r.done_s - r.capture_s;
   const bool met = completed && latency <= spec_.deadline_s;
   sojourn_sum_s_ += latency;
+  // Counted: in the statistics (after the warm-up, completed or dropped; side inputs and frames still in
+  // flight at the end have no end-to-end latency).
+  const bool in_stats = counted(r.capture_s) && (completed || r.outcome == engine::FrameOutcome::dropped);
+  breakdown_.on_frame(r, in_stats && completed);
+  trace_.frame(r, completed && !met && in_stats);
   frames_csv_ << r.frame << "," << spec_.sensors[r.sensor].name << "," << num(r.capture_s) << ","
-              << engine::frame_outcome_name(r.outcome) << "," << num(r.done_s) << ","
+              << engine::frame_outcome_name(r.outcome) << "," << (in_stats ? 1 : 0) << "," << num(r.done_s) << ","
               << (completed ? num(latency) : "") << "," << (completed ? (met ? "1" : "0") : "") << ","
               << (r.drop_stage >= 0 ? spec_.stages[static_cast<std::size_t>(r.drop_stage)].name : "") << ","
               << engine::drop_reason_name(r.reason) << "," << num(r.energy_J) << "," << num(r.temperature_C);
@@ -205,14 +179,13 @@ void RunAnalysis::on_stage(const engine::StageRecord& r) {
   const double service = r.end_s - r.start_s;
   const double latency = r.end_s - r.capture_s;
   const double response = r.end_s - r.enqueue_s;
-  stages_csv_ << r.frame << "," << spec_.stages[r.stage].name << "," << num(r.capture_s) << "," << num(r.enqueue_s)
+  stages_csv_ << r.frame << "," << spec_.stages[r.stage].name << "," << (counted(r.capture_s) ? 1 : 0) << ","
+              << num(r.capture_s) << "," << num(r.enqueue_s)
               << "," << num(r.start_s) << "," << num(r.end_s) << "," << num(wait) << "," << num(service) << ","
               << num(r.blocked_s) << "," << num(response) << "," << num(latency) << "," << num(r.energy_J) << ","
               << r.kernels << "\n";
-  const auto [ts, dur] = slice_us(r.start_s, r.end_s);
-  trace_event(fmt::format(
-      R"({{"ph":"X","pid":1,"tid":{},"ts":{:.3f},"dur":{:.3f},"name":"frame {}","cat":"stage","args":{{"frame":{},"wait_us":{:.3f},"energy_mJ":{:.6f}}}}})",
-      1 + r.stage, ts, dur, r.frame, r.frame, wait * 1e6, r.energy_J * 1e3));
+  trace_.stage(r, breakdown_.predecessor(r));
+  breakdown_.on_stage(r);
   if (!counted(r.capture_s)) return;
   for (WindowStats* w : {&all_, &cold_, &sustained_}) {
     if (!in(*w, r.capture_s)) continue;
@@ -239,27 +212,7 @@ void RunAnalysis::on_tick(const engine::TickRecord& r) {
   for (double u : r.level_utilisation) timeseries_csv_ << "," << num(u);
   for (double q : r.stage_queue_depth) timeseries_csv_ << "," << num(q);
   timeseries_csv_ << "\n";
-  const double ts = r.time_s * 1e6;
-  trace_event(fmt::format(R"({{"ph":"C","cat":"counter","pid":1,"name":"temperature","ts":{:.3f},"args":{{"C":{:.4f}}}}})", ts,
-                          r.temperature_C));
-  trace_event(fmt::format(R"({{"ph":"C","cat":"counter","pid":1,"name":"power","ts":{:.3f},"args":{{"W":{:.6f}}}}})", ts, r.power_W));
-  for (std::size_t u = 0; u < r.unit_frequency_Hz.size(); ++u)
-    trace_event(fmt::format(R"({{"ph":"C","cat":"counter","pid":1,"name":{},"ts":{:.3f},"args":{{"MHz":{:.3f}}}}})",
-                            json_escape("frequency " + spec_.hardware.units[u].name), ts, r.unit_frequency_Hz[u] / 1e6));
-  for (std::size_t lv = 0; lv < r.level_bandwidth_Bps.size(); ++lv)
-    trace_event(fmt::format(R"({{"ph":"C","cat":"counter","pid":1,"name":{},"ts":{:.3f},"args":{{"GB/s":{:.6f}}}}})",
-                            json_escape("bandwidth " + spec_.hardware.memory[lv].name), ts,
-                            r.level_bandwidth_Bps[lv] / 1e9));
-  auto percent_counter = [&](const std::string& name, double fraction) {
-    trace_event(fmt::format(R"({{"ph":"C","cat":"counter","pid":1,"name":{},"ts":{:.3f},"args":{{"%":{:.4f}}}}})",
-                            json_escape(name), ts, fraction * 100));
-  };
-  for (std::size_t u = 0; u < r.unit_busy.size(); ++u) percent_counter("busy " + spec_.hardware.units[u].name, r.unit_busy[u]);
-  for (std::size_t lv = 0; lv < r.level_utilisation.size(); ++lv)
-    percent_counter("utilisation " + spec_.hardware.memory[lv].name, r.level_utilisation[lv]);
-  for (std::size_t s = 0; s < r.stage_queue_depth.size(); ++s)
-    trace_event(fmt::format(R"({{"ph":"C","cat":"counter","pid":1,"name":{},"ts":{:.3f},"args":{{"items":{:.4f}}}}})",
-                            json_escape("queue " + spec_.stages[s].name), ts, r.stage_queue_depth[s]));
+  trace_.tick(r);
   // Residency: the interval ending now ran at the clocks set at the previous tick.
   const double dt = r.time_s - previous_tick_s_;
   for (std::size_t u = 0; u < previous_frequency_Hz_.size(); ++u) time_at_frequency_s_[u][previous_frequency_Hz_[u]] += dt;
@@ -274,29 +227,21 @@ void RunAnalysis::on_tick(const engine::TickRecord& r) {
 }
 
 void RunAnalysis::on_kernel(const engine::KernelRecord& r) {
-  const int owner = r.stage >= 0 ? r.stage : 500 + r.task;
-  const int tid = 10000 + static_cast<int>(r.unit) * 1000 + owner;
   const std::string owner_name = r.stage >= 0 ? spec_.stages[static_cast<std::size_t>(r.stage)].name
                                               : spec_.tasks[static_cast<std::size_t>(r.task)].name;
-  if (kernel_tracks_.insert(tid).second) {
-    trace_event(thread_name_event(static_cast<std::size_t>(tid), spec_.hardware.units[r.unit].name + " / " + owner_name));
-    trace_event(thread_sort_index_event(static_cast<std::size_t>(tid)));
-  }
   kernels_csv_ << spec_.hardware.units[r.unit].name << "," << owner_name << "," << r.name << "," << r.frame << ","
                << num(r.start_s - r.dispatch_s) << "," << num(r.start_s) << "," << num(r.end_s) << ","
                << num(r.end_s - r.start_s + r.dispatch_s) << "\n";
-  const auto [ts, dur] = slice_us(r.start_s, r.end_s);
-  trace_event(fmt::format(
-      R"({{"ph":"X","pid":1,"tid":{},"ts":{:.3f},"dur":{:.3f},"name":{},"cat":"kernel","args":{{"frame":{},"dispatch_us":{:.3f}}}}})",
-      tid, ts, dur, json_escape(r.name), r.frame, r.dispatch_s * 1e6));
+  trace_.kernel(r);
 }
 
 json RunAnalysis::finish(const engine::RunTotals& totals) {
-  trace_ << "\n]}\n";
-  for (auto* f : {&frames_csv_, &stages_csv_, &timeseries_csv_, &trace_, &kernels_csv_}) {
+  bool written = trace_.close();
+  for (auto* f : {&frames_csv_, &stages_csv_, &timeseries_csv_, &kernels_csv_}) {
     f->close();
-    if (!*f) throw core::UserError(fmt::format("{}: cannot write the run folder", folder_.string()));
+    written = written && !f->fail();
   }
+  if (!written) throw core::UserError(fmt::format("{}: cannot write the run folder", folder_.string()));
   const auto& hw = spec_.hardware;
   json j;
   j["scenario"] = {{"name", spec_.name},
@@ -341,10 +286,8 @@ json RunAnalysis::finish(const engine::RunTotals& totals) {
                {"rate_Hz", spec_.tasks[t].rate_Hz},
                {"time_s", summary_json(time_s)}};
     if (spec_.speed_mps && !staleness_s_[t].empty()) {
-      Summary d = time_s;
-      for (double* v : {&d.mean, &d.stddev, &d.min, &d.max, &d.p50, &d.p90, &d.p99, &d.p999}) *v *= *spec_.speed_mps;
       entry["speed_mps"] = *spec_.speed_mps;
-      entry["distance_m"] = summary_json(d);
+      entry["distance_m"] = summary_json(scaled(time_s, *spec_.speed_mps));
     }
     staleness[spec_.tasks[t].name] = entry;
   }
@@ -381,9 +324,9 @@ json RunAnalysis::finish(const engine::RunTotals& totals) {
   json thermal = json::object();
   double max_temperature = ticks_.empty() ? 0.0 : ticks_.front().temperature_C;
   double max_power = 0;
-  for (const auto& t : ticks_) {
-    max_temperature = std::max(max_temperature, t.temperature_C);
-    max_power = std::max(max_power, t.power_W);
+  for (std::size_t i = 0; i < ticks_.size(); ++i) {
+    max_temperature = std::max(max_temperature, ticks_[i].temperature_C);
+    if (full_period(i)) max_power = std::max(max_power, ticks_[i].power_W);  // over full governor periods
   }
   json residency = json::object();
   json unit_throttled = json::object();
@@ -431,9 +374,16 @@ json RunAnalysis::finish(const engine::RunTotals& totals) {
   const Summary sustained = sustained_.latency_s.summary();
   if (sustained.count > 0) {
     verdict["sustained_p99_s"] = sustained.p99;
+    verdict["sustained_p99"] = quantile_json(sustained.q99);
     verdict["deadline_s"] = spec_.deadline_s;
     verdict["meets_deadline_at_p99"] = sustained.p99 <= spec_.deadline_s;
     verdict["speedup_needed"] = std::max(1.0, sustained.p99 / spec_.deadline_s);
+    // At the confidence: met when the whole interval is below the deadline, missed when it is all above.
+    const auto& q = sustained.q99;
+    verdict["confidence"] = kConfidence;
+    verdict["at_confidence"] = q.hi && *q.hi <= spec_.deadline_s ? "met"
+                               : q.lo && *q.lo > spec_.deadline_s ? "missed"
+                                                                  : "undecided";
   }
   json slices = json::object();
   for (std::size_t s = 0; s < spec_.stages.size(); ++s) {
@@ -459,6 +409,14 @@ json RunAnalysis::finish(const engine::RunTotals& totals) {
   j["tasks"] = responses["tasks"];
   j["chains"] = responses["chains"];
   j["run"]["preemptions"] = totals.preemptions;
+  j["why"] = breakdown_.finish(all_.latency_s.empty() ? std::nullopt : std::optional(all_.latency_s.quantile(0.99)));
+  j["statistics"] = {{"quantile_method", "nearest rank: the smallest sample with at least p of the sample at or below "
+                                         "it, x_(ceil(p n)) (numpy method=\"inverted_cdf\")"},
+                     {"interval", "distribution-free, from order statistics: [x_(l), x_(u)] with the number of "
+                                  "samples below the quantile Binomial(n, p); independent samples assumed"},
+                     {"confidence", kConfidence},
+                     {"counted", "frames.csv rows with counted = 1; latency statistics over those completed"}};
+  j["provenance"] = provenance_;
   j["warnings"] = totals.warnings;
   j["notes"] = totals.notes;
 
@@ -466,6 +424,7 @@ json RunAnalysis::finish(const engine::RunTotals& totals) {
   core::write_file_atomic(folder_ / "latency_cdf.svg", svg_latency_cdf());
   core::write_file_atomic(folder_ / "latency_over_time.svg", svg_latency_over_time());
   core::write_file_atomic(folder_ / "thermal.svg", svg_thermal());
+  core::write_file_atomic(folder_ / "report.html", html_report(j));
   return j;
 }
 

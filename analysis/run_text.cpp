@@ -1,7 +1,10 @@
 // The terminal summary of a run, from its summary.json.
+#include <cmath>
+
 #include <fmt/format.h>
 
 #include "core/units.hpp"
+#include "report_format.hpp"
 #include "run_analysis.hpp"
 #include "table.hpp"
 
@@ -11,6 +14,52 @@ using core::format_number;
 using core::format_seconds;
 using nlohmann::json;
 
+namespace {
+
+/// "where the time of the tail goes" and the worst frames, from summary.json's "why".
+std::string why_text(const json& why) {
+  std::string out;
+  auto parts_text = [](const json& parts) {
+    std::vector<std::string> items;
+    for (const auto& [k, v] : parts.items()) {
+      const double value = v.get<double>();
+      if (std::abs(value) < 1e-9) continue;
+      items.push_back(fmt::format("{} {}", k.substr(0, k.size() - 2), format_seconds(value)));
+    }
+    return fmt::format("{}", fmt::join(items, ", "));
+  };
+  if (why.contains("tail")) {
+    const auto& t = why["tail"];
+    out += fmt::format("why the tail (the {} frames at or above p99 {}): critical path mostly through {} ({} of the "
+                       "time on the path); mean {}\n",
+                       t["frames"].get<std::int64_t>(), format_seconds(t["p99_s"].get<double>()),
+                       t["critical_stage"].get<std::string>(),
+                       format_number(t["critical_share"].get<double>() * 100, 3) + "%", parts_text(t["mean_parts"]));
+  }
+  if (why["worst_frames"].empty()) return out;
+  Table w({"worst frames", "capture", "latency", "queue", "blocked", "floor", "throttling", "bus", "variability", "gap",
+           "slowest stage"});
+  std::size_t shown = 0;
+  for (const auto& f : why["worst_frames"]) {
+    if (++shown > 5) break;
+    const auto& p = f["parts"];
+    std::string slowest = "-";
+    double longest = -1;
+    for (const auto& step : f["path"]) {
+      const double time = step["end_s"].get<double>() - step["start_s"].get<double>() + step["queue_s"].get<double>();
+      if (time > longest) longest = time, slowest = step["stage"].get<std::string>();
+    }
+    w.add({fmt::format("frame {}", f["frame"].get<std::int64_t>()), format_seconds(f["capture_s"].get<double>()),
+           format_seconds(f["latency_s"].get<double>()), format_seconds(p["queue_s"].get<double>()),
+           format_seconds(p["blocked_s"].get<double>()), format_seconds(p["floor_s"].get<double>()),
+           format_seconds(p["throttling_s"].get<double>()), format_seconds(p["bus_s"].get<double>()),
+           format_seconds(p["variability_s"].get<double>()), format_seconds(p["gap_s"].get<double>()), slowest});
+  }
+  return out + w.render(2);
+}
+
+}  // namespace
+
 std::string RunAnalysis::text(const json& j) const {
   std::string out;
   const auto& run = j["run"];
@@ -18,24 +67,27 @@ std::string RunAnalysis::text(const json& j) const {
                      spec_.hardware.name, format_seconds(run["simulated_s"].get<double>()),
                      format_seconds(wall_s_), run["kernels"].get<std::int64_t>());
   auto row = [](const std::string& name, const json& s) -> std::vector<std::string> {
-    if (s["count"].get<std::size_t>() == 0) return {name, "-", "-", "-", "-", "-", "-"};
+    if (s["count"].get<std::size_t>() == 0) return {name, "0", "-", "-", "-", "-", "-", "-", "-"};
     return {name,
-            format_seconds(s["p50"].get<double>()),
-            format_seconds(s["p90"].get<double>()),
-            format_seconds(s["p99"].get<double>()),
-            format_seconds(s["p99_9"].get<double>()),
+            std::to_string(s["count"].get<std::size_t>()),
+            format_percentile_s(s, "p50"),
+            format_percentile_s(s, "p90"),
+            format_percentile_s(s, "p99"),
+            format_interval_s(s, "p99"),
+            format_percentile_s(s, "p99_9"),
             format_seconds(s["max"].get<double>()),
             format_seconds(s["mean"].get<double>())};
   };
   const auto& all = j["windows"]["all"];
-  Table t({"latency (counted frames)", "p50", "p90", "p99", "p99.9", "max", "mean"});
+  Table t({"latency (counted frames)", "n", "p50", "p90", "p99", "p99 95% CI", "p99.9", "max", "mean"});
   t.add(row("end to end", all["latency_s"]));
   for (std::size_t s = 0; s < spec_.stages.size(); ++s) {
     const auto& st = all["stages"][spec_.stages[s].name];
-    t.add(row(fmt::format("  {} on {}: wait", spec_.stages[s].name, spec_.hardware.units[spec_.stages[s].unit].name), st["wait_s"]));
-    t.add(row(fmt::format("  {} on {}: service", spec_.stages[s].name, spec_.hardware.units[spec_.stages[s].unit].name), st["service_s"]));
+    const std::string& unit = spec_.hardware.units[spec_.stages[s].unit].name;
+    t.add(row(fmt::format("  {} on {}: wait", spec_.stages[s].name, unit), st["wait_s"]));
+    t.add(row(fmt::format("  {} on {}: service", spec_.stages[s].name, unit), st["service_s"]));
   }
-  out += t.render(0) + "\n";
+  out += t.render(0) + "  " + percentile_footnote() + "\n\n";
 
   const auto& frames = j["frames"];
   out += fmt::format("deadline {}: {} of {} counted frames missed ({} late, {} dropped) = {}; longest run of misses {}\n",
@@ -110,6 +162,7 @@ std::string RunAnalysis::text(const json& j) const {
                        p99 <= spec_.deadline_s
                            ? fmt::format("meets it with {} to spare", format_seconds(spec_.deadline_s - p99))
                            : fmt::format("MISSES it: needs a {}x speed-up", format_number(p99 / spec_.deadline_s, 3)));
+    out += "  " + confidence_sentence(v) + "\n";
   }
   out += fmt::format("  end to end alone on an idle SoC: estimate {} (effective roofs), bound {} (peak roofs, no "
                      "overhead){}\n",
@@ -145,6 +198,7 @@ std::string RunAnalysis::text(const json& j) const {
                                    q["max"].get<int>(), q["capacity"].get<int>()));
     if (!queues.empty()) out += fmt::format("queues: {}\n", fmt::join(queues, ", "));
   }
+  out += why_text(j["why"]);
   for (const auto& [name, task] : j["tasks"].items()) {
     if (!task.contains("response_s") || task["response_s"]["count"].get<std::size_t>() == 0) continue;
     const auto& r = task["response_s"];

@@ -8,7 +8,7 @@
 // at least P(l <= B < u). l and u are the ranks at the two tails of that binomial (alpha/2 each). When u
 // would be above n the sample cannot bound the quantile from above at that confidence: the interval is
 // open (its upper end null) and the quantile is flagged as estimated from too few samples (p99 needs at
-// least 367 samples at 95 %, p99.9 at least 3 687). The interval assumes independent samples; frames of
+// least 368 samples at 95 %, p99.9 at least 3 688). The interval assumes independent samples; frames of
 // a pipeline are correlated in time, so read it as a lower bound on the uncertainty.
 #pragma once
 

@@ -11,7 +11,8 @@
 int main(int argc, char** argv) {
   CLI::App app{"framesim: will this perception pipeline meet its frame budget on this SoC?"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "framesim 0.1.0");
+  app.set_version_flag("--version", "framesim " FRAMESIM_VERSION);
+  framesim::cli::set_command_line(argc, argv);
   const std::vector<framesim::cli::Command> commands{framesim::cli::add_run_command(app),
                                                      framesim::cli::add_budget_command(app),
                                                      framesim::cli::add_import_command(app),
