@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "core/units.hpp"
+#include "table.hpp"
 
 namespace framesim::analysis {
 
@@ -228,9 +229,10 @@ std::string Plot::render() const {
   std::vector<Box> placed;
   for (const auto& m : markers_) {
     if (m.label.empty()) continue;
-    const double w = 5.2 * static_cast<double>(m.label.size()), px = sx(m.x), py = sy(m.y);
+    const double w = 5.4 * static_cast<double>(display_width(m.label)) + 4, px = sx(m.x), py = sy(m.y);
     for (const auto& [dx, dy] : {std::pair{6.0, -4.0}, {6.0, 12.0}, {-6.0 - w, -4.0}, {-6.0 - w, 12.0}}) {
       const Box box{px + dx, py + dy - 9, px + dx + w, py + dy + 1};
+      if (box.x0 < x0 || box.x1 > x1 || box.y0 < y0 || box.y1 > y1) continue;  // inside the frame, off the legend
       if (std::any_of(placed.begin(), placed.end(), [&](const Box& o) { return o.overlaps(box); })) continue;
       placed.push_back(box);
       s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"9\" fill=\"#444\">{}</text>\n", box.x0, py + dy,
