@@ -30,6 +30,7 @@ Command add_bench_command(CLI::App& app);
 Command add_bench_child_command(CLI::App& app);
 Command add_calibrate_command(CLI::App& app);
 Command add_validate_command(CLI::App& app);
+Command add_compare_command(CLI::App& app);
 
 /// Remembers the command line framesim was started with (argv[0] recorded as "framesim"); main calls it once.
 void set_command_line(int argc, char** argv);

@@ -22,7 +22,8 @@ int main(int argc, char** argv) {
                                                      framesim::cli::add_bench_child_command(app),
                                                      framesim::cli::add_ops_command(app),
                                                      framesim::cli::add_calibrate_command(app),
-                                                     framesim::cli::add_validate_command(app)};
+                                                     framesim::cli::add_validate_command(app),
+                                                     framesim::cli::add_compare_command(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
