@@ -19,21 +19,6 @@ using nlohmann::json;
 
 namespace {
 
-std::vector<std::string> percentile_row(const std::string& name, const json& s) {
-  if (s["count"].get<std::size_t>() == 0) return {name, "0", "-", "-", "-", "-", "-", "-", "-"};
-  return {name,
-          std::to_string(s["count"].get<std::size_t>()),
-          format_percentile_s(s, "p50"),
-          format_percentile_s(s, "p90"),
-          format_percentile_s(s, "p99"),
-          format_interval_s(s, "p99"),
-          format_percentile_s(s, "p99_9"),
-          format_seconds(s["max"].get<double>()),
-          format_seconds(s["mean"].get<double>())};
-}
-
-const std::vector<std::string> kPercentileHeader{"", "n", "p50", "p90", "p99", "p99 95% CI", "p99.9", "max", "mean"};
-
 /// The mean parts of the tail as one stacked bar, a segment per part (hover: its time).
 std::string parts_svg(const json& parts, double total_s) {
   static const char* kColours[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#7f7f7f"};
@@ -98,33 +83,32 @@ std::string RunAnalysis::html_report(const json& j) const {
   // Latency
   b += html::heading("Latency");
   const auto& all = j["windows"]["all"];
-  std::vector<std::vector<std::string>> rows{percentile_row("end to end", all["latency_s"])};
+  std::vector<std::vector<std::string>> rows{percentile_cells("end to end", all["latency_s"])};
   rows.back()[4] = "";  // replaced by the marked-up cell below
   for (std::size_t s = 0; s < spec_.stages.size(); ++s) {
     const auto& st = all["stages"][spec_.stages[s].name];
     const std::string& unit = hw.units[spec_.stages[s].unit].name;
     for (const char* part : {"wait_s", "service_s", "blocked_s", "response_s"})
-      rows.push_back(percentile_row(fmt::format("{} on {}: {}", spec_.stages[s].name, unit,
+      rows.push_back(percentile_cells(fmt::format("{} on {}: {}", spec_.stages[s].name, unit,
                                                 std::string(part).substr(0, std::string(part).size() - 2)),
                                     st[part]));
   }
   for (auto& row : rows)
     for (auto& cell : row) cell = html::escape(cell);
   rows.front()[4] = html::number("p99", format_percentile_s(all["latency_s"], "p99"));
-  b += html::table(kPercentileHeader, rows, true);
+  b += html::table(percentile_header(""), rows, true);
   b += "<p class=\"note\">" + html::escape(percentile_footnote()) + "</p>\n";
   std::vector<std::vector<std::string>> windows;
   for (const char* name : {"cold", "sustained"}) {
     const auto& w = j["windows"][name];
-    std::vector<std::string> row = percentile_row(
+    std::vector<std::string> row = percentile_cells(
         fmt::format("{} {}-{}", name, format_seconds(w["from_s"].get<double>()), format_seconds(w["to_s"].get<double>())),
         w["latency_s"]);
     row.push_back(std::to_string(w["missed"].get<std::int64_t>() + w["dropped"].get<std::int64_t>()));
     row.push_back(w["mean_temperature_C"].is_null() ? "-" : format_number(w["mean_temperature_C"].get<double>(), 3) + " C");
     windows.push_back(row);
   }
-  auto window_header = kPercentileHeader;
-  window_header[0] = "window";
+  auto window_header = percentile_header("window");
   window_header.insert(window_header.end(), {"missed", "temperature"});
   b += html::table(window_header, windows);
   b += html::figure(svg_latency_cdf(), "cdf",

@@ -37,6 +37,23 @@ std::string format_interval_s(const nlohmann::json& summary, const std::string& 
   return fmt::format("[{}, {}]", end_text(ci[0]), end_text(ci[1]));
 }
 
+std::vector<std::string> percentile_cells(const std::string& name, const nlohmann::json& s) {
+  if (s["count"].get<std::size_t>() == 0) return {name, "0", "-", "-", "-", "-", "-", "-", "-"};
+  return {name,
+          std::to_string(s["count"].get<std::size_t>()),
+          format_percentile_s(s, "p50"),
+          format_percentile_s(s, "p90"),
+          format_percentile_s(s, "p99"),
+          format_interval_s(s, "p99"),
+          format_percentile_s(s, "p99_9"),
+          core::format_seconds(s["max"].get<double>()),
+          core::format_seconds(s["mean"].get<double>())};
+}
+
+std::vector<std::string> percentile_header(const std::string& first) {
+  return {first, "n", "p50", "p90", "p99", "p99 95% CI", "p99.9", "max", "mean"};
+}
+
 std::string percentile_footnote() {
   return fmt::format("percentiles are nearest-rank over the counted frames, intervals {}% distribution-free (order "
                      "statistics); * too few samples to bound it from above (p99 needs {}, p99.9 needs {})",

@@ -66,26 +66,14 @@ std::string RunAnalysis::text(const json& j) const {
   out += fmt::format("framesim run: {} on {}: {} simulated in {} wall ({} kernels)\n\n", spec_.name,
                      spec_.hardware.name, format_seconds(run["simulated_s"].get<double>()),
                      format_seconds(wall_s_), run["kernels"].get<std::int64_t>());
-  auto row = [](const std::string& name, const json& s) -> std::vector<std::string> {
-    if (s["count"].get<std::size_t>() == 0) return {name, "0", "-", "-", "-", "-", "-", "-", "-"};
-    return {name,
-            std::to_string(s["count"].get<std::size_t>()),
-            format_percentile_s(s, "p50"),
-            format_percentile_s(s, "p90"),
-            format_percentile_s(s, "p99"),
-            format_interval_s(s, "p99"),
-            format_percentile_s(s, "p99_9"),
-            format_seconds(s["max"].get<double>()),
-            format_seconds(s["mean"].get<double>())};
-  };
   const auto& all = j["windows"]["all"];
-  Table t({"latency (counted frames)", "n", "p50", "p90", "p99", "p99 95% CI", "p99.9", "max", "mean"});
-  t.add(row("end to end", all["latency_s"]));
+  Table t(percentile_header("latency (counted frames)"));
+  t.add(percentile_cells("end to end", all["latency_s"]));
   for (std::size_t s = 0; s < spec_.stages.size(); ++s) {
     const auto& st = all["stages"][spec_.stages[s].name];
     const std::string& unit = spec_.hardware.units[spec_.stages[s].unit].name;
-    t.add(row(fmt::format("  {} on {}: wait", spec_.stages[s].name, unit), st["wait_s"]));
-    t.add(row(fmt::format("  {} on {}: service", spec_.stages[s].name, unit), st["service_s"]));
+    t.add(percentile_cells(fmt::format("  {} on {}: wait", spec_.stages[s].name, unit), st["wait_s"]));
+    t.add(percentile_cells(fmt::format("  {} on {}: service", spec_.stages[s].name, unit), st["service_s"]));
   }
   out += t.render(0) + "  " + percentile_footnote() + "\n\n";
 

@@ -14,6 +14,7 @@
 #include "core/units.hpp"
 #include "engine/run_support.hpp"
 #include "report/binomial_by_hand.hpp"
+#include "sweep/small_sweep.hpp"
 
 using framesim::core::read_file;
 using framesim::testing::interval_ranks_by_hand;
@@ -247,41 +248,26 @@ TEST(Report, BudgetReportRendersInChromium) {
 
 TEST(Report, SweepReportRendersInChromium) {
   Scratch s;
-  s.write("scenario.yaml", fmt::format(R"(name: tiny
-hardware: {}
-networks: {{net: {}}}
-duration: "0.5 s"
-deadline: "10 ms"
-sensors:
-  camera: {{rate: "30 Hz"}}
-stages:
-  model: {{unit: gpu, inputs: [camera], network: net}}
-)",
-                                       source_path("hardware/seed_reference.yaml"),
-                                       source_path("scenarios/networks/mobilenet_v2.yaml")));
-  s.write("sweep.yaml", R"(name: tiny-sweep
-scenario: scenario.yaml
-axes:
-  hardware.memory.dram.bandwidth: ["25 GB/s", "50 GB/s", "100 GB/s"]
-  networks.net.precision: [fp32, fp16]
-)");
+  framesim::testing::write_small_sweep(s);
   const auto run = run_cli(fmt::format("sweep '{}' -j 2 -o '{}'", (s.dir() / "sweep.yaml").string(), (s.dir() / "out").string()));
   ASSERT_EQ(run.exit_code, 0) << run.err;
   // Axis columns: the value in SI base units, and the label beside it.
   const auto csv = framesim::testing::read_table(s.dir() / "out" / "results.csv");
-  ASSERT_EQ(csv.rows.size(), 6u);
+  ASSERT_EQ(csv.rows.size(), 12u);
   EXPECT_EQ(csv.rows[0].at("hardware.memory.dram.bandwidth"), "25000000000");
   EXPECT_EQ(csv.rows[0].at("hardware.memory.dram.bandwidth_label"), "25 GB/s");
   EXPECT_EQ(csv.rows[0].at("networks.net.precision"), "fp32");
+  EXPECT_EQ(csv.rows[1].at("sensors.camera.rate"), "60");
+  EXPECT_EQ(csv.rows[1].at("sensors.camera.rate_label"), "60 Hz");
   const json j = json::parse(read_file(s.dir() / "out" / "results.json"));
   EXPECT_EQ(j["provenance"]["command_line"][1], "sweep");
   EXPECT_GT(j["tie_tolerance"].get<double>(), 0);
   // Every point is labelled and has its axis values on hover.
   const std::string html = read_file(s.dir() / "out" / "report.html");
-  for (int i = 0; i < 6; ++i)
+  for (int i = 0; i < 12; ++i)
     EXPECT_NE(html.find(fmt::format("<title>point {}: p99", i)), std::string::npos) << i;
   EXPECT_NE(html.find("networks.net.precision = fp16"), std::string::npos);
-  expect_renders(s.dir() / "out" / "report.html", s, {"<span id=\"points\">6</span>", "id=\"pareto\""});
+  expect_renders(s.dir() / "out" / "report.html", s, {"<span id=\"points\">12</span>", "id=\"pareto\""});
 }
 
 namespace {

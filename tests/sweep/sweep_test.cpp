@@ -12,41 +12,14 @@
 #include "config/sweep.hpp"
 #include "core/error.hpp"
 #include "engine/run_support.hpp"
+#include "sweep/small_sweep.hpp"
 #include "test_support.hpp"
 
 using framesim::testing::run_cli;
 using framesim::testing::Scratch;
 using framesim::testing::source_path;
 
-namespace {
-
-/// A small sweep (12 points, half a second each) on the seed device.
-void write_small_sweep(const Scratch& s, const std::string& mode = "grid") {
-  s.write("scenario.yaml", fmt::format(R"(name: tiny
-hardware: {}
-networks: {{net: {}}}
-duration: "0.6 s"
-warmup: "0.1 s"
-deadline: "10 ms"
-sensors:
-  camera: {{rate: "30 Hz"}}
-stages:
-  model: {{unit: gpu, inputs: [camera], network: net}}
-)",
-                                       source_path("hardware/seed_reference.yaml"),
-                                       source_path("scenarios/networks/mobilenet_v2.yaml")));
-  s.write("sweep.yaml", fmt::format(R"(name: tiny-sweep
-scenario: scenario.yaml
-mode: {}
-axes:
-  hardware.memory.dram.bandwidth: ["25 GB/s", "50 GB/s", "100 GB/s"]
-  networks.net.precision: [fp32, fp16]
-  sensors.camera.rate: ["30 Hz", "60 Hz"]
-)",
-                                    mode));
-}
-
-}  // namespace
+using framesim::testing::write_small_sweep;
 
 TEST(Sweep, GridZipAndLatinHypercubeExpand) {
   Scratch s;
