@@ -138,7 +138,8 @@ json Breakdown::finish(std::optional<double> p99_s) const {
   for (std::size_t k = 0; k < kParts; ++k) parts.push_back(part_name(static_cast<Part>(k)));
   json out{{"method",
             "critical path: from the stage that finished last back through the input that arrived last; per stage: "
-            "queue (enqueue -> start), blocked (lost the unit mid-way), floor (alone, nominal clocks), throttling "
+            "queue (enqueue -> start), blocked (lost the unit mid-way), floor (the stage alone at nominal clocks: the "
+            "budget's estimate at effective roofs), throttling "
             "(floor at the clocks at capture - floor), bus (service - blocked - floor at those clocks, for a stage that "
             "moves bytes: contention, and its work variability if it has one), variability (the same for a stage given "
             "as a compute time), gap (previous end -> enqueue); the parts add up to the latency"},

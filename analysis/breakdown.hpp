@@ -2,7 +2,7 @@
 // arrived last, to the sensor) and where its time went on that path. Per stage on the path:
 //   queue      enqueue -> start: its input queue and the wait for the unit's cores
 //   blocked    the time it lost the unit mid-way to a higher priority (or a quantum, a switch cost)
-//   floor      the stage's floor alone on an idle SoC at the nominal clocks (the budget's number)
+//   floor      the stage alone on an idle SoC at the nominal clocks (the budget's estimate, effective roofs)
 //   throttling the floor at the clocks in force at capture minus the nominal floor
 //   bus        service - blocked - floor at the clocks in force, for a stage that moves bytes: memory
 //              contention (and its work variability, when it has a `variability` distribution)

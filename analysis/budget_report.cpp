@@ -704,10 +704,10 @@ std::string budget_html(const BudgetReport& r, const model::HardwareSpec& hw, co
     const auto& e = j["kernels"][k];
     rows.push_back({e["name"].get<std::string>(), e["op"].get<std::string>(), format_ops(e["ops"].get<double>()),
                     e["intensity"].is_null() ? "-" : format_number(e["intensity"].get<double>(), 4),
-                    format_seconds(e["bound_s"].get<double>()), e["limit"].get<std::string>(),
-                    format_number(e["fraction_of_peak"].get<double>() * 100, 3) + "%"});
+                    format_seconds(e["estimate_s"].get<double>()), format_seconds(e["bound_s"].get<double>()),
+                    e["limit"].get<std::string>(), format_number(e["fraction_of_peak"].get<double>() * 100, 3) + "%"});
   }
-  b += html::table({"kernel", "op", "ops", "intensity (op/B)", "bound", "limit", "of peak"}, rows);
+  b += html::table({"kernel", "op", "ops", "intensity (op/B)", "estimate", "bound", "limit", "of peak"}, rows);
   b += html::heading("The report");
   b += "<pre>" + html::escape(budget_text(r, hw, net)) + "</pre>\n";
   return html::page(fmt::format("framesim budget: {} on {}", net.name, hw.name), b);

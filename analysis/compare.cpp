@@ -133,7 +133,9 @@ json budget_rows(const CompareInput& a, const CompareInput& b) {
   json rows = json::array();
   const auto& ja = a.document;
   const auto& jb = b.document;
-  rows.push_back(row("floor", "s", ja["floor"]["floor_s"].get<double>(), jb["floor"]["floor_s"].get<double>(), std::nullopt));
+  rows.push_back(row("estimate", "s", ja["floor"]["estimate_s"].get<double>(), jb["floor"]["estimate_s"].get<double>(),
+                     std::nullopt));
+  rows.push_back(row("bound", "s", ja["floor"]["bound_s"].get<double>(), jb["floor"]["bound_s"].get<double>(), std::nullopt));
   rows.push_back(row("compute time", "s", ja["floor"]["compute_s"].get<double>(), jb["floor"]["compute_s"].get<double>(),
                      std::nullopt));
   rows.push_back(row("energy per inference", "J", ja["energy"]["total_J"].get<double>(),
@@ -141,10 +143,11 @@ json budget_rows(const CompareInput& a, const CompareInput& b) {
   rows.push_back(row("off-chip bytes", "B", ja["energy"]["offchip_bytes"].get<double>(),
                      jb["energy"]["offchip_bytes"].get<double>(), std::nullopt));
   std::map<std::string, double> kb;
-  for (const auto& k : jb["kernels"]) kb[k["name"].get<std::string>()] = k["bound_s"].get<double>();
+  for (const auto& k : jb["kernels"]) kb[k["name"].get<std::string>()] = k["estimate_s"].get<double>();
   for (const auto& k : ja["kernels"]) {
     const auto it = kb.find(k["name"].get<std::string>());
-    if (it != kb.end()) rows.push_back(row("kernel " + it->first, "s", k["bound_s"].get<double>(), it->second, std::nullopt));
+    if (it != kb.end())
+      rows.push_back(row("kernel " + it->first + " estimate", "s", k["estimate_s"].get<double>(), it->second, std::nullopt));
   }
   return rows;
 }
@@ -196,7 +199,7 @@ CompareInput load_compare_input(const fs::path& path) {
   }
   in.document = parse_json(path);
   if (!in.document.is_object() || !in.document.contains("floor") || !in.document.contains("kernels") ||
-      !in.document.contains("energy"))
+      !in.document.contains("energy") || !in.document["floor"].contains("estimate_s"))
     throw core::UserError(fmt::format("{}: not a framesim budget (the output of `framesim budget --json`) nor a run folder",
                                       path.string()));
   return in;

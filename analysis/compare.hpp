@@ -2,7 +2,7 @@
 // output) side by side. For runs, every latency percentile is recomputed from the counted frames of frames.csv
 // with a 97.5 % interval on each side, so that the interval of the difference [lo_B - hi_A, hi_B - lo_A] covers
 // the true difference with at least 95 % (Bonferroni); a difference whose interval excludes zero is marked
-// significant. Budgets are static: their differences are exact.
+// significant. Budgets are static: their differences (estimate, bound, energy, each kernel's estimate) are exact.
 #pragma once
 
 #include <filesystem>

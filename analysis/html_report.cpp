@@ -69,11 +69,16 @@ std::string RunAnalysis::html_report(const json& j) const {
   }
   std::vector<std::vector<std::string>> slices;
   for (const auto& [name, s] : v["stage_slices"].items())
-    slices.push_back({name, format_seconds(s["slice_s"].get<double>()), format_seconds(s["floor_alone_s"].get<double>()),
-                      format_seconds(s["sustained_mean_s"].get<double>()), format_seconds(s["sustained_p99_s"].get<double>()),
-                      s["fits"].get<bool>() ? "fits" : "DOES NOT FIT"});
+    slices.push_back({name, format_seconds(s["slice_s"].get<double>()), format_seconds(s["estimate_alone_s"].get<double>()),
+                      format_seconds(s["bound_alone_s"].get<double>()), format_seconds(s["sustained_mean_s"].get<double>()),
+                      format_seconds(s["sustained_p99_s"].get<double>()), s["fits"].get<bool>() ? "fits" : "DOES NOT FIT"});
   if (!slices.empty())
-    b += html::table({"stage slice", "slice", "floor alone", "sustained mean", "sustained p99", ""}, slices);
+    b += html::table({"stage slice", "slice", "estimate alone", "bound alone", "sustained mean", "sustained p99", ""},
+                     slices);
+  b += fmt::format("<p>End to end alone on an idle SoC: estimate {} (effective roofs), bound {} (peak roofs, no "
+                   "overhead).</p>\n",
+                   format_seconds(v["estimate_end_to_end_s"].get<double>()),
+                   format_seconds(v["bound_end_to_end_s"].get<double>()));
   const auto& f = j["frames"];
   b += fmt::format("<p>{} of {} counted frames missed the deadline ({} late, {} dropped), longest run of misses {}.</p>\n",
                    html::number("misses", std::to_string(f["missed"].get<std::int64_t>() + f["dropped"].get<std::int64_t>())),

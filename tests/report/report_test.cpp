@@ -242,7 +242,7 @@ TEST(Report, BudgetReportRendersInChromium) {
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const json j = json::parse(run.out);
   expect_renders(html, s,
-                 {"<span id=\"floor\">" + framesim::core::format_seconds(j["floor"]["floor_s"].get<double>()) + "</span>",
+                 {"<span id=\"estimate\">" + framesim::core::format_seconds(j["floor"]["estimate_s"].get<double>()) + "</span>",
                   "id=\"roofline\""});
 }
 
@@ -335,9 +335,9 @@ TEST(Compare, TwoBudgetsDifferExactly) {
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const json c = json::parse(run.out);
   EXPECT_EQ(c["kind"], "budgets");
-  const double fa = json::parse(slow.out)["floor"]["floor_s"].get<double>();
-  const double fb = json::parse(fast.out)["floor"]["floor_s"].get<double>();
-  EXPECT_EQ(c["rows"][0]["metric"], "floor");
+  const double fa = json::parse(slow.out)["floor"]["estimate_s"].get<double>();
+  const double fb = json::parse(fast.out)["floor"]["estimate_s"].get<double>();
+  EXPECT_EQ(c["rows"][0]["metric"], "estimate");
   EXPECT_DOUBLE_EQ(c["rows"][0]["difference"].get<double>(), fb - fa);
   // A run folder and a budget are not compared.
   hand_made_run(s.dir() / "run", "R", {0.01, 0.02});
