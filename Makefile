@@ -4,11 +4,12 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 SCENARIO ?= scenarios/robot_30fps.yaml
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-# Debian packages the build and the tests need. `make deps` installs the missing ones.
+# Debian packages the build and the tests need. `make deps` installs the missing ones. libssl-dev: SHA-256 of the
+# input files (provenance); chromium: the report tests open every report.html in headless Chromium.
 PACKAGES := cmake ninja-build g++ pkg-config ccache \
 	libsimgrid-dev libyaml-cpp-dev libboost-dev libcli11-dev libfmt-dev nlohmann-json3-dev \
 	libgtest-dev libgmock-dev libonnx-dev libprotobuf-dev protobuf-compiler python3-onnx libonnx-testdata \
-	flatbuffers-compiler libflatbuffers-dev nodejs libsqlite3-dev
+	flatbuffers-compiler libflatbuffers-dev nodejs libsqlite3-dev libssl-dev chromium
 
 # Debian packages only the slow tests need (tests/slow: GNU parallel and a single-node Slurm cluster).
 # `make deps-slow` installs the missing ones; `make test-all` does, `make test` does not.

@@ -12,6 +12,8 @@ namespace framesim::analysis {
 
 std::string budget_text(const model::BudgetReport& r, const model::HardwareSpec& hw, const model::NetworkSpec& net);
 nlohmann::json budget_json(const model::BudgetReport& r, const model::HardwareSpec& hw, const model::NetworkSpec& net);
+/// report.html of a budget: the verdict, the roofline, the kernels costliest first and the text report.
+std::string budget_html(const model::BudgetReport& r, const model::HardwareSpec& hw, const model::NetworkSpec& net);
 std::string roofline_svg(const model::BudgetReport& r, const model::HardwareSpec& hw, const model::NetworkSpec& net);
 
 }  // namespace framesim::analysis

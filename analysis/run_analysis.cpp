@@ -44,31 +44,9 @@ bool in(const WindowStats& w, double t) { return t >= w.from_s && t < w.to_s; }
 /// Shortest text that reads back as the same double: exact, deterministic and compact.
 std::string num(double v) { return fmt::format("{}", v); }
 
-std::string json_escape(const std::string& s) { return json(s).dump(); }
-
-/// Trace metadata: the name of track `tid`.
-std::string thread_name_event(std::size_t tid, const std::string& name) {
-  return fmt::format(R"({{"ph":"M","cat":"__metadata","pid":1,"tid":{},"name":"thread_name","args":{{"name":{}}}}})", tid,
-                     json_escape(name));
-}
-
-/// Trace metadata: track `tid` sorts by its own number.
-std::string thread_sort_index_event(std::size_t tid) {
-  return fmt::format(R"({{"ph":"M","cat":"__metadata","pid":1,"tid":{},"name":"thread_sort_index","args":{{"sort_index":{}}}}})",
-                     tid, tid);
-}
-
 /// Counted frames that missed the deadline or were dropped, as a fraction of the counted frames (0 without any).
 double miss_rate(const WindowStats& w) {
   return w.frames > 0 ? static_cast<double>(w.missed + w.dropped) / static_cast<double>(w.frames) : 0.0;
-}
-
-/// A slice's "ts" and "dur" in microseconds with nanosecond digits, rounded so that the end of one slice
-/// and the start of the next that follows it on the same track round to the same value (no overlap).
-std::pair<double, double> slice_us(double start_s, double end_s) {
-  const double ts = std::round(start_s * 1e9) / 1e3;
-  const double end = std::round(end_s * 1e9) / 1e3;
-  return {ts, std::max(0.0, end - ts)};
 }
 
 json window_json(const WindowStats& w, const model::ScenarioSpec& spec) {
@@ -101,7 +79,11 @@ json window_json(const WindowStats& w, const model::ScenarioSpec& spec) {
 }  // namespace
 
 RunAnalysis::RunAnalysis(const model::ScenarioSpec& spec, std::filesystem::path folder)
-    : spec_(spec), folder_(std::move(folder)), responses_(spec, folder_) {
+    : spec_(spec),
+      folder_(std::move(folder)),
+      trace_(spec, folder_ / "trace.json"),
+      breakdown_(spec),
+      responses_(spec, folder_) {
   const std::size_t stages = spec.stages.size();
   const std::size_t units = spec.hardware.units.size();
   const double counted_s = spec.duration_s - spec.warmup_s;
@@ -123,15 +105,14 @@ RunAnalysis::RunAnalysis(const model::ScenarioSpec& spec, std::filesystem::path 
   open(frames_csv_, "frames.csv");
   open(stages_csv_, "stages.csv");
   open(timeseries_csv_, "timeseries.csv");
-  open(trace_, "trace.json");
   open(kernels_csv_, "kernels.csv");
   kernels_csv_ << "unit,owner,kernel,frame,dispatch_start_s,start_s,end_s,time_s\n";
 
-  frames_csv_ << "frame,sensor,capture_s,outcome,done_s,latency_s,deadline_met,drop_stage,drop_reason,energy_J,"
+  frames_csv_ << "frame,sensor,capture_s,outcome,counted,done_s,latency_s,deadline_met,drop_stage,drop_reason,energy_J,"
                  "temperature_C";
   for (const auto& u : spec.hardware.units) frames_csv_ << ",freq_" << u.name << "_Hz";
   frames_csv_ << "\n";
-  stages_csv_ << "frame,stage,capture_s,enqueue_s,start_s,end_s,wait_s,service_s,blocked_s,response_s,latency_s,"
+  stages_csv_ << "frame,stage,counted,capture_s,enqueue_s,start_s,end_s,wait_s,service_s,blocked_s,response_s,latency_s,"
                  "energy_J,kernels\n";
   timeseries_csv_ << "time_s,temperature_C,power_W,dynamic_J,static_J,throttled";
   for (const auto& u : spec.hardware.units) timeseries_csv_ << ",freq_" << u.name << "_Hz";
@@ -140,23 +121,6 @@ RunAnalysis::RunAnalysis(const model::ScenarioSpec& spec, std::filesystem::path 
   for (const auto& l : spec.hardware.memory) timeseries_csv_ << ",util_" << l.name;
   for (const auto& st : spec.stages) timeseries_csv_ << ",queue_" << st.name;
   timeseries_csv_ << "\n";
-
-  trace_ << "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n";
-  trace_event(fmt::format(R"({{"ph":"M","cat":"__metadata","pid":1,"tid":0,"name":"process_name","args":{{"name":{}}}}})",
-                          json_escape("framesim: " + spec.name)));
-  for (std::size_t s = 0; s < spec.stages.size(); ++s) trace_event(thread_name_event(1 + s, "stage " + spec.stages[s].name));
-  for (std::size_t s = 0; s < spec.stages.size(); ++s) trace_event(thread_sort_index_event(1 + s));
-  for (std::size_t t = 0; t < spec.tasks.size(); ++t) {
-    if (!spec.tasks[t].unit) continue;
-    trace_event(thread_name_event(kTaskTrack + t, "task " + spec.tasks[t].name));
-    trace_event(thread_sort_index_event(kTaskTrack + t));
-  }
-}
-
-void RunAnalysis::trace_event(const std::string& event) {
-  if (!first_trace_event_) trace_ << ",\n";
-  first_trace_event_ = false;
-  trace_ << event;
 }
 
 void RunAnalysis::on_frame(const engine::FrameRecord& r) {
@@ -166,8 +130,13 @@ void RunAnalysis::on_frame(const engine::FrameRecord& r) {
   const double latency = r.done_s - r.capture_s;
   const bool met = completed && latency <= spec_.deadline_s;
   sojourn_sum_s_ += latency;
+  // Counted: in the statistics (after the warm-up, completed or dropped; side inputs and frames still in
+  // flight at the end have no end-to-end latency).
+  const bool in_stats = counted(r.capture_s) && (completed || r.outcome == engine::FrameOutcome::dropped);
+  breakdown_.on_frame(r, in_stats && completed);
+  trace_.frame(r, completed && !met && in_stats);
   frames_csv_ << r.frame << "," << spec_.sensors[r.sensor].name << "," << num(r.capture_s) << ","
-              << engine::frame_outcome_name(r.outcome) << "," << num(r.done_s) << ","
+              << engine::frame_outcome_name(r.outcome) << "," << (in_stats ? 1 : 0) << "," << num(r.done_s) << ","
               << (completed ? num(latency) : "") << "," << (completed ? (met ? "1" : "0") : "") << ","
               << (r.drop_stage >= 0 ? spec_.stages[static_cast<std::size_t>(r.drop_stage)].name : "") << ","
               << engine::drop_reason_name(r.reason) << "," << num(r.energy_J) << "," << num(r.temperature_C);
@@ -218,14 +187,13 @@ void RunAnalysis::on_stage(const engine::StageRecord& r) {
   const double service = r.end_s - r.start_s;
   const double latency = r.end_s - r.capture_s;
   const double response = r.end_s - r.enqueue_s;
-  stages_csv_ << r.frame << "," << spec_.stages[r.stage].name << "," << num(r.capture_s) << "," << num(r.enqueue_s)
+  stages_csv_ << r.frame << "," << spec_.stages[r.stage].name << "," << (counted(r.capture_s) ? 1 : 0) << ","
+              << num(r.capture_s) << "," << num(r.enqueue_s)
               << "," << num(r.start_s) << "," << num(r.end_s) << "," << num(wait) << "," << num(service) << ","
               << num(r.blocked_s) << "," << num(response) << "," << num(latency) << "," << num(r.energy_J) << ","
               << r.kernels << "\n";
-  const auto [ts, dur] = slice_us(r.start_s, r.end_s);
-  trace_event(fmt::format(
-      R"({{"ph":"X","pid":1,"tid":{},"ts":{:.3f},"dur":{:.3f},"name":"frame {}","cat":"stage","args":{{"frame":{},"wait_us":{:.3f},"energy_mJ":{:.6f}}}}})",
-      1 + r.stage, ts, dur, r.frame, r.frame, wait * 1e6, r.energy_J * 1e3));
+  trace_.stage(r, breakdown_.predecessor(r));
+  breakdown_.on_stage(r);
   if (!counted(r.capture_s)) return;
   for (WindowStats* w : {&all_, &cold_, &sustained_}) {
     if (!in(*w, r.capture_s)) continue;
@@ -240,11 +208,7 @@ void RunAnalysis::on_stage(const engine::StageRecord& r) {
 
 void RunAnalysis::on_task(const engine::TaskRecord& r) {
   responses_.on_task(r);
-  // One slice per release, from its start to its end, on the task's own track; its wait and response in args.
-  const auto [ts, dur] = slice_us(r.start_s, r.end_s);
-  trace_event(fmt::format(
-      R"({{"ph":"X","pid":1,"tid":{},"ts":{:.3f},"dur":{:.3f},"name":"job {}","cat":"task","args":{{"wait_us":{:.3f},"response_us":{:.3f}}}}})",
-      kTaskTrack + r.task, ts, dur, r.job, (r.start_s - r.release_s) * 1e6, (r.end_s - r.release_s) * 1e6));
+  trace_.task(r);
 }
 
 void RunAnalysis::on_control(const engine::ControlRecord& r) {
@@ -261,27 +225,7 @@ void RunAnalysis::on_tick(const engine::TickRecord& r) {
   for (double u : r.level_utilisation) timeseries_csv_ << "," << num(u);
   for (double q : r.stage_queue_depth) timeseries_csv_ << "," << num(q);
   timeseries_csv_ << "\n";
-  const double ts = r.time_s * 1e6;
-  trace_event(fmt::format(R"({{"ph":"C","cat":"counter","pid":1,"name":"temperature","ts":{:.3f},"args":{{"C":{:.4f}}}}})", ts,
-                          r.temperature_C));
-  trace_event(fmt::format(R"({{"ph":"C","cat":"counter","pid":1,"name":"power","ts":{:.3f},"args":{{"W":{:.6f}}}}})", ts, r.power_W));
-  for (std::size_t u = 0; u < r.unit_frequency_Hz.size(); ++u)
-    trace_event(fmt::format(R"({{"ph":"C","cat":"counter","pid":1,"name":{},"ts":{:.3f},"args":{{"MHz":{:.3f}}}}})",
-                            json_escape("frequency " + spec_.hardware.units[u].name), ts, r.unit_frequency_Hz[u] / 1e6));
-  for (std::size_t lv = 0; lv < r.level_bandwidth_Bps.size(); ++lv)
-    trace_event(fmt::format(R"({{"ph":"C","cat":"counter","pid":1,"name":{},"ts":{:.3f},"args":{{"GB/s":{:.6f}}}}})",
-                            json_escape("bandwidth " + spec_.hardware.memory[lv].name), ts,
-                            r.level_bandwidth_Bps[lv] / 1e9));
-  auto percent_counter = [&](const std::string& name, double fraction) {
-    trace_event(fmt::format(R"({{"ph":"C","cat":"counter","pid":1,"name":{},"ts":{:.3f},"args":{{"%":{:.4f}}}}})",
-                            json_escape(name), ts, fraction * 100));
-  };
-  for (std::size_t u = 0; u < r.unit_busy.size(); ++u) percent_counter("busy " + spec_.hardware.units[u].name, r.unit_busy[u]);
-  for (std::size_t lv = 0; lv < r.level_utilisation.size(); ++lv)
-    percent_counter("utilisation " + spec_.hardware.memory[lv].name, r.level_utilisation[lv]);
-  for (std::size_t s = 0; s < r.stage_queue_depth.size(); ++s)
-    trace_event(fmt::format(R"({{"ph":"C","cat":"counter","pid":1,"name":{},"ts":{:.3f},"args":{{"items":{:.4f}}}}})",
-                            json_escape("queue " + spec_.stages[s].name), ts, r.stage_queue_depth[s]));
+  trace_.tick(r);
   // Residency: the interval ending now ran at the clocks set at the previous tick.
   const double dt = r.time_s - previous_tick_s_;
   for (std::size_t u = 0; u < previous_frequency_Hz_.size(); ++u) time_at_frequency_s_[u][previous_frequency_Hz_[u]] += dt;
@@ -296,41 +240,21 @@ void RunAnalysis::on_tick(const engine::TickRecord& r) {
 }
 
 void RunAnalysis::on_kernel(const engine::KernelRecord& r) {
-  const int owner = r.stage >= 0 ? r.stage : 500 + r.task;
-  const int tid = 10000 + static_cast<int>(r.unit) * 1000 + owner;
   const std::string owner_name = r.stage >= 0 ? spec_.stages[static_cast<std::size_t>(r.stage)].name
                                               : spec_.tasks[static_cast<std::size_t>(r.task)].name;
-  if (kernel_tracks_.insert(tid).second) {
-    trace_event(thread_name_event(static_cast<std::size_t>(tid), spec_.hardware.units[r.unit].name + " / " + owner_name));
-    trace_event(thread_sort_index_event(static_cast<std::size_t>(tid)));
-  }
   kernels_csv_ << spec_.hardware.units[r.unit].name << "," << owner_name << "," << r.name << "," << r.frame << ","
                << num(r.start_s - r.dispatch_s) << "," << num(r.start_s) << "," << num(r.end_s) << ","
                << num(r.end_s - r.start_s + r.dispatch_s) << "\n";
-  const auto [ts, dur] = slice_us(r.start_s, r.end_s);
-  trace_event(fmt::format(
-      R"({{"ph":"X","pid":1,"tid":{},"ts":{:.3f},"dur":{:.3f},"name":{},"cat":"kernel","args":{{"frame":{},"dispatch_us":{:.3f}}}}})",
-      tid, ts, dur, json_escape(r.name), r.frame, r.dispatch_s * 1e6));
+  trace_.kernel(r);
 }
-
-}  // namespace framesim::analysis
-
-namespace framesim::analysis {
-
-namespace {
-
-std::string stage_unit(const model::ScenarioSpec& spec, std::size_t s) {
-  return spec.hardware.units[spec.stages[s].unit].name;
-}
-
-}  // namespace
 
 json RunAnalysis::finish(const engine::RunTotals& totals) {
-  trace_ << "\n]}\n";
-  for (auto* f : {&frames_csv_, &stages_csv_, &timeseries_csv_, &trace_, &kernels_csv_}) {
+  bool written = trace_.close();
+  for (auto* f : {&frames_csv_, &stages_csv_, &timeseries_csv_, &kernels_csv_}) {
     f->close();
-    if (!*f) throw core::UserError(fmt::format("{}: cannot write the run folder", folder_.string()));
+    written = written && !f->fail();
   }
+  if (!written) throw core::UserError(fmt::format("{}: cannot write the run folder", folder_.string()));
   const auto& hw = spec_.hardware;
   json j;
   j["scenario"] = {{"name", spec_.name},
@@ -375,10 +299,8 @@ json RunAnalysis::finish(const engine::RunTotals& totals) {
                {"rate_Hz", spec_.tasks[t].rate_Hz},
                {"time_s", summary_json(time_s)}};
     if (spec_.speed_mps && !staleness_s_[t].empty()) {
-      Summary d = time_s;
-      for (double* v : {&d.mean, &d.stddev, &d.min, &d.max, &d.p50, &d.p90, &d.p99, &d.p999}) *v *= *spec_.speed_mps;
       entry["speed_mps"] = *spec_.speed_mps;
-      entry["distance_m"] = summary_json(d);
+      entry["distance_m"] = summary_json(scaled(time_s, *spec_.speed_mps));
     }
     staleness[spec_.tasks[t].name] = entry;
   }
@@ -415,9 +337,9 @@ json RunAnalysis::finish(const engine::RunTotals& totals) {
   json thermal = json::object();
   double max_temperature = ticks_.empty() ? 0.0 : ticks_.front().temperature_C;
   double max_power = 0;
-  for (const auto& t : ticks_) {
-    max_temperature = std::max(max_temperature, t.temperature_C);
-    max_power = std::max(max_power, t.power_W);
+  for (std::size_t i = 0; i < ticks_.size(); ++i) {
+    max_temperature = std::max(max_temperature, ticks_[i].temperature_C);
+    if (full_period(i)) max_power = std::max(max_power, ticks_[i].power_W);  // over full governor periods
   }
   json residency = json::object();
   json unit_throttled = json::object();
@@ -465,9 +387,16 @@ json RunAnalysis::finish(const engine::RunTotals& totals) {
   const Summary sustained = sustained_.latency_s.summary();
   if (sustained.count > 0) {
     verdict["sustained_p99_s"] = sustained.p99;
+    verdict["sustained_p99"] = quantile_json(sustained.q99);
     verdict["deadline_s"] = spec_.deadline_s;
     verdict["meets_deadline_at_p99"] = sustained.p99 <= spec_.deadline_s;
     verdict["speedup_needed"] = std::max(1.0, sustained.p99 / spec_.deadline_s);
+    // At the confidence: met when the whole interval is below the deadline, missed when it is all above.
+    const auto& q = sustained.q99;
+    verdict["confidence"] = kConfidence;
+    verdict["at_confidence"] = q.hi && *q.hi <= spec_.deadline_s ? "met"
+                               : q.lo && *q.lo > spec_.deadline_s ? "missed"
+                                                                  : "undecided";
   }
   json slices = json::object();
   for (std::size_t s = 0; s < spec_.stages.size(); ++s) {
@@ -498,6 +427,14 @@ json RunAnalysis::finish(const engine::RunTotals& totals) {
     for (std::size_t s = 0; s < spec_.stages.size(); ++s) service.push_back(all_.stage_service_s[s].summary());
     j["measured_frames"] = write_measured_frames(spec_, folder_, service);
   }
+  j["why"] = breakdown_.finish(all_.latency_s.empty() ? std::nullopt : std::optional(all_.latency_s.quantile(0.99)));
+  j["statistics"] = {{"quantile_method", "nearest rank: the smallest sample with at least p of the sample at or below "
+                                         "it, x_(ceil(p n)) (numpy method=\"inverted_cdf\")"},
+                     {"interval", "distribution-free, from order statistics: [x_(l), x_(u)] with the number of "
+                                  "samples below the quantile Binomial(n, p); independent samples assumed"},
+                     {"confidence", kConfidence},
+                     {"counted", "frames.csv rows with counted = 1; latency statistics over those completed"}};
+  j["provenance"] = provenance_;
   j["warnings"] = totals.warnings;
   j["notes"] = totals.notes;
 
@@ -505,6 +442,7 @@ json RunAnalysis::finish(const engine::RunTotals& totals) {
   core::write_file_atomic(folder_ / "latency_cdf.svg", svg_latency_cdf());
   core::write_file_atomic(folder_ / "latency_over_time.svg", svg_latency_over_time());
   core::write_file_atomic(folder_ / "thermal.svg", svg_thermal());
+  core::write_file_atomic(folder_ / "report.html", html_report(j));
   return j;
 }
 
@@ -536,274 +474,6 @@ json RunAnalysis::utilisation_json(const engine::RunTotals& totals) const {
     queues[spec_.stages[s].name] = {{"mean", totals.stage_queue_mean[s]}, {"max", totals.stage_queue_max[s]},
                                    {"capacity", spec_.stages[s].queue_depth}};
   return {{"units", units}, {"memory", memory}, {"queues", queues}};
-}
-
-std::string RunAnalysis::svg_latency_cdf() const {
-  // The tail: the fraction of frames slower than each latency, on a log scale, so p99 sits at 10^-2 and
-  // p99.9 at 10^-3, with the deadline across.
-  const auto& sorted = all_.latency_s.sorted();
-  const std::size_t n = sorted.size();
-  const double floor = n > 0 ? 0.5 / static_cast<double>(n) : 1e-3;
-  const double hi = std::max(n > 0 ? sorted.back() : spec_.deadline_s, spec_.deadline_s) * 1.1;
-  Plot plot(fmt::format("Latency tail, {} ({} counted frames)", spec_.name, n), Axis{0, hi, false, "end-to-end latency", "s"},
-            Axis{std::min(floor, 1e-3), 1, true, "fraction of frames slower", ""});
-  std::vector<std::pair<double, double>> pts;
-  const std::size_t step = std::max<std::size_t>(1, n / 4000);
-  for (std::size_t i = 0; i < n; i += step)
-    pts.emplace_back(sorted[i], std::max(floor, 1.0 - static_cast<double>(i) / static_cast<double>(n)));
-  if (n > 0) pts.emplace_back(sorted.back(), floor);
-  plot.line(pts, 1, "all counted frames");
-  plot.reference(spec_.deadline_s, true, 0, fmt::format("deadline {}", format_seconds(spec_.deadline_s)));
-  if (n > 0) {
-    plot.reference(0.01, false, 3, fmt::format("p99 {}", format_seconds(all_.latency_s.quantile(0.99))));
-    plot.reference(0.001, false, 4, fmt::format("p99.9 {}", format_seconds(all_.latency_s.quantile(0.999))));
-  }
-  return plot.render();
-}
-
-std::string RunAnalysis::svg_latency_over_time() const {
-  double hi = spec_.deadline_s;
-  std::size_t most = 0;
-  std::vector<std::pair<double, double>> maxima;
-  for (const auto& b : latency_bins_) {
-    if (b.frames == 0) continue;
-    hi = std::max(hi, b.max_latency_s);
-    most = std::max(most, b.frames);
-    maxima.emplace_back(b.first_capture_s, b.max_latency_s);
-  }
-  Plot plot(fmt::format("Latency per frame over time, {}", spec_.name),
-            Axis{spec_.warmup_s, spec_.duration_s, false, "capture time", "s"}, Axis{0, hi * 1.1, false, "latency", "s"});
-  // At most 3000 points: per bin of capture time, the maximum (the tail is what matters).
-  plot.line(maxima, 1,
-            most > 1 ? fmt::format("max per {}", format_seconds((spec_.duration_s - spec_.warmup_s) / kLatencyBins))
-                     : "every frame");
-  plot.reference(spec_.deadline_s, false, 0, fmt::format("deadline {}", format_seconds(spec_.deadline_s)));
-  return plot.render();
-}
-
-std::string RunAnalysis::svg_thermal() const {
-  // Three panels on one time axis: die temperature, unit clocks, power.
-  const double end = ticks_.empty() ? spec_.duration_s : ticks_.back().time_s;
-  const int width = 900, height = 300;
-  double t_lo = 1e9, t_hi = -1e9, p_max = 0, f_max = 0;
-  for (const auto& t : ticks_) {
-    t_lo = std::min(t_lo, t.temperature_C);
-    t_hi = std::max(t_hi, t.temperature_C);
-    p_max = std::max(p_max, t.power_W);
-    for (double f : t.unit_frequency_Hz) f_max = std::max(f_max, f);
-  }
-  if (ticks_.empty()) t_lo = 0, t_hi = 100;
-  if (spec_.hardware.thermal) t_hi = std::max(t_hi, spec_.hardware.thermal->trip_C);
-  const Axis time{0, end, false, "time", "s"};
-
-  Plot temperature(fmt::format("Die temperature, {}", spec_.name), time,
-                   Axis{t_lo - 2, t_hi + 2, false, "temperature (C)", ""}, width, height);
-  temperature.set_id("temperature");
-  std::vector<std::pair<double, double>> temp;
-  for (const auto& t : ticks_) temp.emplace_back(t.time_s, t.temperature_C);
-  temperature.line(temp, 0, "die temperature");
-  if (spec_.hardware.thermal) {
-    temperature.reference(spec_.hardware.thermal->trip_C, false, 0,
-                          fmt::format("trip {} C", format_number(spec_.hardware.thermal->trip_C)));
-    temperature.reference(spec_.hardware.thermal->release_C, false, 2,
-                          fmt::format("release {} C", format_number(spec_.hardware.thermal->release_C)));
-  }
-
-  Plot clocks("Clocks", time, Axis{0, f_max * 1.1, false, "clock", "Hz"}, width, height);
-  clocks.set_id("clocks");
-  for (std::size_t u = 0; u < spec_.hardware.units.size(); ++u) {
-    std::vector<std::pair<double, double>> f;
-    for (const auto& t : ticks_) f.emplace_back(t.time_s, t.unit_frequency_Hz[u]);
-    clocks.line(f, static_cast<int>(1 + u), spec_.hardware.units[u].name);
-  }
-
-  Plot power("Power (average over each governor period)", time, Axis{0, p_max * 1.15 + 1e-9, false, "power", "W"},
-             width, height);
-  power.set_id("power");
-  std::vector<std::pair<double, double>> p;
-  for (const auto& t : ticks_) p.emplace_back(t.time_s, t.power_W);
-  power.line(p, 3, "SoC power");
-  if (spec_.hardware.thermal) {
-    const double envelope = spec_.hardware.thermal->sustained_power_W();
-    power.reference(envelope, false, 0, fmt::format("sustained envelope {}", core::format_watts(envelope)));
-  }
-  return stack_svgs({temperature.render(), clocks.render(), power.render()}, width, height);
-}
-
-std::string RunAnalysis::text(const json& j) const {
-  std::string out;
-  const auto& run = j["run"];
-  out += fmt::format("framesim run: {} on {}: {} simulated in {} wall ({} kernels)\n\n", spec_.name,
-                     spec_.hardware.name, format_seconds(run["simulated_s"].get<double>()),
-                     format_seconds(wall_s_), run["kernels"].get<std::int64_t>());
-  auto row = [](const std::string& name, const json& s) -> std::vector<std::string> {
-    if (s["count"].get<std::size_t>() == 0) return {name, "-", "-", "-", "-", "-", "-"};
-    return {name,
-            format_seconds(s["p50"].get<double>()),
-            format_seconds(s["p90"].get<double>()),
-            format_seconds(s["p99"].get<double>()),
-            format_seconds(s["p99_9"].get<double>()),
-            format_seconds(s["max"].get<double>()),
-            format_seconds(s["mean"].get<double>())};
-  };
-  const auto& all = j["windows"]["all"];
-  Table t({"latency (counted frames)", "p50", "p90", "p99", "p99.9", "max", "mean"});
-  t.add(row("end to end", all["latency_s"]));
-  for (std::size_t s = 0; s < spec_.stages.size(); ++s) {
-    const auto& st = all["stages"][spec_.stages[s].name];
-    t.add(row(fmt::format("  {} on {}: wait", spec_.stages[s].name, stage_unit(spec_, s)), st["wait_s"]));
-    t.add(row(fmt::format("  {} on {}: service", spec_.stages[s].name, stage_unit(spec_, s)), st["service_s"]));
-  }
-  out += t.render(0) + "\n";
-
-  const auto& frames = j["frames"];
-  out += fmt::format("deadline {}: {} of {} counted frames missed ({} late, {} dropped) = {}; longest run of misses {}\n",
-                     format_seconds(spec_.deadline_s), frames["missed"].get<std::int64_t>() + frames["dropped"].get<std::int64_t>(),
-                     frames["counted"].get<std::int64_t>(), frames["missed"].get<std::int64_t>(),
-                     frames["dropped"].get<std::int64_t>(),
-                     format_number(frames["miss_rate"].get<double>() * 100, 3) + "%",
-                     frames["longest_miss_run"].get<int>());
-  if (!frames["drops_by"].empty()) {
-    std::vector<std::string> parts;
-    for (const auto& [k, v] : frames["drops_by"].items()) parts.push_back(fmt::format("{} {}", k, v.get<std::int64_t>()));
-    out += fmt::format("  drops: {}\n", fmt::join(parts, ", "));
-  }
-  for (const auto& [name, s] : j["staleness"].items()) {
-    const auto& ts = s["time_s"];
-    if (ts["count"].get<std::size_t>() == 0) {
-      out += fmt::format("staleness ({} reads {}): no result yet at any tick\n", name, s["reads"].get<std::string>());
-      continue;
-    }
-    out += fmt::format("staleness ({} at {} reads {}): p50 {}, p99 {}, max {}", name,
-                       core::format_hertz(s["rate_Hz"].get<double>()), s["reads"].get<std::string>(),
-                       format_seconds(ts["p50"].get<double>()), format_seconds(ts["p99"].get<double>()),
-                       format_seconds(ts["max"].get<double>()));
-    if (s.contains("distance_m"))
-      out += fmt::format("; at {} m/s: p99 {} cm, max {} cm", format_number(s["speed_mps"].get<double>()),
-                         format_number(s["distance_m"]["p99"].get<double>() * 100, 3),
-                         format_number(s["distance_m"]["max"].get<double>() * 100, 3));
-    out += "\n";
-  }
-  const auto& e = j["energy"];
-  std::vector<std::string> parts;
-  for (const auto& [u, v] : e["breakdown_per_frame_J"]["compute"].items())
-    if (v.get<double>() > 0) parts.push_back(fmt::format("{} compute {}", u, core::format_joules(v.get<double>())));
-  for (const auto& [l, v] : e["breakdown_per_frame_J"]["memory"].items())
-    if (v.get<double>() > 0) parts.push_back(fmt::format("{} {}", l, core::format_joules(v.get<double>())));
-  parts.push_back("static " + core::format_joules(e["breakdown_per_frame_J"]["static"].get<double>()));
-  const auto& pf = e["per_frame_J"];
-  if (pf["count"].get<std::size_t>() > 0)
-    out += fmt::format("energy per {} frame: mean {}, p99 {} = {}; mean power {}\n", spec_.sensors.front().name,
-                       core::format_joules(pf["mean"].get<double>()), core::format_joules(pf["p99"].get<double>()),
-                       fmt::join(parts, " + "), core::format_watts(e["mean_power_W"].get<double>()));
-  const auto& th = j["thermal"];
-  if (th["has_thermal_model"].get<bool>()) {
-    out += fmt::format("thermal: {} C -> max {} C (trip {} C), final {} C; throttled {} of the run\n",
-                       format_number(th["initial_C"].get<double>(), 3), format_number(th["max_C"].get<double>(), 3),
-                       format_number(th["trip_C"].get<double>(), 3), format_number(th["final_C"].get<double>(), 3),
-                       format_number(th["throttled_fraction"].get<double>() * 100, 3) + "%");
-  }
-  // Cold vs sustained
-  const auto& cold = j["windows"]["cold"];
-  const auto& hot = j["windows"]["sustained"];
-  if (cold["latency_s"]["count"].get<std::size_t>() > 0 && hot["latency_s"]["count"].get<std::size_t>() > 0) {
-    Table w({"window", "frames", "p50", "p99", "max", "missed", "temperature", "clocks"});
-    for (const auto* win : {&cold, &hot}) {
-      std::vector<std::string> clocks;
-      for (const auto& [u, f] : (*win)["mean_frequency_Hz"].items()) clocks.push_back(u + " " + core::format_hertz(f.get<double>()));
-      w.add({fmt::format("{} {}-{}", win == &cold ? "cold" : "sustained", format_seconds((*win)["from_s"].get<double>()),
-                         format_seconds((*win)["to_s"].get<double>())),
-             std::to_string((*win)["frames"].get<std::int64_t>()), format_seconds((*win)["latency_s"]["p50"].get<double>()),
-             format_seconds((*win)["latency_s"]["p99"].get<double>()), format_seconds((*win)["latency_s"]["max"].get<double>()),
-             std::to_string((*win)["missed"].get<std::int64_t>() + (*win)["dropped"].get<std::int64_t>()),
-             (*win)["mean_temperature_C"].is_null() ? "-" : format_number((*win)["mean_temperature_C"].get<double>(), 3) + " C",
-             fmt::format("{}", fmt::join(clocks, ", "))});
-    }
-    out += "\n" + w.render(0);
-  }
-  const auto& v = j["verdict"];
-  if (v.contains("sustained_p99_s")) {
-    const double p99 = v["sustained_p99_s"].get<double>();
-    out += fmt::format("\nverdict: sustained p99 {} against the {} deadline: {}\n", format_seconds(p99),
-                       format_seconds(spec_.deadline_s),
-                       p99 <= spec_.deadline_s
-                           ? fmt::format("meets it with {} to spare", format_seconds(spec_.deadline_s - p99))
-                           : fmt::format("MISSES it: needs a {}x speed-up", format_number(p99 / spec_.deadline_s, 3)));
-  }
-  out += fmt::format("  end to end alone on an idle SoC: estimate {} (effective roofs), bound {} (peak roofs, no "
-                     "overhead){}\n",
-                     format_seconds(v["estimate_end_to_end_s"].get<double>()),
-                     format_seconds(v["bound_end_to_end_s"].get<double>()),
-                     v["bound_end_to_end_s"].get<double>() > spec_.deadline_s
-                         ? ": the bound exceeds the deadline, IMPOSSIBLE whatever the kernels reach"
-                         : "");
-  for (const auto& [name, s] : v["stage_slices"].items()) {
-    const double slice = s["slice_s"].get<double>();
-    const double hot99 = s["sustained_p99_s"].get<double>();
-    const double floor = s["estimate_alone_s"].get<double>();
-    out += fmt::format("  {}: estimate alone {} (bound {}); cold mean {} ({}x the estimate), sustained mean {} ({}x), sustained p99 {} against its {} slice: {}\n",
-                       name, format_seconds(floor), format_seconds(s["bound_alone_s"].get<double>()),
-                       format_seconds(s["cold_mean_s"].get<double>()),
-                       format_number(s["cold_mean_s"].get<double>() / floor, 3),
-                       format_seconds(s["sustained_mean_s"].get<double>()),
-                       format_number(s["sustained_mean_s"].get<double>() / floor, 3),
-                       format_seconds(hot99), format_seconds(slice),
-                       hot99 <= slice ? fmt::format("fits ({} headroom)", format_number((slice - hot99) / slice * 100, 3) + "%")
-                                      : fmt::format("DOES NOT FIT: needs a {}x speed-up", format_number(hot99 / slice, 3)));
-  }
-  {
-    std::vector<std::string> busy;
-    for (const auto& [u, entry] : j["utilisation"]["units"].items())
-      busy.push_back(fmt::format("{} {}%", u, format_number(entry["busy"].get<double>() * 100, 3)));
-    for (const auto& [level, entry] : j["utilisation"]["memory"].items())
-      busy.push_back(fmt::format("{} {}%", level, format_number(entry["utilisation"].get<double>() * 100, 3)));
-    out += fmt::format("utilisation: {}\n", fmt::join(busy, ", "));
-    std::vector<std::string> queues;
-    for (const auto& [s, q] : j["utilisation"]["queues"].items())
-      queues.push_back(fmt::format("{} mean {} max {}/{}", s, format_number(q["mean"].get<double>(), 3),
-                                   q["max"].get<int>(), q["capacity"].get<int>()));
-    if (!queues.empty()) out += fmt::format("queues: {}\n", fmt::join(queues, ", "));
-  }
-  for (const auto& [name, task] : j["tasks"].items()) {
-    if (!task.contains("response_s") || task["response_s"]["count"].get<std::size_t>() == 0) continue;
-    const auto& r = task["response_s"];
-    out += fmt::format("task {} on {}: response p50 {}, p99 {}, max {}; {} of {} releases missed its {} deadline\n",
-                       name, task["unit"].get<std::string>(), format_seconds(r["p50"].get<double>()),
-                       format_seconds(r["p99"].get<double>()), format_seconds(r["max"].get<double>()),
-                       task["missed"].get<std::int64_t>(), task["jobs"].get<std::int64_t>(),
-                       format_seconds(task["deadline_s"].get<double>()));
-  }
-  for (const auto& [name, c] : j["chains"].items()) {
-    const auto& age = c["data_age_s"];
-    const auto& reaction = c["reaction_s"];
-    if (age["count"].get<std::size_t>() == 0) {
-      out += fmt::format("chain {}: no actuation\n", name);
-      continue;
-    }
-    out += fmt::format("chain {}: data age p50 {}, p99 {}, max {}", name, format_seconds(age["p50"].get<double>()),
-                       format_seconds(age["p99"].get<double>()), format_seconds(age["max"].get<double>()));
-    if (reaction["count"].get<std::size_t>() > 0)
-      out += fmt::format("; reaction p50 {}, p99 {}, max {}", format_seconds(reaction["p50"].get<double>()),
-                         format_seconds(reaction["p99"].get<double>()), format_seconds(reaction["max"].get<double>()));
-    out += "\n";
-  }
-  for (const auto& [name, m] : j["measured_frames"].items()) {
-    const auto& meas = m["measured_s"];
-    const auto& sim = m["simulated_service_s"];
-    if (meas["count"].get<std::size_t>() == 0 || sim["count"].get<std::size_t>() == 0) continue;
-    out += fmt::format("{}: {} measured frames ({}): p50 {}, p99 {}; simulated service p50 {}, p99 {} "
-                       "(measured_timeline.csv beside kernels.csv)\n",
-                       name, m["frames"].get<std::size_t>(), m["file"].get<std::string>(),
-                       format_seconds(meas["p50"].get<double>()), format_seconds(meas["p99"].get<double>()),
-                       format_seconds(sim["p50"].get<double>()), format_seconds(sim["p99"].get<double>()));
-  }
-  const auto& l = j["little"];
-  out += fmt::format("Little's law: L = {} frames in the system = lambda {}/s x W {} (relative error {})\n",
-                     format_number(l["L_frames"].get<double>(), 4), format_number(l["lambda_per_s"].get<double>(), 4),
-                     format_seconds(l["W_s"].get<double>()), format_number(l["relative_error"].get<double>(), 2));
-  for (const auto& w : j["warnings"]) out += "warning: " + w.get<std::string>() + "\n";
-  for (const auto& n : j["notes"]) out += "note: " + n.get<std::string>() + "\n";
-  return out;
 }
 
 }  // namespace framesim::analysis

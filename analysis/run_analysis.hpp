@@ -13,10 +13,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "breakdown.hpp"
 #include "engine/records.hpp"
 #include "model/scenario.hpp"
 #include "responses.hpp"
 #include "stats.hpp"
+#include "trace_writer.hpp"
 
 namespace framesim::analysis {
 
@@ -45,26 +47,29 @@ class RunAnalysis : public engine::RecordSink {
   void on_task(const engine::TaskRecord& r) override;
   void on_chain(const engine::ChainRecord& r) override { responses_.on_chain(r); }
 
-  /// Closes the streams and writes summary.json and the plots. Returns the summary.
+  /// Where the run came from (version, command line, overrides, input hashes), written into summary.json.
+  void set_provenance(nlohmann::json provenance) { provenance_ = std::move(provenance); }
+  /// Closes the streams and writes summary.json, the plots and report.html. Returns the summary.
   nlohmann::json finish(const engine::RunTotals& totals);
   /// The terminal summary of a finished run.
   std::string text(const nlohmann::json& summary) const;
 
  private:
   bool counted(double capture_s) const { return capture_s >= spec_.warmup_s; }
-  /// Trace tracks: 1 + stage for stages, kTaskTrack + task for tasks with work, 10000 + ... for kernels.
-  static constexpr std::size_t kTaskTrack = 5000;
-  void trace_event(const std::string& json);
   nlohmann::json utilisation_json(const engine::RunTotals& totals) const;
   std::string svg_latency_cdf() const;
   std::string svg_latency_over_time() const;
   std::string svg_thermal() const;
+  std::string html_report(const nlohmann::json& summary) const;
+  /// Whether governor tick `tick` closes a full period (the last one, cut short by the end of the run, does not).
+  bool full_period(std::size_t tick) const;
 
   const model::ScenarioSpec& spec_;
   std::filesystem::path folder_;
-  std::ofstream frames_csv_, stages_csv_, timeseries_csv_, trace_, kernels_csv_;
-  bool first_trace_event_ = true;
-  std::set<int> kernel_tracks_;
+  std::ofstream frames_csv_, stages_csv_, timeseries_csv_, kernels_csv_;
+  TraceWriter trace_;
+  Breakdown breakdown_;
+  nlohmann::json provenance_;
 
   WindowStats all_, cold_, sustained_;
   std::vector<Samples> staleness_s_;        // per task

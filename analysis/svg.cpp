@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "core/units.hpp"
+#include "table.hpp"
 
 namespace framesim::analysis {
 
@@ -17,16 +18,50 @@ const char* colour_of(int i) {
   return i == Plot::kGrey ? "#7f7f7f" : kPalette[static_cast<std::size_t>(std::abs(i)) % kPalette.size()];
 }
 
-constexpr double kLeft = 90, kRight = 220, kTop = 50, kBottom = 60;
+constexpr double kLeft = 90, kRight = 220, kTop = 62, kBottom = 60;
 
-std::string tick_label(double v, const Axis& axis) {
-  // Plain numbers on unitless axes (fractions read 0.01, not "10 m"); SI prefixes with a unit.
-  if (axis.unit.empty()) return core::format_number(v, 3);
-  return core::format_si(v, axis.unit, 3);
+/// The one unit of an axis: values are divided by `factor` and read in `text` ("ms", "min", "GOP/s").
+struct AxisUnit {
+  double factor = 1;
+  std::string text;
+};
+
+AxisUnit axis_unit(const Axis& a) {
+  if (a.unit.empty()) return {};
+  const double largest = std::max(std::fabs(a.min), std::fabs(a.max));
+  if (a.unit == "s" && largest >= 36000) return {3600, "h"};
+  if (a.unit == "s" && largest >= 600) return {60, "min"};
+  static const char* kPrefixes[] = {"f", "p", "n", "u", "m", "", "k", "M", "G", "T", "P"};
+  int e = largest > 0 ? static_cast<int>(std::floor(std::log10(largest) / 3)) : 0;
+  e = std::clamp(e, -5, 5);
+  return {std::pow(10.0, 3 * e), std::string(kPrefixes[e + 5]) + a.unit};
+}
+
+std::string axis_label(const Axis& a) {
+  const AxisUnit u = axis_unit(a);
+  return u.text.empty() ? a.label : fmt::format("{} ({})", a.label, u.text);
 }
 
 /// Tick positions: decades on a log axis (with 2 and 5 when there are few), 1-2-5 steps on a linear one.
+std::vector<double> ticks_in_unit(const Axis& a);
+
+/// Tick positions in data units, placed at round numbers of the axis' unit.
 std::vector<double> ticks(const Axis& a) {
+  const AxisUnit u = axis_unit(a);
+  Axis scaled = a;
+  scaled.min /= u.factor;
+  scaled.max /= u.factor;
+  std::vector<double> out = ticks_in_unit(scaled);
+  for (double& v : out) v *= u.factor;
+  return out;
+}
+
+std::string tick_label(double v, const Axis& a) {
+  const double scaled = v / axis_unit(a).factor;
+  return core::format_number(std::fabs(scaled) < 1e-12 ? 0.0 : scaled, 4);
+}
+
+std::vector<double> ticks_in_unit(const Axis& a) {
   std::vector<double> out;
   if (a.log) {
     const int lo = static_cast<int>(std::floor(std::log10(a.min)));
@@ -96,8 +131,11 @@ Plot::Plot(std::string title, Axis x, Axis y, int width, int height)
 void Plot::line(std::vector<std::pair<double, double>> points, int colour, std::string label, bool dashed) {
   series_.push_back({std::move(points), colour, std::move(label), dashed});
 }
-void Plot::point(double x, double y, int colour, std::string label) {
-  markers_.push_back({x, y, colour, std::move(label)});
+void Plot::point(double x, double y, int colour, std::string label, std::string tooltip) {
+  markers_.push_back({x, y, colour, std::move(label), std::move(tooltip)});
+}
+void Plot::band(std::vector<std::pair<double, double>> polygon, int colour, std::string label) {
+  bands_.push_back({std::move(polygon), colour, std::move(label), false});
 }
 void Plot::reference(double value, bool vertical, int colour, std::string label) {
   references_.push_back({value, vertical, colour, std::move(label)});
@@ -147,15 +185,21 @@ std::string Plot::render() const {
   s += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"none\" stroke=\"#333\"/>\n",
                    x0, y0, x1 - x0, y1 - y0);
   s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}</text>\n", (x0 + x1) / 2, y1 + 40,
-                   xml_escape(x_.label));
+                   xml_escape(axis_label(x_)));
   s += fmt::format("<text transform=\"translate(20,{:.1f}) rotate(-90)\" text-anchor=\"middle\">{}</text>\n",
-                   (y0 + y1) / 2, xml_escape(y_.label));
+                   (y0 + y1) / 2, xml_escape(axis_label(y_)));
   s += fmt::format("<g clip-path=\"url(#{}-area)\">\n", id_);
   const double base = y_.log ? y_.min : std::max(0.0, y_.min);
   for (const auto& b : bars_) {
     const double left = sx(b.x0), right = sx(b.x1), top = sy(b.y), bottom = sy(base);
     s += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"{}\" opacity=\"0.6\"/>\n",
                      left, top, std::max(0.5, right - left), std::max(0.0, bottom - top), colour_of(b.colour));
+  }
+  for (const auto& band : bands_) {
+    std::string path;
+    for (const auto& [x, y] : band.points) path += fmt::format("{}{:.1f},{:.1f}", path.empty() ? "" : " ", sx(x), sy(y));
+    s += fmt::format("<polygon points=\"{}\" fill=\"{}\" fill-opacity=\"0.18\" stroke=\"none\"/>\n", path,
+                     colour_of(band.colour));
   }
   for (const auto& line : series_) {
     std::string path;
@@ -173,50 +217,92 @@ std::string Plot::render() const {
   }
   for (const auto& m : markers_) {
     s += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4\" fill=\"{}\" stroke=\"#222\" stroke-width=\"0.5\"><title>{}</title></circle>\n",
-                     sx(m.x), sy(m.y), colour_of(m.colour), xml_escape(m.label));
+                     sx(m.x), sy(m.y), colour_of(m.colour), xml_escape(m.tooltip.empty() ? m.label : m.tooltip));
   }
   s += "</g>\n";
-  // Point labels outside the clip so they stay readable; reference labels at the edge.
-  for (const auto& m : markers_) {
-    if (m.label.empty() || markers_.size() > 40) continue;
-    s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"9\" fill=\"#444\">{}</text>\n", sx(m.x) + 6,
-                     sy(m.y) - 4, xml_escape(m.label));
-  }
-  // Reference labels: vertical lines labelled near the bottom, horizontal ones alternating between the
-  // left end (above the line) and the right end (below it), so that close lines stay readable; a label
-  // that a vertical line would cross at the right end stays at the left.
-  auto crossed_at_right_end = [&](const std::string& label) {
-    const double from = x1 - 6 - 6.5 * static_cast<double>(label.size());  // ~6.5 px a character at 11 px
-    return std::any_of(references_.begin(), references_.end(), [&](const Reference& v) {
-      return v.vertical && sx(v.value) >= from && sx(v.value) <= x1;
-    });
+  // Point labels outside the clip so they stay readable: beside the marker where no label placed before
+  // overlaps (right above, right below, left above, left below), else left to the tooltip.
+  struct Box {
+    double x0, y0, x1, y1;
+    bool overlaps(const Box& o) const { return x0 < o.x1 && o.x0 < x1 && y0 < o.y1 && o.y0 < y1; }
   };
-  std::size_t horizontal = 0;
-  for (const auto& r : references_) {
-    if (r.vertical) {
-      s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"11\" fill=\"{}\">{}</text>\n", sx(r.value) + 4,
-                       y1 - 8, colour_of(r.colour), xml_escape(r.label));
-      continue;
+  std::vector<Box> placed;
+  for (const auto& m : markers_) {
+    if (m.label.empty()) continue;
+    const double w = 5.4 * static_cast<double>(display_width(m.label)) + 4, px = sx(m.x), py = sy(m.y);
+    for (const auto& [dx, dy] : {std::pair{6.0, -4.0}, {6.0, 12.0}, {-6.0 - w, -4.0}, {-6.0 - w, 12.0}}) {
+      const Box box{px + dx, py + dy - 9, px + dx + w, py + dy + 1};
+      if (box.x0 < x0 || box.x1 > x1 || box.y0 < y0 || box.y1 > y1) continue;  // inside the frame, off the legend
+      if (std::any_of(placed.begin(), placed.end(), [&](const Box& o) { return o.overlaps(box); })) continue;
+      placed.push_back(box);
+      s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"9\" fill=\"#444\">{}</text>\n", box.x0, py + dy,
+                       xml_escape(m.label));
+      break;
     }
-    const bool far_end = horizontal++ % 2 == 1 && !crossed_at_right_end(r.label);
-    s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"11\" fill=\"{}\"{}>{}</text>\n",
-                     far_end ? x1 - 6 : x0 + 6, sy(r.value) + (far_end ? 12 : -4), colour_of(r.colour),
-                     far_end ? " text-anchor=\"end\"" : "", xml_escape(r.label));
   }
-  // legend
+  // The right margin holds the legend (from the top) and the labels of horizontal reference lines (at their
+  // line's height, moved down past whatever they would overlap), so no label crosses a trace or the frame.
+  std::vector<std::pair<double, double>> taken;  // vertical extents in the right margin
+  auto free_y = [&](double want) {
+    double y = want;
+    for (bool moved = true; moved;) {
+      moved = false;
+      for (const auto& [a, b] : taken)
+        if (y - 10 < b && a < y + 3) y = b + 10, moved = true;
+    }
+    taken.emplace_back(y - 10, y + 3);
+    return y;
+  };
   double ly = y0 + 10;
+  std::string legend;
+  for (const auto& band : bands_) {
+    if (band.label.empty()) continue;
+    legend += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"24\" height=\"10\" fill=\"{}\" fill-opacity=\"0.25\"/>\n",
+                          x1 + 12, ly - 5, colour_of(band.colour));
+    legend += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\">{}</text>\n", x1 + 42, ly + 4, xml_escape(band.label));
+    taken.emplace_back(ly - 9, ly + 6);
+    ly += 18;
+  }
   for (const auto& line : series_) {
     if (line.label.empty()) continue;
-    s += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{2:.1f}\" y2=\"{1:.1f}\" stroke=\"{3}\" stroke-width=\"2\"{4}/>\n",
-                     x1 + 12, ly, x1 + 36, colour_of(line.colour), line.dashed ? " stroke-dasharray=\"6,4\"" : "");
-    s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\">{}</text>\n", x1 + 42, ly + 4, xml_escape(line.label));
+    legend += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{2:.1f}\" y2=\"{1:.1f}\" stroke=\"{3}\" stroke-width=\"2\"{4}/>\n",
+                          x1 + 12, ly, x1 + 36, colour_of(line.colour), line.dashed ? " stroke-dasharray=\"6,4\"" : "");
+    legend += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\">{}</text>\n", x1 + 42, ly + 4, xml_escape(line.label));
+    taken.emplace_back(ly - 9, ly + 6);
     ly += 18;
   }
   for (const auto& [colour, label] : marker_legend_) {
-    s += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4\" fill=\"{}\" stroke=\"#222\" stroke-width=\"0.5\"/>\n",
-                     x1 + 24, ly, colour_of(colour));
-    s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\">{}</text>\n", x1 + 42, ly + 4, xml_escape(label));
+    legend += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4\" fill=\"{}\" stroke=\"#222\" stroke-width=\"0.5\"/>\n",
+                          x1 + 24, ly, colour_of(colour));
+    legend += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\">{}</text>\n", x1 + 42, ly + 4, xml_escape(label));
+    taken.emplace_back(ly - 9, ly + 6);
     ly += 18;
+  }
+  s += legend;
+  std::vector<const Reference*> horizontal;
+  for (const auto& r : references_)
+    if (!r.vertical) horizontal.push_back(&r);
+  std::stable_sort(horizontal.begin(), horizontal.end(),
+                   [&](const Reference* a, const Reference* b) { return sy(a->value) < sy(b->value); });
+  for (const Reference* r : horizontal) {
+    const double y = free_y(sy(r->value) + 4);
+    s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"11\" fill=\"{}\">{}</text>\n", x1 + 6, y,
+                     colour_of(r->colour), xml_escape(r->label));
+  }
+  // Vertical reference lines are labelled above the frame, staggered when two would overlap.
+  std::vector<Box> above;
+  for (const auto& r : references_) {
+    if (!r.vertical) continue;
+    const double w = 6.2 * static_cast<double>(r.label.size()), px = sx(r.value);
+    double y = y0 - 5;
+    Box box{px - w / 2, y - 10, px + w / 2, y + 2};
+    while (std::any_of(above.begin(), above.end(), [&](const Box& o) { return o.overlaps(box); }) && y > y0 - 20) {
+      y -= 12;
+      box = {px - w / 2, y - 10, px + w / 2, y + 2};
+    }
+    above.push_back(box);
+    s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"11\" text-anchor=\"middle\" fill=\"{}\">{}</text>\n",
+                     px, y, colour_of(r.colour), xml_escape(r.label));
   }
   s += "</svg>\n";
   return s;

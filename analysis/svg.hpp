@@ -13,7 +13,8 @@ struct Axis {
   double max = 1;
   bool log = false;
   std::string label;
-  std::string unit;  // appended to tick labels with an SI prefix ("s", "op/s"); empty: plain numbers
+  std::string unit;  // with one SI prefix for the whole axis, in the axis label ("latency (ms)"); seconds beyond
+                     // ten minutes read in minutes. Tick labels are plain numbers in that unit. Empty: plain numbers
 };
 
 class Plot {
@@ -27,8 +28,11 @@ class Plot {
 
   /// A polyline through data points; `colour` indexes a fixed palette (or is kGrey).
   void line(std::vector<std::pair<double, double>> points, int colour, std::string label, bool dashed = false);
-  /// A marker at a data point, with a small label beside it (empty: none).
-  void point(double x, double y, int colour, std::string label);
+  /// A marker at a data point, with a small label beside it (empty: none; a label that would collide with one
+  /// already placed is left out) and a tooltip shown on hover (empty: the label).
+  void point(double x, double y, int colour, std::string label, std::string tooltip = "");
+  /// A filled band (a closed polygon through data points, e.g. a confidence interval), translucent.
+  void band(std::vector<std::pair<double, double>> polygon, int colour, std::string label);
   /// A legend entry for markers of `colour`.
   void marker_legend(int colour, std::string label);
   /// A horizontal or vertical reference line across the plot (e.g. a deadline).
@@ -47,7 +51,7 @@ class Plot {
   struct Marker {
     double x, y;
     int colour;
-    std::string label;
+    std::string label, tooltip;
   };
   struct Reference {
     double value;
@@ -66,7 +70,7 @@ class Plot {
   std::string id_ = "plot";
   Axis x_, y_;
   int width_, height_;
-  std::vector<Series> series_;
+  std::vector<Series> series_, bands_;
   std::vector<Marker> markers_;
   std::vector<Reference> references_;
   std::vector<Bar> bars_;

@@ -8,6 +8,8 @@
 #include <fmt/format.h>
 
 #include "core/units.hpp"
+#include "html.hpp"
+#include "stats.hpp"
 #include "svg.hpp"
 #include "table.hpp"
 
@@ -49,6 +51,15 @@ std::vector<double> ranks(const std::vector<double>& v) {
   return r;
 }
 
+/// "p99 95% CI [a, b] from n frames" of a point's metrics (an open end "?").
+std::string p99_interval_text(const json& m) {
+  auto end = [](const json& v) { return v.is_null() ? std::string("?") : core::format_seconds(v.get<double>()); };
+  if (!m.contains("p99_ci_lo_s")) return "";
+  return fmt::format("p99 {}% CI [{}, {}] from {} frames{}", core::format_number(kConfidence * 100, 3),
+                     end(m["p99_ci_lo_s"]), end(m["p99_ci_hi_s"]), m["p99_count"].get<std::size_t>(),
+                     m["p99_few_samples"].get<bool>() ? " (too few to bound p99 from above)" : "");
+}
+
 double spearman(const std::vector<double>& x, const std::vector<double>& y) {
   const auto rx = ranks(x), ry = ranks(y);
   const double n = static_cast<double>(x.size());
@@ -77,8 +88,16 @@ json point_metrics(const json& summary) {
   const auto& v = summary["verdict"];
   const double deadline = summary["scenario"]["deadline_s"].get<double>();
   const json p99 = get(lat, "p99");
+  const json ci = lat.contains("ci") ? lat["ci"]["p99"] : json::array({nullptr, nullptr});
+  const bool few = lat.contains("few_samples") &&
+                   std::find(lat["few_samples"].begin(), lat["few_samples"].end(), "p99") != lat["few_samples"].end();
   return {{"p50_s", get(lat, "p50")},
           {"p99_s", p99},
+          {"p99_count", lat["count"]},
+          {"p99_ci_lo_s", ci[0]},
+          {"p99_ci_hi_s", ci[1]},
+          {"p99_few_samples", few},
+          {"deadline_at_confidence", get(v, "at_confidence")},
           {"p99_9_s", get(lat, "p99_9")},
           {"max_s", get(lat, "max")},
           {"sustained_p99_s", get(v, "sustained_p99_s")},
@@ -101,28 +120,42 @@ json point_metrics(const json& summary) {
 
 SweepAnswers answer_sweep(const std::vector<SweepResult>& results, const std::vector<std::string>& axes) {
   SweepAnswers a;
-  // Pareto: no other point is at least as good on both p99 and energy and better on one.
+  // Pareto: no other point is at least as good on both p99 and energy (within the tolerance) and better on
+  // one (by more than the tolerance).
   std::vector<std::size_t> valid;
   for (std::size_t i = 0; i < results.size(); ++i)
     if (std::isfinite(number(results[i].metrics, "p99_s")) && std::isfinite(number(results[i].metrics, "energy_mean_J")))
       valid.push_back(i);
+  auto no_worse = [](double x, double y) { return x <= y * (1 + kTieTolerance); };
+  auto better = [](double x, double y) { return x < y * (1 - kTieTolerance); };
   for (std::size_t i : valid) {
     const double pi = number(results[i].metrics, "p99_s"), ei = number(results[i].metrics, "energy_mean_J");
     bool dominated = false;
     for (std::size_t j : valid) {
       const double pj = number(results[j].metrics, "p99_s"), ej = number(results[j].metrics, "energy_mean_J");
-      if (pj <= pi && ej <= ei && (pj < pi || ej < ei)) dominated = true;
+      if (no_worse(pj, pi) && no_worse(ej, ei) && (better(pj, pi) || better(ej, ei))) dominated = true;
     }
     if (!dominated) a.pareto.push_back(i);
   }
-  std::sort(a.pareto.begin(), a.pareto.end(), [&](std::size_t x, std::size_t y) {
+  std::stable_sort(a.pareto.begin(), a.pareto.end(), [&](std::size_t x, std::size_t y) {
     return number(results[x].metrics, "p99_s") < number(results[y].metrics, "p99_s");
   });
-  for (std::size_t i : valid) {
-    if (!results[i].metrics["meets_deadline"].get<bool>()) continue;
-    if (!a.cheapest || number(results[i].metrics, "energy_mean_J") < number(results[*a.cheapest].metrics, "energy_mean_J"))
+  // Cheapest: the least energy among points meeting the deadline; energies within the tolerance of it tie,
+  // and among those the lowest p99 (the most margin) wins.
+  std::vector<std::size_t> meeting;
+  for (std::size_t i : valid)
+    if (results[i].metrics["meets_deadline"].get<bool>()) meeting.push_back(i);
+  double least = INFINITY;
+  for (std::size_t i : meeting) least = std::min(least, number(results[i].metrics, "energy_mean_J"));
+  for (std::size_t i : meeting) {
+    if (!no_worse(number(results[i].metrics, "energy_mean_J"), least)) continue;
+    if (a.cheapest) a.cheapest_ties.push_back(i);
+    if (!a.cheapest || number(results[i].metrics, "p99_s") < number(results[*a.cheapest].metrics, "p99_s")) {
+      if (a.cheapest) a.cheapest_ties.back() = *a.cheapest;
       a.cheapest = i;
+    }
   }
+  std::sort(a.cheapest_ties.begin(), a.cheapest_ties.end());
   // Sensitivity: p99 by each axis value (mean over the other axes), its spread, and a rank correlation.
   a.sensitivity = json::object();
   for (std::size_t k = 0; k < axes.size(); ++k) {
@@ -158,31 +191,59 @@ SweepAnswers answer_sweep(const std::vector<SweepResult>& results, const std::ve
   return a;
 }
 
+namespace {
+
+/// Per axis: every label's value in SI base units, or nothing when some label of the axis is not a quantity.
+std::vector<std::optional<std::vector<double>>> axis_values(const std::vector<SweepResult>& results,
+                                                            const std::vector<std::string>& axes) {
+  std::vector<std::optional<std::vector<double>>> out(axes.size());
+  for (std::size_t k = 0; k < axes.size(); ++k) {
+    std::vector<double> values;
+    for (const auto& r : results) {
+      const auto v = numeric_label(r.labels[k]);
+      if (!v) break;
+      values.push_back(*v);
+    }
+    if (values.size() == results.size()) out[k] = std::move(values);
+  }
+  return out;
+}
+
+const std::vector<std::string> kColumns{"p50_s",          "p99_s",         "p99_count",        "p99_ci_lo_s",
+                                        "p99_ci_hi_s",    "p99_few_samples", "p99_9_s",        "max_s",
+                                        "sustained_p99_s", "frames",        "missed",           "dropped",
+                                        "miss_rate",      "longest_miss_run", "staleness_p99_s", "energy_mean_J",
+                                        "energy_p99_J",   "mean_power_W",  "throttled_fraction", "estimate_s",
+                                        "bound_s",        "deadline_s",    "meets_deadline",   "deadline_at_confidence"};
+
+}  // namespace
+
 std::string sweep_csv(const std::vector<SweepResult>& results, const std::vector<std::string>& axes) {
-  static const std::vector<std::string> kColumns{"p50_s",     "p99_s",        "p99_9_s",       "max_s",
-                                                 "sustained_p99_s", "frames",  "missed",        "dropped",
-                                                 "miss_rate", "longest_miss_run", "staleness_p99_s", "energy_mean_J",
-                                                 "energy_p99_J", "mean_power_W", "throttled_fraction", "estimate_s", "bound_s",
-                                                 "deadline_s", "meets_deadline"};
   auto quote = [](const std::string& s) {
     if (s.find_first_of(",\"\n") == std::string::npos) return s;
     std::string out = "\"";
     for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
     return out + "\"";
   };
+  const auto values = axis_values(results, axes);
   std::string out = "index";
-  for (const auto& a : axes) out += "," + quote(a);
+  for (const auto& a : axes) out += "," + quote(a) + "," + quote(a + "_label");
   for (const auto& c : kColumns) out += "," + c;
   out += "\n";
-  for (const auto& r : results) {
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const auto& r = results[i];
     out += std::to_string(r.index);
-    for (const auto& l : r.labels) out += "," + quote(l);
+    for (std::size_t k = 0; k < axes.size(); ++k)
+      out += "," + (values[k] ? fmt::format("{}", (*values[k])[i]) : quote(r.labels[k])) + "," + quote(r.labels[k]);
     for (const auto& c : kColumns) {
-      const auto& v = r.metrics[c];
+      const auto it = r.metrics.find(c);
       out += ",";
+      if (it == r.metrics.end()) continue;
+      const auto& v = *it;
       if (v.is_boolean()) out += v.get<bool>() ? "1" : "0";
       else if (v.is_number_integer()) out += std::to_string(v.get<std::int64_t>());
       else if (v.is_number()) out += fmt::format("{}", v.get<double>());
+      else if (v.is_string()) out += quote(v.get<std::string>());
     }
     out += "\n";
   }
@@ -190,12 +251,17 @@ std::string sweep_csv(const std::vector<SweepResult>& results, const std::vector
 }
 
 json sweep_json(const json& sweep, const std::vector<SweepResult>& results, const std::vector<std::string>& axes,
-                const SweepAnswers& answers) {
+                const SweepAnswers& answers, const json& provenance) {
+  const auto values = axis_values(results, axes);
   json points = json::array();
-  for (const auto& r : results) {
-    json labels = json::object();
-    for (std::size_t k = 0; k < axes.size(); ++k) labels[axes[k]] = r.labels[k];
-    points.push_back({{"index", r.index}, {"axes", labels}, {"metrics", r.metrics}});
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const auto& r = results[i];
+    json labels = json::object(), numbers = json::object();
+    for (std::size_t k = 0; k < axes.size(); ++k) {
+      labels[axes[k]] = r.labels[k];
+      if (values[k]) numbers[axes[k]] = (*values[k])[i];
+    }
+    points.push_back({{"index", r.index}, {"axes", labels}, {"values", numbers}, {"metrics", r.metrics}});
   }
   json pareto = json::array();
   for (auto i : answers.pareto) pareto.push_back(results[i].index);
@@ -207,11 +273,20 @@ json sweep_json(const json& sweep, const std::vector<SweepResult>& results, cons
                 {"p99_s", m["p99_s"]},
                 {"margin_s", m["deadline_s"].get<double>() - m["p99_s"].get<double>()}};
   }
-  return {{"sweep", sweep}, {"points", points}, {"pareto", pareto}, {"cheapest_meeting_deadline", cheapest},
+  json ties = json::array();
+  for (auto i : answers.cheapest_ties) ties.push_back(results[i].index);
+  if (answers.cheapest) cheapest["ties"] = ties;
+  return {{"sweep", sweep},
+          {"provenance", provenance},
+          {"tie_tolerance", kTieTolerance},
+          {"points", points},
+          {"pareto", pareto},
+          {"cheapest_meeting_deadline", cheapest},
           {"sensitivity", answers.sensitivity}};
 }
 
-std::string sweep_svg(const std::string& title, const std::vector<SweepResult>& results, const SweepAnswers& answers) {
+std::string sweep_svg(const std::string& title, const std::vector<SweepResult>& results, const SweepAnswers& answers,
+                      const std::vector<std::string>& axes) {
   double x_hi = 0, y_lo = INFINITY, y_hi = 0, deadline = 0;
   for (const auto& r : results) {
     const double x = number(r.metrics, "p99_s"), y = number(r.metrics, "energy_mean_J");
@@ -231,8 +306,11 @@ std::string sweep_svg(const std::string& title, const std::vector<SweepResult>& 
   for (std::size_t i = 0; i < results.size(); ++i) {
     const double x = number(results[i].metrics, "p99_s"), y = number(results[i].metrics, "energy_mean_J");
     if (!std::isfinite(x) || !std::isfinite(y)) continue;
-    std::string label = std::to_string(results[i].index);
-    plot.point(x, y, on_front[i] ? 0 : 1, on_front[i] ? label : "");
+    std::string tooltip = fmt::format("point {}: p99 {}, {} per frame", results[i].index, core::format_seconds(x),
+                                      core::format_joules(y));
+    for (std::size_t k = 0; k < axes.size() && k < results[i].labels.size(); ++k)
+      tooltip += fmt::format("; {} = {}", axes[k], results[i].labels[k]);
+    plot.point(x, y, on_front[i] ? 0 : 1, std::to_string(results[i].index), tooltip);
   }
   std::vector<std::pair<double, double>> front;
   for (auto i : answers.pareto) front.emplace_back(number(results[i].metrics, "p99_s"), number(results[i].metrics, "energy_mean_J"));
@@ -260,16 +338,25 @@ std::string sweep_text(const std::string& title, const std::vector<SweepResult>&
     row.push_back(std::to_string(r.metrics["dropped"].get<std::int64_t>()));
     t.add(row);
   }
-  out += "Pareto front (p99 latency against energy per frame):\n" + t.render(2) + "\n";
+  out += fmt::format("Pareto front (p99 latency against energy per frame; values within {}% count as ties):\n",
+                     core::format_number(kTieTolerance * 100, 3)) +
+         t.render(2) + "\n";
   if (answers.cheapest) {
     const auto& r = results[*answers.cheapest];
     std::vector<std::string> parts;
     for (std::size_t k = 0; k < axes.size(); ++k) parts.push_back(axes[k] + " = " + r.labels[k]);
     out += fmt::format("cheapest point meeting the {} deadline at p99 (no drops): point {} ({})\n  {} per frame, p99 {}, "
-                       "{} to spare\n\n",
+                       "{} to spare\n",
                        core::format_seconds(number(r.metrics, "deadline_s")), r.index, fmt::join(parts, ", "),
                        core::format_joules(number(r.metrics, "energy_mean_J")), core::format_seconds(number(r.metrics, "p99_s")),
                        core::format_seconds(number(r.metrics, "deadline_s") - number(r.metrics, "p99_s")));
+    out += "  " + p99_interval_text(r.metrics) + "\n\n";
+    if (!answers.cheapest_ties.empty()) {
+      std::vector<std::string> ties;
+      for (auto i : answers.cheapest_ties) ties.push_back(std::to_string(results[i].index));
+      out += fmt::format("  tied within {}% of its energy (it has the lowest p99 of them): points {}\n\n",
+                         core::format_number(kTieTolerance * 100, 3), fmt::join(ties, ", "));
+    }
   } else {
     out += "no point meets the deadline at p99 without drops\n\n";
   }
@@ -287,6 +374,79 @@ std::string sweep_text(const std::string& title, const std::vector<SweepResult>&
                        fmt::join(values, "; "));
   }
   return out;
+}
+
+std::string sweep_html(const std::string& title, const std::vector<SweepResult>& results,
+                       const std::vector<std::string>& axes, const SweepAnswers& answers, const json& provenance) {
+  std::string b = "<h1>framesim " + html::escape(title) + "</h1>\n";
+  b += fmt::format("<p class=\"note\">{} points; values within {}% of each other count as ties.</p>\n",
+                   html::number("points", std::to_string(results.size())),
+                   core::format_number(kTieTolerance * 100, 3));
+  b += html::heading("Answer");
+  if (answers.cheapest) {
+    const auto& r = results[*answers.cheapest];
+    std::vector<std::string> parts;
+    for (std::size_t k = 0; k < axes.size(); ++k) parts.push_back(axes[k] + " = " + r.labels[k]);
+    b += fmt::format("<div class=\"verdict ok\" id=\"verdict\">cheapest point meeting the {} deadline at p99: point {} "
+                     "({})<br>{} per frame, p99 {}; {}</div>\n",
+                     core::format_seconds(number(r.metrics, "deadline_s")),
+                     html::number("cheapest", std::to_string(r.index)), html::escape(fmt::format("{}", fmt::join(parts, ", "))),
+                     core::format_joules(number(r.metrics, "energy_mean_J")),
+                     html::number("cheapest-p99", core::format_seconds(number(r.metrics, "p99_s"))),
+                     html::escape(p99_interval_text(r.metrics)));
+  } else {
+    b += "<div class=\"verdict bad\" id=\"verdict\">no point meets the deadline at p99 without drops</div>\n";
+  }
+  b += html::figure(sweep_svg(title, results, answers, axes), "pareto",
+                    "p99 latency against energy per frame; every point is labelled with its index, hover it for its "
+                    "axis values.");
+  b += html::heading("Sensitivity of p99 to each axis");
+  std::vector<std::vector<std::string>> sens;
+  for (const auto& a : axes) {
+    const auto& e = answers.sensitivity[a];
+    std::vector<std::string> values;
+    for (const auto& v : e["by_value"])
+      values.push_back(fmt::format("{}: {}", v["value"].get<std::string>(), core::format_seconds(v["mean_p99_s"].get<double>())));
+    sens.push_back({a, core::format_seconds(e["p99_range_s"].get<double>()),
+                    e.contains("spearman") ? core::format_number(e["spearman"].get<double>(), 2) : "-",
+                    fmt::format("{}", fmt::join(values, "; "))});
+  }
+  b += html::table({"axis", "spread of mean p99", "rank correlation", "mean p99 by value"}, sens);
+  b += html::heading("Every point");
+  std::vector<std::string> header{"point"};
+  header.insert(header.end(), axes.begin(), axes.end());
+  for (const char* h : {"p99", "p99 95% CI", "n", "energy/frame", "missed", "dropped", "front"}) header.emplace_back(h);
+  std::vector<bool> on_front(results.size(), false);
+  for (auto i : answers.pareto) on_front[i] = true;
+  std::vector<std::vector<std::string>> rows;
+  auto end = [](const json& v) { return v.is_null() ? std::string("?") : core::format_seconds(v.get<double>()); };
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const auto& r = results[i];
+    std::vector<std::string> row{std::to_string(r.index)};
+    row.insert(row.end(), r.labels.begin(), r.labels.end());
+    const auto& m = r.metrics;
+    row.push_back(m["p99_s"].is_null() ? "-" : core::format_seconds(m["p99_s"].get<double>()) +
+                                                   (m.value("p99_few_samples", false) ? "*" : ""));
+    row.push_back(m.contains("p99_ci_lo_s") ? fmt::format("[{}, {}]", end(m["p99_ci_lo_s"]), end(m["p99_ci_hi_s"])) : "-");
+    row.push_back(m.contains("p99_count") ? std::to_string(m["p99_count"].get<std::size_t>()) : "-");
+    row.push_back(std::isfinite(number(m, "energy_mean_J")) ? core::format_joules(number(m, "energy_mean_J")) : "-");
+    row.push_back(std::to_string(m["missed"].get<std::int64_t>()));
+    row.push_back(std::to_string(m["dropped"].get<std::int64_t>()));
+    row.push_back(on_front[i] ? "yes" : "");
+    rows.push_back(row);
+  }
+  b += html::table(header, rows);
+  b += "<p class=\"note\">* too few frames to bound p99 from above at 95%.</p>\n";
+  if (provenance.is_object() && provenance.contains("command_line")) {
+    std::string line;
+    for (const auto& a : provenance["command_line"]) line += (line.empty() ? "" : " ") + a.get<std::string>();
+    b += html::heading("Provenance") + "<p><code>" + html::escape(line) + "</code></p>\n";
+    std::vector<std::vector<std::string>> inputs;
+    for (const auto& in : provenance["inputs"])
+      inputs.push_back({in["file"].get<std::string>(), in["sha256"].get<std::string>()});
+    b += html::table({"input file", "SHA-256"}, inputs);
+  }
+  return html::page("framesim " + title, b);
 }
 
 }  // namespace framesim::analysis

@@ -9,6 +9,10 @@
 
 namespace framesim::analysis {
 
+/// Two values within this relative difference are ties: the Pareto front and the cheapest point do not pick
+/// winners by differences smaller than a simulation can resolve.
+inline constexpr double kTieTolerance = 0.01;
+
 /// One finished point: its axis labels and the metrics of its run (see point_metrics).
 struct SweepResult {
   std::size_t index = 0;
@@ -20,20 +24,29 @@ struct SweepResult {
 nlohmann::json point_metrics(const nlohmann::json& summary);
 
 struct SweepAnswers {
-  std::vector<std::size_t> pareto;        // indices into the results, by increasing p99
-  std::optional<std::size_t> cheapest;    // lowest energy per frame among points meeting the deadline at p99
+  std::vector<std::size_t> pareto;        // indices into the results, by increasing p99 (ties: kTieTolerance)
+  std::optional<std::size_t> cheapest;    // lowest energy per frame among points meeting the deadline at p99; among
+                                          // energies within kTieTolerance of it, the lowest p99
+  std::vector<std::size_t> cheapest_ties; // the other points meeting the deadline within the tolerance of its energy
   nlohmann::json sensitivity;             // per axis: p99 by value, its range, rank correlation when numeric
 };
 
 SweepAnswers answer_sweep(const std::vector<SweepResult>& results, const std::vector<std::string>& axes);
 
-/// results.csv: index, one column per axis, then the metrics.
+/// results.csv: index, per axis its value (a number in SI base units when every value of the axis is a quantity,
+/// else the label) and "<axis>_label", then the metrics.
 std::string sweep_csv(const std::vector<SweepResult>& results, const std::vector<std::string>& axes);
-/// results.json: the sweep's description, every point, and the answers.
+/// results.json: the sweep's description, its provenance, every point, and the answers.
 nlohmann::json sweep_json(const nlohmann::json& sweep, const std::vector<SweepResult>& results,
-                          const std::vector<std::string>& axes, const SweepAnswers& answers);
+                          const std::vector<std::string>& axes, const SweepAnswers& answers,
+                          const nlohmann::json& provenance);
+/// report.html of a sweep: the answers, the Pareto plot (every point labelled, its axis values on hover), the
+/// sensitivity and every point.
+std::string sweep_html(const std::string& title, const std::vector<SweepResult>& results,
+                       const std::vector<std::string>& axes, const SweepAnswers& answers, const nlohmann::json& provenance);
 /// The scatter of p99 against energy per frame, the front and the deadline.
-std::string sweep_svg(const std::string& title, const std::vector<SweepResult>& results, const SweepAnswers& answers);
+std::string sweep_svg(const std::string& title, const std::vector<SweepResult>& results, const SweepAnswers& answers,
+                      const std::vector<std::string>& axes);
 /// The terminal summary.
 std::string sweep_text(const std::string& title, const std::vector<SweepResult>& results,
                        const std::vector<std::string>& axes, const SweepAnswers& answers);

@@ -103,6 +103,7 @@ struct BudgetArgs {
   std::string operating_point;
   std::string measured;
   std::string svg;
+  std::string html;
   std::vector<std::string> compare;
   std::vector<std::string> inputs;
   bool json = false;
@@ -161,6 +162,7 @@ int run_budget(const BudgetArgs& a) {
   const model::BudgetReport report = model::make_budget(hw, net, options);
   // Everything is validated: now write.
   if (!a.svg.empty()) core::write_file_atomic(a.svg, analysis::roofline_svg(report, hw, net));
+  if (!a.html.empty()) core::write_file_atomic(a.html, analysis::budget_html(report, hw, net));
   if (a.json) std::cout << analysis::budget_json(report, hw, net).dump(2) << "\n";
   else std::cout << analysis::budget_text(report, hw, net);
   if (!a.json && !measured_notes.empty()) {
@@ -188,6 +190,7 @@ Command add_budget_command(CLI::App& app) {
   sub->add_option("--measured", args->measured, "measured layer times (CSV layer,time) for the diagnosis");
   sub->add_flag("--json", args->json, "print JSON instead of the text report");
   sub->add_option("--svg", args->svg, "write the stacked roofline with every kernel to this SVG file");
+  sub->add_option("--html", args->html, "write report.html: the verdict, the roofline and the kernels, one offline file");
   sub->add_flag("--no-fusion", args->no_fusion, "run every layer as its own kernel");
   sub->add_option("--compare", args->compare, "set two kernels or layers side by side: A,B (repeatable)");
   return {sub, [args] { return run_budget(*args); }};

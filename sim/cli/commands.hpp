@@ -4,6 +4,9 @@
 #include <functional>
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "config/yaml.hpp"
 
 #include "model/hardware.hpp"
 #include "model/network.hpp"
@@ -27,6 +30,14 @@ Command add_bench_command(CLI::App& app);
 Command add_bench_child_command(CLI::App& app);
 Command add_calibrate_command(CLI::App& app);
 Command add_validate_command(CLI::App& app);
+Command add_compare_command(CLI::App& app);
+
+/// Remembers the command line framesim was started with (argv[0] recorded as "framesim"); main calls it once.
+void set_command_line(int argc, char** argv);
+
+/// Where a run or sweep came from: framesim's version, the command line (the output folder written as <out>),
+/// the resolved --set overrides, and the size and SHA-256 of every input file that exists.
+nlohmann::json provenance(const std::vector<std::string>& files, const std::vector<config::Override>& overrides);
 
 /// "NAME=1x3x224x224" (an --input option) -> (NAME, shape), or throws UserError.
 std::pair<std::string, std::vector<std::int64_t>> parse_input(const std::string& text);

@@ -11,7 +11,8 @@
 int main(int argc, char** argv) {
   CLI::App app{"framesim: will this perception pipeline meet its frame budget on this SoC?"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "framesim 0.1.0");
+  app.set_version_flag("--version", "framesim " FRAMESIM_VERSION);
+  framesim::cli::set_command_line(argc, argv);
   const std::vector<framesim::cli::Command> commands{framesim::cli::add_run_command(app),
                                                      framesim::cli::add_budget_command(app),
                                                      framesim::cli::add_import_command(app),
@@ -21,7 +22,8 @@ int main(int argc, char** argv) {
                                                      framesim::cli::add_bench_child_command(app),
                                                      framesim::cli::add_ops_command(app),
                                                      framesim::cli::add_calibrate_command(app),
-                                                     framesim::cli::add_validate_command(app)};
+                                                     framesim::cli::add_validate_command(app),
+                                                     framesim::cli::add_compare_command(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {

@@ -88,6 +88,7 @@ int run_scenario(const RunArgs& a) {
   if (ec) throw core::UserError(fmt::format("-o: cannot create {}: {}", tmp.string(), ec.message()));
   try {
     analysis::RunAnalysis analysis(spec, tmp);
+    analysis.set_provenance(provenance(spec.input_files, overrides));
     ProgressBar bar(!a.quiet);
     engine::RunOptions options;
     options.progress = bar.callback();

@@ -159,16 +159,19 @@ std::vector<analysis::SweepResult> gather(const std::vector<fs::path>& dirs, jso
   return out;
 }
 
-/// Writes results.csv, results.json and pareto.svg for a complete sweep, and prints the answers.
-void write_answers(const fs::path& dir, const json& sweep, const std::vector<analysis::SweepResult>& results) {
+/// Writes results.csv, results.json, pareto.svg and report.html for a complete sweep, and prints the answers.
+void write_answers(const fs::path& dir, const json& sweep, const std::vector<analysis::SweepResult>& results,
+                   const json& provenance) {
   const auto axes = sweep["axes"].get<std::vector<std::string>>();
   const auto answers = analysis::answer_sweep(results, axes);
   core::write_file_atomic(dir / "results.csv", analysis::sweep_csv(results, axes));
-  core::write_file_atomic(dir / "results.json", analysis::sweep_json(sweep, results, axes, answers).dump(2) + "\n");
+  core::write_file_atomic(dir / "results.json",
+                          analysis::sweep_json(sweep, results, axes, answers, provenance).dump(2) + "\n");
   const std::string title = fmt::format("sweep {}", sweep["name"].get<std::string>());
-  core::write_file_atomic(dir / "pareto.svg", analysis::sweep_svg(title, results, answers));
+  core::write_file_atomic(dir / "pareto.svg", analysis::sweep_svg(title, results, answers, axes));
+  core::write_file_atomic(dir / "report.html", analysis::sweep_html(title, results, axes, answers, provenance));
   std::cout << analysis::sweep_text(title, results, axes, answers);
-  std::cout << fmt::format("\nresults: {}/results.csv, results.json, pareto.svg\n", dir.string());
+  std::cout << fmt::format("\nresults: {}/results.csv, results.json, pareto.svg, report.html\n", dir.string());
 }
 
 std::string slurm_script(const SweepArgs& a, std::size_t points, const std::string& self) {
@@ -202,6 +205,7 @@ int run_sweep(const SweepArgs& a) {
 
   // Every point is loaded (and so validated) before anything runs: a bad key path or value is an error here.
   std::vector<std::string> hashes;
+  std::vector<std::string> inputs{spec.source_file};  // the sweep file and every file a point reads
   {
     core::Diagnostics problems;
     std::set<std::string> seen;
@@ -209,6 +213,7 @@ int run_sweep(const SweepArgs& a) {
       try {
         const auto s = config::load_scenario(spec.scenario, p.overrides);
         hashes.push_back(point_hash(sweep_id, p, s));
+        inputs.insert(inputs.end(), s.input_files.begin(), s.input_files.end());
       } catch (const core::UserError& e) {
         for (const auto& d : e.diagnostics())
           if (seen.insert(d.to_string()).second) problems.add(d);
@@ -356,7 +361,7 @@ int run_sweep(const SweepArgs& a) {
   json sweep;
   const auto results = gather({dir}, sweep);
   if (results.size() == points.size()) {
-    write_answers(dir, description, results);
+    write_answers(dir, description, results, provenance(inputs, {}));
   } else {
     std::cout << fmt::format("{}: {} of {} points done; when every shard is done: framesim merge SHARD_DIRS... -o OUT\n",
                              dir.string(), results.size(), points.size());
@@ -391,7 +396,7 @@ int run_merge(const MergeArgs& a) {
     for (const auto& entry : fs::directory_iterator(dir / "points"))
       core::write_file_atomic(out / "points" / entry.path().filename(), core::read_file(entry.path()));
   }
-  write_answers(out, sweep, results);
+  write_answers(out, sweep, results, provenance({}, {}));
   return 0;
 }
 

@@ -100,6 +100,7 @@ class ScenarioReader {
 
   ScenarioSpec read() {
     spec_.source_file = root_.document().display_path();
+    spec_.input_files.push_back(spec_.source_file);
     MapReader m(root_, {"name", "description", "hardware", "networks", "seed", "duration", "frames", "warmup",
                         "windows", "deadline", "thermal", "speed", "sample_period", "contention_period", "trace", "sensors", "stages",
                         "tasks", "background", "schedulers", "chains"});
@@ -157,10 +158,17 @@ class ScenarioReader {
     }
   }
 
+  /// The path of an input file named in `doc`, recorded in the spec's input files.
+  std::filesystem::path input_path(const Document& doc, const std::string& written) {
+    auto path = resolve_path(doc, written);
+    spec_.input_files.push_back(path.generic_string());
+    return path;
+  }
+
   void read_hardware_file(const Node& node) {
     auto written = node.text();
     if (!written) return;
-    const auto path = resolve_path(node.document(), *written);
+    const auto path = input_path(node.document(), *written);
     try {
       auto doc = Document::load(path, diagnostics_);
       apply(*doc, "hardware.");
@@ -246,7 +254,7 @@ class ScenarioReader {
       }
       declared_networks_.insert(name);  // reported here if it fails: stages naming it say nothing more
       if (!written) continue;
-      const auto path = resolve_path(value.document(), *written);
+      const auto path = input_path(value.document(), *written);
       if (path.extension() == ".onnx" || path.extension() == ".tflite") {
         // A model file, imported on the fly (what `framesim import` would write).
         try {
@@ -284,7 +292,7 @@ class ScenarioReader {
     auto written = node.text();
     if (!written) return std::nullopt;
     try {
-      return trace::read_series(resolve_path(node.document(), *written), value);
+      return trace::read_series(input_path(node.document(), *written), value);
     } catch (const core::UserError& e) {
       forward(e, node);
       return std::nullopt;
@@ -597,7 +605,7 @@ class ScenarioReader {
         if (s.work.kind != model::WorkSpec::Kind::network) {
           meas->error("measured layer times replay a network: the stage needs network");
         } else if (auto written = meas->text()) {
-          const auto path = resolve_path(meas->document(), *written);
+          const auto path = input_path(meas->document(), *written);
           try {
             // Matched to the stage's network: PyTorch op order and TFLite tensor names need it.
             const auto& net = spec_.networks[static_cast<std::size_t>(s.work.network)].network;

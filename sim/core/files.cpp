@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include <openssl/evp.h>
 #include <unistd.h>
 
 #include "core/error.hpp"
@@ -41,6 +42,20 @@ std::string read_file(const std::filesystem::path& path) {
   std::stringstream buffer;
   buffer << in.rdbuf();
   return buffer.str();
+}
+
+std::string sha256_hex(const std::string& bytes) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  const bool ok = EVP_Digest(bytes.data(), bytes.size(), digest, &length, EVP_sha256(), nullptr) == 1;
+  FRAMESIM_ASSERT(ok && length == 32, "SHA-256 failed");
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned int i = 0; i < length; ++i) {
+    out += kHex[digest[i] >> 4];
+    out += kHex[digest[i] & 15];
+  }
+  return out;
 }
 
 }  // namespace framesim::core

@@ -48,15 +48,18 @@ std::string_view distribution_kind_name(Distribution::Kind k) {
 std::string_view input_policy_name(InputPolicy p) { return p == InputPolicy::all ? "all" : "latest"; }
 std::string_view overflow_name(Overflow o) { return o == Overflow::drop_oldest ? "drop_oldest" : "drop_newest"; }
 
-double ScenarioSpec::stage_floor_s(std::size_t s, Roofs roofs) const {
+double ScenarioSpec::stage_floor_s(std::size_t s, Roofs roofs, std::size_t operating_point) const {
   const StageSpec& stage = stages[s];
   const ComputeUnitSpec& unit = hardware.units[stage.unit];
   RunPoint run;
+  run.operating_point = operating_point;
   run.core_fraction = stage.cores > 0 ? static_cast<double>(stage.cores) / unit.cores : 1.0;
   const double scale = stage.work.scale.mean();
   switch (stage.work.kind) {
     case WorkSpec::Kind::none: return 0.0;
-    case WorkSpec::Kind::time: return stage.work.time_s.mean() * scale;
+    case WorkSpec::Kind::time:
+      return stage.work.time_s.mean() * scale * unit.nominal().frequency_Hz /
+             unit.operating_points[operating_point].frequency_Hz;
     case WorkSpec::Kind::ops: {
       Kernel k;
       k.ops[stage.work.precision] = stage.work.ops * scale;

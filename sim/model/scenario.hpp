@@ -172,11 +172,14 @@ struct ScenarioSpec {
   std::optional<double> contention_period_s;
   double kernel_trace_s = 1.0;   // per-kernel slices in trace.json for the first this many seconds
   std::vector<std::string> notes;  // what loading did that a reader should know (e.g. ops an import could not map)
+  std::vector<std::string> input_files;  // every file loading read, in reading order: scenario, hardware, networks, traces
 
   /// The floor of one execution of stage `s` alone on an idle SoC at the nominal clocks: the sum of its
   /// kernels' roofline times at `roofs` (the budget's estimate, or its bound at peak roofs), or the mean work
   /// time. What contention and throttling add shows as the difference from the simulated service time.
-  double stage_floor_s(std::size_t s, Roofs roofs = Roofs::effective) const;
+  /// At another `operating_point` of the stage's unit (index into its operating points), the same floor with
+  /// the compute roof at that clock (work given as a time scales with the clock).
+  double stage_floor_s(std::size_t s, Roofs roofs = Roofs::effective, std::size_t operating_point = 0) const;
   /// stage_floor_s of every stage, in stage order (each stage's network planned once).
   std::vector<double> stage_floors_s(Roofs roofs = Roofs::effective) const;
   /// The end-to-end floor: the longest path from a sensor to a sink through the stages' floors alone

@@ -486,9 +486,11 @@ TEST(Engine, TraceFollowsTheChromeTraceEventFormat) {
   const json trace = json::parse(framesim::core::read_file(s.dir() / "out" / "trace.json"));
   ASSERT_TRUE(trace["traceEvents"].is_array());
   std::map<std::pair<int, int>, std::vector<std::pair<double, double>>> slices;  // (pid, tid) -> [ts, end]
-  std::set<std::string> counters;
-  std::set<int> named_threads;
+  std::set<std::string> counters, counters_at_zero, instants;
+  std::set<int> named_threads, processes;
+  std::vector<std::int64_t> flow_starts, flow_ends;
   for (const auto& e : trace["traceEvents"]) {
+    if (e.contains("pid")) processes.insert(e["pid"].get<int>());
     ASSERT_TRUE(e.contains("ph") && e.contains("pid") && e.contains("name") && e.contains("cat")) << e.dump();
     const std::string ph = e["ph"];
     if (ph == "M") {
@@ -505,6 +507,17 @@ TEST(Engine, TraceFollowsTheChromeTraceEventFormat) {
       ASSERT_TRUE(e["args"].is_object() && !e["args"].empty()) << e.dump();
       for (const auto& [k, v] : e["args"].items()) EXPECT_TRUE(v.is_number()) << e.dump();
       counters.insert(e["name"].get<std::string>());
+      if (e["ts"].get<double>() == 0) counters_at_zero.insert(e["name"].get<std::string>());
+    } else if (ph == "s" || ph == "f") {
+      // Flow arrows: each id starts once and ends once, on a stage track of the pipeline process.
+      ASSERT_TRUE(e.contains("id") && e.contains("tid")) << e.dump();
+      (ph == "s" ? flow_starts : flow_ends).push_back(e["id"].get<std::int64_t>());
+      if (ph == "f") {
+        EXPECT_EQ(e["bp"], "e") << e.dump();
+      }
+    } else if (ph == "i") {
+      ASSERT_TRUE(e.contains("s") && e.contains("tid")) << e.dump();
+      instants.insert(e["cat"].get<std::string>());
     } else {
       ADD_FAILURE() << "unexpected phase " << ph;
     }
@@ -516,8 +529,20 @@ TEST(Engine, TraceFollowsTheChromeTraceEventFormat) {
       EXPECT_TRUE(list[i].first >= list[i - 1].second || list[i].second <= list[i - 1].second)
           << "track " << track.second << ": " << list[i - 1].first << "-" << list[i - 1].second << " vs " << list[i].first;
   }
-  for (const char* c : {"temperature", "power", "frequency gpu", "frequency dla0", "bandwidth dram"})
+  for (const char* c : {"temperature", "power", "frequency gpu", "frequency dla0", "bandwidth dram", "busy gpu",
+                        "utilisation dram", "queue detector"}) {
     EXPECT_TRUE(counters.count(c)) << c;
+    EXPECT_TRUE(counters_at_zero.count(c)) << c << " has no sample at t = 0";
+  }
+  // One process for the pipeline and one per unit.
+  EXPECT_EQ(processes.size(), 1 + framesim::config::load_hardware(source_path("hardware/jetson_orin_nx_16gb.yaml"))
+                                      .units.size());
+  // Every flow arrow starts and ends once; a frame's stages are linked (fusion joins the two branches).
+  std::sort(flow_starts.begin(), flow_starts.end());
+  std::sort(flow_ends.begin(), flow_ends.end());
+  EXPECT_FALSE(flow_starts.empty());
+  EXPECT_EQ(flow_starts, flow_ends);
+  EXPECT_EQ(std::adjacent_find(flow_starts.begin(), flow_starts.end()), flow_starts.end());
   // Timestamps are microseconds: the first detector slice starts where stages.csv says, x 1e6.
   const auto det = r.stages.where("stage", "detector").front();
   bool found = false;
@@ -542,7 +567,7 @@ TEST(Engine, TraceOpensInAnIndependentReader) {
   const std::string text = framesim::core::read_file(out);
   ASSERT_EQ(status, 0) << text;
   const json summary = json::parse(text);
-  EXPECT_EQ(summary["processes"].get<int>(), 1);
+  EXPECT_EQ(summary["processes"].get<int>(), 5);  // the pipeline and one per unit (cpu, gpu, dla0, dla1)
   EXPECT_GE(summary["threads"].get<int>(), 6);
   EXPECT_GT(summary["complete"].get<int>(), 100);
   EXPECT_GT(summary["counters"].get<int>(), 10);

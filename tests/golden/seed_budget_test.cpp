@@ -167,12 +167,12 @@ TEST(SeedBudget, RooflinePointsWearTheColourOfWhatBindsThem) {
     const auto at = text.rfind(name + "=\"", from) + name.size() + 2;
     return text.substr(at, text.find('"', at) - at);
   };
-  // A legend line comes just before its label; a point's <title> is inside its <circle>.
+  // A legend line comes just before its label; a point's <title> ("NAME: time (limit), ...") is inside its <circle>.
   auto line_colour = [&](const std::string& text, const std::string& label) {
     return attribute(text, text.find(">" + label + "</text>"), "stroke");
   };
   auto point_colour = [&](const std::string& text, const std::string& kernel) {
-    return attribute(text, text.find("<title>" + kernel + "</title>"), "fill");
+    return attribute(text, text.find("<title>" + kernel + ": "), "fill");
   };
   const std::string seed = roofline("hardware/seed_reference.yaml scenarios/networks/seed_matmuls.yaml");
   EXPECT_EQ(point_colour(seed, "batch1_linear"), line_colour(seed, "estimate: dram 50 GB/s"));

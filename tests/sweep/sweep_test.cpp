@@ -12,41 +12,14 @@
 #include "config/sweep.hpp"
 #include "core/error.hpp"
 #include "engine/run_support.hpp"
+#include "sweep/small_sweep.hpp"
 #include "test_support.hpp"
 
 using framesim::testing::run_cli;
 using framesim::testing::Scratch;
 using framesim::testing::source_path;
 
-namespace {
-
-/// A small sweep (12 points, half a second each) on the seed device.
-void write_small_sweep(const Scratch& s, const std::string& mode = "grid") {
-  s.write("scenario.yaml", fmt::format(R"(name: tiny
-hardware: {}
-networks: {{net: {}}}
-duration: "0.6 s"
-warmup: "0.1 s"
-deadline: "10 ms"
-sensors:
-  camera: {{rate: "30 Hz"}}
-stages:
-  model: {{unit: gpu, inputs: [camera], network: net}}
-)",
-                                       source_path("hardware/seed_reference.yaml"),
-                                       source_path("scenarios/networks/mobilenet_v2.yaml")));
-  s.write("sweep.yaml", fmt::format(R"(name: tiny-sweep
-scenario: scenario.yaml
-mode: {}
-axes:
-  hardware.memory.dram.bandwidth: ["25 GB/s", "50 GB/s", "100 GB/s"]
-  networks.net.precision: [fp32, fp16]
-  sensors.camera.rate: ["30 Hz", "60 Hz"]
-)",
-                                    mode));
-}
-
-}  // namespace
+using framesim::testing::write_small_sweep;
 
 TEST(Sweep, GridZipAndLatinHypercubeExpand) {
   Scratch s;
@@ -170,15 +143,31 @@ TEST(Sweep, AnswersArePareto) {
   const auto j = nlohmann::json::parse(framesim::core::read_file(s.dir() / "out" / "results.json"));
   ASSERT_EQ(j["points"].size(), 12u);
   const auto& points = j["points"];
-  // No point on the front is dominated by any point.
+  // No point on the front is dominated by any point: no worse on both within the tolerance, better on one
+  // by more than it.
+  const double tol = j["tie_tolerance"].get<double>();
+  EXPECT_GT(tol, 0);
   for (const auto& f : j["pareto"]) {
     const auto& a = points[f.get<std::size_t>()]["metrics"];
+    const double pa = a["p99_s"].get<double>(), ea = a["energy_mean_J"].get<double>();
     for (const auto& b : points) {
-      const auto& m = b["metrics"];
-      const bool dominates = m["p99_s"] <= a["p99_s"] && m["energy_mean_J"] <= a["energy_mean_J"] &&
-                             (m["p99_s"] < a["p99_s"] || m["energy_mean_J"] < a["energy_mean_J"]);
+      const double pb = b["metrics"]["p99_s"].get<double>(), eb = b["metrics"]["energy_mean_J"].get<double>();
+      const bool dominates = pb <= pa * (1 + tol) && eb <= ea * (1 + tol) && (pb < pa * (1 - tol) || eb < ea * (1 - tol));
       EXPECT_FALSE(dominates) << f << " dominated by " << b["index"];
     }
+  }
+  // Every point off the front is dominated by one on it or beside it.
+  std::set<std::size_t> front;
+  for (const auto& f : j["pareto"]) front.insert(f.get<std::size_t>());
+  for (const auto& b : points) {
+    if (front.count(b["index"].get<std::size_t>())) continue;
+    const double pb = b["metrics"]["p99_s"].get<double>(), eb = b["metrics"]["energy_mean_J"].get<double>();
+    bool dominated = false;
+    for (const auto& a : points) {
+      const double pa = a["metrics"]["p99_s"].get<double>(), ea = a["metrics"]["energy_mean_J"].get<double>();
+      dominated = dominated || (pa <= pb * (1 + tol) && ea <= eb * (1 + tol) && (pa < pb * (1 - tol) || ea < eb * (1 - tol)));
+    }
+    EXPECT_TRUE(dominated) << b["index"] << " is off the front but nothing dominates it";
   }
   EXPECT_TRUE(j["sensitivity"].contains("networks.net.precision"));
   EXPECT_TRUE(std::filesystem::exists(s.dir() / "out" / "pareto.svg"));

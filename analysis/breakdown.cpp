@@ -1,0 +1,193 @@
+#include "breakdown.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace framesim::analysis {
+
+using nlohmann::json;
+
+const char* part_name(Part p) {
+  switch (p) {
+    case Part::queue: return "queue";
+    case Part::blocked: return "blocked";
+    case Part::floor: return "floor";
+    case Part::throttling: return "throttling";
+    case Part::bus: return "bus";
+    case Part::variability: return "variability";
+    case Part::gap: return "gap";
+  }
+  return "?";
+}
+
+std::array<double, kParts> FramePath::totals_s() const {
+  std::array<double, kParts> t{};
+  for (const auto& s : steps)
+    for (std::size_t k = 0; k < kParts; ++k) t[k] += s.parts_s[k];
+  return t;
+}
+
+Breakdown::Breakdown(const model::ScenarioSpec& spec, std::size_t worst) : spec_(spec), worst_count_(worst) {
+  for (std::size_t s = 0; s < spec.stages.size(); ++s) {
+    std::vector<double> floors;
+    for (std::size_t k = 0; k < spec.hardware.units[spec.stages[s].unit].operating_points.size(); ++k)
+      floors.push_back(spec.stage_floor_s(s, model::Roofs::effective, k));
+    floors_s_.push_back(std::move(floors));
+    moves_bytes_.push_back(spec.stages[s].work.kind != model::WorkSpec::Kind::time);
+  }
+}
+
+double Breakdown::floor_s(std::size_t stage, double frequency_Hz) const {
+  const auto& points = spec_.hardware.units[spec_.stages[stage].unit].operating_points;
+  std::size_t best = 0;
+  for (std::size_t k = 1; k < points.size(); ++k)
+    if (std::fabs(points[k].frequency_Hz - frequency_Hz) < std::fabs(points[best].frequency_Hz - frequency_Hz)) best = k;
+  return floors_s_[stage][best];
+}
+
+void Breakdown::on_stage(const engine::StageRecord& r) {
+  if (r.frame <= last_frame_) return;  // its frame is already recorded (dropped on another branch)
+  pending_[r.frame].push_back(r);
+}
+
+const engine::StageRecord* Breakdown::predecessor(const engine::StageRecord& r) const {
+  const auto it = pending_.find(r.frame);
+  if (it == pending_.end()) return nullptr;
+  const engine::StageRecord* best = nullptr;
+  for (const auto& in : spec_.stages[r.stage].inputs) {
+    if (in.sensor) continue;
+    for (const auto& p : it->second)
+      if (p.stage == in.index && p.end_s <= r.enqueue_s + 1e-12 && (!best || p.end_s > best->end_s)) best = &p;
+  }
+  return best;
+}
+
+FramePath Breakdown::path_of(const engine::FrameRecord& r) const {
+  FramePath path;
+  path.frame = r.frame;
+  path.capture_s = r.capture_s;
+  path.latency_s = r.done_s - r.capture_s;
+  const auto it = pending_.find(r.frame);
+  if (it == pending_.end() || it->second.empty()) return path;
+  const engine::StageRecord* at = &*std::max_element(
+      it->second.begin(), it->second.end(), [](const auto& a, const auto& b) { return a.end_s < b.end_s; });
+  while (at) {
+    const engine::StageRecord* before = predecessor(*at);
+    PathStep step;
+    step.stage = at->stage;
+    step.start_s = at->start_s;
+    step.end_s = at->end_s;
+    const double nominal = floors_s_[at->stage][0];
+    const std::size_t unit = spec_.stages[at->stage].unit;
+    const double at_clock = unit < r.unit_frequency_Hz.size() ? floor_s(at->stage, r.unit_frequency_Hz[unit]) : nominal;
+    auto& p = step.parts_s;
+    p[static_cast<std::size_t>(Part::queue)] = at->start_s - at->enqueue_s;
+    p[static_cast<std::size_t>(Part::blocked)] = at->blocked_s;
+    p[static_cast<std::size_t>(Part::floor)] = nominal;
+    p[static_cast<std::size_t>(Part::throttling)] = at_clock - nominal;
+    const Part excess = moves_bytes_[at->stage] ? Part::bus : Part::variability;
+    p[static_cast<std::size_t>(excess)] = at->end_s - at->start_s - at->blocked_s - at_clock;
+    // Rounding of simulated times leaves femtoseconds between an end and the next enqueue: no gap.
+    const double gap = at->enqueue_s - (before ? before->end_s : r.capture_s);
+    p[static_cast<std::size_t>(Part::gap)] = std::fabs(gap) < 1e-12 ? 0.0 : gap;
+    path.steps.push_back(step);
+    at = before;
+  }
+  std::reverse(path.steps.begin(), path.steps.end());
+  return path;
+}
+
+void Breakdown::on_frame(const engine::FrameRecord& r, bool counted) {
+  last_frame_ = std::max(last_frame_, r.frame);
+  if (counted) {
+    FramePath path = path_of(r);
+    Compact c{path.latency_s, {}, std::vector<float>(spec_.stages.size(), 0.0F)};
+    const auto totals = path.totals_s();
+    for (std::size_t k = 0; k < kParts; ++k) c.parts_s[k] = static_cast<float>(totals[k]);
+    for (const auto& s : path.steps) {
+      double on_path = 0;
+      for (std::size_t k = 0; k < kParts; ++k)
+        if (k != static_cast<std::size_t>(Part::gap)) on_path += s.parts_s[k];
+      c.stage_s[s.stage] += static_cast<float>(on_path);
+    }
+    frames_.push_back(std::move(c));
+    auto later = [](const FramePath& a, const FramePath& b) {
+      return a.latency_s != b.latency_s ? a.latency_s > b.latency_s : a.frame < b.frame;
+    };
+    if (worst_.size() < worst_count_ || later(path, worst_.back())) {
+      worst_.insert(std::upper_bound(worst_.begin(), worst_.end(), path, later), std::move(path));
+      if (worst_.size() > worst_count_) worst_.pop_back();
+    }
+  }
+  // Everything up to this frame is done with (frame records come in frame order).
+  pending_.erase(pending_.begin(), pending_.upper_bound(r.frame));
+}
+
+namespace {
+
+json parts_json(const std::array<double, kParts>& parts) {
+  json j = json::object();
+  for (std::size_t k = 0; k < kParts; ++k) j[std::string(part_name(static_cast<Part>(k))) + "_s"] = parts[k];
+  return j;
+}
+
+}  // namespace
+
+json Breakdown::finish(std::optional<double> p99_s) const {
+  json parts = json::array();
+  for (std::size_t k = 0; k < kParts; ++k) parts.push_back(part_name(static_cast<Part>(k)));
+  json out{{"method",
+            "critical path: from the stage that finished last back through the input that arrived last; per stage: "
+            "queue (enqueue -> start), blocked (lost the unit mid-way), floor (the stage alone at nominal clocks: the "
+            "budget's estimate at effective roofs), throttling "
+            "(floor at the clocks at capture - floor), bus (service - blocked - floor at those clocks, for a stage that "
+            "moves bytes: contention, and its work variability if it has one), variability (the same for a stage given "
+            "as a compute time), gap (previous end -> enqueue); the parts add up to the latency"},
+           {"parts", parts}};
+  json worst = json::array();
+  for (const auto& f : worst_) {
+    json steps = json::array();
+    for (const auto& s : f.steps) {
+      json step = parts_json(s.parts_s);
+      step["stage"] = spec_.stages[s.stage].name;
+      step["unit"] = spec_.hardware.units[spec_.stages[s.stage].unit].name;
+      step["start_s"] = s.start_s;
+      step["end_s"] = s.end_s;
+      steps.push_back(step);
+    }
+    worst.push_back({{"frame", f.frame}, {"capture_s", f.capture_s}, {"latency_s", f.latency_s},
+                     {"parts", parts_json(f.totals_s())}, {"path", steps}});
+  }
+  out["worst_frames"] = worst;
+  if (!p99_s || frames_.empty()) return out;
+  // The tail: every counted frame at or above p99.
+  std::array<double, kParts> mean{};
+  std::vector<double> stage_s(spec_.stages.size(), 0.0);
+  std::vector<std::int64_t> dominant(spec_.stages.size(), 0);
+  std::int64_t n = 0;
+  for (const auto& c : frames_) {
+    if (c.latency_s < *p99_s) continue;
+    ++n;
+    for (std::size_t k = 0; k < kParts; ++k) mean[k] += c.parts_s[k];
+    for (std::size_t s = 0; s < stage_s.size(); ++s) stage_s[s] += c.stage_s[s];
+    ++dominant[static_cast<std::size_t>(std::max_element(c.stage_s.begin(), c.stage_s.end()) - c.stage_s.begin())];
+  }
+  if (n == 0) return out;
+  for (auto& v : mean) v /= static_cast<double>(n);
+  double on_path = 0;
+  for (auto& v : stage_s) on_path += (v /= static_cast<double>(n));
+  const std::size_t critical =
+      static_cast<std::size_t>(std::max_element(stage_s.begin(), stage_s.end()) - stage_s.begin());
+  json stages = json::object();
+  for (std::size_t s = 0; s < stage_s.size(); ++s)
+    stages[spec_.stages[s].name] = {{"mean_on_path_s", stage_s[s]}, {"dominant_in_frames", dominant[s]}};
+  out["tail"] = {{"p99_s", *p99_s},
+                 {"frames", n},
+                 {"mean_parts", parts_json(mean)},
+                 {"stages", stages},
+                 {"critical_stage", spec_.stages[critical].name},
+                 {"critical_share", on_path > 0 ? stage_s[critical] / on_path : 0.0}};
+  return out;
+}
+
+}  // namespace framesim::analysis

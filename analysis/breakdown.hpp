@@ -1,0 +1,81 @@
+// Why a frame is late: its critical path (from the stage that finished last back, through the input that
+// arrived last, to the sensor) and where its time went on that path. Per stage on the path:
+//   queue      enqueue -> start: its input queue and the wait for the unit's cores
+//   blocked    the time it lost the unit mid-way to a higher priority (or a quantum, a switch cost)
+//   floor      the stage alone on an idle SoC at the nominal clocks (the budget's estimate, effective roofs)
+//   throttling the floor at the clocks in force at capture minus the nominal floor
+//   bus        service - blocked - floor at the clocks in force, for a stage that moves bytes: memory
+//              contention (and its work variability, when it has a `variability` distribution)
+//   variability the same excess for a stage given as a compute time (it moves no bytes: no bus to wait for)
+//   gap        the previous stage's end (or the capture) -> this stage's enqueue
+// The parts add up to the end-to-end latency. Kept for every counted, completed frame in a compact form:
+// the worst frames in full, and the tail (frames at or above p99) as means and the stage that dominates it.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/records.hpp"
+#include "model/scenario.hpp"
+
+namespace framesim::analysis {
+
+/// The parts of a frame's latency, in this order.
+enum class Part { queue, blocked, floor, throttling, bus, variability, gap };
+inline constexpr std::size_t kParts = 7;
+/// "queue", "blocked", ...: the JSON keys (with "_s") and column names of the parts.
+const char* part_name(Part p);
+
+struct PathStep {
+  std::size_t stage = 0;
+  double start_s = 0, end_s = 0;
+  std::array<double, kParts> parts_s{};
+};
+
+struct FramePath {
+  std::int64_t frame = 0;
+  double capture_s = 0, latency_s = 0;
+  std::vector<PathStep> steps;  // from the sensor to the last stage
+  std::array<double, kParts> totals_s() const;
+};
+
+class Breakdown {
+ public:
+  explicit Breakdown(const model::ScenarioSpec& spec, std::size_t worst = 10);
+
+  /// A stage execution: kept until its frame's record.
+  void on_stage(const engine::StageRecord& r);
+  /// The execution of a stage feeding `r` in the same frame (the input that arrived last), if still kept.
+  const engine::StageRecord* predecessor(const engine::StageRecord& r) const;
+  /// The frame's record: its path is taken apart when `counted` (a counted, completed frame).
+  void on_frame(const engine::FrameRecord& r, bool counted);
+
+  /// {"method", "parts", "tail": {...}, "worst_frames": [...]} for summary.json; `p99_s` sets the tail.
+  nlohmann::json finish(std::optional<double> p99_s) const;
+  /// The path of a frame from its kept stage executions (empty when none are kept).
+  FramePath path_of(const engine::FrameRecord& r) const;
+
+ private:
+  double floor_s(std::size_t stage, double frequency_Hz) const;
+
+  const model::ScenarioSpec& spec_;
+  std::size_t worst_count_;
+  std::vector<std::vector<double>> floors_s_;  // per stage, per operating point of its unit
+  std::vector<bool> moves_bytes_;              // per stage
+  std::map<std::int64_t, std::vector<engine::StageRecord>> pending_;  // per frame not yet recorded
+  std::int64_t last_frame_ = -1;  // frame records arrive in frame order
+  std::vector<FramePath> worst_;  // by decreasing latency, then frame
+  struct Compact {
+    double latency_s;
+    std::array<float, kParts> parts_s;
+    std::vector<float> stage_s;  // per stage: time on the critical path (gap excluded)
+  };
+  std::vector<Compact> frames_;
+};
+
+}  // namespace framesim::analysis

@@ -1,0 +1,232 @@
+// The terminal summary of a run, from its summary.json.
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "core/units.hpp"
+#include "report_format.hpp"
+#include "run_analysis.hpp"
+#include "table.hpp"
+
+namespace framesim::analysis {
+
+using core::format_number;
+using core::format_seconds;
+using nlohmann::json;
+
+namespace {
+
+/// "where the time of the tail goes" and the worst frames, from summary.json's "why".
+std::string why_text(const json& why) {
+  std::string out;
+  auto parts_text = [](const json& parts) {
+    std::vector<std::string> items;
+    for (const auto& [k, v] : parts.items()) {
+      const double value = v.get<double>();
+      if (std::abs(value) < 1e-9) continue;
+      items.push_back(fmt::format("{} {}", k.substr(0, k.size() - 2), format_seconds(value)));
+    }
+    return fmt::format("{}", fmt::join(items, ", "));
+  };
+  if (why.contains("tail")) {
+    const auto& t = why["tail"];
+    out += fmt::format("why the tail (the {} frames at or above p99 {}): critical path mostly through {} ({} of the "
+                       "time on the path); mean {}\n",
+                       t["frames"].get<std::int64_t>(), format_seconds(t["p99_s"].get<double>()),
+                       t["critical_stage"].get<std::string>(),
+                       format_number(t["critical_share"].get<double>() * 100, 3) + "%", parts_text(t["mean_parts"]));
+  }
+  if (why["worst_frames"].empty()) return out;
+  Table w({"worst frames", "capture", "latency", "queue", "blocked", "floor", "throttling", "bus", "variability", "gap",
+           "slowest stage"});
+  std::size_t shown = 0;
+  for (const auto& f : why["worst_frames"]) {
+    if (++shown > 5) break;
+    const auto& p = f["parts"];
+    std::string slowest = "-";
+    double longest = -1;
+    for (const auto& step : f["path"]) {
+      const double time = step["end_s"].get<double>() - step["start_s"].get<double>() + step["queue_s"].get<double>();
+      if (time > longest) longest = time, slowest = step["stage"].get<std::string>();
+    }
+    w.add({fmt::format("frame {}", f["frame"].get<std::int64_t>()), format_seconds(f["capture_s"].get<double>()),
+           format_seconds(f["latency_s"].get<double>()), format_seconds(p["queue_s"].get<double>()),
+           format_seconds(p["blocked_s"].get<double>()), format_seconds(p["floor_s"].get<double>()),
+           format_seconds(p["throttling_s"].get<double>()), format_seconds(p["bus_s"].get<double>()),
+           format_seconds(p["variability_s"].get<double>()), format_seconds(p["gap_s"].get<double>()), slowest});
+  }
+  return out + w.render(2);
+}
+
+}  // namespace
+
+std::string RunAnalysis::text(const json& j) const {
+  std::string out;
+  const auto& run = j["run"];
+  out += fmt::format("framesim run: {} on {}: {} simulated in {} wall ({} kernels)\n\n", spec_.name,
+                     spec_.hardware.name, format_seconds(run["simulated_s"].get<double>()),
+                     format_seconds(wall_s_), run["kernels"].get<std::int64_t>());
+  const auto& all = j["windows"]["all"];
+  Table t(percentile_header("latency (counted frames)"));
+  t.add(percentile_cells("end to end", all["latency_s"]));
+  for (std::size_t s = 0; s < spec_.stages.size(); ++s) {
+    const auto& st = all["stages"][spec_.stages[s].name];
+    const std::string& unit = spec_.hardware.units[spec_.stages[s].unit].name;
+    t.add(percentile_cells(fmt::format("  {} on {}: wait", spec_.stages[s].name, unit), st["wait_s"]));
+    t.add(percentile_cells(fmt::format("  {} on {}: service", spec_.stages[s].name, unit), st["service_s"]));
+  }
+  out += t.render(0) + "  " + percentile_footnote() + "\n\n";
+
+  const auto& frames = j["frames"];
+  out += fmt::format("deadline {}: {} of {} counted frames missed ({} late, {} dropped) = {}; longest run of misses {}\n",
+                     format_seconds(spec_.deadline_s), frames["missed"].get<std::int64_t>() + frames["dropped"].get<std::int64_t>(),
+                     frames["counted"].get<std::int64_t>(), frames["missed"].get<std::int64_t>(),
+                     frames["dropped"].get<std::int64_t>(),
+                     format_number(frames["miss_rate"].get<double>() * 100, 3) + "%",
+                     frames["longest_miss_run"].get<int>());
+  if (!frames["drops_by"].empty()) {
+    std::vector<std::string> parts;
+    for (const auto& [k, v] : frames["drops_by"].items()) parts.push_back(fmt::format("{} {}", k, v.get<std::int64_t>()));
+    out += fmt::format("  drops: {}\n", fmt::join(parts, ", "));
+  }
+  for (const auto& [name, s] : j["staleness"].items()) {
+    const auto& ts = s["time_s"];
+    if (ts["count"].get<std::size_t>() == 0) {
+      out += fmt::format("staleness ({} reads {}): no result yet at any tick\n", name, s["reads"].get<std::string>());
+      continue;
+    }
+    out += fmt::format("staleness ({} at {} reads {}): p50 {}, p99 {}, max {}", name,
+                       core::format_hertz(s["rate_Hz"].get<double>()), s["reads"].get<std::string>(),
+                       format_seconds(ts["p50"].get<double>()), format_seconds(ts["p99"].get<double>()),
+                       format_seconds(ts["max"].get<double>()));
+    if (s.contains("distance_m"))
+      out += fmt::format("; at {} m/s: p99 {} cm, max {} cm", format_number(s["speed_mps"].get<double>()),
+                         format_number(s["distance_m"]["p99"].get<double>() * 100, 3),
+                         format_number(s["distance_m"]["max"].get<double>() * 100, 3));
+    out += "\n";
+  }
+  const auto& e = j["energy"];
+  std::vector<std::string> parts;
+  for (const auto& [u, v] : e["breakdown_per_frame_J"]["compute"].items())
+    if (v.get<double>() > 0) parts.push_back(fmt::format("{} compute {}", u, core::format_joules(v.get<double>())));
+  for (const auto& [l, v] : e["breakdown_per_frame_J"]["memory"].items())
+    if (v.get<double>() > 0) parts.push_back(fmt::format("{} {}", l, core::format_joules(v.get<double>())));
+  parts.push_back("static " + core::format_joules(e["breakdown_per_frame_J"]["static"].get<double>()));
+  const auto& pf = e["per_frame_J"];
+  if (pf["count"].get<std::size_t>() > 0)
+    out += fmt::format("energy per {} frame: mean {}, p99 {} = {}; mean power {}\n", spec_.sensors.front().name,
+                       core::format_joules(pf["mean"].get<double>()), core::format_joules(pf["p99"].get<double>()),
+                       fmt::join(parts, " + "), core::format_watts(e["mean_power_W"].get<double>()));
+  const auto& th = j["thermal"];
+  if (th["has_thermal_model"].get<bool>()) {
+    out += fmt::format("thermal: {} C -> max {} C (trip {} C), final {} C; throttled {} of the run\n",
+                       format_number(th["initial_C"].get<double>(), 3), format_number(th["max_C"].get<double>(), 3),
+                       format_number(th["trip_C"].get<double>(), 3), format_number(th["final_C"].get<double>(), 3),
+                       format_number(th["throttled_fraction"].get<double>() * 100, 3) + "%");
+  }
+  // Cold vs sustained
+  const auto& cold = j["windows"]["cold"];
+  const auto& hot = j["windows"]["sustained"];
+  if (cold["latency_s"]["count"].get<std::size_t>() > 0 && hot["latency_s"]["count"].get<std::size_t>() > 0) {
+    Table w({"window", "frames", "p50", "p99", "max", "missed", "temperature", "clocks"});
+    for (const auto* win : {&cold, &hot}) {
+      std::vector<std::string> clocks;
+      for (const auto& [u, f] : (*win)["mean_frequency_Hz"].items()) clocks.push_back(u + " " + core::format_hertz(f.get<double>()));
+      w.add({fmt::format("{} {}-{}", win == &cold ? "cold" : "sustained", format_seconds((*win)["from_s"].get<double>()),
+                         format_seconds((*win)["to_s"].get<double>())),
+             std::to_string((*win)["frames"].get<std::int64_t>()), format_seconds((*win)["latency_s"]["p50"].get<double>()),
+             format_seconds((*win)["latency_s"]["p99"].get<double>()), format_seconds((*win)["latency_s"]["max"].get<double>()),
+             std::to_string((*win)["missed"].get<std::int64_t>() + (*win)["dropped"].get<std::int64_t>()),
+             (*win)["mean_temperature_C"].is_null() ? "-" : format_number((*win)["mean_temperature_C"].get<double>(), 3) + " C",
+             fmt::format("{}", fmt::join(clocks, ", "))});
+    }
+    out += "\n" + w.render(0);
+  }
+  const auto& v = j["verdict"];
+  if (v.contains("sustained_p99_s")) {
+    const double p99 = v["sustained_p99_s"].get<double>();
+    out += fmt::format("\nverdict: sustained p99 {} against the {} deadline: {}\n", format_seconds(p99),
+                       format_seconds(spec_.deadline_s),
+                       p99 <= spec_.deadline_s
+                           ? fmt::format("meets it with {} to spare", format_seconds(spec_.deadline_s - p99))
+                           : fmt::format("MISSES it: needs a {}x speed-up", format_number(p99 / spec_.deadline_s, 3)));
+    out += "  " + confidence_sentence(v) + "\n";
+  }
+  out += fmt::format("  end to end alone on an idle SoC: estimate {} (effective roofs), bound {} (peak roofs, no "
+                     "overhead){}\n",
+                     format_seconds(v["estimate_end_to_end_s"].get<double>()),
+                     format_seconds(v["bound_end_to_end_s"].get<double>()),
+                     v["bound_end_to_end_s"].get<double>() > spec_.deadline_s
+                         ? ": the bound exceeds the deadline, IMPOSSIBLE whatever the kernels reach"
+                         : "");
+  for (const auto& [name, s] : v["stage_slices"].items()) {
+    const double slice = s["slice_s"].get<double>();
+    const double hot99 = s["sustained_p99_s"].get<double>();
+    const double floor = s["estimate_alone_s"].get<double>();
+    out += fmt::format("  {}: estimate alone {} (bound {}); cold mean {} ({}x the estimate), sustained mean {} ({}x), sustained p99 {} against its {} slice: {}\n",
+                       name, format_seconds(floor), format_seconds(s["bound_alone_s"].get<double>()),
+                       format_seconds(s["cold_mean_s"].get<double>()),
+                       format_number(s["cold_mean_s"].get<double>() / floor, 3),
+                       format_seconds(s["sustained_mean_s"].get<double>()),
+                       format_number(s["sustained_mean_s"].get<double>() / floor, 3),
+                       format_seconds(hot99), format_seconds(slice),
+                       hot99 <= slice ? fmt::format("fits ({} headroom)", format_number((slice - hot99) / slice * 100, 3) + "%")
+                                      : fmt::format("DOES NOT FIT: needs a {}x speed-up", format_number(hot99 / slice, 3)));
+  }
+  {
+    std::vector<std::string> busy;
+    for (const auto& [u, entry] : j["utilisation"]["units"].items())
+      busy.push_back(fmt::format("{} {}%", u, format_number(entry["busy"].get<double>() * 100, 3)));
+    for (const auto& [level, entry] : j["utilisation"]["memory"].items())
+      busy.push_back(fmt::format("{} {}%", level, format_number(entry["utilisation"].get<double>() * 100, 3)));
+    out += fmt::format("utilisation: {}\n", fmt::join(busy, ", "));
+    std::vector<std::string> queues;
+    for (const auto& [s, q] : j["utilisation"]["queues"].items())
+      queues.push_back(fmt::format("{} mean {} max {}/{}", s, format_number(q["mean"].get<double>(), 3),
+                                   q["max"].get<int>(), q["capacity"].get<int>()));
+    if (!queues.empty()) out += fmt::format("queues: {}\n", fmt::join(queues, ", "));
+  }
+  out += why_text(j["why"]);
+  for (const auto& [name, task] : j["tasks"].items()) {
+    if (!task.contains("response_s") || task["response_s"]["count"].get<std::size_t>() == 0) continue;
+    const auto& r = task["response_s"];
+    out += fmt::format("task {} on {}: response p50 {}, p99 {}, max {}; {} of {} releases missed its {} deadline\n",
+                       name, task["unit"].get<std::string>(), format_seconds(r["p50"].get<double>()),
+                       format_seconds(r["p99"].get<double>()), format_seconds(r["max"].get<double>()),
+                       task["missed"].get<std::int64_t>(), task["jobs"].get<std::int64_t>(),
+                       format_seconds(task["deadline_s"].get<double>()));
+  }
+  for (const auto& [name, c] : j["chains"].items()) {
+    const auto& age = c["data_age_s"];
+    const auto& reaction = c["reaction_s"];
+    if (age["count"].get<std::size_t>() == 0) {
+      out += fmt::format("chain {}: no actuation\n", name);
+      continue;
+    }
+    out += fmt::format("chain {}: data age p50 {}, p99 {}, max {}", name, format_seconds(age["p50"].get<double>()),
+                       format_seconds(age["p99"].get<double>()), format_seconds(age["max"].get<double>()));
+    if (reaction["count"].get<std::size_t>() > 0)
+      out += fmt::format("; reaction p50 {}, p99 {}, max {}", format_seconds(reaction["p50"].get<double>()),
+                         format_seconds(reaction["p99"].get<double>()), format_seconds(reaction["max"].get<double>()));
+    out += "\n";
+  }
+  for (const auto& [name, m] : j["measured_frames"].items()) {
+    const auto& meas = m["measured_s"];
+    const auto& sim = m["simulated_service_s"];
+    if (meas["count"].get<std::size_t>() == 0 || sim["count"].get<std::size_t>() == 0) continue;
+    out += fmt::format("{}: {} measured frames ({}): p50 {}, p99 {}; simulated service p50 {}, p99 {} "
+                       "(measured_timeline.csv beside kernels.csv)\n",
+                       name, m["frames"].get<std::size_t>(), m["file"].get<std::string>(),
+                       format_seconds(meas["p50"].get<double>()), format_seconds(meas["p99"].get<double>()),
+                       format_seconds(sim["p50"].get<double>()), format_seconds(sim["p99"].get<double>()));
+  }
+  const auto& l = j["little"];
+  out += fmt::format("Little's law: L = {} frames in the system = lambda {}/s x W {} (relative error {})\n",
+                     format_number(l["L_frames"].get<double>(), 4), format_number(l["lambda_per_s"].get<double>(), 4),
+                     format_seconds(l["W_s"].get<double>()), format_number(l["relative_error"].get<double>(), 2));
+  for (const auto& w : j["warnings"]) out += "warning: " + w.get<std::string>() + "\n";
+  for (const auto& n : j["notes"]) out += "note: " + n.get<std::string>() + "\n";
+  return out;
+}
+
+}  // namespace framesim::analysis

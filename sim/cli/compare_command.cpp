@@ -1,0 +1,57 @@
+// `framesim compare A B`: two run folders or two budgets side by side (text, compare.json, report.html).
+#include <filesystem>
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "cli/commands.hpp"
+#include "compare.hpp"
+#include "core/error.hpp"
+#include "core/files.hpp"
+
+namespace framesim::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct CompareArgs {
+  std::string a, b, out;
+  bool json = false;
+};
+
+int run_compare(const CompareArgs& args) {
+  const auto a = analysis::load_compare_input(args.a);
+  const auto b = analysis::load_compare_input(args.b);
+  const auto c = analysis::compare_json(a, b);
+  const fs::path out = args.out.empty() ? fs::path("runs") / fmt::format("compare-{}-vs-{}", fs::path(args.a).stem().string(),
+                                                                         fs::path(args.b).stem().string())
+                                        : fs::path(args.out);
+  std::error_code ec;
+  fs::create_directories(out, ec);
+  if (ec) throw core::UserError(fmt::format("-o: cannot create {}: {}", out.string(), ec.message()));
+  const std::string text = analysis::compare_text(c);
+  core::write_file_atomic(out / "compare.json", c.dump(2) + "\n");
+  core::write_file_atomic(out / "compare.txt", text);
+  core::write_file_atomic(out / "report.html", analysis::compare_html(c, a, b));
+  if (args.json) {
+    std::cout << c.dump(2) << "\n";
+  } else {
+    std::cout << text << fmt::format("\ncompare folder: {}/ (compare.txt, compare.json, report.html)\n", out.string());
+  }
+  return 0;
+}
+
+}  // namespace
+
+Command add_compare_command(CLI::App& app) {
+  auto args = std::make_shared<CompareArgs>();
+  auto* sub = app.add_subcommand("compare", "two run folders or two budgets side by side, with the differences' CIs");
+  sub->add_option("a", args->a, "run folder (framesim run -o) or budget JSON (framesim budget --json)")->required();
+  sub->add_option("b", args->b, "the other, of the same kind")->required();
+  sub->add_option("-o,--out", args->out, "folder for compare.txt, compare.json, report.html (default runs/compare-A-vs-B)");
+  sub->add_flag("--json", args->json, "print compare.json instead of the text");
+  return {sub, [args] { return run_compare(*args); }};
+}
+
+}  // namespace framesim::cli
