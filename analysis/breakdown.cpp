@@ -27,7 +27,8 @@ std::array<double, kParts> FramePath::totals_s() const {
   return t;
 }
 
-Breakdown::Breakdown(const model::ScenarioSpec& spec, std::size_t worst) : spec_(spec), worst_count_(worst) {
+Breakdown::Breakdown(const model::ScenarioSpec& spec, std::size_t worst)
+    : spec_(spec), worst_count_(worst), frames_(1 + kParts + spec.stages.size()) {
   for (std::size_t s = 0; s < spec.stages.size(); ++s) {
     std::vector<double> floors;
     for (std::size_t k = 0; k < spec.hardware.units[spec.stages[s].unit].operating_points.size(); ++k)
@@ -101,16 +102,17 @@ void Breakdown::on_frame(const engine::FrameRecord& r, bool counted) {
   last_frame_ = std::max(last_frame_, r.frame);
   if (counted) {
     FramePath path = path_of(r);
-    Compact c{path.latency_s, {}, std::vector<float>(spec_.stages.size(), 0.0F)};
+    std::vector<double> record(1 + kParts + spec_.stages.size(), 0.0);
+    record[0] = path.latency_s;
     const auto totals = path.totals_s();
-    for (std::size_t k = 0; k < kParts; ++k) c.parts_s[k] = static_cast<float>(totals[k]);
+    for (std::size_t k = 0; k < kParts; ++k) record[1 + k] = totals[k];
     for (const auto& s : path.steps) {
       double on_path = 0;
       for (std::size_t k = 0; k < kParts; ++k)
         if (k != static_cast<std::size_t>(Part::gap)) on_path += s.parts_s[k];
-      c.stage_s[s.stage] += static_cast<float>(on_path);
+      record[1 + kParts + s.stage] += on_path;
     }
-    frames_.push_back(std::move(c));
+    frames_.append(record);
     auto later = [](const FramePath& a, const FramePath& b) {
       return a.latency_s != b.latency_s ? a.latency_s > b.latency_s : a.frame < b.frame;
     };
@@ -159,19 +161,21 @@ json Breakdown::finish(std::optional<double> p99_s) const {
                      {"parts", parts_json(f.totals_s())}, {"path", steps}});
   }
   out["worst_frames"] = worst;
-  if (!p99_s || frames_.empty()) return out;
+  if (!p99_s || frames_.size() == 0) return out;
   // The tail: every counted frame at or above p99.
   std::array<double, kParts> mean{};
   std::vector<double> stage_s(spec_.stages.size(), 0.0);
   std::vector<std::int64_t> dominant(spec_.stages.size(), 0);
   std::int64_t n = 0;
-  for (const auto& c : frames_) {
-    if (c.latency_s < *p99_s) continue;
+  const std::size_t stage_count = stage_s.size();
+  frames_.for_each([&](const double* c) {
+    if (c[0] < *p99_s) return;
     ++n;
-    for (std::size_t k = 0; k < kParts; ++k) mean[k] += c.parts_s[k];
-    for (std::size_t s = 0; s < stage_s.size(); ++s) stage_s[s] += c.stage_s[s];
-    ++dominant[static_cast<std::size_t>(std::max_element(c.stage_s.begin(), c.stage_s.end()) - c.stage_s.begin())];
-  }
+    for (std::size_t k = 0; k < kParts; ++k) mean[k] += c[1 + k];
+    const double* on_path = c + 1 + kParts;
+    for (std::size_t s = 0; s < stage_count; ++s) stage_s[s] += on_path[s];
+    ++dominant[static_cast<std::size_t>(std::max_element(on_path, on_path + stage_count) - on_path)];
+  });
   if (n == 0) return out;
   for (auto& v : mean) v /= static_cast<double>(n);
   double on_path = 0;

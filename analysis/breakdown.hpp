@@ -21,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/records.hpp"
+#include "spill.hpp"
 #include "model/scenario.hpp"
 
 namespace framesim::analysis {
@@ -70,12 +71,9 @@ class Breakdown {
   std::map<std::int64_t, std::vector<engine::StageRecord>> pending_;  // per frame not yet recorded
   std::int64_t last_frame_ = -1;  // frame records arrive in frame order
   std::vector<FramePath> worst_;  // by decreasing latency, then frame
-  struct Compact {
-    double latency_s;
-    std::array<float, kParts> parts_s;
-    std::vector<float> stage_s;  // per stage: time on the critical path (gap excluded)
-  };
-  std::vector<Compact> frames_;
+  /// Per counted frame, on disk (memory flat in the run length): its latency, its parts, and per stage its time on
+  /// the critical path (gap excluded).
+  RecordSpill frames_;
 };
 
 }  // namespace framesim::analysis
