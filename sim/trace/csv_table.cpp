@@ -1,5 +1,6 @@
 #include "trace/csv_table.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 
@@ -46,6 +47,21 @@ bool has_header_width(const core::CsvRow& row, const core::CsvRow& header, const
   d.add({display_path, row.line, 1}, "",
         fmt::format("expected {} columns like the header, got {}", header.cells.size(), row.cells.size()));
   return false;
+}
+
+std::map<std::string, int> header_index(const core::CsvRow& header, const std::vector<std::string>& known,
+                                        const std::string& display_path, core::Diagnostics& d) {
+  std::map<std::string, int> index;
+  for (std::size_t i = 0; i < header.cells.size(); ++i) {
+    const auto& cell = header.cells[i];
+    if (std::find(known.begin(), known.end(), cell.text) == known.end()) {
+      report_unknown_column(header, cell, known, display_path, d);
+      continue;
+    }
+    if (!index.emplace(cell.text, static_cast<int>(i)).second)
+      d.add({display_path, header.line, cell.column}, "header", fmt::format("column \"{}\" twice", cell.text));
+  }
+  return index;
 }
 
 std::optional<double> read_cell(const core::CsvCell& cell, int line, double scale, core::Dimension dimension,

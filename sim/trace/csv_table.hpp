@@ -3,6 +3,7 @@
 // Internal to trace/.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -26,6 +27,11 @@ std::vector<core::CsvRow> read_table(const std::string& text, const std::string&
 void report_unknown_column(const core::CsvRow& header, const core::CsvCell& cell,
                            const std::vector<std::string>& known, const std::string& display_path,
                            core::Diagnostics& d);
+
+/// Column name -> index of every known header cell; an unknown column (report_unknown_column) or one named
+/// twice is added to `d`.
+std::map<std::string, int> header_index(const core::CsvRow& header, const std::vector<std::string>& known,
+                                        const std::string& display_path, core::Diagnostics& d);
 
 /// True if `row` has as many cells as `header`; otherwise adds a problem for the row.
 bool has_header_width(const core::CsvRow& row, const core::CsvRow& header, const std::string& display_path,

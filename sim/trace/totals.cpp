@@ -24,16 +24,7 @@ TotalsTable read_totals(const std::filesystem::path& path) {
   core::Diagnostics d;
   const auto rows = read_table(core::read_file(path), out.display_path, "network,precision,operating_point,latency", d);
   const core::CsvRow& header = rows.front();
-  std::map<std::string, int> index;
-  for (std::size_t i = 0; i < header.cells.size(); ++i) {
-    const auto& cell = header.cells[i];
-    if (std::find(kColumns.begin(), kColumns.end(), cell.text) == kColumns.end()) {
-      report_unknown_column(header, cell, kColumns, out.display_path, d);
-      continue;
-    }
-    if (!index.emplace(cell.text, static_cast<int>(i)).second)
-      d.add({out.display_path, header.line, cell.column}, "header", fmt::format("column \"{}\" twice", cell.text));
-  }
+  const std::map<std::string, int> index = header_index(header, kColumns, out.display_path, d);
   bool complete = true;
   for (const char* required : {"network", "latency"}) {
     if (index.count(required)) continue;
