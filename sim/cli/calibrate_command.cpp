@@ -1,7 +1,8 @@
 // `framesim calibrate HW NETWORK MEASURED [NETWORK MEASURED ...] -o HW.calibrated.yaml`: fit a unit's effective
 // roofs (compute efficiency per precision, bandwidth efficiency per memory level, dispatch overhead) to measured
 // kernel times, report the fit kernel by kernel, write the calibrated hardware file; --predict checks the
-// calibrated model on a network that was not in the fit.
+// calibrated model on a network that was not in the fit; --totals fits whole-network times per op class; --corun
+// fits each unit's contention_sensitivity to co-run slowdowns (model/corun.hpp).
 #include <fmt/format.h>
 
 #include <algorithm>
