@@ -92,10 +92,12 @@ CorunFit fit_corun(const HardwareSpec& hw, const std::vector<CorunRow>& rows, co
 
   HardwareSpec trial = hw;
   auto objective = [&](const std::vector<double>& sigma) {
-    for (std::size_t p = 0; p < sigma.size(); ++p) trial.units[fit.parameters[p].unit].contention_sensitivity = sigma[p];
+    for (std::size_t p = 0; p < sigma.size(); ++p)
+      trial.units[fit.parameters[p].unit].contention_sensitivity = sigma[p];
     const auto predicted = row_predictions(trial, rows);
     double j = std::pow(rms_log(predicted, rows), 2);
-    for (std::size_t p = 0; p < sigma.size(); ++p) j += options.lambda * std::pow(sigma[p] - fit.parameters[p].prior, 2);
+    for (std::size_t p = 0; p < sigma.size(); ++p)
+      j += options.lambda * std::pow(sigma[p] - fit.parameters[p].prior, 2);
     return j;
   };
   std::vector<double> sigma;

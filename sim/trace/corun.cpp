@@ -39,18 +39,14 @@ std::vector<std::string> entries(const std::string& text) {
 CorunTable read_corun(const std::filesystem::path& path, const std::vector<std::string>& unit_names,
                       const std::string& hardware) {
   CorunTable out;
-  out.display_path = path.lexically_normal().generic_string();
-  const std::filesystem::path folder = path.parent_path();
   core::Diagnostics d;
-  const auto rows = read_table(core::read_file(path), out.display_path, "row,corun,unit,alone_latency,together_latency", d);
+  const NamedTable table =
+      read_named_table(path, "row,corun,unit,alone_latency,together_latency", kColumns, {"corun", "unit"}, d);
+  out.display_path = table.display_path;
+  const auto& rows = table.rows;
   const core::CsvRow& header = rows.front();
-  const std::map<std::string, int> index = header_index(header, kColumns, out.display_path, d);
-  bool complete = true;
-  for (const char* required : {"corun", "unit"}) {
-    if (index.count(required)) continue;
-    d.add({out.display_path, header.line, 1}, "header", fmt::format("no {} column", required));
-    complete = false;
-  }
+  const auto& index = table.index;
+  bool complete = table.complete;
   const bool latency = index.count("alone_latency") && index.count("together_latency");
   const bool qps = index.count("alone_qps") && index.count("together_qps");
   if (!latency && !qps) {
@@ -63,10 +59,7 @@ CorunTable read_corun(const std::filesystem::path& path, const std::vector<std::
   for (std::size_t r = 1; r < rows.size(); ++r) {
     const core::CsvRow& row = rows[r];
     if (!has_header_width(row, header, out.display_path, d)) continue;
-    auto cell = [&](const char* name) -> const core::CsvCell* {
-      auto it = index.find(name);
-      return it == index.end() ? nullptr : &row.cells[static_cast<std::size_t>(it->second)];
-    };
+    auto cell = [&](const char* name) { return table.cell(row, name); };
     auto text = [&](const char* name) { return cell(name) ? cell(name)->text : std::string(); };
     auto add = [&](const char* column, std::string message) {
       d.add({out.display_path, row.line, cell(column)->column}, column, std::move(message));
@@ -97,7 +90,7 @@ CorunTable read_corun(const std::filesystem::path& path, const std::vector<std::
           add("corun", fmt::format("unit \"{}\" twice: a co-run puts each network on its own unit", unit));
           ok = false;
         }
-      const std::filesystem::path network = (folder / file).lexically_normal();
+      const std::filesystem::path network = (table.folder / file).lexically_normal();
       if (!std::filesystem::is_regular_file(network)) {
         add("corun", fmt::format("network file \"{}\" does not exist ({})", file, network.generic_string()));
         ok = false;

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "core/files.hpp"
 #include "core/text.hpp"
 
 namespace framesim::trace {
@@ -62,6 +63,28 @@ std::map<std::string, int> header_index(const core::CsvRow& header, const std::v
       d.add({display_path, header.line, cell.column}, "header", fmt::format("column \"{}\" twice", cell.text));
   }
   return index;
+}
+
+const core::CsvCell* NamedTable::cell(const core::CsvRow& row, const std::string& name) const {
+  auto it = index.find(name);
+  return it == index.end() ? nullptr : &row.cells[static_cast<std::size_t>(it->second)];
+}
+
+NamedTable read_named_table(const std::filesystem::path& path, std::string_view header_example,
+                            const std::vector<std::string>& known, const std::vector<std::string>& required,
+                            core::Diagnostics& d) {
+  NamedTable t;
+  t.display_path = path.lexically_normal().generic_string();
+  t.folder = path.parent_path();
+  t.rows = read_table(core::read_file(path), t.display_path, header_example, d);
+  const core::CsvRow& header = t.rows.front();
+  t.index = header_index(header, known, t.display_path, d);
+  for (const auto& column : required) {
+    if (t.index.count(column)) continue;
+    d.add({t.display_path, header.line, 1}, "header", fmt::format("no {} column", column));
+    t.complete = false;
+  }
+  return t;
 }
 
 std::optional<double> read_cell(const core::CsvCell& cell, int line, double scale, core::Dimension dimension,

@@ -82,7 +82,8 @@ TEST(Validation, CoRunCalibrationOnTheForumRowsLeavesEverySensitivityAtItsPrior)
   const auto conv = framesim::config::load_network(source_path("scenarios/networks/conv3x3_256_320_int8.yaml"));
   std::vector<framesim::model::CorunMember> members;
   for (std::size_t u = 0; u < orin.units.size(); ++u)
-    if (orin.units[u].name != "cpu") members.push_back({"conv", u, framesim::model::plan_network(conv, orin, u).kernels});
+    if (orin.units[u].name != "cpu")
+      members.push_back({"conv", u, framesim::model::plan_network(conv, orin, u).kernels});
   ASSERT_EQ(members.size(), 3u);  // gpu, dla0, dla1
   const std::vector<framesim::model::CorunRow> rows{
       {"gpu", members, 0, 405.3 / 229.2}, {"dla0", members, 1, 132.7 / 113.1}, {"dla1", members, 2, 132.7 / 113.1}};
