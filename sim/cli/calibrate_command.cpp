@@ -243,6 +243,10 @@ int run_calibrate_totals(const CalibrateArgs& a) {
 int run_calibrate_corun(const CalibrateArgs& a) {
   if (!a.pairs.empty() || !a.totals.empty())
     throw core::UserError("calibrate --corun: fits contention alone; give no NETWORK MEASURED pairs and no --totals");
+  if (!a.unit.empty() || !a.operating_point.empty() || !a.predict.empty() || a.no_fusion)
+    throw core::UserError(
+        "calibrate --corun: the table names each row's units, at nominal operating points; --unit, "
+        "--operating-point, --predict and --no-fusion do not apply");
   if (!a.precision.empty()) option_precision(a.precision);
   if (fs::is_directory(a.out)) throw core::UserError(fmt::format("-o: {} is a directory", a.out));
   const model::HardwareSpec hw = config::load_hardware(a.hardware);
