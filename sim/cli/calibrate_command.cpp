@@ -1,9 +1,11 @@
 // `framesim calibrate HW NETWORK MEASURED [NETWORK MEASURED ...] -o HW.calibrated.yaml`: fit a unit's effective
 // roofs (compute efficiency per precision, bandwidth efficiency per memory level, dispatch overhead) to measured
 // kernel times, report the fit kernel by kernel, write the calibrated hardware file; --predict checks the
-// calibrated model on a network that was not in the fit.
+// calibrated model on a network that was not in the fit; --totals fits whole-network times per op class; --corun
+// fits each unit's contention_sensitivity to co-run slowdowns (model/corun.hpp).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -18,7 +20,9 @@
 #include "core/text.hpp"
 #include "core/units.hpp"
 #include "model/calibrate.hpp"
+#include "model/corun.hpp"
 #include "table.hpp"
+#include "trace/corun.hpp"
 #include "trace/import.hpp"
 #include "trace/measured.hpp"
 
@@ -37,6 +41,7 @@ struct CalibrateArgs {
   std::string operating_point;
   std::string out;
   std::string totals;  // whole-network measurements (trace/totals.hpp)
+  std::string corun;   // co-run measurements (trace/corun.hpp)
   bool no_fusion = false;
 };
 
@@ -233,7 +238,90 @@ int run_calibrate_totals(const CalibrateArgs& a) {
   return 0;
 }
 
+/// --corun: co-run slowdowns (trace/corun.hpp), fitted with per-unit contention sensitivities
+/// (model::fit_corun) at nominal operating points.
+int run_calibrate_corun(const CalibrateArgs& a) {
+  if (!a.pairs.empty() || !a.totals.empty())
+    throw core::UserError("calibrate --corun: fits contention alone; give no NETWORK MEASURED pairs and no --totals");
+  if (!a.unit.empty() || !a.operating_point.empty() || !a.predict.empty() || a.no_fusion)
+    throw core::UserError(
+        "calibrate --corun: the table names each row's units, at nominal operating points; --unit, "
+        "--operating-point, --predict and --no-fusion do not apply");
+  if (!a.precision.empty()) option_precision(a.precision);
+  if (fs::is_directory(a.out)) throw core::UserError(fmt::format("-o: {} is a directory", a.out));
+  const model::HardwareSpec hw = config::load_hardware(a.hardware);
+  std::vector<std::string> unit_names;
+  for (const auto& u : hw.units) unit_names.push_back(u.name);
+  const trace::CorunTable table = trace::read_corun(a.corun, unit_names, hw.source_file);
+  NetworkCache cache;
+  core::Diagnostics d;
+  std::vector<model::CorunRow> rows;
+  for (const auto& r : table.rows) {
+    model::CorunRow row{r.id, {}, r.measured, r.slowdown};
+    for (const auto& e : r.members) {
+      const auto& net = cache.get(e.network.generic_string(), a.precision);
+      const std::size_t unit = static_cast<std::size_t>(
+          std::find(unit_names.begin(), unit_names.end(), e.unit) - unit_names.begin());
+      if (const auto missing = model::missing_roofs(net, hw.units[unit]); !missing.empty()) {
+        std::vector<std::string> names;
+        for (auto p : missing) names.emplace_back(model::precision_name(p));
+        d.add({table.display_path, r.line, 1}, "corun",
+              fmt::format("unit \"{}\" has no {} roof for {}", e.unit, core::join_list(names, ", "),
+                          e.network.generic_string()));
+        continue;
+      }
+      row.members.push_back({net.name, unit, model::plan_network(net, hw, unit).kernels});
+    }
+    rows.push_back(std::move(row));
+  }
+  d.throw_if_any();
+  const model::CorunFit fit = model::fit_corun(hw, rows);
+
+  std::ostream& out = std::cout;
+  out << fmt::format("framesim calibrate: {} ({}), contention from {} co-run row{} of {}\n", hw.name, hw.source_file,
+                     rows.size(), rows.size() == 1 ? "" : "s", table.display_path);
+  out << "  predicted: the steady co-run of model/corun.hpp (every network back to back on its unit, average "
+         "traffic, no max-min saturation, no side work)\n\n";
+  using Align = analysis::Table::Align;
+  analysis::Table t({"row", "unit", "measured slowdown", "file", "calibrated", "error"},
+                    {Align::left, Align::left, Align::right, Align::right, Align::right, Align::right});
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const auto& r = table.rows[i];
+    t.add({r.id, r.members[r.measured].unit, ratio(rows[i].measured_slowdown), ratio(fit.prior_slowdown[i]),
+           ratio(fit.predicted_slowdown[i]),
+           fmt::format("{:+.1f}%", (fit.predicted_slowdown[i] / rows[i].measured_slowdown - 1) * 100)});
+  }
+  out << t.render(2);
+  out << fmt::format("\nRMS of ln(predicted / measured): calibrated {}, the file's parameters {}\n\n",
+                     core::format_number(fit.rms_log, 3), core::format_number(fit.prior_rms_log, 3));
+  analysis::Table params({"parameter", "file", "calibrated", "note"},
+                         {Align::left, Align::right, Align::right, Align::left});
+  config::HardwareYamlOptions yaml;
+  yaml.header.push_back(fmt::format("Contention calibrated by `framesim calibrate --corun {}` from {}.",
+                                    table.display_path, hw.source_file));
+  for (const auto& p : fit.parameters) {
+    const std::string name = hw.units[p.unit].name + " contention_sensitivity";
+    const std::string note = !p.identifiable ? "no row depends on it: the prior"
+                             : p.at_bound     ? "at a bound (0 or the maximum)"
+                                              : "";
+    params.add({name, core::format_number(p.prior, 4), core::format_number(p.fitted, 4), note});
+    yaml.header.push_back(fmt::format("  {}: {} -> {}{}", name, core::format_number(p.prior, 4),
+                                      core::format_number(p.fitted, 4), note.empty() ? "" : " (" + note + ")"));
+    yaml.comments[fmt::format("units.{}.contention_sensitivity", hw.units[p.unit].name)] =
+        fmt::format("calibrated on co-runs (was {})", core::format_number(p.prior, 4));
+  }
+  yaml.header.push_back(fmt::format("Fit over {} rows: RMS of ln(predicted / measured slowdown) {} (the file: {}).",
+                                    rows.size(), core::format_number(fit.rms_log, 3),
+                                    core::format_number(fit.prior_rms_log, 3)));
+  yaml.header.push_back("");
+  out << "fitted\n" << params.render(2);
+  core::write_file_atomic(a.out, config::write_hardware_yaml(fit.calibrated, yaml));
+  out << fmt::format("\nwrote {}\n", fs::path(a.out).lexically_normal().generic_string());
+  return 0;
+}
+
 int run_calibrate(const CalibrateArgs& a) {
+  if (!a.corun.empty()) return run_calibrate_corun(a);
   if (!a.totals.empty()) return run_calibrate_totals(a);
   if (a.pairs.size() < 2 || a.pairs.size() % 2 != 0)
     throw core::UserError(
@@ -371,6 +459,9 @@ Command add_calibrate_command(CLI::App& app) {
   sub->add_option("--totals", args->totals,
                   "whole-network measurements: CSV network,precision,operating_point,latency[,energy] (see "
                   "tests/validation/README.md); fits per-op-class efficiencies, alone or with the pairs");
+  sub->add_option("--corun", args->corun,
+                  "co-run measurements: CSV row,corun,unit,alone_latency,together_latency (or alone_qps, "
+                  "together_qps; see sim/trace/corun.hpp); fits each unit's contention_sensitivity");
   sub->add_option("--unit", args->unit,
                   "compute unit the measurements ran on (default: the first with the networks' "
                   "precisions)");

@@ -1,10 +1,12 @@
 #include "trace/csv_table.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 
 #include <fmt/format.h>
 
+#include "core/files.hpp"
 #include "core/text.hpp"
 
 namespace framesim::trace {
@@ -46,6 +48,43 @@ bool has_header_width(const core::CsvRow& row, const core::CsvRow& header, const
   d.add({display_path, row.line, 1}, "",
         fmt::format("expected {} columns like the header, got {}", header.cells.size(), row.cells.size()));
   return false;
+}
+
+std::map<std::string, int> header_index(const core::CsvRow& header, const std::vector<std::string>& known,
+                                        const std::string& display_path, core::Diagnostics& d) {
+  std::map<std::string, int> index;
+  for (std::size_t i = 0; i < header.cells.size(); ++i) {
+    const auto& cell = header.cells[i];
+    if (std::find(known.begin(), known.end(), cell.text) == known.end()) {
+      report_unknown_column(header, cell, known, display_path, d);
+      continue;
+    }
+    if (!index.emplace(cell.text, static_cast<int>(i)).second)
+      d.add({display_path, header.line, cell.column}, "header", fmt::format("column \"{}\" twice", cell.text));
+  }
+  return index;
+}
+
+const core::CsvCell* NamedTable::cell(const core::CsvRow& row, const std::string& name) const {
+  auto it = index.find(name);
+  return it == index.end() ? nullptr : &row.cells[static_cast<std::size_t>(it->second)];
+}
+
+NamedTable read_named_table(const std::filesystem::path& path, std::string_view header_example,
+                            const std::vector<std::string>& known, const std::vector<std::string>& required,
+                            core::Diagnostics& d) {
+  NamedTable t;
+  t.display_path = path.lexically_normal().generic_string();
+  t.folder = path.parent_path();
+  t.rows = read_table(core::read_file(path), t.display_path, header_example, d);
+  const core::CsvRow& header = t.rows.front();
+  t.index = header_index(header, known, t.display_path, d);
+  for (const auto& column : required) {
+    if (t.index.count(column)) continue;
+    d.add({t.display_path, header.line, 1}, "header", fmt::format("no {} column", column));
+    t.complete = false;
+  }
+  return t;
 }
 
 std::optional<double> read_cell(const core::CsvCell& cell, int line, double scale, core::Dimension dimension,

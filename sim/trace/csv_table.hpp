@@ -3,6 +3,8 @@
 // Internal to trace/.
 #pragma once
 
+#include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -26,6 +28,28 @@ std::vector<core::CsvRow> read_table(const std::string& text, const std::string&
 void report_unknown_column(const core::CsvRow& header, const core::CsvCell& cell,
                            const std::vector<std::string>& known, const std::string& display_path,
                            core::Diagnostics& d);
+
+/// Column name -> index of every known header cell; an unknown column (report_unknown_column) or one named
+/// twice is added to `d`.
+std::map<std::string, int> header_index(const core::CsvRow& header, const std::vector<std::string>& known,
+                                        const std::string& display_path, core::Diagnostics& d);
+
+/// A table whose header names its columns: the rows (header first) and column name -> index.
+struct NamedTable {
+  std::string display_path;      // the file as messages name it
+  std::filesystem::path folder;  // where the file is: relative paths in it start here
+  std::vector<core::CsvRow> rows;
+  std::map<std::string, int> index;
+  bool complete = true;  // every required column is there
+  /// The cell of column `name` in `row`, nullptr when the table has no such column.
+  const core::CsvCell* cell(const core::CsvRow& row, const std::string& name) const;
+};
+
+/// read_table of the file at `path`, then header_index against `known`, and "no <column> column" for each of
+/// `required` missing.
+NamedTable read_named_table(const std::filesystem::path& path, std::string_view header_example,
+                            const std::vector<std::string>& known, const std::vector<std::string>& required,
+                            core::Diagnostics& d);
 
 /// True if `row` has as many cells as `header`; otherwise adds a problem for the row.
 bool has_header_width(const core::CsvRow& row, const core::CsvRow& header, const std::string& display_path,

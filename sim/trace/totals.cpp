@@ -19,42 +19,24 @@ const std::vector<std::string> kColumns{"network", "precision", "operating_point
 
 TotalsTable read_totals(const std::filesystem::path& path) {
   TotalsTable out;
-  out.display_path = path.lexically_normal().generic_string();
-  const std::filesystem::path folder = path.parent_path();
   core::Diagnostics d;
-  const auto rows = read_table(core::read_file(path), out.display_path, "network,precision,operating_point,latency", d);
+  const NamedTable table =
+      read_named_table(path, "network,precision,operating_point,latency", kColumns, {"network", "latency"}, d);
+  out.display_path = table.display_path;
+  const auto& rows = table.rows;
   const core::CsvRow& header = rows.front();
-  std::map<std::string, int> index;
-  for (std::size_t i = 0; i < header.cells.size(); ++i) {
-    const auto& cell = header.cells[i];
-    if (std::find(kColumns.begin(), kColumns.end(), cell.text) == kColumns.end()) {
-      report_unknown_column(header, cell, kColumns, out.display_path, d);
-      continue;
-    }
-    if (!index.emplace(cell.text, static_cast<int>(i)).second)
-      d.add({out.display_path, header.line, cell.column}, "header", fmt::format("column \"{}\" twice", cell.text));
-  }
-  bool complete = true;
-  for (const char* required : {"network", "latency"}) {
-    if (index.count(required)) continue;
-    d.add({out.display_path, header.line, 1}, "header", fmt::format("no {} column", required));
-    complete = false;
-  }
-  if (!complete) d.throw_if_any();  // rows cannot be read without them; anything else is reported with the rows
+  if (!table.complete) d.throw_if_any();  // rows cannot be read without them; anything else is reported with the rows
   for (std::size_t r = 1; r < rows.size(); ++r) {
     const core::CsvRow& row = rows[r];
     if (!has_header_width(row, header, out.display_path, d)) continue;
-    auto cell = [&](const char* name) -> const core::CsvCell* {
-      auto it = index.find(name);
-      return it == index.end() ? nullptr : &row.cells[static_cast<std::size_t>(it->second)];
-    };
+    auto cell = [&](const char* name) { return table.cell(row, name); };
     auto text = [&](const char* name) { return cell(name) ? cell(name)->text : std::string(); };
     TotalRow t;
     t.line = row.line;
     t.id = text("id");
     if (text("network").empty())
       d.add({out.display_path, row.line, cell("network")->column}, "network", "empty: name a network file");
-    t.network = (folder / text("network")).lexically_normal();
+    t.network = (table.folder / text("network")).lexically_normal();
     t.precision = text("precision");
     if (const auto* op = cell("operating_point"); op && !op->text.empty()) {
       const auto hz = core::parse_quantity(op->text, core::Dimension::Hertz);
@@ -69,7 +51,7 @@ TotalsTable read_totals(const std::filesystem::path& path) {
       t.energy_J = read_cell(*e, row.line, 0, core::Dimension::Joules, "energy", out.display_path, d);
       if (t.energy_J && *t.energy_J <= 0) d.add({out.display_path, row.line, e->column}, "energy", "must be positive");
     }
-    if (!text("hardware").empty()) t.hardware = (folder / text("hardware")).lexically_normal();
+    if (!text("hardware").empty()) t.hardware = (table.folder / text("hardware")).lexically_normal();
     t.unit = text("unit");
     const std::string set = text("set");
     if (set == "held_out") t.held_out = true;
