@@ -5,7 +5,6 @@
 #include <chrono>
 
 #include <simgrid/s4u.hpp>
-#include <xbt/log.h>
 
 #include "engine/plans.hpp"
 #include "engine/platform.hpp"
@@ -15,15 +14,8 @@ namespace framesim::engine {
 
 RunTotals run_bare_loop(const model::ScenarioSpec& spec) {
   const auto wall_start = std::chrono::steady_clock::now();
-  int argc = 1;
-  char name[] = "framesim";
-  char* argv[] = {name, nullptr};
-  xbt_log_control_set("root.thres:critical");
-  sg4::Engine engine(&argc, argv);
-  sg4::Engine::set_config("host/model:ptask_L07");
+  const auto engine = start_engine();
   RunTotals totals;
-  sg4::Engine::set_config("network/TCP-gamma:1e300");  // route latency must not cap the rate (see simulation.cpp)
-  sg4::Engine::set_config("surf/precision:1e-12");
   Platform platform = build_platform(spec, true, spec.stages.size() + spec.tasks.size());
   std::vector<std::vector<KernelPlan>> work;
   for (const auto& st : spec.stages) {
@@ -48,7 +40,7 @@ RunTotals run_bare_loop(const model::ScenarioSpec& spec) {
       }
     });
   }
-  engine.run();
+  engine->run();
   totals.end_s = sg4::Engine::get_clock();
   totals.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   return totals;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include <fmt/format.h>
+#include <xbt/log.h>
 
 #include "model/contention.hpp"
 #include "model/cost.hpp"
@@ -17,6 +18,18 @@ bool may_stop_mid_kernel(const model::SchedulerSpec& s) {
   return s.policy == model::SchedulingPolicy::preemptive || s.policy == model::SchedulingPolicy::time_slice;
 }
 }  // namespace
+
+std::unique_ptr<sg4::Engine> start_engine() {
+  static int argc = 1;
+  static char name[] = "framesim";
+  static char* argv[] = {name, nullptr};
+  xbt_log_control_set("root.thres:critical");
+  auto engine = std::make_unique<sg4::Engine>(&argc, argv);
+  sg4::Engine::set_config("host/model:ptask_L07");
+  sg4::Engine::set_config("network/TCP-gamma:1e300");
+  sg4::Engine::set_config("surf/precision:1e-12");
+  return engine;
+}
 
 Platform build_platform(const model::ScenarioSpec& spec, bool overhead_as_route_latency, std::size_t owners) {
   const auto& hw = spec.hardware;

@@ -50,6 +50,11 @@ struct Platform {
   std::size_t masters() const { return units.size() + background_hosts.size(); }
 };
 
+/// A SimGrid engine set up as framesim needs it: quiet, the ptask_L07 model, no TCP window cap on route latency
+/// (route latency is only ever a dispatch overhead), and surf/precision 1e-12 (at the default 1e-9 a sleep could
+/// end half a nanosecond early, enough to tell apart two paths that must agree). One per process.
+std::unique_ptr<sg4::Engine> start_engine();
+
 /// Told when a part of the platform changes speed (the governor, loaded latency), for a model of the sharing kept
 /// beside SimGrid's (the fast path, fast_path.hpp).
 class PlatformListener {

@@ -16,7 +16,6 @@
 #include <fmt/format.h>
 #include <simgrid/Exception.hpp>
 #include <simgrid/s4u.hpp>
-#include <xbt/log.h>
 
 #include "core/error.hpp"
 #include "core/units.hpp"
@@ -126,18 +125,7 @@ class Simulation {
 
   RunTotals run() {
     const auto wall_start = std::chrono::steady_clock::now();
-    int argc = 1;
-    char name[] = "framesim";
-    char* argv[] = {name, nullptr};
-    xbt_log_control_set("root.thres:critical");
-    sg4::Engine engine(&argc, argv);
-    sg4::Engine::set_config("host/model:ptask_L07");
-    // L07 bounds the rate of a ptask whose route has latency by TCP-gamma / (2 latency bytes) (a TCP window
-    // model). Route latency here is only a dispatch overhead (see platform.cpp), which must not cap the rate.
-    sg4::Engine::set_config("network/TCP-gamma:1e300");
-    // SimGrid ends an action once what remains is below surf/precision (1e-9 s by default): a sleep could end
-    // half a nanosecond early, enough to tell two exact paths apart (route latency vs sleep, merged runs).
-    sg4::Engine::set_config("surf/precision:1e-12");
+    const auto engine = start_engine();
     platform_ = build_platform(spec_, options_.merge_kernels, spec_.stages.size() + spec_.tasks.size());
     ledger_ = std::make_unique<Ledger>(spec_, platform_);
     if (options_.fluid && FastPath::eligible(spec_)) {
@@ -147,7 +135,7 @@ class Simulation {
     }
     plan_work();
     start_actors();
-    engine.run();
+    engine->run();
     if (error_) std::rethrow_exception(error_);
     finish();
     totals_.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();

@@ -44,6 +44,14 @@ void expect_near_rel(double actual, double expected, const std::string& what, do
       << what << ": " << actual << " vs " << expected;
 }
 
+/// When each of `stages` ended its first execution, earliest first.
+std::vector<double> first_ends_sorted(const RunResult& r, std::initializer_list<const char*> stages) {
+  std::vector<double> ends;
+  for (const char* stage : stages) ends.push_back(number(r.stages.where("stage", stage).at(0), "end_s"));
+  std::sort(ends.begin(), ends.end());
+  return ends;
+}
+
 struct PeriodicTask {
   double c_s, t_s;
   int priority;
@@ -237,9 +245,7 @@ stages:
 )"),
                               s.dir() / "out");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  std::vector<double> ends{number(r.stages.where("stage", "a").at(0), "end_s"),
-                           number(r.stages.where("stage", "b").at(0), "end_s")};
-  std::sort(ends.begin(), ends.end());
+  const auto ends = first_ends_sorted(r, {"a", "b"});
   expect_near_rel(ends[0], 7 * 1e-3 + 6 * 1e-4, "first to finish");
   expect_near_rel(ends[1], 8 * 1e-3 + 7 * 1e-4, "second to finish");
 }
@@ -263,9 +269,7 @@ stages:
                               s.dir() / "out");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   // Round robin with no switch cost: a [0,1], b [1,2], a [2,3] ends at 3 ms, b at 4 ms (fifo: 2 and 4).
-  std::vector<double> ends{number(r.stages.where("stage", "a").at(0), "end_s"),
-                           number(r.stages.where("stage", "b").at(0), "end_s")};
-  std::sort(ends.begin(), ends.end());
+  const auto ends = first_ends_sorted(r, {"a", "b"});
   expect_near_rel(ends[0], 3e-3, "first");
   expect_near_rel(ends[1], 4e-3, "second");
 }
