@@ -41,7 +41,7 @@ nlohmann::json provenance(const std::vector<std::string>& files, const std::vect
     if (!seen.insert(f).second) continue;
     std::error_code ec;
     if (!std::filesystem::is_regular_file(f, ec)) continue;
-    const std::string bytes = core::read_file(f);
+    const std::string bytes = core::read_file(f, core::kMaxModelFileBytes);  // models as well as YAML
     inputs.push_back({{"file", f}, {"bytes", bytes.size()}, {"sha256", core::sha256_hex(bytes)}});
   }
   return {{"framesim_version", FRAMESIM_VERSION}, {"command_line", command}, {"overrides", set}, {"inputs", inputs}};

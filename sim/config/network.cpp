@@ -151,6 +151,11 @@ class NetworkReader {
     }
     if (!add_name(scope, name, item)) return;
     for (std::int64_t i = 0; i < count; ++i) {
+      if (net_.layers.size() > model::kMaxLayers) {
+        item.error(fmt::format("the network would have more than {} layers (the largest framesim reads)",
+                               model::kMaxLayers));
+        break;
+      }
       Scope inner;
       inner.parent = &scope;
       inner.prefix = fmt::format("{}{}.{}.", scope.prefix, name, i);
@@ -170,7 +175,10 @@ class NetworkReader {
       where.error("\"@input\" is only meaningful inside a repeat block");
       return std::nullopt;
     }
-    if (auto t = scope.find(ref)) return t;
+    if (auto t = scope.find(ref)) {
+      if (*t < 0) return std::nullopt;  // a block whose layers failed: reported there already
+      return t;
+    }
     if (auto it = full_names_.find(ref); it != full_names_.end()) return it->second;
     std::vector<std::string> known;
     for (const Scope* s = &scope; s; s = s->parent)

@@ -8,7 +8,10 @@
 #include <sstream>
 
 #include <fmt/format.h>
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/parser.h>
 
+#include "core/files.hpp"
 #include "core/text.hpp"
 
 namespace framesim::config {
@@ -77,17 +80,128 @@ std::optional<std::pair<int, int>> tab_indentation(const std::string& text) {
 
 std::string display(const std::filesystem::path& p) { return p.lexically_normal().generic_string(); }
 
+/// The text without a leading UTF-8 byte order mark (editors on Windows write one).
+std::string_view strip_bom(std::string_view text) {
+  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
+  return text;
+}
+
+/// Counts the nodes a YAML text stands for once its aliases are expanded (what every reader walks), and the
+/// documents in it, without building anything: each anchor's expanded size is known when its alias comes.
+class ExpansionCounter : public YAML::EventHandler {
+ public:
+  std::uint64_t total = 0;
+  int documents = 0;
+  YAML::Mark second_document;
+
+  void OnDocumentStart(const YAML::Mark& mark) override {
+    if (++documents == 2) second_document = mark;
+  }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t anchor) override { leaf(anchor, 1); }
+  void OnAlias(const YAML::Mark&, YAML::anchor_t anchor) override {
+    const auto it = anchors_.find(anchor);
+    add(it == anchors_.end() ? 1 : it->second);
+  }
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t anchor, const std::string&) override {
+    leaf(anchor, 1);
+  }
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t anchor, YAML::EmitterStyle::value) override {
+    open(anchor);
+  }
+  void OnSequenceEnd() override { close(); }
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t anchor, YAML::EmitterStyle::value) override {
+    open(anchor);
+  }
+  void OnMapEnd() override { close(); }
+
+ private:
+  static constexpr std::uint64_t kSaturated = std::uint64_t{1} << 62;
+  static std::uint64_t sum(std::uint64_t a, std::uint64_t b) { return std::min(kSaturated, a + b); }
+  void add(std::uint64_t n) {
+    total = sum(total, n);
+    if (!open_.empty()) open_.back().second = sum(open_.back().second, n);
+  }
+  void leaf(YAML::anchor_t anchor, std::uint64_t n) {
+    add(n);
+    if (anchor != YAML::NullAnchor) anchors_[anchor] = n;
+  }
+  void open(YAML::anchor_t anchor) {
+    add(1);
+    open_.emplace_back(anchor, 1);
+  }
+  void close() {
+    if (open_.empty()) return;
+    const auto [anchor, size] = open_.back();
+    open_.pop_back();
+    if (anchor != YAML::NullAnchor) anchors_[anchor] = size;
+    // The node's size was added to every open ancestor as its parts came.
+  }
+  std::map<YAML::anchor_t, std::uint64_t> anchors_;
+  std::vector<std::pair<YAML::anchor_t, std::uint64_t>> open_;
+};
+
+/// A YAML syntax error as a user error at its position.
+[[noreturn]] void throw_syntax_error(std::string_view text, const std::string& display_path, const YAML::ParserException& e) {
+  if (auto tab = tab_indentation(std::string(text))) {
+    throw core::UserError(std::vector<core::Diagnostic>{
+        {{display_path, tab->first, tab->second}, {}, "YAML syntax error: a tab is used for indentation (YAML indents with spaces)"}});
+  }
+  throw core::UserError(std::vector<core::Diagnostic>{
+      {location_of(display_path, e.mark), {}, fmt::format("YAML syntax error: {}", e.msg)}});
+}
+
+}  // namespace
+
+YAML::Node load_yaml(std::string_view text, const std::string& display_path, const std::string& key_path,
+                     bool whole_file) {
+  auto fail = [&](int line, int column, const std::string& message) -> YAML::Node {
+    throw core::UserError(std::vector<core::Diagnostic>{{{display_path, line, column}, key_path, message}});
+  };
+  if (auto bad = core::invalid_utf8_offset(text)) {
+    const auto [line, column] = whole_file ? core::line_column(text, *bad) : std::pair{0, 0};
+    return fail(line, column, fmt::format("the text is not valid UTF-8 (byte 0x{:02X}{})",
+                                          static_cast<unsigned char>(text[*bad]),
+                                          whole_file ? "" : fmt::format(" at byte {}", *bad + 1)));
+  }
+  // Count first: a few lines of aliases can stand for billions of nodes ("billion laughs"), and every
+  // reader, even one skipping an unknown key, would walk them all.
+  ExpansionCounter counter;
+  try {
+    std::istringstream in{std::string(text)};
+    YAML::Parser parser(in);
+    while (parser.HandleNextDocument(counter)) {
+      if (counter.documents > 1) break;
+    }
+  } catch (const YAML::ParserException& e) {
+    throw_syntax_error(text, display_path, e);
+  }
+  if (counter.documents > 1) {
+    const auto where = location_of(display_path, counter.second_document);
+    return fail(whole_file ? where.line : 0, whole_file ? where.column : 0,
+                "a second YAML document (after \"---\"): framesim reads one document per file");
+  }
+  if (counter.total > kMaxYamlNodes)
+    return fail(whole_file ? 1 : 0, whole_file ? 1 : 0,
+                fmt::format("the YAML stands for {} nodes once its aliases (*name) are expanded; framesim reads at "
+                            "most {} (a YAML alias bomb?)",
+                            counter.total >= (std::uint64_t{1} << 62) ? std::string("more than 4e18")
+                                                                       : std::to_string(counter.total),
+                            kMaxYamlNodes));
+  try {
+    return YAML::Load(std::string(text));
+  } catch (const YAML::ParserException& e) {
+    throw_syntax_error(text, display_path, e);
+  }
+}
+
+namespace {
+
 }  // namespace
 
 std::shared_ptr<Document> Document::load(const std::filesystem::path& path, Diagnostics& diagnostics) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
-    throw core::UserError(fmt::format("{}: cannot open file: it is a directory", display(path)));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw core::UserError(fmt::format("{}: cannot open file", display(path)));
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  auto doc = parse(buffer.str(), display(path), diagnostics);
+  const std::string text = core::read_file(path);  // a folder, a missing file or one too large: a UserError
+  auto doc = parse(text, display(path), diagnostics);
   doc->folder_ = path.parent_path();
   return doc;
 }
@@ -98,16 +212,7 @@ std::shared_ptr<Document> Document::parse(const std::string& text, const std::st
   doc->display_path_ = display_path;
   doc->folder_ = std::filesystem::path(display_path).parent_path();
   doc->diagnostics_ = &diagnostics;
-  try {
-    doc->root_ = YAML::Load(text);
-  } catch (const YAML::ParserException& e) {
-    if (auto tab = tab_indentation(text)) {
-      throw core::UserError(std::vector<core::Diagnostic>{
-          {{display_path, tab->first, tab->second}, {}, "YAML syntax error: a tab is used for indentation (YAML indents with spaces)"}});
-    }
-    throw core::UserError(std::vector<core::Diagnostic>{
-        {location_of(display_path, e.mark), {}, fmt::format("YAML syntax error: {}", e.msg)}});
-  }
+  doc->root_ = load_yaml(strip_bom(text), display_path, {}, true);
   if (!doc->root_.IsDefined() || doc->root_.IsNull())
     throw core::UserError(std::vector<core::Diagnostic>{{{display_path, 1, 1}, {}, "the file is empty"}});
   std::vector<YAML::Node> ancestors;
@@ -177,9 +282,10 @@ bool Document::apply_override(const std::string& path, const std::string& value_
   if (parts.empty()) return fail("an empty key path");
   YAML::Node value;
   try {
-    value = YAML::Load(value_yaml);
-  } catch (const YAML::ParserException& e) {
-    return fail(fmt::format("the value \"{}\" is not valid YAML: {}", value_yaml, e.msg));
+    value = load_yaml(value_yaml, origin.file, path, false);
+  } catch (const core::UserError& e) {
+    return fail(fmt::format("the value \"{}\" is not valid here: {}", core::quote_capped(value_yaml),
+                            e.diagnostics().front().message));
   }
   YAML::Node node = root_;
   std::string walked;
@@ -247,7 +353,7 @@ std::string Node::describe_kind() const {
   if (node_.IsMap()) return "a mapping";
   if (node_.IsSequence()) return "a list";
   if (node_.IsNull()) return "nothing";
-  return fmt::format("\"{}\"", node_.Scalar());
+  return fmt::format("\"{}\"", core::quote_capped(node_.Scalar()));
 }
 
 Node Node::child(const std::string& key, const YAML::Node& value) const {
@@ -275,7 +381,7 @@ std::optional<std::int64_t> Node::integer(std::int64_t min, std::int64_t max) co
   std::int64_t v = 0;
   auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (ec != std::errc() || ptr != s.data() + s.size()) {
-    error(fmt::format("expected an integer, got \"{}\"", s));
+    error(fmt::format("expected an integer, got \"{}\"", core::quote_capped(s)));
     return std::nullopt;
   }
   if (v < min) {
@@ -319,11 +425,11 @@ std::optional<double> Node::number(Range range) const {
   double v = 0;
   auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (ec != std::errc() || ptr != s.data() + s.size() || !std::isfinite(v)) {
-    error(fmt::format("expected a number, got \"{}\"", s));
+    error(fmt::format("expected a number, got \"{}\"", core::quote_capped(s)));
     return std::nullopt;
   }
   if (auto problem = range_problem(v, range)) {
-    error(fmt::format("{}, got {}", *problem, s));
+    error(fmt::format("{}, got {}", *problem, core::quote_capped(s)));
     return std::nullopt;
   }
   return v;
@@ -351,7 +457,7 @@ std::optional<double> Node::quantity(core::Dimension dim, Range range) const {
     return std::nullopt;
   }
   if (auto problem = range_problem(*parsed.value, range)) {
-    error(fmt::format("{}, got \"{}\"", *problem, node_.Scalar()));
+    error(fmt::format("{}, got \"{}\"", *problem, core::quote_capped(node_.Scalar())));
     return std::nullopt;
   }
   return parsed.value;
@@ -362,7 +468,7 @@ std::optional<std::string> Node::choice(const std::vector<std::string>& allowed)
   if (!s) return std::nullopt;
   for (const auto& a : allowed)
     if (a == *s) return s;
-  std::string message = fmt::format("\"{}\" is not one of {}", *s, core::join_list(allowed, ", ", true));
+  std::string message = fmt::format("\"{}\" is not one of {}", core::quote_capped(*s), core::join_list(allowed, ", ", true));
   if (auto near = core::closest_match(*s, allowed)) message += fmt::format(" (did you mean \"{}\"?)", *near);
   error(message);
   return std::nullopt;
@@ -423,7 +529,7 @@ void MapReader::check(const std::vector<std::string>& allowed) {
     node_.error(fmt::format("expected a mapping with keys {}, got {}", core::join_list(allowed_, ", "),
                             node_.is_null() ? std::string("nothing")
                             : node_.is_sequence() ? std::string("a list")
-                                                  : "\"" + node_.yaml().Scalar() + "\""));
+                                                  : "\"" + core::quote_capped(node_.yaml().Scalar()) + "\""));
     ok_ = false;
     return;
   }
@@ -434,10 +540,10 @@ void MapReader::check(const std::vector<std::string>& allowed) {
     for (const auto& a : allowed_)
       if (a == key) known = true;
     if (known) continue;
-    std::string message = fmt::format("unknown key \"{}\"", key);
+    std::string message = fmt::format("unknown key \"{}\"", core::quote_capped(key));
     if (auto near = core::closest_match(key, allowed_)) message += fmt::format(" (did you mean \"{}\"?)", *near);
     else message += fmt::format("; allowed keys: {}", core::join_list(allowed_, ", "));
-    const std::string path = node_.path().empty() ? key : node_.path() + "." + key;
+    const std::string path = node_.path().empty() ? core::quote_capped(key) : node_.path() + "." + core::quote_capped(key);
     const auto mark = it->first.Mark();
     const auto origin = node_.document().override_origin(it->second);  // a key an override added
     node_.document().diagnostics().add(origin ? *origin : location_of(node_.document().display_path(), mark), path,

@@ -19,6 +19,16 @@
 
 namespace framesim::config {
 
+/// Most nodes a YAML text may stand for once its aliases are expanded (README "Limits"): a network of 100000
+/// layers is about a million; a "billion laughs" alias bomb is refused before anything walks it.
+inline constexpr std::uint64_t kMaxYamlNodes = 4'000'000;
+
+/// Parses one YAML document from `text` (no byte order mark): refuses text that is not UTF-8, a second document,
+/// an alias expansion beyond kMaxYamlNodes and syntax errors, each as a UserError at `display_path` (with line and
+/// column when `whole_file`, else at `key_path`: a value written on a command line or in a sweep).
+YAML::Node load_yaml(std::string_view text, const std::string& display_path, const std::string& key_path,
+                     bool whole_file);
+
 /// A loaded YAML file and the sink its problems go to.
 class Document {
  public:

@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace framesim::core {
@@ -13,6 +14,20 @@ std::size_t edit_distance(std::string_view a, std::string_view b);
 
 /// The candidate closest to `word` if it is close enough to be a likely typo, else nothing.
 std::optional<std::string> closest_match(std::string_view word, const std::vector<std::string>& candidates);
+
+/// `text` as an error message quotes it: at most `max_chars` characters (UTF-8 aware), then "…" when cut.
+/// A 10-MB value is never echoed whole.
+std::string quote_capped(std::string_view text, std::size_t max_chars = 80);
+
+/// Byte offset of the first byte of `text` that is not valid UTF-8 (overlong forms, surrogates and code
+/// points above U+10FFFF included), or nothing when all of it is valid.
+std::optional<std::size_t> invalid_utf8_offset(std::string_view text);
+
+/// `text` with each byte that is not part of valid UTF-8 replaced by U+FFFD (for names read from binary files).
+std::string to_valid_utf8(std::string_view text);
+
+/// 1-based line and column (in bytes) of byte `offset` of `text`.
+std::pair<int, int> line_column(std::string_view text, std::size_t offset);
 
 /// "a, b, c" (each item quoted when `quote`).
 std::string join_list(const std::vector<std::string>& items, std::string_view separator = ", ", bool quote = false);

@@ -1,5 +1,7 @@
 #include "core/units.hpp"
 
+#include "core/text.hpp"
+
 #include <array>
 #include <charconv>
 #include <algorithm>
@@ -101,6 +103,32 @@ const std::array kAllDimensions{
     Dimension::Celsius,   Dimension::KelvinPerWatt,  Dimension::JoulesPerKelvin, Dimension::Volts,
     Dimension::MetresPerSecond, Dimension::Ratio};
 
+// The limits (README "Limits"): generous enough for any real device or scenario, tight enough that a
+// value can be multiplied by another one without overflowing a double or underflowing to a denormal.
+struct LimitRow {
+  Dimension dimension;
+  QuantityLimits limits;
+};
+constexpr double kAbsoluteZero_C = -273.15;
+constexpr std::array kLimits{
+    LimitRow{Dimension::Bytes, {1e-3, 1e18, -1e18}},            // 1 EB
+    LimitRow{Dimension::BytesPerSecond, {1e-3, 1e16, -1e16}},   // 10 PB/s
+    LimitRow{Dimension::Ops, {1e-3, 1e21, -1e21}},              // 1 ZOP
+    LimitRow{Dimension::OpsPerSecond, {1e-3, 1e18, -1e18}},     // 1 EOP/s
+    LimitRow{Dimension::Seconds, {1e-15, 1e7, -1e7}},           // 1 fs .. 116 days
+    LimitRow{Dimension::Hertz, {1e-6, 1e12, -1e12}},            // 1 THz
+    LimitRow{Dimension::Watts, {1e-15, 1e6, -1e6}},             // 1 MW
+    LimitRow{Dimension::Joules, {1e-21, 1e12, -1e12}},
+    LimitRow{Dimension::JoulesPerByte, {1e-21, 1e-3, -1e-3}},   // 1 mJ per byte
+    LimitRow{Dimension::JoulesPerOp, {1e-21, 1e-3, -1e-3}},
+    LimitRow{Dimension::Celsius, {0, 1e4, kAbsoluteZero_C}},    // absolute zero .. 10000 C
+    LimitRow{Dimension::KelvinPerWatt, {1e-6, 1e6, -1e6}},
+    LimitRow{Dimension::JoulesPerKelvin, {1e-6, 1e9, -1e9}},
+    LimitRow{Dimension::Volts, {1e-6, 1e4, -1e4}},
+    LimitRow{Dimension::MetresPerSecond, {1e-9, 3e8, -3e8}},    // the speed of light
+    LimitRow{Dimension::Ratio, {1e-12, 1e6, -1e6}},
+};
+
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
@@ -123,6 +151,7 @@ std::optional<std::pair<double, double>> unit_factor(std::string_view unit, Dime
 struct SplitNumber {
   std::optional<double> number;
   std::string_view unit;
+  bool out_of_range = false;  // a number too large or too small for a double (1e400)
 };
 
 SplitNumber split_number(std::string_view text) {
@@ -133,12 +162,19 @@ SplitNumber split_number(std::string_view text) {
   if (p != end && *p == '+') ++p;  // from_chars does not accept a leading '+'
   double value = 0;
   auto [ptr, ec] = std::from_chars(p, end, value);
+  if (ec == std::errc::result_out_of_range) return {std::nullopt, {}, true};
   if (ec != std::errc() || ptr == p) return {};
   return {value, trim(std::string_view(ptr, static_cast<std::size_t>(end - ptr)))};
 }
 
 std::string expected_message(Dimension d, std::string_view text) {
-  return fmt::format("expected a {} like \"{}\", got \"{}\"", dimension_name(d), dimension_example(d), text);
+  return fmt::format("expected a {} like \"{}\", got \"{}\"", dimension_name(d), dimension_example(d),
+                     quote_capped(text));
+}
+
+std::string limit_text(double v, Dimension d) {
+  const std::string_view unit = base_unit(d);
+  return unit.empty() ? fmt::format("{:g}", v) : fmt::format("{:g} {}", v, unit);
 }
 
 }  // namespace
@@ -192,16 +228,44 @@ std::string_view base_unit(Dimension d) {
   return symbols(d).front().symbol;      // each dimension lists its base unit first
 }
 
+const QuantityLimits& quantity_limits(Dimension d) {
+  for (const auto& row : kLimits)
+    if (row.dimension == d) return row.limits;
+  return kLimits.back().limits;
+}
+
+std::optional<std::string> quantity_range_problem(double value_si, Dimension d) {
+  const QuantityLimits& l = quantity_limits(d);
+  if (std::isnan(value_si)) return std::string("not a finite number");
+  if (value_si > l.largest) return fmt::format("too large: at most {}", limit_text(l.largest, d));
+  if (d == Dimension::Celsius && value_si < l.lowest)
+    return fmt::format("below absolute zero ({} C)", format_number(kAbsoluteZero_C, 5));
+  if (value_si < l.lowest) return fmt::format("too large: at least {}", limit_text(l.lowest, d));
+  if (value_si != 0.0 && std::fabs(value_si) < l.smallest)
+    return fmt::format("too small: a {} other than 0 is at least {}", dimension_name(d), limit_text(l.smallest, d));
+  return std::nullopt;
+}
+
 ParsedQuantity parse_quantity(std::string_view text, Dimension dim) {
   const SplitNumber split = split_number(text);
+  if (split.out_of_range) return {std::nullopt, expected_message(dim, text) + " (the number is out of range)"};
   if (!split.number) return {std::nullopt, expected_message(dim, text)};
   const double number = *split.number;
   if (!std::isfinite(number)) return {std::nullopt, expected_message(dim, text) + " (not a finite number)"};
+  // A number that is not 0 must not become 0 (or a denormal) or infinite once scaled: a range error.
+  auto checked = [&](double value_si) -> ParsedQuantity {
+    if (number != 0.0 && value_si == 0.0 && dim != Dimension::Celsius)
+      return {std::nullopt, fmt::format("{} (too small: a {} other than 0 is at least {})", expected_message(dim, text),
+                                        dimension_name(dim), limit_text(quantity_limits(dim).smallest, dim))};
+    if (auto problem = quantity_range_problem(value_si, dim))
+      return {std::nullopt, fmt::format("{} ({})", expected_message(dim, text), *problem)};
+    return {value_si, {}};
+  };
   if (split.unit.empty()) {
-    if (dim == Dimension::Ratio || number == 0.0) return {number, {}};
+    if (dim == Dimension::Ratio || number == 0.0) return checked(number);
     return {std::nullopt, expected_message(dim, text) + " (the unit is missing)"};
   }
-  if (auto f = unit_factor(split.unit, dim)) return {number * f->first + f->second, {}};
+  if (auto f = unit_factor(split.unit, dim)) return checked(number * f->first + f->second);
 
   std::string message = expected_message(dim, text);
   const bool bytes_like = dim == Dimension::Bytes || dim == Dimension::BytesPerSecond;
@@ -212,10 +276,10 @@ ParsedQuantity parse_quantity(std::string_view text, Dimension dim) {
     if (other == dim || other == Dimension::Ratio) continue;
     if (unit_factor(split.unit, other)) {
       return {std::nullopt,
-              fmt::format("{} ({} is a {})", message, split.unit, dimension_name(other))};
+              fmt::format("{} ({} is a {})", message, quote_capped(split.unit), dimension_name(other))};
     }
   }
-  return {std::nullopt, fmt::format("{} (unknown unit \"{}\")", message, split.unit)};
+  return {std::nullopt, fmt::format("{} (unknown unit \"{}\")", message, quote_capped(split.unit))};
 }
 
 std::string format_number(double value, int digits) {

@@ -39,6 +39,18 @@ std::string_view dimension_example(Dimension d);
 /// The symbol of the SI base unit parse_quantity converts to, e.g. "B/s" for a bandwidth; empty for a ratio.
 std::string_view base_unit(Dimension d);
 
+/// The range framesim accepts for a dimension, in its SI base unit (README "Limits"). Values outside it are
+/// errors at parse time: they are typos or overflow (1e308 GHz), never a device or a scenario.
+struct QuantityLimits {
+  double smallest;  // smallest non-zero magnitude (0 itself is allowed where the key allows it)
+  double largest;   // largest magnitude
+  double lowest;    // lowest value (-largest, or absolute zero for a temperature)
+};
+/// The one table of limits, by dimension.
+const QuantityLimits& quantity_limits(Dimension d);
+/// Why `value_si` (a value in base units of `d`) is outside the limits, e.g. "too large: at most 1e+07 s"; nothing if inside.
+std::optional<std::string> quantity_range_problem(double value_si, Dimension d);
+
 /// Result of parsing one quantity: a value in SI base units, or a message for the user.
 struct ParsedQuantity {
   std::optional<double> value;
@@ -46,7 +58,8 @@ struct ParsedQuantity {
 };
 
 /// Parses `text` (e.g. "50 GB/s", "1.5GHz", "70 %") as a quantity of dimension `dim`.
-/// Rejects NaN, infinities, a missing unit (unless the number is 0), and a unit of another dimension.
+/// Rejects NaN, infinities, a missing unit (unless the number is 0), a unit of another dimension, and a value
+/// outside quantity_limits(dim) (overflow to infinity, underflow to zero or a denormal included).
 ParsedQuantity parse_quantity(std::string_view text, Dimension dim);
 
 // ---- formatting for reports (4 significant digits, engineering prefixes) ----

@@ -93,6 +93,10 @@ struct LayerSpec {
   bool epilogue_fusable() const;
 };
 
+/// The largest network framesim reads (README "Limits"): layers after repeat blocks are expanded, or nodes of an
+/// imported model. Past it, a clear error.
+inline constexpr std::size_t kMaxLayers = 100'000;
+
 enum class FusionMode { automatic, explicit_only, none };
 std::string_view fusion_mode_name(FusionMode m);
 

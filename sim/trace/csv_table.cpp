@@ -18,6 +18,18 @@ std::optional<double> whole_number(std::string_view text) {
   return v;
 }
 
+std::string text_of_trace(const std::string& text, const std::string& display_path) {
+  std::string_view body = text;
+  if (body.substr(0, 3) == "\xEF\xBB\xBF") body.remove_prefix(3);  // a byte order mark: accepted, not content
+  if (auto bad = core::invalid_utf8_offset(body)) {
+    const auto [line, column] = core::line_column(body, *bad);
+    throw core::UserError({core::Diagnostic{{display_path, line, column}, "",
+                                            fmt::format("the text is not valid UTF-8 (byte 0x{:02X})",
+                                                        static_cast<unsigned char>(body[*bad]))}});
+  }
+  return std::string(body);
+}
+
 std::vector<core::CsvRow> read_table(const std::string& text, const std::string& display_path,
                                      std::string_view header_example, core::Diagnostics& d) {
   std::string csv_error;
@@ -34,7 +46,7 @@ std::vector<core::CsvRow> read_table(const std::string& text, const std::string&
 void report_unknown_column(const core::CsvRow& header, const core::CsvCell& cell,
                            const std::vector<std::string>& known, const std::string& display_path,
                            core::Diagnostics& d) {
-  std::string message = fmt::format("unknown column \"{}\"", cell.text);
+  std::string message = fmt::format("unknown column \"{}\"", core::quote_capped(cell.text));
   if (auto near = core::closest_match(cell.text, known))
     message += fmt::format(" (did you mean \"{}\"?)", *near);
   else
@@ -96,7 +108,12 @@ std::optional<double> read_cell(const core::CsvCell& cell, int line, double scal
   }
   const auto v = whole_number(cell.text);
   if (!v) {
-    d.add({display_path, line, cell.column}, column, fmt::format("expected a number, got \"{}\"", cell.text));
+    d.add({display_path, line, cell.column}, column,
+          fmt::format("expected a number, got \"{}\"", core::quote_capped(cell.text)));
+    return std::nullopt;
+  }
+  if (auto problem = core::quantity_range_problem(*v * scale, dimension)) {
+    d.add({display_path, line, cell.column}, column, fmt::format("\"{}\" is out of range ({})", core::quote_capped(cell.text), *problem));
     return std::nullopt;
   }
   return *v * scale;

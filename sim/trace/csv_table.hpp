@@ -19,6 +19,10 @@ namespace framesim::trace {
 /// A whole-string number (from_chars: no leading '+', no spaces), finite; nullopt otherwise.
 std::optional<double> whole_number(std::string_view text);
 
+/// `text` of a trace file without a leading byte order mark. Throws core::UserError at the line and column of
+/// the first byte that is not valid UTF-8 (names in reports and JSON must be text).
+std::string text_of_trace(const std::string& text, const std::string& display_path);
+
 /// The rows of `text`, the header first. A CSV syntax error is added to `d`; a text without a header throws
 /// core::UserError with what `d` holds and "no header: expected a line like <header_example>".
 std::vector<core::CsvRow> read_table(const std::string& text, const std::string& display_path,

@@ -25,7 +25,7 @@ const std::vector<std::pair<std::string, double>> kTimeColumns{{"time", 0},     
 std::vector<SeriesPoint> parse_series(const std::string& text, const std::string& display_path,
                                       const std::optional<ValueColumn>& value) {
   core::Diagnostics d;
-  const auto rows = read_table(text, display_path, "\"time_s\" or \"time_s,rate\"", d);
+  const auto rows = read_table(text_of_trace(text, display_path), display_path, "\"time_s\" or \"time_s,rate\"", d);
   const auto& header = rows.front();
   Column time, val;
   std::vector<std::string> known;
