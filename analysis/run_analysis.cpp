@@ -10,6 +10,7 @@
 #include "core/files.hpp"
 #include "core/units.hpp"
 #include "measured_frames.hpp"
+#include "json_text.hpp"
 #include "svg.hpp"
 #include "table.hpp"
 
@@ -438,7 +439,7 @@ json RunAnalysis::finish(const engine::RunTotals& totals) {
   j["warnings"] = totals.warnings;
   j["notes"] = totals.notes;
 
-  core::write_file_atomic(folder_ / "summary.json", j.dump(2) + "\n");
+  core::write_file_atomic(folder_ / "summary.json", json_text(j) + "\n");
   core::write_file_atomic(folder_ / "latency_cdf.svg", svg_latency_cdf());
   core::write_file_atomic(folder_ / "latency_over_time.svg", svg_latency_over_time());
   core::write_file_atomic(folder_ / "thermal.svg", svg_thermal());

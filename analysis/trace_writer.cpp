@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "core/units.hpp"
+#include "json_text.hpp"
 
 namespace framesim::analysis {
 
@@ -17,7 +18,7 @@ constexpr int kFramesTrack = 0;
 
 int unit_pid(std::size_t unit) { return 2 + static_cast<int>(unit); }
 
-std::string quoted(const std::string& s) { return nlohmann::json(s).dump(); }
+std::string quoted(const std::string& s) { return json_text(nlohmann::json(s), -1); }
 
 std::string name_event(const char* what, int pid, int tid, const std::string& name) {
   return fmt::format(R"({{"ph":"M","cat":"__metadata","pid":{},"tid":{},"name":"{}","args":{{"name":{}}}}})", pid, tid,

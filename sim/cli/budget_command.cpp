@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "json_text.hpp"
 #include "budget_report.hpp"
 #include "cli/commands.hpp"
 #include "config/hardware.hpp"
@@ -108,6 +109,7 @@ struct BudgetArgs {
   std::vector<std::string> inputs;
   bool json = false;
   bool no_fusion = false;
+  bool strict = false;
 };
 
 int run_budget(const BudgetArgs& a) {
@@ -135,7 +137,11 @@ int run_budget(const BudgetArgs& a) {
   if (!a.rate.empty()) options.rate_Hz = option_quantity("--rate", a.rate, static_cast<int>(core::Dimension::Hertz));
   std::vector<std::string> measured_notes;  // the format read and how its names were matched
   if (!a.measured.empty()) {
-    const auto matched = trace::match_measurements(trace::read_measured_trace(a.measured), net);
+    const auto trace = trace::read_measured_trace(a.measured);
+    const auto matched = trace::match_measurements(trace, net);
+    const auto verdict = trace::judge_match(trace, matched, net);
+    if (verdict.error) throw core::UserError("--measured: " + *verdict.error);
+    if (verdict.warning) report_warnings({core::Diagnostic{{}, "--measured", *verdict.warning}}, a.strict);
     options.measured = matched.measurements;
     measured_notes = matched.notes;
   }
@@ -163,7 +169,7 @@ int run_budget(const BudgetArgs& a) {
   // Everything is validated: now write.
   if (!a.svg.empty()) core::write_file_atomic(a.svg, analysis::roofline_svg(report, hw, net));
   if (!a.html.empty()) core::write_file_atomic(a.html, analysis::budget_html(report, hw, net));
-  if (a.json) std::cout << analysis::budget_json(report, hw, net).dump(2) << "\n";
+  if (a.json) std::cout << analysis::json_text(analysis::budget_json(report, hw, net)) << "\n";
   else std::cout << analysis::budget_text(report, hw, net);
   if (!a.json && !measured_notes.empty()) {
     std::cout << "\n   measured (" << a.measured << "):\n";
@@ -189,6 +195,7 @@ Command add_budget_command(CLI::App& app) {
   sub->add_option("--operating-point", args->operating_point, "the unit's operating point (default: nominal)");
   sub->add_option("--measured", args->measured, "measured layer times (CSV layer,time) for the diagnosis");
   sub->add_flag("--json", args->json, "print JSON instead of the text report");
+  sub->add_flag("--strict", args->strict, "warnings (e.g. measured names that match no layer) are errors");
   sub->add_option("--svg", args->svg, "write the stacked roofline with every kernel to this SVG file");
   sub->add_option("--html", args->html, "write report.html: the verdict, the roofline and the kernels, one offline file");
   sub->add_flag("--no-fusion", args->no_fusion, "run every layer as its own kernel");

@@ -8,6 +8,7 @@
 
 #include "config/yaml.hpp"
 
+#include "core/error.hpp"
 #include "model/hardware.hpp"
 #include "model/network.hpp"
 #include "model/precision.hpp"
@@ -38,6 +39,9 @@ void set_command_line(int argc, char** argv);
 /// Where a run or sweep came from: framesim's version, the command line (the output folder written as <out>),
 /// the resolved --set overrides, and the size and SHA-256 of every input file that exists.
 nlohmann::json provenance(const std::vector<std::string>& files, const std::vector<config::Override>& overrides);
+
+/// Prints `warnings` on stderr ("file:line:col: key: warning: ..."), or with `strict` throws them as a UserError.
+void report_warnings(const std::vector<core::Diagnostic>& warnings, bool strict);
 
 /// "NAME=1x3x224x224" (an --input option) -> (NAME, shape), or throws UserError.
 std::pair<std::string, std::vector<std::int64_t>> parse_input(const std::string& text);

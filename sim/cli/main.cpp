@@ -1,5 +1,7 @@
 // framesim: the command-line entry point. Maps user errors to exit code 2 and prints them.
 #include <cstdio>
+#include <cstdlib>
+#include <exception>
 #include <iostream>
 #include <vector>
 
@@ -9,6 +11,12 @@
 #include "core/error.hpp"
 
 int main(int argc, char** argv) {
+  // An uncaught exception is a framesim bug: remove what is half-written, then abort as usual.
+  static const std::terminate_handler previous = std::set_terminate([] {
+    framesim::core::run_internal_error_cleanup();
+    if (previous) previous();
+    std::abort();
+  });
   CLI::App app{"framesim: will this perception pipeline meet its frame budget on this SoC?"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "framesim " FRAMESIM_VERSION);

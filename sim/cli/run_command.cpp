@@ -7,7 +7,10 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include "json_text.hpp"
 #include "cli/commands.hpp"
+#include "cli/output_guard.hpp"
+#include "core/files.hpp"
 #include "config/scenario.hpp"
 #include "core/error.hpp"
 #include "core/units.hpp"
@@ -30,6 +33,8 @@ struct RunArgs {
   bool json = false;
   bool no_merge = false;
   bool exact = false;
+  bool strict = false;
+  std::string wall_limit;
 };
 
 /// A small progress bar on stderr, only when stderr is a terminal.
@@ -64,12 +69,20 @@ int run_scenario(const RunArgs& a) {
       throw core::UserError(fmt::format("--set: expected KEY.PATH=VALUE, got \"{}\"", s));
     overrides.push_back({s.substr(0, eq), s.substr(eq + 1), {"--set " + s, 0, 0}});
   }
+  const double wall_limit_s =
+      a.wall_limit.empty() ? 0.0 : option_quantity("--wall-limit", a.wall_limit, static_cast<int>(core::Dimension::Seconds));
+  if (!a.wall_limit.empty() && wall_limit_s <= 0)
+    throw core::UserError(fmt::format("--wall-limit: must be positive, got \"{}\"", a.wall_limit));
   model::ScenarioSpec spec = config::load_scenario(a.scenario, overrides);
+  report_warnings(spec.warnings, a.strict);
   if (!a.duration.empty()) {
     spec.duration_s = option_quantity("--duration", a.duration, static_cast<int>(core::Dimension::Seconds));
+    if (spec.duration_s <= 0)
+      throw core::UserError(fmt::format("--duration: must be positive, got \"{}\"", a.duration));
     if (spec.warmup_s >= spec.duration_s)
       throw core::UserError(fmt::format("--duration: {} is not longer than the scenario's warm-up ({})",
                                         a.duration, core::format_seconds(spec.warmup_s)));
+    if (auto problem = config::run_size_problem(spec)) throw core::UserError("--duration: " + *problem);
   }
   if (!a.seed.empty()) {
     std::uint64_t seed = 0;
@@ -81,11 +94,14 @@ int run_scenario(const RunArgs& a) {
   const fs::path out = a.out.empty() ? fs::path("runs") / fs::path(a.scenario).stem() : fs::path(a.out);
   if (fs::exists(out) && !(fs::is_directory(out) && fs::exists(out / "summary.json")))
     throw core::UserError(fmt::format("-o: {} exists and is not a framesim run folder: not overwriting it", out.string()));
-  // Write everything into a temporary folder beside the target, then swap it in: nothing half-written.
+  // Write everything into a temporary folder beside the target, then swap it in: nothing half-written, even
+  // after a signal or --wall-limit (the guard removes it), and what a killed run left is removed here.
+  core::remove_stale_temporaries(out, ".tmp-");
   const fs::path tmp = out.string() + ".tmp-" + std::to_string(::getpid());
   std::error_code ec;
   fs::create_directories(tmp, ec);
   if (ec) throw core::UserError(fmt::format("-o: cannot create {}: {}", tmp.string(), ec.message()));
+  OutputGuard guard(tmp, wall_limit_s, "--wall-limit " + a.wall_limit);
   try {
     analysis::RunAnalysis analysis(spec, tmp);
     analysis.set_provenance(provenance(spec.input_files, overrides));
@@ -96,12 +112,11 @@ int run_scenario(const RunArgs& a) {
     options.fluid = !a.no_merge && !a.exact;
     const engine::RunTotals totals = engine::engine_module().simulate(spec, analysis, options);
     const auto summary = analysis.finish(totals);
-    if (fs::exists(out)) fs::remove_all(out);
-    fs::rename(tmp, out);
+    guard.publish([&] { replace_folder(tmp, out); });
     if (a.json) {
       auto printed = summary;  // the wall time is printed, never written: the run folder stays reproducible
       printed["run"]["wall_s"] = totals.wall_s;
-      std::cout << printed.dump(2) << "\n";
+      std::cout << analysis::json_text(printed) << "\n";
     } else {
       std::cout << analysis.text(summary);
       std::cout << fmt::format("\nrun folder: {}/ (summary.json, frames.csv, stages.csv, kernels.csv, timeseries.csv, trace.json, *.svg)\n",
@@ -116,6 +131,20 @@ int run_scenario(const RunArgs& a) {
 
 }  // namespace
 
+void report_warnings(const std::vector<core::Diagnostic>& warnings, bool strict) {
+  if (warnings.empty()) return;
+  if (strict) {
+    std::vector<core::Diagnostic> errors = warnings;
+    for (auto& e : errors) e.message += " (an error under --strict)";
+    throw core::UserError(errors);
+  }
+  for (const auto& w : warnings) {
+    core::Diagnostic shown = w;
+    shown.message = "warning: " + shown.message;
+    std::cerr << shown.to_string() << "\n";
+  }
+}
+
 Command add_run_command(CLI::App& app) {
   auto args = std::make_shared<RunArgs>();
   auto* sub = app.add_subcommand("run", "simulate a scenario frame by frame and write its run folder");
@@ -127,6 +156,9 @@ Command add_run_command(CLI::App& app) {
                   "change a key before running: stages.detector.unit=cpu, hardware.memory.dram.bandwidth=\"34 GB/s\", "
                   "network.detector.inputs.image.shape=[1,3,320,320] (repeatable)");
   sub->add_flag("-q,--quiet", args->quiet, "no progress bar");
+  sub->add_flag("--strict", args->strict, "warnings about the input (e.g. a measured trace of another network) are errors");
+  sub->add_option("--wall-limit", args->wall_limit,
+                  "stop the run after this much wall time, e.g. 10min: exit code 3, nothing written");
   sub->add_flag("--json", args->json, "print summary.json instead of the text summary");
   sub->add_flag("--exact", args->exact,
                 "every kernel as a SimGrid activity: no fast path (framesim's own sharing model for units nobody else "

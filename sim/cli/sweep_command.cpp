@@ -19,6 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "json_text.hpp"
 #include "cli/commands.hpp"
 #include "config/scenario.hpp"
 #include "config/sweep.hpp"
@@ -166,7 +167,7 @@ void write_answers(const fs::path& dir, const json& sweep, const std::vector<ana
   const auto answers = analysis::answer_sweep(results, axes);
   core::write_file_atomic(dir / "results.csv", analysis::sweep_csv(results, axes));
   core::write_file_atomic(dir / "results.json",
-                          analysis::sweep_json(sweep, results, axes, answers, provenance).dump(2) + "\n");
+                          analysis::json_text(analysis::sweep_json(sweep, results, axes, answers, provenance)) + "\n");
   const std::string title = fmt::format("sweep {}", sweep["name"].get<std::string>());
   core::write_file_atomic(dir / "pareto.svg", analysis::sweep_svg(title, results, answers, axes));
   core::write_file_atomic(dir / "report.html", analysis::sweep_html(title, results, axes, answers, provenance));
@@ -322,7 +323,7 @@ int run_sweep(const SweepArgs& a) {
         fs::remove_all(dir / "runs" / fmt::format("{:06}", r.point));
         fs::rename(work / "run", dir / "runs" / fmt::format("{:06}", r.point));
       }
-      core::write_file_atomic(point_file(dir, p.index), result.dump(2) + "\n");  // the point is done
+      core::write_file_atomic(point_file(dir, p.index), analysis::json_text(result) + "\n");  // the point is done
     }
     fs::remove_all(work);
     ++finished;

@@ -19,6 +19,9 @@ using model::MemoryLevelSpec;
 
 namespace {
 
+/// Longest dispatch overhead per kernel (README "Limits"): a launch costs microseconds, never seconds.
+constexpr double kMaxDispatchOverhead_s = 1.0;
+
 const std::vector<std::string> kMemoryKinds{"registers", "sram", "cache", "dram", "flash"};
 const std::vector<std::string> kUnitKinds{"cpu", "gpu", "npu", "dsp", "isp", "mcu", "accelerator"};
 const std::vector<std::string> kPolicies{"step", "bang_bang"};
@@ -212,6 +215,9 @@ ComputeUnitSpec read_unit(const std::string& name, const Node& node, const Hardw
   }
   if (auto eff = m.get("efficiency")) read_efficiency(*eff, unit);
   unit.dispatch_overhead_s = m.quantity("dispatch_overhead", Dimension::Seconds, Range::non_negative).value_or(0.0);
+  if (unit.dispatch_overhead_s > kMaxDispatchOverhead_s)
+    m.get("dispatch_overhead")->error(fmt::format("must be at most {} (a kernel launch costs microseconds)",
+                                                  core::format_seconds(kMaxDispatchOverhead_s)));
   if (m.has("outstanding")) unit.outstanding_bytes = m.quantity("outstanding", Dimension::Bytes, Range::positive);
   unit.contention_sensitivity = m.number("contention_sensitivity", Range::non_negative).value_or(1.0);
   if (auto mem = m.required("memory")) {

@@ -1,6 +1,7 @@
 #include "config/scenario.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <map>
 #include <set>
@@ -24,6 +25,10 @@ using model::Distribution;
 using model::ScenarioSpec;
 
 namespace {
+
+// Limits of distribution parameters beyond the dimension's (README "Limits").
+constexpr double kMaxLognormalSigma = 3.0;
+constexpr double kMaxTimeStddev_s = 60.0;
 
 const std::vector<std::string> kDistributions{"constant", "normal", "uniform", "lognormal", "exponential"};
 const std::vector<std::string> kPolicies{"all", "latest"};
@@ -53,6 +58,9 @@ std::optional<Distribution> read_distribution(const Node& node, Dimension dim, R
   } else if (*kind == "normal") {
     forbid_others({"mean", "stddev"});
     d = {Distribution::Kind::normal, need("mean", Range::any).value_or(0), need("stddev", Range::non_negative).value_or(0)};
+    if (dim == Dimension::Seconds && d.b > kMaxTimeStddev_s)
+      m.get("stddev")->error(fmt::format("must be at most {} (a spread of hours is no jitter or work time)",
+                                         core::format_seconds(kMaxTimeStddev_s)));
   } else if (*kind == "uniform") {
     forbid_others({"min", "max"});
     d = {Distribution::Kind::uniform, need("min", Range::any).value_or(0), need("max", Range::any).value_or(0)};
@@ -61,6 +69,10 @@ std::optional<Distribution> read_distribution(const Node& node, Dimension dim, R
     forbid_others({"mean", "sigma"});
     d = {Distribution::Kind::lognormal, need("mean", Range::positive).value_or(1),
          m.number("sigma", Range::non_negative, true).value_or(0)};
+    if (d.b > kMaxLognormalSigma)
+      m.get("sigma")->error(fmt::format("must be at most {} (a factor of {:.0f} per sigma; a larger one is no "
+                                        "measurement of real hardware)",
+                                        kMaxLognormalSigma, std::exp(kMaxLognormalSigma)));
   } else {
     forbid_others({"mean"});
     d = {Distribution::Kind::exponential, need("mean", Range::positive).value_or(1), 0};
@@ -145,6 +157,10 @@ class ScenarioReader {
     if (auto t = m.get("tasks")) read_tasks(*t);
     if (auto b = m.get("background")) read_background(*b);
     if (auto c = m.get("chains")) read_chains(*c);
+    if (auto problem = run_size_problem(spec_)) {
+      auto where = m.get("duration") ? m.get("duration") : m.get("frames");
+      (where ? *where : root_).error(*problem);
+    }
     return std::move(spec_);
   }
 
@@ -611,6 +627,9 @@ class ScenarioReader {
             const auto& net = spec_.networks[static_cast<std::size_t>(s.work.network)].network;
             const auto trace = trace::read_measured_trace(path);
             const auto matched = trace::match_measurements(trace, net);
+            const auto verdict = trace::judge_match(trace, matched, net);
+            if (verdict.error) meas->error(*verdict.error);
+            if (verdict.warning) spec_.warnings.push_back({meas->location(), meas->path(), *verdict.warning});
             s.measured = matched.measurements;
             for (const auto& f : trace.frames) {
               auto& frame = s.measured_frames.emplace_back();
@@ -818,6 +837,27 @@ class ScenarioReader {
 };
 
 }  // namespace
+
+double simulated_events(const model::ScenarioSpec& spec) {
+  double per_second = 0;
+  const double stages = static_cast<double>(std::max<std::size_t>(1, spec.stages.size()));
+  for (const auto& s : spec.sensors) per_second += s.rate_Hz * stages;
+  for (const auto& t : spec.tasks) per_second += t.rate_Hz;
+  per_second += 1.0 / spec.sample_period_s;
+  if (spec.hardware.thermal) per_second += 1.0 / spec.hardware.thermal->governor_period_s;
+  return spec.duration_s * per_second;
+}
+
+std::optional<std::string> run_size_problem(const model::ScenarioSpec& spec) {
+  const double events = simulated_events(spec);
+  if (events <= kMaxSimulatedEvents) return std::nullopt;
+  double sensors_Hz = 0;
+  for (const auto& s : spec.sensors) sensors_Hz += s.rate_Hz;
+  return fmt::format("{} of simulated time at {} of sensor frames through {} stage{} is about {:.3g} events; framesim "
+                     "simulates at most {:.0e} per run (shorten the duration or lower the rates)",
+                     core::format_seconds(spec.duration_s), core::format_hertz(sensors_Hz), spec.stages.size(),
+                     spec.stages.size() == 1 ? "" : "s", events, kMaxSimulatedEvents);
+}
 
 model::ScenarioSpec load_scenario(const std::filesystem::path& path, const std::vector<Override>& overrides) {
   core::Diagnostics diagnostics;

@@ -3,11 +3,22 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
+#include <string>
 
 #include "config/yaml.hpp"
 #include "model/scenario.hpp"
 
 namespace framesim::config {
+
+/// Most events one run may simulate (README "Limits"): frames of every sensor times the stages they pass, task
+/// releases and samples of the time series. A billion-event run would take hours; this is minutes.
+inline constexpr double kMaxSimulatedEvents = 1e8;
+
+/// The events `spec` would simulate over its duration (an estimate from rates, stages and sample periods).
+double simulated_events(const model::ScenarioSpec& spec);
+/// A message when simulated_events(spec) exceeds kMaxSimulatedEvents, naming what makes it so; nothing otherwise.
+std::optional<std::string> run_size_problem(const model::ScenarioSpec& spec);
 
 /// Loads and validates a scenario and every file it refers to, after applying `overrides` (see Override for the
 /// key paths). Throws core::UserError listing every problem.

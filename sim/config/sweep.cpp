@@ -137,14 +137,21 @@ SweepSpec load_sweep(const std::filesystem::path& path) {
   if (m.ok()) {
     sweep.name = m.text("name", true).value_or("");
     m.text("description");
-    if (auto s = m.required("scenario"))
-      if (auto t = s->text()) sweep.scenario = resolve_path(*doc, *t);
+    if (auto s = m.required("scenario")) {
+      if (auto t = s->text()) {
+        sweep.scenario = resolve_path(*doc, *t);
+        std::error_code ec;
+        if (!std::filesystem::is_regular_file(sweep.scenario, ec))
+          s->error(fmt::format("{}: {}", sweep.scenario.generic_string(),
+                               std::filesystem::exists(sweep.scenario, ec) ? "not a file" : "no such file"));
+      }
+    }
     if (auto d = m.get("duration")) {
       if (d->quantity(core::Dimension::Seconds, Range::positive)) sweep.duration = d->yaml().Scalar();
     }
     if (auto mode = m.choice("mode", kModes))
       sweep.mode = *mode == "grid" ? SweepMode::grid : *mode == "zip" ? SweepMode::zip : SweepMode::latin_hypercube;
-    sweep.samples = static_cast<int>(m.integer("samples", 1, 1000000).value_or(0));
+    sweep.samples = static_cast<int>(m.integer("samples", 1, static_cast<std::int64_t>(kMaxSweepPoints)).value_or(0));
     sweep.seed = static_cast<std::uint64_t>(m.integer("seed", 0).value_or(1));
     if (sweep.mode == SweepMode::latin_hypercube && !m.has("samples"))
       root.error("a latin_hypercube sweep needs samples (how many points)");
@@ -157,6 +164,16 @@ SweepSpec load_sweep(const std::filesystem::path& path) {
         const auto& axis = sweep.axes[i];
         if (axis.range && sweep.mode != SweepMode::latin_hypercube)
           diagnostics.add(axis.origin, "axes." + axis.path, "a range axis needs mode: latin_hypercube (or give values)");
+        if (sweep.mode == SweepMode::grid && i + 1 == sweep.axes.size()) {
+          // The grid's size, without overflowing: refused past kMaxSweepPoints.
+          double points = 1;
+          for (const auto& a : sweep.axes) points *= static_cast<double>(std::max<std::size_t>(1, a.values.size()));
+          if (points > static_cast<double>(kMaxSweepPoints))
+            diagnostics.add(axes->location(), "axes",
+                            fmt::format("a grid of {} axes is {:.4g} points; a sweep has at most {} (use mode: "
+                                        "latin_hypercube with samples, or fewer values)",
+                                        sweep.axes.size(), points, kMaxSweepPoints));
+        }
         if (sweep.mode == SweepMode::zip && !axis.range && axis.values.size() != sweep.axes.front().values.size())
           diagnostics.add(axis.origin, "axes." + axis.path,
                           fmt::format("zipped axes need as many values each: {} has {}, {} has {}",

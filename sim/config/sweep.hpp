@@ -12,6 +12,9 @@
 
 namespace framesim::config {
 
+/// Most points a sweep may have (README "Limits"); every point is loaded and validated before any runs.
+inline constexpr std::size_t kMaxSweepPoints = 10'000;
+
 /// One axis: a key path and its values as YAML text, each with where it was written.
 struct SweepAxis {
   std::string path;

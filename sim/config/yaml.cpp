@@ -332,6 +332,13 @@ bool Document::apply_override(const std::string& path, const std::string& value_
         if (auto near = core::closest_match(part, keys))
           return fail(fmt::format("{} has no key \"{}\" (did you mean \"{}\"?)", walked.empty() ? display_path_ : walked,
                                   part, *near));
+        // A mapping of named objects (stages, sensors, units): a new name would be a new, incomplete object.
+        const bool named_objects = !keys.empty() && std::all_of(node.begin(), node.end(), [](const auto& entry) {
+          return entry.second.IsMap();
+        });
+        if (named_objects)
+          return fail(fmt::format("{} has no \"{}\"; it has {}", walked.empty() ? display_path_ : walked,
+                                  core::quote_capped(part), core::join_list(keys, ", ", true)));
         YAML::Node block(YAML::NodeType::Map);
         node[part] = block;  // the entry and `block` are now one node
         overridden_.emplace_back(block, origin);
@@ -430,6 +437,11 @@ std::optional<double> Node::number(Range range) const {
   }
   if (auto problem = range_problem(v, range)) {
     error(fmt::format("{}, got {}", *problem, core::quote_capped(s)));
+    return std::nullopt;
+  }
+  // A plain number (a ratio, a count of operations) has the limits of a ratio (README "Limits").
+  if (auto problem = core::quantity_range_problem(v, core::Dimension::Ratio)) {
+    error(fmt::format("{} is out of range ({})", core::quote_capped(s), *problem));
     return std::nullopt;
   }
   return v;

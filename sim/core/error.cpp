@@ -38,7 +38,28 @@ void Diagnostics::throw_if_any() const {
   if (!items_.empty()) throw UserError(items_);
 }
 
+namespace {
+std::function<void()>& internal_error_cleanup() {
+  static std::function<void()> cleanup;
+  return cleanup;
+}
+}  // namespace
+
+void set_internal_error_cleanup(std::function<void()> cleanup) { internal_error_cleanup() = std::move(cleanup); }
+
+void run_internal_error_cleanup() noexcept {
+  auto cleanup = std::move(internal_error_cleanup());
+  internal_error_cleanup() = nullptr;
+  if (cleanup) {
+    try {
+      cleanup();
+    } catch (...) {
+    }
+  }
+}
+
 void assertion_failed(const char* expr, const char* file, int line, const std::string& what) {
+  run_internal_error_cleanup();
   std::fprintf(stderr, "framesim internal error (a bug, please report it): %s:%d: %s: %s\n", file, line, expr,
                what.c_str());
   std::abort();

@@ -3,6 +3,7 @@
 // A bug in framesim itself is an assert (FRAMESIM_ASSERT), never a user message.
 #pragma once
 
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -54,6 +55,12 @@ class Diagnostics {
  private:
   std::vector<Diagnostic> items_;
 };
+
+/// What an internal error does before the process aborts (e.g. remove a half-written output); empty for nothing.
+/// FRAMESIM_ASSERT and an uncaught exception (std::terminate, see main) run it.
+void set_internal_error_cleanup(std::function<void()> cleanup);
+/// Runs the cleanup set by set_internal_error_cleanup, once.
+void run_internal_error_cleanup() noexcept;
 
 [[noreturn]] void assertion_failed(const char* expr, const char* file, int line, const std::string& what);
 

@@ -126,7 +126,7 @@ constexpr std::array kLimits{
     LimitRow{Dimension::JoulesPerKelvin, {1e-6, 1e9, -1e9}},
     LimitRow{Dimension::Volts, {1e-6, 1e4, -1e4}},
     LimitRow{Dimension::MetresPerSecond, {1e-9, 3e8, -3e8}},    // the speed of light
-    LimitRow{Dimension::Ratio, {1e-12, 1e6, -1e6}},
+    LimitRow{Dimension::Ratio, {1e-12, 1e18, -1e18}},           // also every plain number in YAML
 };
 
 std::string_view trim(std::string_view s) {

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "core/error.hpp"
+
 #include "model/budget.hpp"
 #include "model/hardware.hpp"
 #include "model/network.hpp"
@@ -173,6 +175,9 @@ struct ScenarioSpec {
   double kernel_trace_s = 1.0;   // per-kernel slices in trace.json for the first this many seconds
   std::vector<std::string> notes;  // what loading did that a reader should know (e.g. ops an import could not map)
   std::vector<std::string> input_files;  // every file loading read, in reading order: scenario, hardware, networks, traces
+  /// Doubts about the input that are not errors (a measured trace that matches part of its network); printed on
+  /// stderr, and errors under --strict.
+  std::vector<core::Diagnostic> warnings;
 
   /// The floor of one execution of stage `s` alone on an idle SoC at the nominal clocks: the sum of its
   /// kernels' roofline times at `roofs` (the budget's estimate, or its bound at peak roofs), or the mean work

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -140,6 +141,14 @@ struct MatchedMeasurements {
 /// (fused_match.cpp). Throws core::UserError when a profile of those formats matches no layer at all (a profile
 /// of another network).
 MatchedMeasurements match_measurements(const MeasuredTrace& trace, const model::NetworkSpec& net);
+
+/// How well a trace fits a network: `error` when nothing recorded names a layer of it (a trace of another network:
+/// every name unmatched), `warning` when some recorded names match no layer (and no fused kernel containing one).
+struct MatchVerdict {
+  std::optional<std::string> error;
+  std::optional<std::string> warning;
+};
+MatchVerdict judge_match(const MeasuredTrace& trace, const MatchedMeasurements& matched, const model::NetworkSpec& net);
 
 /// Measurements under their recorded names, without a network: CSV rows; TFLite nodes by output tensor name;
 /// PyTorch ranges by name and top-level ops outside ranges as "aten::conv2d #3".

@@ -1,0 +1,52 @@
+// Nothing half-written after a signal or a runaway run: while an OutputGuard lives, SIGINT, SIGTERM and SIGHUP,
+// a wall-time limit, and an internal error each remove the temporary output before the process ends.
+#pragma once
+
+#include <atomic>
+#include <filesystem>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include <signal.h>
+
+namespace framesim::cli {
+
+/// Exit code of a run stopped by --wall-limit (README "Exit codes").
+inline constexpr int kExitWallLimit = 3;
+
+class OutputGuard {
+ public:
+  /// Guards `tmp` (a folder or file being written). `wall_limit_s` > 0 stops the process after that much wall
+  /// time with exit code kExitWallLimit; a signal ends it with 128 + the signal's number. Each says so on stderr.
+  /// Construct it before any other thread starts: it blocks the signals in the calling thread.
+  OutputGuard(std::filesystem::path tmp, double wall_limit_s, std::string option_name);
+  ~OutputGuard();
+  OutputGuard(const OutputGuard&) = delete;
+  OutputGuard& operator=(const OutputGuard&) = delete;
+
+  /// Runs `publish` (the rename that makes the output visible) with the guard held off, so that a signal
+  /// arriving then finds either the old output or the whole new one, never a mix.
+  void publish(const std::function<void()>& publish);
+
+ private:
+  void watch();
+  [[noreturn]] void stop(const std::string& message, int exit_code);
+
+  std::filesystem::path tmp_;
+  double wall_limit_s_;
+  std::string option_name_;
+  sigset_t signals_{};
+  sigset_t previous_mask_{};
+  std::mutex mutex_;
+  std::atomic<bool> done_{false};
+  std::atomic<bool> published_{false};
+  std::thread watcher_;
+};
+
+/// Publishes the finished folder `tmp` as `out`: an existing `out` is swapped out atomically and then removed,
+/// so a failure at any point leaves either the old run folder or the new one. Throws core::UserError.
+void replace_folder(const std::filesystem::path& tmp, const std::filesystem::path& out);
+
+}  // namespace framesim::cli
