@@ -1,5 +1,6 @@
 // `framesim import MODEL [--input NAME=1x3x224x224]... [-o network.yaml]`: an ONNX or TFLite model as a
 // framesim network (YAML), with what could not be mapped listed.
+#include <filesystem>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -49,6 +50,10 @@ std::pair<std::string, model::Shape> parse_input(const std::string& text) {
 namespace {
 
 int run_import(const ImportArgs& a) {
+  std::error_code ec;
+  if (!a.out.empty() && std::filesystem::is_directory(a.out, ec))
+    throw core::UserError(fmt::format("-o: {} is a directory; give the network file to write, e.g. {}/network.yaml",
+                                      a.out, a.out));
   trace::ImportOptions options;
   for (const auto& i : a.inputs) options.input_shapes.insert(parse_input(i));
   const trace::ImportResult result = trace::import_model(a.model, options);

@@ -244,7 +244,8 @@ class NetworkReader {
     } else if (previous >= 0) {
       inputs.push_back(previous);
     } else if (!schema || schema->min_inputs > 0) {
-      item.error("say which tensor this layer reads (input: NAME): the network has several inputs");
+      item.error(net_.inputs.empty() ? "this layer reads nothing: the network has no inputs"
+                                     : "say which tensor this layer reads (input: NAME): the network has several inputs");
       inputs_ok = false;
     }
 

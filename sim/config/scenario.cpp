@@ -839,10 +839,18 @@ class ScenarioReader {
 }  // namespace
 
 double simulated_events(const model::ScenarioSpec& spec) {
+  // Kernels of one execution of `work`: a network's layers, else one.
+  auto kernels = [&](const model::WorkSpec& w) {
+    if (w.kind != model::WorkSpec::Kind::network || w.network < 0 ||
+        static_cast<std::size_t>(w.network) >= spec.networks.size())
+      return 1.0;
+    return static_cast<double>(std::max<std::size_t>(1, spec.networks[static_cast<std::size_t>(w.network)].network.layers.size()));
+  };
+  double per_frame = 0;
+  for (const auto& st : spec.stages) per_frame += kernels(st.work);
   double per_second = 0;
-  const double stages = static_cast<double>(std::max<std::size_t>(1, spec.stages.size()));
-  for (const auto& s : spec.sensors) per_second += s.rate_Hz * stages;
-  for (const auto& t : spec.tasks) per_second += t.rate_Hz;
+  for (const auto& s : spec.sensors) per_second += s.rate_Hz * std::max(1.0, per_frame);
+  for (const auto& t : spec.tasks) per_second += t.rate_Hz * kernels(t.work);
   per_second += 1.0 / spec.sample_period_s;
   if (spec.hardware.thermal) per_second += 1.0 / spec.hardware.thermal->governor_period_s;
   return spec.duration_s * per_second;
@@ -853,10 +861,10 @@ std::optional<std::string> run_size_problem(const model::ScenarioSpec& spec) {
   if (events <= kMaxSimulatedEvents) return std::nullopt;
   double sensors_Hz = 0;
   for (const auto& s : spec.sensors) sensors_Hz += s.rate_Hz;
-  return fmt::format("{} of simulated time at {} of sensor frames through {} stage{} is about {:.3g} events; framesim "
-                     "simulates at most {:.0e} per run (shorten the duration or lower the rates)",
-                     core::format_seconds(spec.duration_s), core::format_hertz(sensors_Hz), spec.stages.size(),
-                     spec.stages.size() == 1 ? "" : "s", events, kMaxSimulatedEvents);
+  return fmt::format("{} of simulated time at {} of sensor frames is about {:.3g} events (frames x kernels, task "
+                     "releases, samples); framesim simulates at most {:.0e} per run (shorten the duration or lower the "
+                     "rates)",
+                     core::format_seconds(spec.duration_s), core::format_hertz(sensors_Hz), events, kMaxSimulatedEvents);
 }
 
 model::ScenarioSpec load_scenario(const std::filesystem::path& path, const std::vector<Override>& overrides) {

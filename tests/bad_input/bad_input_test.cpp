@@ -119,6 +119,7 @@ struct RunResult {
   bool exited = false;
   int exit_code = -1;
   int signal = 0;
+  bool hung = false;
   std::string out;
   std::string err;
 };
@@ -151,9 +152,19 @@ RunResult run_framesim(const std::vector<std::string>& args, const fs::path& cap
     ::execv(argv[0], argv.data());
     ::_exit(127);
   }
+  // A hang is a failure too: the child is killed after kHangSeconds.
+  constexpr int kHangSeconds = 30;
   int status = 0;
-  while (::waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) break;
+  for (int waited_ms = 0;; waited_ms += 10) {
+    const pid_t done = ::waitpid(pid, &status, WNOHANG);
+    if (done == pid || (done < 0 && errno != EINTR)) break;
+    if (waited_ms >= kHangSeconds * 1000) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, &status, 0);
+      r.hung = true;
+      break;
+    }
+    ::usleep(10000);
   }
   if (WIFEXITED(status)) {
     r.exited = true;
@@ -234,7 +245,9 @@ TEST_P(BadInput, Case) {
   std::vector<std::string> problems;
 
   // Exit code 2: never a crash, never success.
-  if (!r.exited)
+  if (r.hung)
+    problems.push_back("framesim did not finish within 30 s on bad input: a hang");
+  else if (!r.exited)
     problems.push_back("framesim was killed by signal " + std::to_string(r.signal) + " (" + strsignal(r.signal) +
                        "): a crash on bad input");
   else if (r.exit_code != 2)
