@@ -73,13 +73,14 @@ struct CliRun {
 };
 
 /// Runs `framesim ARGS` (shell text: quote paths) in the source tree, in its own process, and captures it.
-inline CliRun run_cli(const std::string& args) {
+/// `wrapper` (shell text ending in a space, e.g. "timeout 1 ") runs framesim under another command.
+inline CliRun run_cli(const std::string& args, const std::string& wrapper = "") {
   static int runs = 0;  // this process's runs so far: each captures into its own files
   const std::string capture = (std::filesystem::temp_directory_path() /
                                ("framesim-cli-" + std::to_string(::getpid()) + "-" + std::to_string(runs++)))
                                   .string();
   const std::string out = capture + ".out", err = capture + ".err";
-  const std::string command = std::string("cd '") + FRAMESIM_SOURCE_DIR + "' && '" + FRAMESIM_BINARY + "' " + args +
+  const std::string command = std::string("cd '") + FRAMESIM_SOURCE_DIR + "' && " + wrapper + "'" + FRAMESIM_BINARY + "' " + args +
                               " > '" + out + "' 2> '" + err + "'";
   const int status = std::system(command.c_str());
   CliRun r;

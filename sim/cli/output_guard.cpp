@@ -56,7 +56,7 @@ void OutputGuard::watch() {
     siginfo_t info{};
     const int s = sigtimedwait(&signals_, &info, &timeout);
     if (s < 0 || s == SIGUSR2) continue;  // a timeout, EINTR, or the destructor's wake-up
-    stop(fmt::format("framesim: interrupted by {}; nothing was written", sigabbrev_np(s) ? sigabbrev_np(s) : "a signal"),
+    stop(fmt::format("framesim: interrupted by SIG{}; nothing was written", sigabbrev_np(s) ? sigabbrev_np(s) : "?"),
          128 + s);
   }
 }
