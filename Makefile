@@ -1,5 +1,8 @@
 # Thin wrapper over CMake. `make run` and `make test` install what is missing (Debian packages), build, and run.
 BUILD_DIR ?= build
+ASAN_DIR ?= build-asan
+# Seconds per fuzz target in the smoke run of `make test-asan` (fuzz/README.md for a long run).
+FUZZ_SECONDS ?= 20
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 SCENARIO ?= scenarios/robot_30fps.yaml
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -9,7 +12,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 PACKAGES := cmake ninja-build g++ pkg-config ccache \
 	libsimgrid-dev libyaml-cpp-dev libboost-dev libcli11-dev libfmt-dev nlohmann-json3-dev \
 	libgtest-dev libgmock-dev libonnx-dev libprotobuf-dev protobuf-compiler python3-onnx libonnx-testdata \
-	flatbuffers-compiler libflatbuffers-dev nodejs libsqlite3-dev libssl-dev chromium
+	flatbuffers-compiler libflatbuffers-dev nodejs libsqlite3-dev libssl-dev chromium clang libclang-rt-14-dev
 
 # Debian packages only the slow tests need (tests/slow: GNU parallel and a single-node Slurm cluster).
 # `make deps-slow` installs the missing ones; `make test-all` does, `make test` does not.
@@ -55,6 +58,18 @@ run: build
 
 test: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) --label-exclude slow
+	$(MAKE) test-asan
+
+# The ASan + UBSan build (clang, CMakePresets.json "asan"): the fast suites, the shipped scenarios, the run-output
+# tests and a fuzz smoke run of every target. SimGrid's raw context switching defeats ASan's fake stacks, hence
+# detect_stack_use_after_return=0. The engine and golden suites run in the release build only.
+ASAN_ENV := ASAN_OPTIONS=detect_stack_use_after_return=0:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+.PHONY: test-asan
+test-asan: deps
+	@[ -f $(ASAN_DIR)/build.ninja ] || cmake --preset asan -DFRAMESIM_FUZZ_SECONDS=$(FUZZ_SECONDS)
+	cmake --build $(ASAN_DIR) -j $(JOBS)
+	cd $(ASAN_DIR) && $(ASAN_ENV) ctest --output-on-failure -j $(JOBS) -L '^(unit|config|scenarios|output)$$'
+	cd $(ASAN_DIR) && $(ASAN_ENV) ctest --output-on-failure -L '^fuzz$$'
 
 bench: build
 	./$(BUILD_DIR)/framesim bench
