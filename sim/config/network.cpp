@@ -1,6 +1,7 @@
 #include "config/network.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <map>
 #include <set>
@@ -139,6 +140,23 @@ class NetworkReader {
     }
   }
 
+  /// Layers a list of layers stands for once its repeat blocks are expanded (a malformed repeat counts once).
+  static double layers_in(const YAML::Node& list) {
+    if (!list.IsSequence()) return 1;
+    double total = 0;
+    for (const auto& entry : list) {
+      const YAML::Node count = entry.IsMap() ? entry["repeat"] : YAML::Node();
+      std::int64_t times = 1;
+      if (count.IsDefined() && count.IsScalar()) {
+        const std::string& t = count.Scalar();
+        std::from_chars(t.data(), t.data() + t.size(), times);
+      }
+      total += times > 1 ? static_cast<double>(times) * layers_in(entry["layers"]) : 1.0;
+      if (total > 1e18) return total;  // far past any limit: stop multiplying
+    }
+    return total;
+  }
+
   void read_repeat(const Node& item, Scope& scope, int& previous) {
     MapReader r(item, {"repeat", "name", "layers"});
     const auto count = r.integer("repeat", 1, 100000).value_or(0);
@@ -150,6 +168,13 @@ class NetworkReader {
       return;
     }
     if (!add_name(scope, name, item)) return;
+    // Refused before anything is built: nested blocks multiply (100000 x 100000 layers).
+    const double expanded = static_cast<double>(net_.layers.size()) + static_cast<double>(count) * layers_in(layers->yaml());
+    if (expanded > static_cast<double>(model::kMaxLayers)) {
+      item.error(fmt::format("the block expands to {:.3g} layers; framesim reads networks of at most {} layers",
+                             expanded, model::kMaxLayers));
+      return;
+    }
     for (std::int64_t i = 0; i < count; ++i) {
       if (net_.layers.size() > model::kMaxLayers) {
         item.error(fmt::format("the network would have more than {} layers (the largest framesim reads)",

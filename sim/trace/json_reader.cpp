@@ -190,7 +190,7 @@ Json JsonReader::value(const std::string& key_path, int depth) {
       Json member = value(child, depth + 1);
       for (const auto& [k, unused] : v.members)
         if (k == key) fail_at(member.line, member.column, child, "given twice");
-      v.members.emplace_back(std::move(key), std::move(member));
+      v.members.push_back({std::move(key), std::move(member)});
       ws();
     }
   }

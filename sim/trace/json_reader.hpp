@@ -14,6 +14,8 @@
 
 namespace framesim::trace {
 
+struct JsonMember;
+
 /// One JSON value and where it starts (1-based line and column).
 struct Json {
   enum class Type { null, boolean, number, string, array, object };
@@ -23,15 +25,23 @@ struct Json {
   double number = 0;
   std::string text;
   std::vector<Json> items;
-  std::vector<std::pair<std::string, Json>> members;
+  std::vector<JsonMember> members;  // a struct: std::pair of the incomplete Json does not compile with clang
 
   /// The member named `key` of an object, or nullptr.
-  const Json* find(std::string_view key) const {
-    for (const auto& [k, v] : members)
-      if (k == key) return &v;
-    return nullptr;
-  }
+  const Json* find(std::string_view key) const;
 };
+
+/// A member of a JSON object: its name and value.
+struct JsonMember {
+  std::string key;
+  Json value;
+};
+
+inline const Json* Json::find(std::string_view key) const {
+  for (const auto& [k, v] : members)
+    if (k == key) return &v;
+  return nullptr;
+}
 
 /// "a number", "an object", ... for messages.
 std::string_view json_type_name(Json::Type t);
