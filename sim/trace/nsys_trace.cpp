@@ -416,8 +416,9 @@ MeasuredTrace parse_nsys_sqlite(const std::string& bytes, const std::string& pat
     if (!tables.count(table)) continue;
     const auto have = require(table, {"start", "end", "streamId", "correlationId"});
     const std::string kind = have.count("copyKind") ? "copyKind" : "0";
+    const bool is_memset = memset;  // clang 14 cannot capture a structured binding
     db.query(fmt::format("SELECT start, \"end\", streamId, correlationId, {} FROM {}", kind, table),
-             [&](sqlite3_stmt* s) { read_activity(s, copy_name(sqlite3_column_int(s, 4), memset), true); });
+             [&](sqlite3_stmt* s) { read_activity(s, copy_name(sqlite3_column_int(s, 4), is_memset), true); });
   }
   if (bad > 0)
     user_error(kernels, fmt::format("{} activities without a start or with their end before their start: a damaged "

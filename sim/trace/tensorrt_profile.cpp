@@ -232,7 +232,7 @@ void add_tensorrt_layer_info(MeasuredTrace& trace, const std::string& text, cons
     if (metadata) info.origins = metadata_origins(*metadata);
   }
   problems.throw_if_any();
-  std::size_t known = 0, with_origins = 0, reformats = 0;
+  std::size_t known = 0, with_origins = 0;
   std::vector<std::string> missing;
   for (auto& e : trace.entries) {
     auto it = by_name.find(e.name);
@@ -250,7 +250,6 @@ void add_tensorrt_layer_info(MeasuredTrace& trace, const std::string& text, cons
       e.data_movement = true;
       e.feeds = tensorrt_reformat_target(e.name);
     }
-    reformats += e.data_movement;
   }
   if (known == 0 && !trace.entries.empty())
     throw core::UserError({core::Diagnostic{
