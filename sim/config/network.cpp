@@ -296,7 +296,10 @@ class NetworkReader {
     for (int t : inputs) tensors.push_back(&net_.tensors[static_cast<std::size_t>(t)]);
     auto result = model::build_layer(*schema, full, params, tensors, precision);
     if (auto* e = std::get_if<model::OpError>(&result)) {
-      std::optional<Node> at = e->key.empty() ? std::nullopt : r.get(e->key);
+      // A key the op does not declare (an op's builder shared with another op names the other's key) is reported
+      // at the layer, not looked up.
+      const bool declared = std::find(allowed.begin(), allowed.end(), e->key) != allowed.end();
+      std::optional<Node> at = e->key.empty() || !declared ? std::nullopt : r.get(e->key);
       if (e->key == "inputs") at = r.get("inputs") ? r.get("inputs") : r.get("input");
       (at ? *at : item).error(e->message);
       return;

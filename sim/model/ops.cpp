@@ -275,7 +275,14 @@ Result build_linear(Build& b) {
   const auto k = x.back();
   auto n = b.integer("out_features");
   if (!n) n = b.integer("n");
-  if (!n || *n <= 0) return err(b.integer("n") ? "n" : "out_features", "must be a positive integer");
+  if (!n || *n <= 0) {
+    // linear says out_features, a matmul with one input says n: name the key this op declares.
+    const bool has_out_features = std::any_of(b.schema.params.begin(), b.schema.params.end(),
+                                              [](const ParamSchema& p) { return p.key == "out_features"; });
+    const char* key = b.integer("n") || !has_out_features ? "n" : "out_features";
+    return err(key, b.integer(key) ? std::string("must be a positive integer")
+                                   : fmt::format("{} needs {} (the number of output features)", b.schema.name, key));
+  }
   if (auto want_k = b.integer("k"); want_k && *want_k != k)
     return err("k", fmt::format("is {} but the input {} has {} features (shape {})", *want_k, b.in[0]->name, k,
                                 shape_to_string(x)));
