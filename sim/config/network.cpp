@@ -142,7 +142,7 @@ class NetworkReader {
 
   /// Layers a list of layers stands for once its repeat blocks are expanded (a malformed repeat counts once).
   static double layers_in(const YAML::Node& list) {
-    if (!list.IsSequence()) return 1;
+    if (!list.IsDefined() || !list.IsSequence()) return 1;  // a missing or malformed list is reported where it is read
     double total = 0;
     for (const auto& entry : list) {
       const YAML::Node count = entry.IsMap() ? entry["repeat"] : YAML::Node();
