@@ -16,7 +16,11 @@ class RecordSpill {
 
   void append(const std::vector<double>& record) {
     FRAMESIM_ASSERT(record.size() == length_, "spilled records have one length");
-    buffer_.insert(buffer_.end(), record.begin(), record.end());
+    append(record.data());
+  }
+  /// Appends the record_length() doubles at `record`.
+  void append(const double* record) {
+    buffer_.insert(buffer_.end(), record, record + length_);
     ++count_;
     if (buffer_.size() >= kChunkDoubles) flush();
   }

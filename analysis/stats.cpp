@@ -74,33 +74,16 @@ Quantile quantile_of_sorted(const std::vector<double>& sorted, double p, double 
 
 void Samples::add(double v) {
   if (loaded_) release();
-  buffer_.push_back(v);
+  store_.append(&v);
   ++count_;
   acc_(v);
-  if (buffer_.size() >= kChunk) spill();
-}
-
-void Samples::spill() {
-  if (!file_) file_.reset(std::tmpfile());
-  if (!file_) return;  // no temporary file to be had: the values stay in memory
-  if (std::fwrite(buffer_.data(), sizeof(double), buffer_.size(), file_.get()) != buffer_.size())
-    throw core::UserError("cannot write the statistics' temporary file (is the disk full?)");
-  written_ += buffer_.size();
-  buffer_.clear();
 }
 
 void Samples::load() const {
   if (loaded_) return;
   values_.clear();
   values_.reserve(count_);
-  if (file_) {
-    values_.resize(written_);
-    std::rewind(file_.get());
-    if (std::fread(values_.data(), sizeof(double), written_, file_.get()) != written_)
-      throw core::UserError("cannot read the statistics' temporary file back");
-    std::fseek(file_.get(), 0, SEEK_END);
-  }
-  values_.insert(values_.end(), buffer_.begin(), buffer_.end());
+  store_.for_each([&](const double* v) { values_.push_back(*v); });
   loaded_ = true;
   sorted_ = false;
 }

@@ -13,8 +13,6 @@
 #pragma once
 
 #include <cstddef>
-#include <cstdio>
-#include <memory>
 #include <optional>
 #include <vector>
 
@@ -26,6 +24,8 @@
 #include <boost/accumulators/statistics/stats.hpp>
 #include <boost/accumulators/statistics/variance.hpp>
 #include <nlohmann/json.hpp>
+
+#include "spill.hpp"
 
 namespace framesim::analysis {
 
@@ -88,16 +88,9 @@ class Samples {
       double, boost::accumulators::stats<boost::accumulators::tag::count, boost::accumulators::tag::mean,
                                          boost::accumulators::tag::min, boost::accumulators::tag::max,
                                          boost::accumulators::tag::variance>>;
-  struct FileCloser {
-    void operator()(std::FILE* f) const { std::fclose(f); }
-  };
-  static constexpr std::size_t kChunk = 4096;
-  void spill();
   void load() const;
 
-  std::vector<double> buffer_;                  // not yet written
-  std::unique_ptr<std::FILE, FileCloser> file_;  // what was written (null: nothing yet, or no temporary file)
-  std::size_t written_ = 0;
+  RecordSpill store_{1};  // every value, in the order added
   std::size_t count_ = 0;
   mutable std::vector<double> values_;  // read back
   mutable bool loaded_ = false;

@@ -18,6 +18,7 @@
 #include <simgrid/s4u.hpp>
 
 #include "core/error.hpp"
+#include "core/text.hpp"
 #include "core/units.hpp"
 #include "engine/fast_path.hpp"
 #include "engine/frames.hpp"
@@ -847,18 +848,12 @@ class Simulation {
       where.push_back(missing.empty()
                           ? fmt::format("stage \"{}\" holds {} queued item(s)", st.spec->name, queued)
                           : fmt::format("stage \"{}\" holds {} queued item(s) waiting for input {}", st.spec->name,
-                                        queued, core_join_quoted(missing)));
+                                        queued, core::join_list(missing, ", ", true)));
     }
     totals_.warnings.push_back(fmt::format(
         "the pipeline did not drain within {} after the sensors stopped: {} frame(s) unfinished{}{}",
         core::format_seconds(drain_limit_s()), frames_.in_flight(), where.empty() ? "" : "; ",
         fmt::join(where, "; ")));
-  }
-
-  static std::string core_join_quoted(const std::vector<std::string>& names) {
-    std::vector<std::string> quoted;
-    for (const auto& n : names) quoted.push_back("\"" + n + "\"");
-    return fmt::format("{}", fmt::join(quoted, ", "));
   }
 
   void finish() {
