@@ -23,10 +23,12 @@ Ledger::Ledger(const model::ScenarioSpec& spec, Platform& platform)
 }
 
 /// The ambient temperature at `time_s`: a replayed profile (steps), else the scenario's or the hardware's.
+/// A step within kSameInstant_s of `time_s` has been reached: SimGrid may fire the tick at a step's time that
+/// much early, and the step must not wait a whole governor period (examples/11_throttling/ambient.yaml).
 double Ledger::ambient_C(double time_s) const {
   const auto& profile = spec_.ambient_profile_C;
   if (!profile.empty()) {
-    auto it = std::upper_bound(profile.begin(), profile.end(), time_s,
+    auto it = std::upper_bound(profile.begin(), profile.end(), time_s + kSameInstant_s,
                                [](double t, const auto& point) { return t < point.first; });
     return it == profile.begin() ? profile.front().second : std::prev(it)->second;
   }
