@@ -164,6 +164,7 @@ TEST(Examples, EveryFolderHasScenariosAndTheReadmeListsIt) {
 // The parser itself, on lines written here.
 TEST(ExpectLines, ReadsNumbersTextsPathsAndCells) {
   const auto e = parse_expectations(R"(# Example: not an expectation
+# expected numbers follow (prose, not an expectation)
 # expect: windows.all.stages.sa.service_s.max = 0.020 ± 1e-9
 #   expect: frames.drops_by."slow: queue_full" = 22 ± 0
 # expect: stages.csv[stage=acc, frame=0].end_s = 0.0155 ± 0.01%
@@ -172,7 +173,7 @@ name: x
 )",
                                     "t.yaml");
   ASSERT_EQ(e.size(), 4u);
-  EXPECT_EQ(e[0].line, 2);
+  EXPECT_EQ(e[0].line, 3);
   EXPECT_EQ(e[0].json_path, (std::vector<std::string>{"windows", "all", "stages", "sa", "service_s", "max"}));
   EXPECT_EQ(e[0].value, 0.020);
   EXPECT_EQ(e[0].tolerance, 1e-9);
@@ -189,6 +190,8 @@ name: x
 
 TEST(ExpectLines, RefusesWhatWouldDropOrWeakenACheck) {
   for (const char* bad : {"# expects: a.b = 1 ± 0",           // a typo in the keyword
+                          "# Expect: a.b = 1 ± 0",            // another
+                          "# expected : a.b = 1 ± 0",         // and another
                           "# expect: a.b = 1",                // no tolerance
                           "# expect: a.b = one ± 0",          // not a number
                           "# expect: a.b = 1 ± -1",           // a negative tolerance

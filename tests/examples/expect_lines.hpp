@@ -12,9 +12,11 @@
 //                         as text, or as numbers within 1e-9 relative; then the column)
 #pragma once
 
+#include <cctype>
 #include <cmath>
 #include <cstddef>
 #include <optional>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -66,6 +68,18 @@ inline std::optional<double> number(const std::string& text) {
   } catch (const std::exception&) {
     return std::nullopt;
   }
+}
+
+/// A comment that means to be an expectation: `expect`, in any case and with any ending (`Expect`, `expects`,
+/// `expected`), then a colon. Prose that starts with "expected" and has no colon after the word is not one.
+inline bool looks_like_expect(const std::string& comment) {
+  std::size_t i = 0;
+  while (i < comment.size() && std::isalpha(static_cast<unsigned char>(comment[i]))) ++i;
+  std::string word = comment.substr(0, i);
+  for (char& c : word) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (word.rfind("expect", 0) != 0) return false;
+  while (i < comment.size() && comment[i] == ' ') ++i;
+  return i < comment.size() && comment[i] == ':';
 }
 
 /// Splits a summary.json path at dots outside double quotes; quotes are removed.
@@ -135,7 +149,7 @@ inline std::vector<Expectation> parse_expectations(const std::string& text, cons
     ++line_number;
     if (line.empty() || line[0] != '#') continue;
     const std::string comment = detail::trim(line.substr(1));
-    if (comment.rfind("expect", 0) != 0) continue;
+    if (!detail::looks_like_expect(comment)) continue;
     const std::string where = file_name + ":" + std::to_string(line_number);
     if (comment.rfind("expect:", 0) != 0) throw ExpectError(where + ": write `# expect: ...`");
     const std::string body = detail::trim(comment.substr(7));
@@ -157,9 +171,12 @@ inline std::vector<Expectation> parse_expectations(const std::string& text, cons
       e.value = *value;
       e.tolerance = relative ? *tolerance / 100 * std::fabs(*value) : *tolerance;
       const double loosest = e.value == 0 ? 1e-9 : kLoosestRelativeTolerance * std::fabs(e.value);
-      if (e.tolerance > loosest)
-        throw ExpectError(where + ": the tolerance is looser than " + std::to_string(kLoosestRelativeTolerance * 100) +
-                          " % of the value: it could not catch a wrong result");
+      if (e.tolerance > loosest) {
+        std::ostringstream message;
+        message << where << ": the tolerance is looser than " << kLoosestRelativeTolerance * 100
+                << " % of the value (1e-9 for a zero): it could not catch a wrong result";
+        throw ExpectError(message.str());
+      }
     } else if (const auto c = body.find(" contains "); c != std::string::npos) {
       e.selector = detail::trim(body.substr(0, c));
       rest = detail::trim(body.substr(c + 10));
