@@ -49,8 +49,9 @@ class Scratch {
  public:
   Scratch() {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = std::filesystem::temp_directory_path() /
-           (std::string("framesim-") + info->test_suite_name() + "-" + info->name() + "-" + std::to_string(::getpid()));
+    std::string name = std::string("framesim-") + info->test_suite_name() + "-" + info->name() + "-" + std::to_string(::getpid());
+    std::replace(name.begin(), name.end(), '/', '_');  // parameterised tests are named Suite/Test/Param
+    dir_ = std::filesystem::temp_directory_path() / name;
     std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_);
   }

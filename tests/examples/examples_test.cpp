@@ -1,5 +1,5 @@
 // The examples (examples/README.md): every scenario in examples/*/ runs through `framesim run`, as a user
-// would run it, and every number its header derives by hand (`# expect:` lines, parsed by expect_lines.hpp)
+// would run it (and again with --exact), and every number its header derives by hand (`# expect:` lines, parsed by expect_lines.hpp)
 // must come out of the run folder within the tolerance the header states. The header is the only place
 // each number is written, so the test and the explanation cannot drift apart.
 #include <gtest/gtest.h>
@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <regex>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <fmt/format.h>
@@ -108,14 +109,18 @@ json select(const Expectation& e, const fs::path& folder, const json& summary) {
   return *node;
 }
 
-class Example : public ::testing::TestWithParam<std::string> {};
+/// An example scenario ("FOLDER/FILE.yaml") and whether to run it with `--exact`: every kernel a SimGrid
+/// activity instead of the fast path's own fluid solver (sim/engine/README.md, "The fast path"). Both paths
+/// must reach the numbers the header derives.
+class Example : public ::testing::TestWithParam<std::tuple<std::string, bool>> {};
 
 TEST_P(Example, RunsToTheNumbersItsHeaderDerives) {
-  const fs::path scenario = kExamples / GetParam();
-  const auto expectations = parse_expectations(framesim::core::read_file(scenario), GetParam());
-  ASSERT_FALSE(expectations.empty()) << GetParam() << " has no `# expect:` line";
+  const std::string& name = std::get<0>(GetParam());
+  const fs::path scenario = kExamples / name;
+  const auto expectations = parse_expectations(framesim::core::read_file(scenario), name);
+  ASSERT_FALSE(expectations.empty()) << name << " has no `# expect:` line";
   Scratch s;
-  const auto r = run_framesim(scenario, s.dir() / "out");
+  const auto r = run_framesim(scenario, s.dir() / "out", std::get<1>(GetParam()) ? "--exact" : "");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   for (const auto& e : expectations) {
     const json actual = select(e, r.folder, r.summary);
@@ -123,28 +128,30 @@ TEST_P(Example, RunsToTheNumbersItsHeaderDerives) {
     if (e.is_text) {
       const std::string text = actual.is_string() ? actual.get<std::string>() : actual.dump();
       EXPECT_NE(text.find(e.text), std::string::npos)
-          << GetParam() << ":" << e.line << ": " << e.selector << " = " << text << " does not contain \"" << e.text << "\"";
+          << name << ":" << e.line << ": " << e.selector << " = " << text << " does not contain \"" << e.text << "\"";
       continue;
     }
     if (!actual.is_number()) {
-      ADD_FAILURE() << GetParam() << ":" << e.line << ": " << e.selector << " is " << actual.dump() << ", not a number";
+      ADD_FAILURE() << name << ":" << e.line << ": " << e.selector << " is " << actual.dump() << ", not a number";
       continue;
     }
     const double v = actual.get<double>();
     EXPECT_LE(std::fabs(v - e.value), e.tolerance)
-        << GetParam() << ":" << e.line << ": " << e.selector << " = " << fmt::format("{}", v) << ", the header derives "
+        << name << ":" << e.line << ": " << e.selector << " = " << fmt::format("{}", v) << ", the header derives "
         << fmt::format("{}", e.value) << " ± " << fmt::format("{}", e.tolerance);
   }
 }
 
-std::string test_name(const ::testing::TestParamInfo<std::string>& info) {
-  std::string name = info.param.substr(0, info.param.size() - 5);  // without ".yaml"
+std::string test_name(const ::testing::TestParamInfo<std::tuple<std::string, bool>>& info) {
+  const std::string& file = std::get<0>(info.param);
+  std::string name = file.substr(0, file.size() - 5);  // without ".yaml"
   for (char& c : name)
     if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-  return name;
+  return std::get<1>(info.param) ? name + "_exact" : name;
 }
 
-INSTANTIATE_TEST_SUITE_P(Examples, Example, ::testing::ValuesIn(example_scenarios()), test_name);
+INSTANTIATE_TEST_SUITE_P(Examples, Example,
+                         ::testing::Combine(::testing::ValuesIn(example_scenarios()), ::testing::Bool()), test_name);
 
 TEST(Examples, EveryFolderHasScenariosAndTheReadmeListsIt) {
   const std::string readme = framesim::core::read_file(kExamples / "README.md");
