@@ -69,7 +69,7 @@ test-asan: deps
 	@[ -f $(ASAN_DIR)/build.ninja ] || cmake --preset asan -DFRAMESIM_FUZZ_SECONDS=$(FUZZ_SECONDS)
 	cmake --build $(ASAN_DIR) -j $(JOBS)
 	@# Tests that assert wall time (InLinearTime) measure the sanitizers, not framesim: release build only.
-	cd $(ASAN_DIR) && $(ASAN_ENV) ctest --output-on-failure -j $(JOBS) -L '^(unit|config|scenarios|output)$$' -E 'InLinearTime'
+	cd $(ASAN_DIR) && $(ASAN_ENV) ctest --output-on-failure -j $(JOBS) -L '^(unit|config|scenarios|output|examples)$$' -E 'InLinearTime'
 	cd $(ASAN_DIR) && $(ASAN_ENV) ctest --output-on-failure -L '^fuzz$$'
 
 bench: build
