@@ -470,7 +470,10 @@ nlohmann::json budget_json(const BudgetReport& r, const model::HardwareSpec& hw,
       entry["measured_s"] = *row.measured_s;
       if (row.ratio) entry["ratio"] = *row.ratio;
       if (row.bound_ratio) entry["bound_ratio"] = *row.bound_ratio;
-      if (row.diagnosis) entry["diagnosis"] = model::diagnosis_text(*row.diagnosis);
+      if (row.diagnosis) {
+        entry["diagnosis"] = model::diagnosis_text(*row.diagnosis);
+        entry["diagnosis_band"] = model::diagnosis_name(*row.diagnosis);
+      }
     }
     kernels.push_back(entry);
   }
@@ -532,7 +535,8 @@ nlohmann::json budget_json(const BudgetReport& r, const model::HardwareSpec& hw,
       j["measured_total"] = {{"measured_s", *r.measured_total_s},
                              {"ratio", *r.measured_total_s / r.estimate_s},
                              {"bound_ratio", *r.measured_total_s / r.bound_s},
-                             {"diagnosis", model::diagnosis_text(*r.total_diagnosis)}};
+                             {"diagnosis", model::diagnosis_text(*r.total_diagnosis)},
+                             {"diagnosis_band", model::diagnosis_name(*r.total_diagnosis)}};
   }
   return j;
 }

@@ -22,6 +22,17 @@ std::string_view diagnosis_text(Diagnosis d) {
   return "";
 }
 
+std::string_view diagnosis_name(Diagnosis d) {
+  switch (d) {
+    case Diagnosis::below_bound: return "below_bound";
+    case Diagnosis::faster_than_estimate: return "faster_than_estimate";
+    case Diagnosis::at_roof: return "at_roof";
+    case Diagnosis::uncounted_bytes: return "uncounted_bytes";
+    case Diagnosis::overhead: return "overhead";
+  }
+  return "";
+}
+
 Diagnosis diagnose(double measured_over_estimate, double measured_over_bound) {
   // A relative tolerance of 1e-9 keeps a measurement equal to the bound (to rounding) from reading as impossible.
   if (measured_over_bound < 1.0 - 1e-9) return Diagnosis::below_bound;

@@ -58,6 +58,8 @@ enum class Diagnosis {
   overhead,              // >= 8
 };
 std::string_view diagnosis_text(Diagnosis d);
+/// The band's name in JSON output, as the enumerator is spelled (`below_bound`, ..., `overhead`).
+std::string_view diagnosis_name(Diagnosis d);
 /// Bands on measured / estimate: < 1 faster than the estimate (or, below the bound, impossible); [1, 2) at the
 /// roof ("~1.2x: stop"); [2, 8) bytes not counted ("~3x"); >= 8 overhead, not bandwidth ("~20x").
 /// `measured_over_bound` < 1 is below_bound whatever the estimate says.

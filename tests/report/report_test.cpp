@@ -149,7 +149,6 @@ TEST(Report, PercentilesAndIntervalsMatchFramesCsv) {
     if (row.at("stage") == "planning" && row.at("counted") == "1") service.push_back(std::stod(row.at("service_s")));
   std::sort(service.begin(), service.end());
   expect_summary_matches(windows["all"]["stages"]["planning"]["service_s"], service, "planning service");
-  EXPECT_NE(r.output.find("p99 95% CI"), std::string::npos) << r.output;
 }
 
 TEST(Report, BreakdownOfTheWorstFramesAddsUpAndMatchesStagesCsv) {

@@ -1,7 +1,10 @@
 // Calibration (model/calibrate.hpp) and the hardware YAML writer it writes through:
 //  - every shipped hardware file round-trips through write_hardware_yaml + parse_hardware unchanged;
-//  - measurements made with the cost model from known roofs (resnet18 and mobilenet_v2 on the Orin NX GPU) give
-//    back those roofs, and the calibrated model predicts a third network (yolov3-tiny) it was not fitted on;
+//  - kernel times made by framesim's own cost model from known roofs (resnet18 and mobilenet_v2 on the Orin NX
+//    GPU) give back those roofs, and the fitted file reproduces a third network's synthetic times (yolov3-tiny)
+//    that were not in the fit. All of this data is synthetic: it shows the fit recovers parameters the model form
+//    can express, not that framesim predicts a real device. Prediction against published measurements of networks
+//    never fitted on is tests/validation (`framesim validate`, the held-out rows).
 //  - multiplicative noise shows up as a non-zero error, honestly reported;
 //  - `framesim calibrate` end to end: the calibrated file loads, says what it was calibrated from, and bad input
 //    (a measured file matching no layer, a precision the unit lacks) is a clear error with exit code 2.
@@ -235,7 +238,7 @@ const model::FittedParameter& parameter(const model::CalibrationResult& r, model
   return r.parameters.front();
 }
 
-TEST(Calibrate, RecoversKnownRoofsAndPredictsAThirdNetwork) {
+TEST(Calibrate, RecoversKnownRoofsFromSyntheticTimesAndReproducesAThirdSyntheticNetwork) {
   const model::HardwareSpec file = orin();
   const Truth truth;
   const model::HardwareSpec true_hw = with_truth(file, truth);
@@ -277,7 +280,8 @@ TEST(Calibrate, RecoversKnownRoofsAndPredictsAThirdNetwork) {
             file.units[*file.find_unit("cpu")].dispatch_overhead_s);
   EXPECT_EQ(r.calibrated.memory[*file.find_level("cpu_l2")].efficiency, 0.7);
 
-  // A network that was not in the fit.
+  // A network that was not in the fit, its times made the same way: the recovered roofs reproduce them (a
+  // consistency check of the fit, not a prediction of a real device: the truth is the cost model itself).
   const auto yolo = network("yolov3_tiny");
   const auto predicted = samples_of(file, yolo, synthetic(true_hw, yolo));
   const model::FitError after = model::fit_error(r.calibrated, gpu(file), predicted);
@@ -345,10 +349,13 @@ TEST(Calibrate, SamplesFollowTheBudgetsMatching) {
   EXPECT_EQ(set.unmatched, std::vector<std::string>{"no_such_layer"});
 }
 
-TEST(Calibrate, TheWorkedExampleOfTracesReadme) {
-  // tests/trace/fixtures/orin_nx_gpu_*: synthetic eager-mode measurements (every layer its own kernel) from the
-  // roofs fp32 0.42, gpu_l2 0.38, dram 0.58, overhead 7.5 us with 3 % noise; resnet18 as a PyTorch trace matched by
-  // order, mobilenet_v2 and yolov3_tiny as CSVs. traces/README.md quotes this fit.
+TEST(Calibrate, TheWorkedExampleOfTracesReadmeRecoversTheRoofsItsSyntheticTracesWereMadeWith) {
+  // tests/trace/fixtures/orin_nx_gpu_*: synthetic eager-mode measurements (every layer its own kernel) that
+  // make_synthetic.py wrote from framesim's roofline with the roofs fp32 0.42, gpu_l2 0.38, dram 0.58, overhead
+  // 7.5 us and 3 % noise; resnet18 as a PyTorch trace matched by order, mobilenet_v2 and yolov3_tiny as CSVs.
+  // traces/README.md quotes this fit. What it shows: the readers and the matcher carry the times through, and
+  // the fit recovers the chosen roofs through noise; yolov3_tiny (made the same way, not in the fit) is
+  // reproduced as a whole. Not shown here: accuracy on a real device (tests/validation judges that).
   const model::HardwareSpec hw = orin();
   auto eager = [](const std::string& name) {
     auto net = network(name);
@@ -398,7 +405,7 @@ class CalibrateCommand : public ::testing::Test {
   testing::Scratch scratch_;
 };
 
-TEST_F(CalibrateCommand, FitsWritesAndPredicts) {
+TEST_F(CalibrateCommand, FitsSyntheticTimesAndWritesALoadableFile) {
   const Truth truth;
   const fs::path resnet = write_csv("resnet18", truth), mobilenet = write_csv("mobilenet_v2", truth),
                  yolo = write_csv("yolov3_tiny", truth);
@@ -409,9 +416,9 @@ TEST_F(CalibrateCommand, FitsWritesAndPredicts) {
                        "' --unit gpu -o '" + out.string() + "' --predict scenarios/networks/yolov3_tiny.yaml '" +
                        yolo.string() + "'");
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
-  EXPECT_NE(r.out.find("fp32 compute efficiency"), std::string::npos) << r.out;
+  // The --predict section is console text only (no structured output carries it): that it is there is all
+  // that is checked of the console; the fit is checked in the file it wrote.
   EXPECT_NE(r.out.find("prediction (not in the fit)"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("wrote "), std::string::npos);
   // The calibrated file loads, carries the fitted roofs and says where they came from.
   const auto hw = config::load_hardware(out);
   const auto& u = hw.units[gpu(hw)];
