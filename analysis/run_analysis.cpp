@@ -436,6 +436,16 @@ json RunAnalysis::finish(const engine::RunTotals& totals) {
                      {"confidence", kConfidence},
                      {"counted", "frames.csv rows with counted = 1; latency statistics over those completed"}};
   j["provenance"] = provenance_;
+  if (totals.stuck) {
+    json stages = json::array();
+    for (const auto& st : totals.stuck->stages)
+      stages.push_back({{"stage", st.stage}, {"queued", st.queued}, {"waiting_for", st.waiting_for}});
+    j["stuck"] = {{"drain_limit_s", totals.stuck->drain_limit_s},
+                  {"unfinished_frames", totals.stuck->unfinished_frames},
+                  {"stages", stages}};
+  } else {
+    j["stuck"] = nullptr;
+  }
   j["warnings"] = totals.warnings;
   j["notes"] = totals.notes;
 

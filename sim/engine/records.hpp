@@ -121,6 +121,21 @@ struct KernelRecord {
   double dispatch_s = 0;
 };
 
+/// A stage that still held queued items when a run ended without draining.
+struct StuckStage {
+  std::string stage;
+  std::size_t queued = 0;                // items in its input queues
+  std::vector<std::string> waiting_for;  // its inputs with nothing queued: what it waits for (empty: none)
+};
+
+/// Why a run ended without draining: the sensors had stopped, and frames were still in the pipeline when the
+/// drain limit passed (a stage waiting for an input that never comes).
+struct StuckReport {
+  double drain_limit_s = 0;
+  std::size_t unfinished_frames = 0;
+  std::vector<StuckStage> stages;  // in the scenario's stage order
+};
+
 /// Totals over the whole run.
 struct RunTotals {
   double end_s = 0;                     // simulated time when everything drained
@@ -147,6 +162,7 @@ struct RunTotals {
   std::vector<double> stage_queue_mean;  // per stage: time-average depth of its input queue
   std::vector<int> stage_queue_max;
   std::int64_t preemptions = 0;          // kernels stopped mid-way (preemptive) or switched out (time_slice)
+  std::optional<StuckReport> stuck;       // set when the pipeline did not drain (also a warning)
   std::vector<std::string> warnings;
   std::vector<std::string> notes;  // what the run did that a reader should know (e.g. replayed measurements)
   double total_energy_J() const { return frames_energy_J + tasks_energy_J + background_energy_J + static_energy_J; }

@@ -833,27 +833,31 @@ class Simulation {
 
   double drain_limit_s() const { return std::max(2.0, 20 * spec_.deadline_s); }
 
-  /// The pipeline did not drain: say where frames are stuck and why.
+  /// The pipeline did not drain: say where frames are stuck and why (totals.stuck, and a warning).
   void report_stuck() {
+    StuckReport report;
+    report.drain_limit_s = drain_limit_s();
+    report.unfinished_frames = frames_.in_flight();
     std::vector<std::string> where;
     for (const auto& st : stages_) {
-      std::size_t queued = 0;
-      for (const auto& q : st.queues) queued += q.size();
-      if (queued == 0) continue;
-      std::vector<std::string> missing;
+      StuckStage stuck{st.spec->name, 0, {}};
+      for (const auto& q : st.queues) stuck.queued += q.size();
+      if (stuck.queued == 0) continue;
       for (std::size_t e = 0; e < st.queues.size(); ++e) {
         const bool empty = st.queues[e].empty() && !(e > 0 && st.last_side[e]);
-        if (empty) missing.push_back(st.spec->input_names[e]);
+        if (empty) stuck.waiting_for.push_back(st.spec->input_names[e]);
       }
-      where.push_back(missing.empty()
-                          ? fmt::format("stage \"{}\" holds {} queued item(s)", st.spec->name, queued)
-                          : fmt::format("stage \"{}\" holds {} queued item(s) waiting for input {}", st.spec->name,
-                                        queued, core::join_list(missing, ", ", true)));
+      where.push_back(stuck.waiting_for.empty()
+                          ? fmt::format("stage \"{}\" holds {} queued item(s)", stuck.stage, stuck.queued)
+                          : fmt::format("stage \"{}\" holds {} queued item(s) waiting for input {}", stuck.stage,
+                                        stuck.queued, core::join_list(stuck.waiting_for, ", ", true)));
+      report.stages.push_back(std::move(stuck));
     }
     totals_.warnings.push_back(fmt::format(
         "the pipeline did not drain within {} after the sensors stopped: {} frame(s) unfinished{}{}",
-        core::format_seconds(drain_limit_s()), frames_.in_flight(), where.empty() ? "" : "; ",
+        core::format_seconds(report.drain_limit_s), report.unfinished_frames, where.empty() ? "" : "; ",
         fmt::join(where, "; ")));
+    totals_.stuck = std::move(report);
   }
 
   void finish() {
