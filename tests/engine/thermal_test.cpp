@@ -98,9 +98,6 @@ TEST(Thermal, GovernorStepsAtTheTripAndReleaseTicksOfTheRcClosedForm) {
   const double t100 = rc_C(kTa_C, kP0_W, 0.100);  // 50.2848 C
   const double t270 = rc_C(t100, kP1_W, 0.170);   // 39.8356 C
   const double t330 = rc_C(t270, kP0_W, 0.060);   // 51.1895 C
-  EXPECT_NEAR(t100, 50.2848, 1e-4);
-  EXPECT_NEAR(t270, 39.8356, 1e-4);
-  EXPECT_NEAR(t330, 51.1895, 1e-4);
   ASSERT_EQ(steps.size(), 3u);
   EXPECT_NEAR(steps[0].time_s, 0.100, 1e-9);
   EXPECT_EQ(steps[0].frequency_Hz, 0.5e9);
