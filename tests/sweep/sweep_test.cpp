@@ -1,5 +1,6 @@
-// Sweeps: point expansion (grid, zip, Latin hypercube), a sweep end to end, nothing lost or repeated when a
-// sweep is killed and rerun, shards merged into the same table as one local run, and the Slurm script.
+// Sweeps: point expansion (grid, zip, Latin hypercube), a sweep end to end with its Pareto front against one
+// computed here by brute force over results.csv, nothing lost or repeated when a sweep is killed mid-way and
+// rerun, shards merged into the same table as one local run, and the Slurm script.
 #include <gtest/gtest.h>
 
 #include <algorithm>
