@@ -1,7 +1,8 @@
 // The governor and the energy of a throttled run against hand calculations that share no code with the engine:
 // the RC die's closed form T(t) = Ta + P R + (T0 - Ta - P R) exp(-t / RC) between the governor's ticks, the
 // trip/release hysteresis read off it, and the energy as the sum over intervals of P(V, f) x time with P from the
-// hardware file's operating points.
+// hardware file's operating points. (examples/11_throttling shows the governor on an idle unit, static power
+// only; here the unit is busy, so the dynamic energy at (V / V_nominal)^2 is checked too, period by period.)
 //
 // The scenario: one cpu kept busy without a break (a 2 kHz camera feeds 1 ms jobs through a one-place queue; at
 // half clock they take 2 ms, and the queue never empties), so the power in each governor period is set by the
