@@ -1,14 +1,20 @@
 // framesim: the command-line entry point. Maps user errors to exit code 2 and prints them.
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <exception>
 #include <iostream>
 #include <vector>
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 
+#include "cli/app.hpp"
 #include "cli/commands.hpp"
+#include "cli/console.hpp"
 #include "core/error.hpp"
+#include "core/units.hpp"
 
 int main(int argc, char** argv) {
   // An uncaught exception is a framesim bug: remove what is half-written, then abort as usual.
@@ -21,28 +27,49 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", "framesim " FRAMESIM_VERSION);
   framesim::cli::set_command_line(argc, argv);
-  const std::vector<framesim::cli::Command> commands{framesim::cli::add_run_command(app),
-                                                     framesim::cli::add_budget_command(app),
-                                                     framesim::cli::add_import_command(app),
-                                                     framesim::cli::add_sweep_command(app),
-                                                     framesim::cli::add_merge_command(app),
-                                                     framesim::cli::add_bench_command(app),
-                                                     framesim::cli::add_bench_child_command(app),
-                                                     framesim::cli::add_ops_command(app),
-                                                     framesim::cli::add_calibrate_command(app),
-                                                     framesim::cli::add_validate_command(app),
-                                                     framesim::cli::add_compare_command(app)};
+  std::vector<framesim::cli::Command> commands{framesim::cli::add_run_command(app),
+                                               framesim::cli::add_budget_command(app),
+                                               framesim::cli::add_import_command(app),
+                                               framesim::cli::add_sweep_command(app),
+                                               framesim::cli::add_merge_command(app),
+                                               framesim::cli::add_bench_command(app),
+                                               framesim::cli::add_bench_child_command(app),
+                                               framesim::cli::add_ops_command(app),
+                                               framesim::cli::add_calibrate_command(app),
+                                               framesim::cli::add_validate_command(app),
+                                               framesim::cli::add_compare_command(app)};
+  // Last: they describe every command registered above, and -q/-v go on each.
+  commands.push_back(framesim::cli::add_completion_command(app));
+  commands.push_back(framesim::cli::add_manpage_command(app));
+  framesim::cli::add_verbosity_flags(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
+    // A misspelt command or option gets its did-you-mean; anything else CLI11's own message.
+    if (auto typo = framesim::cli::typo_message(app, std::vector<std::string>(argv + 1, argv + argc))) {
+      std::cerr << *typo << "\n";
+      return 2;
+    }
     app.exit(e);
     return 2;
   }
+  framesim::cli::set_verbosity(framesim::cli::parsed_verbosity());
+  const auto wall_start = std::chrono::steady_clock::now();
+  const std::clock_t cpu_start = std::clock();
   try {
-    for (const auto& command : commands)
-      if (command.app->parsed()) return command.run();
+    for (const auto& command : commands) {
+      if (!command.app->parsed()) continue;
+      const int code = command.run();
+      if (framesim::cli::is_verbose()) {
+        const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+        const double cpu_s = static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC;
+        std::cerr << fmt::format("framesim {}: {} wall, {} CPU\n", command.app->get_name(),
+                                 framesim::core::format_seconds(wall_s), framesim::core::format_seconds(cpu_s));
+      }
+      return code;
+    }
   } catch (const framesim::core::UserError& e) {
     for (const auto& d : e.diagnostics()) std::cerr << d.to_string() << "\n";
     return 2;

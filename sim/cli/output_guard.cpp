@@ -5,6 +5,9 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <set>
+#include <sstream>
+#include <algorithm>
 
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -13,6 +16,8 @@
 #include <unistd.h>
 
 #include "core/error.hpp"
+#include "core/files.hpp"
+#include "core/text.hpp"
 #include "core/units.hpp"
 
 namespace framesim::cli {
@@ -70,6 +75,7 @@ void OutputGuard::stop(const std::string& message, int exit_code) {
   }
   std::error_code ignored;
   fs::remove_all(tmp_, ignored);
+  if (::isatty(STDERR_FILENO)) std::fputs("\r\033[K", stderr);  // a progress bar's line
   std::fprintf(stderr, "%s\n", message.c_str());
   std::fflush(stderr);
   std::_Exit(exit_code);
@@ -79,6 +85,51 @@ void OutputGuard::publish(const std::function<void()>& publish) {
   std::lock_guard lock(mutex_);
   publish();
   published_ = true;
+}
+
+namespace {
+std::vector<std::string> entry_names(const fs::path& folder) {
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(folder)) names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+}  // namespace
+
+void list_written_files(const fs::path& folder) {
+  std::string text = "# written by framesim: what it wrote in this run folder. It replaces the folder on a rerun only "
+                     "when the folder holds nothing else (or with --force).\n";
+  for (const auto& name : entry_names(folder))
+    if (name != kWrittenFilesList) text += name + "\n";
+  core::write_file_atomic(folder / kWrittenFilesList, text);
+}
+
+void check_replaceable(const fs::path& out, const std::vector<std::string>& also_ours, const std::string& option,
+                       bool force) {
+  std::error_code ec;
+  if (!fs::exists(out, ec)) return;
+  if (!fs::is_directory(out, ec))
+    throw core::UserError(fmt::format("{}: {} exists and is not a folder: not replacing it", option, out.string()));
+  if (force) return;
+  std::set<std::string> ours(also_ours.begin(), also_ours.end());
+  ours.insert(kWrittenFilesList);
+  if (fs::exists(out / kWrittenFilesList)) {
+    std::istringstream list(core::read_file(out / kWrittenFilesList));
+    for (std::string line; std::getline(list, line);)
+      if (!line.empty() && line.front() != '#') ours.insert(line);
+  } else if (also_ours.empty() && fs::exists(out / "summary.json")) {
+    return;  // written by a framesim that kept no list: judged against the new run's names before publishing
+  }
+  std::vector<std::string> foreign;
+  for (const auto& name : entry_names(out))
+    if (!ours.count(name)) foreign.push_back(name);
+  if (foreign.empty()) return;
+  const std::size_t shown = std::min<std::size_t>(foreign.size(), 5);
+  std::vector<std::string> names(foreign.begin(), foreign.begin() + static_cast<std::ptrdiff_t>(shown));
+  throw core::UserError(fmt::format("{}: {} holds {} framesim did not write ({}{}): not replacing it; --force "
+                                    "replaces it anyway, or choose another folder",
+                                    option, out.string(), foreign.size() == 1 ? "a file" : core::counted(foreign.size(), "file"),
+                                    core::join_list(names, ", "), shown < foreign.size() ? ", ..." : ""));
 }
 
 void replace_folder(const fs::path& tmp, const fs::path& out) {

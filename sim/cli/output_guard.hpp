@@ -8,6 +8,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <signal.h>
 
@@ -44,6 +45,20 @@ class OutputGuard {
   std::atomic<bool> published_{false};
   std::thread watcher_;
 };
+
+/// The file in a run folder listing what framesim wrote there, one name a line.
+inline constexpr const char* kWrittenFilesList = ".framesim-files";
+
+/// Writes kWrittenFilesList into `folder`, naming every entry in it (sorted).
+void list_written_files(const std::filesystem::path& folder);
+
+/// Refuses (core::UserError naming `option`) to replace `out` when it holds anything framesim did not write: an
+/// entry neither in its kWrittenFilesList nor among `also_ours` (the names the new run writes: a folder from a
+/// framesim that kept no list); with `force` only a file at `out` is refused. Nothing to check when `out` does not exist.
+/// A folder without the list but with a summary.json passes when `also_ours` is empty (checked again once the
+/// new run's names are known).
+void check_replaceable(const std::filesystem::path& out, const std::vector<std::string>& also_ours,
+                       const std::string& option, bool force);
 
 /// Publishes the finished folder `tmp` as `out`: an existing `out` is swapped out atomically and then removed,
 /// so a failure at any point leaves either the old run folder or the new one. Throws core::UserError.

@@ -1,5 +1,6 @@
 // `framesim run SCENARIO`: simulate the pipeline frame by frame and write the run folder.
 #include <charconv>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -9,6 +10,7 @@
 
 #include "json_text.hpp"
 #include "cli/commands.hpp"
+#include "cli/console.hpp"
 #include "cli/output_guard.hpp"
 #include "core/files.hpp"
 #include "config/scenario.hpp"
@@ -29,7 +31,7 @@ struct RunArgs {
   std::string duration;
   std::string seed;
   std::vector<std::string> set;
-  bool quiet = false;
+  bool force = false;
   bool json = false;
   bool no_merge = false;
   bool exact = false;
@@ -37,29 +39,10 @@ struct RunArgs {
   std::string wall_limit;
 };
 
-/// A small progress bar on stderr, only when stderr is a terminal.
-class ProgressBar {
- public:
-  explicit ProgressBar(bool enabled) : enabled_(enabled && ::isatty(STDERR_FILENO)) {}
-  ~ProgressBar() {
-    if (shown_) std::fputs("\r\033[K", stderr);
-  }
-  std::function<void(double)> callback() {
-    if (!enabled_) return {};
-    return [this](double f) {
-      const int width = 40;
-      const int done = static_cast<int>(f * width);
-      std::fprintf(stderr, "\r[%s%s] %3d%%", std::string(static_cast<std::size_t>(done), '#').c_str(),
-                   std::string(static_cast<std::size_t>(width - done), ' ').c_str(), static_cast<int>(f * 100));
-      std::fflush(stderr);
-      shown_ = true;
-    };
-  }
-
- private:
-  bool enabled_;
-  bool shown_ = false;
-};
+/// -o, or runs/<the scenario file's name without .yaml>.
+fs::path run_folder(const RunArgs& a) {
+  return a.out.empty() ? fs::path("runs") / fs::path(a.scenario).stem() : fs::path(a.out);
+}
 
 int run_scenario(const RunArgs& a) {
   std::vector<config::Override> overrides;
@@ -73,6 +56,10 @@ int run_scenario(const RunArgs& a) {
       a.wall_limit.empty() ? 0.0 : option_quantity("--wall-limit", a.wall_limit, static_cast<int>(core::Dimension::Seconds));
   if (!a.wall_limit.empty() && wall_limit_s <= 0)
     throw core::UserError(fmt::format("--wall-limit: must be positive, got \"{}\"", a.wall_limit));
+  // From here a signal or the wall-time limit ends the run with nothing written (exit code 128 + N, or 3).
+  const fs::path out = run_folder(a);
+  const fs::path tmp = out.string() + ".tmp-" + std::to_string(::getpid());
+  OutputGuard guard(tmp, wall_limit_s, "--wall-limit " + a.wall_limit);
   model::ScenarioSpec spec = config::load_scenario(a.scenario, overrides);
   report_warnings(spec.warnings, a.strict);
   if (!a.duration.empty()) {
@@ -83,6 +70,7 @@ int run_scenario(const RunArgs& a) {
       throw core::UserError(fmt::format("--duration: {} is not longer than the scenario's warm-up ({})",
                                         a.duration, core::format_seconds(spec.warmup_s)));
     if (auto problem = config::run_size_problem(spec)) throw core::UserError("--duration: " + *problem);
+    if (auto problem = config::sensor_log_problem(spec)) throw core::UserError("--duration: " + *problem);
   }
   if (!a.seed.empty()) {
     std::uint64_t seed = 0;
@@ -91,28 +79,38 @@ int run_scenario(const RunArgs& a) {
       throw core::UserError(fmt::format("--seed: expected a whole number, 0 or more, got \"{}\"", a.seed));
     spec.seed = seed;
   }
-  const fs::path out = a.out.empty() ? fs::path("runs") / fs::path(a.scenario).stem() : fs::path(a.out);
-  if (fs::exists(out) && !(fs::is_directory(out) && fs::exists(out / "summary.json")))
-    throw core::UserError(fmt::format("-o: {} exists and is not a framesim run folder: not overwriting it", out.string()));
+  check_replaceable(out, {}, "-o", a.force);
   // Write everything into a temporary folder beside the target, then swap it in: nothing half-written, even
   // after a signal or --wall-limit (the guard removes it), and what a killed run left is removed here.
   core::remove_stale_temporaries(out, ".tmp-");
-  const fs::path tmp = out.string() + ".tmp-" + std::to_string(::getpid());
   std::error_code ec;
   fs::create_directories(tmp, ec);
   if (ec) throw core::UserError(fmt::format("-o: cannot create {}: {}", tmp.string(), ec.message()));
-  OutputGuard guard(tmp, wall_limit_s, "--wall-limit " + a.wall_limit);
   try {
+    const auto started = std::chrono::steady_clock::now();
     analysis::RunAnalysis analysis(spec, tmp);
     analysis.set_provenance(provenance(spec.input_files, overrides));
-    ProgressBar bar(!a.quiet);
+    ProgressBar bar(fmt::format("run {}", spec.name));
     engine::RunOptions options;
-    options.progress = bar.callback();
+    if (bar.enabled()) options.progress = [&bar](double f) { bar.update(f); };
     options.merge_kernels = !a.no_merge;
     options.fluid = !a.no_merge && !a.exact;
     const engine::RunTotals totals = engine::engine_module().simulate(spec, analysis, options);
+    const auto simulated = std::chrono::steady_clock::now();
     const auto summary = analysis.finish(totals);
+    list_written_files(tmp);
+    std::vector<std::string> ours;
+    for (const auto& e : fs::directory_iterator(tmp)) ours.push_back(e.path().filename().string());
+    check_replaceable(out, ours, "-o", a.force);
     guard.publish([&] { replace_folder(tmp, out); });
+    bar.clear();
+    if (is_verbose()) {
+      const auto seconds = [](auto from, auto to) { return std::chrono::duration<double>(to - from).count(); };
+      std::cerr << fmt::format("framesim run: simulated {} in {} of wall time, wrote the run folder in {}\n",
+                               core::format_seconds(spec.duration_s),
+                               core::format_seconds(seconds(started, simulated)),
+                               core::format_seconds(seconds(simulated, std::chrono::steady_clock::now())));
+    }
     if (a.json) {
       auto printed = summary;  // the wall time is printed, never written: the run folder stays reproducible
       printed["run"]["wall_s"] = totals.wall_s;
@@ -138,24 +136,28 @@ void report_warnings(const std::vector<core::Diagnostic>& warnings, bool strict)
     for (auto& e : errors) e.message += " (an error under --strict)";
     throw core::UserError(errors);
   }
+  std::vector<std::string> lines;
   for (const auto& w : warnings) {
     core::Diagnostic shown = w;
     shown.message = "warning: " + shown.message;
-    std::cerr << shown.to_string() << "\n";
+    lines.push_back(shown.to_string());
   }
+  print_warnings(lines);
 }
 
 Command add_run_command(CLI::App& app) {
   auto args = std::make_shared<RunArgs>();
   auto* sub = app.add_subcommand("run", "simulate a scenario frame by frame and write its run folder");
   sub->add_option("scenario", args->scenario, "scenario YAML (scenarios/*.yaml)")->required();
-  sub->add_option("-o,--out", args->out, "run folder (default: runs/<scenario name>)");
+  sub->add_option("-o,--out", args->out,
+                  "run folder (default: runs/<scenario file name without .yaml>); replaced whole by a rerun, refused "
+                  "when it holds files framesim did not write");
+  sub->add_flag("--force", args->force, "replace the run folder even if it holds files framesim did not write");
   sub->add_option("--duration", args->duration, "override the simulated duration, e.g. 60s");
   sub->add_option("--seed", args->seed, "override the scenario's random seed (a whole number, 0 or more)");
   sub->add_option("--set", args->set,
                   "change a key before running: stages.detector.unit=cpu, hardware.memory.dram.bandwidth=\"34 GB/s\", "
                   "network.detector.inputs.image.shape=[1,3,320,320] (repeatable)");
-  sub->add_flag("-q,--quiet", args->quiet, "no progress bar");
   sub->add_flag("--strict", args->strict, "warnings about the input (e.g. a measured trace of another network) are errors");
   sub->add_option("--wall-limit", args->wall_limit,
                   "stop the run after this much wall time, e.g. 10min: exit code 3, nothing written");

@@ -198,6 +198,37 @@ MemoryLevelSpec read_level(const std::string& name, const Node& node, std::map<s
   return level;
 }
 
+/// A unit's memory path lists its levels innermost first (placement, hardware/README.md): on-chip levels before
+/// off-chip ones, registers before scratchpads and caches, those from the smallest up (a smaller level further
+/// out could never hold what did not fit nearer), then DRAM, then flash. A path in another order is refused with
+/// the order expected.
+void check_path_order(const Node& where, const std::vector<std::size_t>& path, const HardwareSpec& hw) {
+  auto rank = [&](std::size_t level) {
+    const MemoryLevelSpec& l = hw.memory[level];
+    switch (l.kind) {
+      case model::MemoryKind::registers: return std::pair{0, 0.0};
+      case model::MemoryKind::sram:
+      case model::MemoryKind::cache: return std::pair{1, l.capacity_bytes};
+      case model::MemoryKind::dram: return std::pair{2, 0.0};
+      case model::MemoryKind::flash: return std::pair{3, 0.0};
+    }
+    return std::pair{3, 0.0};
+  };
+  std::vector<std::size_t> expected = path;
+  std::stable_sort(expected.begin(), expected.end(), [&](std::size_t a, std::size_t b) { return rank(a) < rank(b); });
+  if (expected == path) return;
+  auto names = [&](const std::vector<std::size_t>& levels) {
+    std::vector<std::string> out;
+    for (std::size_t l : levels)
+      out.push_back(fmt::format("{} ({}{})", hw.memory[l].name, model::memory_kind_name(hw.memory[l].kind),
+                                rank(l).first == 1 ? ", " + core::format_capacity(hw.memory[l].capacity_bytes) : ""));
+    return "[" + core::join_list(out, ", ") + "]";
+  };
+  where.error(fmt::format("levels are listed innermost first: registers, then sram and cache levels from the "
+                          "smallest, then dram, then flash; expected {}, got {}",
+                          names(expected), names(path)));
+}
+
 ComputeUnitSpec read_unit(const std::string& name, const Node& node, const HardwareSpec& hw,
                           std::map<std::string, std::string>& sources) {
   ComputeUnitSpec unit;
@@ -243,6 +274,7 @@ ComputeUnitSpec read_unit(const std::string& name, const Node& node, const Hardw
       unit.memory_path.push_back(*lv);
     }
     if (mem->is_sequence() && mem->yaml().size() == 0) mem->error("needs at least one memory level");
+    check_path_order(*mem, unit.memory_path, hw);
     if (!unit.memory_path.empty()) {
       bool writable = false;
       for (std::size_t lv : unit.memory_path) writable = writable || model::is_writable(hw.memory[lv].kind);

@@ -157,7 +157,8 @@ class ScenarioReader {
     if (auto t = m.get("tasks")) read_tasks(*t);
     if (auto b = m.get("background")) read_background(*b);
     if (auto c = m.get("chains")) read_chains(*c);
-    if (auto problem = run_size_problem(spec_)) {
+    for (const auto& problem : {run_size_problem(spec_), sensor_log_problem(spec_)}) {
+      if (!problem) continue;
       auto where = m.get("duration") ? m.get("duration") : m.get("frames");
       (where ? *where : root_).error(*problem);
     }
@@ -616,6 +617,11 @@ class ScenarioReader {
       s.priority = static_cast<int>(m.integer("priority", -1000, 1000).value_or(0));
       s.work = read_work(m, unit);
       if (m.has("slice")) s.slice_s = m.quantity("slice", Dimension::Seconds, Range::positive);
+      // A slice is the stage's share of the frame budget (the deadline): longer than the whole, it is a typo.
+      if (s.slice_s && *s.slice_s > spec_.deadline_s * (1 + 1e-12))
+        m.get("slice")->error(fmt::format("{} is longer than the scenario's deadline ({}): a slice is the stage's share "
+                                          "of it",
+                                          core::format_seconds(*s.slice_s), core::format_seconds(spec_.deadline_s)));
       if (auto side = m.get("side_work")) s.side_work = read_side_work(*side, unit);
       if (auto meas = m.get("measured")) {
         if (s.work.kind != model::WorkSpec::Kind::network) {
@@ -865,6 +871,20 @@ std::optional<std::string> run_size_problem(const model::ScenarioSpec& spec) {
                      "releases, samples); framesim simulates at most {:.0e} per run (shorten the duration or lower the "
                      "rates)",
                      core::format_seconds(spec.duration_s), core::format_hertz(sensors_Hz), events, kMaxSimulatedEvents);
+}
+
+std::optional<std::string> sensor_log_problem(const model::ScenarioSpec& spec) {
+  for (const auto& s : spec.sensors) {
+    const std::size_t n = s.timestamps_s.size();
+    if (n < 2 || s.timestamps_s.back() <= 0) continue;  // reported where the log is named
+    const double covered_s = s.timestamps_s.back() * static_cast<double>(n) / static_cast<double>(n - 1);
+    if (spec.duration_s > covered_s * (1 + 1e-9))
+      return fmt::format("{} is longer than sensor {}'s timestamp log ({} over {}): the sensor would fall silent "
+                         "for the rest of the run; run at most {} or give a longer log",
+                         core::format_seconds(spec.duration_s), s.name, core::counted(n, "capture"),
+                         core::format_seconds(covered_s), core::format_seconds(covered_s));
+  }
+  return std::nullopt;
 }
 
 model::ScenarioSpec load_scenario(const std::filesystem::path& path, const std::vector<Override>& overrides) {

@@ -20,6 +20,10 @@ inline constexpr double kMaxSimulatedEvents = 1e8;
 double simulated_events(const model::ScenarioSpec& spec);
 /// A message when simulated_events(spec) exceeds kMaxSimulatedEvents, naming what makes it so; nothing otherwise.
 std::optional<std::string> run_size_problem(const model::ScenarioSpec& spec);
+/// A message when a sensor's timestamp log ends before the run does (the sensor would fall silent and the
+/// verdict, the windows and the energy per frame would describe an idle machine); nothing otherwise. A log of n
+/// captures over T seconds covers T n / (n - 1): its last capture plus one mean period.
+std::optional<std::string> sensor_log_problem(const model::ScenarioSpec& spec);
 
 /// Loads and validates a scenario and every file it refers to, after applying `overrides` (see Override for the
 /// key paths). Throws core::UserError listing every problem.

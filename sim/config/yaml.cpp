@@ -459,8 +459,8 @@ std::optional<bool> Node::boolean() const {
 
 std::optional<double> Node::quantity(core::Dimension dim, Range range) const {
   if (!node_.IsScalar()) {
-    error(fmt::format("expected a {} like \"{}\", got {}", core::dimension_name(dim), core::dimension_example(dim),
-                      describe_kind()));
+    error(fmt::format("expected {} like \"{}\", got {}", core::with_article(core::dimension_name(dim)),
+                      core::dimension_example(dim), describe_kind()));
     return std::nullopt;
   }
   auto parsed = core::parse_quantity(node_.Scalar(), dim);

@@ -114,4 +114,14 @@ std::string join_list(const std::vector<std::string>& items, std::string_view se
   return out;
 }
 
+std::string counted(std::size_t count, std::string_view noun, std::string_view plural) {
+  if (count == 1) return "1 " + std::string(noun);
+  return std::to_string(count) + " " + (plural.empty() ? std::string(noun) + "s" : std::string(plural));
+}
+
+std::string with_article(std::string_view noun) {
+  const bool vowel = !noun.empty() && std::string_view("aeiouAEIOU").find(noun.front()) != std::string_view::npos;
+  return (vowel ? "an " : "a ") + std::string(noun);
+}
+
 }  // namespace framesim::core

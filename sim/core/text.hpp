@@ -32,4 +32,11 @@ std::pair<int, int> line_column(std::string_view text, std::size_t offset);
 /// "a, b, c" (each item quoted when `quote`).
 std::string join_list(const std::vector<std::string>& items, std::string_view separator = ", ", bool quote = false);
 
+/// "1 warning", "3 warnings", "0 jobs": `count` and the noun, plural unless the count is one. `plural` is the
+/// plural when it is not the noun plus "s" ("1 entry", "2 entries"). Every count framesim prints goes through it.
+std::string counted(std::size_t count, std::string_view noun, std::string_view plural = {});
+
+/// "a size", "an energy": the indefinite article before `noun` (by its first letter: a, e, i, o, u take "an").
+std::string with_article(std::string_view noun);
+
 }  // namespace framesim::core

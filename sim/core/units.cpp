@@ -13,7 +13,9 @@
 namespace framesim::core {
 namespace {
 
-enum PrefixSet : unsigned { kNone = 0, kLarge = 1, kSmall = 2, kIec = 4, kAll = kLarge | kSmall };
+// kLowercase: "g" and "t" for giga and tera, only before lowercase rate symbols ("tops", "gflops"), where no
+// small prefix can stand (a rate takes no milli or pico) and so "t", "g" cannot be misread.
+enum PrefixSet : unsigned { kNone = 0, kLarge = 1, kSmall = 2, kIec = 4, kLowercase = 8, kAll = kLarge | kSmall };
 
 struct UnitSymbol {
   std::string_view symbol;
@@ -35,7 +37,7 @@ constexpr std::array kPrefixes{
     Prefix{"\xCE\xBC", 1e-6, kSmall}, Prefix{"n", 1e-9, kSmall},     Prefix{"p", 1e-12, kSmall},
     Prefix{"f", 1e-15, kSmall},     Prefix{"Ki", 1024.0, kIec},      Prefix{"Mi", 1048576.0, kIec},
     Prefix{"Gi", 1073741824.0, kIec}, Prefix{"Ti", 1099511627776.0, kIec},
-    Prefix{"Pi", 1125899906842624.0, kIec},
+    Prefix{"Pi", 1125899906842624.0, kIec}, Prefix{"g", 1e9, kLowercase},    Prefix{"t", 1e12, kLowercase},
 };
 
 constexpr unsigned kBytePrefixes = kLarge | kIec;
@@ -51,10 +53,15 @@ const std::vector<UnitSymbol>& symbols(Dimension d) {
                                            {"ops", 1, kLarge},  {"FLOP", 1, kLarge}, {"FLOPs", 1, kLarge},
                                            {"flop", 1, kLarge}, {"MAC", 2, kLarge},  {"MACs", 2, kLarge},
                                            {"MACC", 2, kLarge}};
+  // A rate as datasheets spell it: TOP/s, TOPS, TOPs, Tops, tops, TFLOP/s, TFLOPS, TFLOPs, GFlops, gflops, ...
+  // ("TOPs" is a count where a count is due: the key's dimension decides, never the spelling alone).
+  constexpr unsigned kRatePrefixes = kLarge | kLowercase;
   static const std::vector<UnitSymbol> ops_per_s{
-      {"OP/s", 1, kLarge},   {"OPS", 1, kLarge},    {"op/s", 1, kLarge},   {"ops/s", 1, kLarge},
-      {"FLOP/s", 1, kLarge}, {"FLOPS", 1, kLarge},  {"flop/s", 1, kLarge}, {"MAC/s", 2, kLarge},
-      {"MACS", 2, kLarge},   {"MACC/s", 2, kLarge}};
+      {"OP/s", 1, kLarge},          {"OPS", 1, kLarge},          {"OPs", 1, kLarge},
+      {"op/s", 1, kRatePrefixes},   {"ops/s", 1, kRatePrefixes},        {"ops", 1, kRatePrefixes},
+      {"FLOP/s", 1, kLarge},        {"FLOPS", 1, kLarge},        {"FLOPs", 1, kLarge},
+      {"Flops", 1, kLarge},         {"flop/s", 1, kRatePrefixes},       {"flops", 1, kRatePrefixes},
+      {"MAC/s", 2, kLarge},         {"MACS", 2, kLarge},         {"MACC/s", 2, kLarge}};
   static const std::vector<UnitSymbol> seconds{{"s", 1, kSmall}, {"sec", 1, kNone}, {"min", 60, kNone},
                                                {"h", 3600, kNone}};
   static const std::vector<UnitSymbol> hertz{{"Hz", 1, kAll}, {"fps", 1, kNone}};
@@ -168,7 +175,7 @@ SplitNumber split_number(std::string_view text) {
 }
 
 std::string expected_message(Dimension d, std::string_view text) {
-  return fmt::format("expected a {} like \"{}\", got \"{}\"", dimension_name(d), dimension_example(d),
+  return fmt::format("expected {} like \"{}\", got \"{}\"", with_article(dimension_name(d)), dimension_example(d),
                      quote_capped(text));
 }
 

@@ -17,7 +17,7 @@ enum class Dimension {
   Bytes,            // B, kB, MiB, Gb (bits), ...
   BytesPerSecond,   // GB/s, GiB/s, Gb/s, GBps, Gbps
   Ops,              // OP, FLOP, MAC (= 2 OP)
-  OpsPerSecond,     // TOPS, TFLOP/s, GFLOPS, TMAC/s
+  OpsPerSecond,     // TOP/s, TOPS, TOPs, tops, GOPS, TFLOP/s, TFLOPS, TFLOPs, gflops, TMAC/s
   Seconds,          // s, ms, us, µs, ns, ps, min, h
   Hertz,            // Hz, kHz, MHz, GHz, fps
   Watts,            // W, mW, uW, kW

@@ -54,6 +54,39 @@ TEST(Units, OpsAndMacs) {
   EXPECT_DOUBLE_EQ(parse("3 GFLOP", Dimension::Ops), 3e9);
 }
 
+// Compute rates as datasheets and papers spell them (issue 13): each spelling against its value by hand
+// (T = 1e12, G = 1e9, a MAC two operations). The key's dimension decides what "TOPs" means: a rate where a rate
+// is due, a count where a count is due.
+TEST(Units, ComputeRateSpellings) {
+  for (const char* text : {"6 TOP/s", "6 TOPS", "6 TOPs", "6 Tops", "6 tops", "6TOPS", "6 top/s", "6 TFLOP/s",
+                           "6 TFLOPS", "6 TFLOPs", "6 TFlops", "6 Tflops", "6 tflops", "6 tflop/s", "3 TMAC/s"})
+    EXPECT_DOUBLE_EQ(parse(text, Dimension::OpsPerSecond), 6e12) << text;
+  for (const char* text : {"6 GOPS", "6 GOPs", "6 gops", "6 GFLOPS", "6 GFLOPs", "6 gflops", "6 GFlops"})
+    EXPECT_DOUBLE_EQ(parse(text, Dimension::OpsPerSecond), 6e9) << text;
+  EXPECT_DOUBLE_EQ(parse("6 kops", Dimension::OpsPerSecond), 6e3);
+  EXPECT_DOUBLE_EQ(parse("6 POPS", Dimension::OpsPerSecond), 6e15);
+  // A count stays a count: "6 TOPs" of work is 6e12 operations; "6 TOPS" where a count is due is a rate, refused.
+  EXPECT_DOUBLE_EQ(parse("6 TOPs", Dimension::Ops), 6e12);
+  EXPECT_DOUBLE_EQ(parse("6 GFLOPs", Dimension::Ops), 6e9);
+  EXPECT_EQ(error("6 TOPS", Dimension::Ops),
+            "expected an operation count like \"2 GFLOP\", got \"6 TOPS\" (TOPS is a compute rate)");
+}
+
+// The lowercase prefixes "t" and "g" stand only before lowercase rate symbols: nothing else changes meaning,
+// "m" (milli) never becomes mega, "p" (pico) never peta, and times keep ms apart from a bare "Ts".
+TEST(Units, LowercaseRatePrefixesChangeNothingElse) {
+  for (const char* text : {"6 mops", "6 pops", "6 Mflops/s", "6 eops", "6 tOPS", "6 gOPS", "6 tFLOPS"})
+    EXPECT_FALSE(parse_quantity(text, Dimension::OpsPerSecond).value) << text;
+  EXPECT_DOUBLE_EQ(parse("6 Mops", Dimension::OpsPerSecond), 6e6);
+  EXPECT_FALSE(parse_quantity("6 tB", Dimension::Bytes).value);
+  EXPECT_FALSE(parse_quantity("6 gB/s", Dimension::BytesPerSecond).value);
+  EXPECT_FALSE(parse_quantity("6 Ts", Dimension::Seconds).value);
+  EXPECT_FALSE(parse_quantity("6 ts", Dimension::Seconds).value);
+  EXPECT_DOUBLE_EQ(parse("6 ms", Dimension::Seconds), 6e-3);
+  EXPECT_FALSE(parse_quantity("6 gHz", Dimension::Hertz).value);
+  EXPECT_FALSE(parse_quantity("6 tops", Dimension::Ops).value);
+}
+
 TEST(Units, TimeAndFrequency) {
   EXPECT_DOUBLE_EQ(parse("12 ms", Dimension::Seconds), 0.012);
   EXPECT_DOUBLE_EQ(parse("100 ns", Dimension::Seconds), 100e-9);

@@ -1,0 +1,86 @@
+#include "cli/console.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include "core/text.hpp"
+
+namespace framesim::cli {
+
+namespace {
+std::atomic<Verbosity> g_verbosity{Verbosity::normal};
+}  // namespace
+
+void set_verbosity(Verbosity v) { g_verbosity = v; }
+Verbosity verbosity() { return g_verbosity; }
+
+void print_warnings(const std::vector<std::string>& lines) {
+  if (is_quiet() || lines.empty()) return;
+  const std::size_t shown = is_verbose() ? lines.size() : std::min(lines.size(), kWarningsShown);
+  for (std::size_t i = 0; i < shown; ++i) std::cerr << lines[i] << "\n";
+  if (shown < lines.size())
+    std::cerr << fmt::format("... and {} more (-v shows every one)\n", core::counted(lines.size() - shown, "warning"));
+}
+
+void print_note(const std::string& line) {
+  if (!is_quiet()) std::cerr << line << "\n";
+}
+
+std::string clock_text(double seconds) {
+  const auto s = static_cast<long long>(std::max(0.0, std::floor(seconds)));
+  if (s >= 3600) return fmt::format("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60);
+  return fmt::format("{}:{:02}", s / 60, s % 60);
+}
+
+ProgressBar::ProgressBar(std::string label)
+    : label_(std::move(label)),
+      enabled_(!is_quiet() && ::isatty(STDERR_FILENO)),
+      start_(std::chrono::steady_clock::now()) {}
+
+ProgressBar::~ProgressBar() { clear(); }
+
+void ProgressBar::set_label(std::string label) {
+  label_ = std::move(label);
+  if (shown_) draw();
+}
+
+void ProgressBar::update(double fraction, std::optional<double> left_s) {
+  if (!enabled_) return;
+  fraction_ = std::clamp(fraction, 0.0, 1.0);
+  left_s_ = left_s;
+  const auto now = std::chrono::steady_clock::now();
+  if (shown_ && fraction_ < 1 && now - drawn_ < std::chrono::milliseconds(100)) return;
+  draw();
+}
+
+void ProgressBar::draw() {
+  const auto now = std::chrono::steady_clock::now();
+  drawn_ = now;
+  const double elapsed_s = std::chrono::duration<double>(now - start_).count();
+  constexpr int kWidth = 30;
+  const int done = static_cast<int>(fraction_ * kWidth);
+  std::string left = "--:-- left";
+  if (left_s_) left = fmt::format("about {} left", clock_text(*left_s_));
+  else if (fraction_ >= 0.01) left = fmt::format("about {} left", clock_text(elapsed_s * (1 - fraction_) / fraction_));
+  std::fprintf(stderr, "\r%s [%s%s] %3d%%  %s elapsed, %s\033[K", label_.c_str(),
+               std::string(static_cast<std::size_t>(done), '#').c_str(),
+               std::string(static_cast<std::size_t>(kWidth - done), ' ').c_str(), static_cast<int>(fraction_ * 100),
+               clock_text(elapsed_s).c_str(), left.c_str());
+  std::fflush(stderr);
+  shown_ = true;
+}
+
+void ProgressBar::clear() {
+  if (!shown_) return;
+  std::fputs("\r\033[K", stderr);
+  std::fflush(stderr);
+  shown_ = false;
+}
+
+}  // namespace framesim::cli
