@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "core/text.hpp"
 #include "core/units.hpp"
 #include "html.hpp"
 #include "stats.hpp"
@@ -323,7 +324,7 @@ std::string sweep_svg(const std::string& title, const std::vector<SweepResult>& 
 
 std::string sweep_text(const std::string& title, const std::vector<SweepResult>& results,
                        const std::vector<std::string>& axes, const SweepAnswers& answers) {
-  std::string out = fmt::format("{}: {} points\n\n", title, results.size());
+  std::string out = fmt::format("{}: {}\n\n", title, core::counted(results.size(), "point"));
   std::vector<std::string> header{"point"};
   header.insert(header.end(), axes.begin(), axes.end());
   for (const char* h : {"p99", "energy/frame", "missed", "dropped"}) header.emplace_back(h);

@@ -30,7 +30,7 @@ std::vector<std::string> spellings(const CLI::Option& option) {
   return out;
 }
 
-bool takes_value(const CLI::Option& option) { return option.get_type_size_max() > 0; }
+bool takes_value(const CLI::Option& option) { return option.get_expected_max() > 0; }
 bool repeatable(const CLI::Option& option) { return option.get_items_expected_max() > 1; }
 
 /// The placeholder of an option's value or of a positional argument: --duration -> DURATION, scenario -> SCENARIO.

@@ -3,7 +3,10 @@
 // Each measurement runs in its own child process (one SimGrid engine per process). Speed is compared on CPU
 // time (user + system of the child), which a busy machine disturbs less than wall time; with --repeat the
 // variants alternate and the best of each counts. Peak memory is the child's own high-water mark (VmHWM).
+#include <cerrno>
 #include <cstdio>
+#include <functional>
+#include <optional>
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
@@ -12,11 +15,13 @@
 #include <sstream>
 
 #include <fmt/format.h>
+#include <poll.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli/commands.hpp"
+#include "cli/console.hpp"
 #include "config/scenario.hpp"
 #include "core/error.hpp"
 #include "core/units.hpp"
@@ -52,7 +57,8 @@ struct Measurement {
 /// Runs `framesim _bench-child MODE SCENARIO DURATION` as a fresh process and reads its one line of totals; CPU
 /// time and peak memory come from the kernel's accounting of that process. MODE: run (the fast path where it
 /// applies), exact (every kernel a SimGrid activity), bare (the bare SimGrid loop).
-Measurement measure(const std::string& mode, const std::string& scenario, double duration_s) {
+Measurement measure(const std::string& mode, const std::string& scenario, double duration_s,
+                    const std::function<void()>& tick) {
   int fds[2];
   if (::pipe(fds) != 0) throw core::UserError("bench: cannot create a pipe");
   const std::string duration = fmt::format("{}s", duration_s);
@@ -73,7 +79,19 @@ Measurement measure(const std::string& mode, const std::string& scenario, double
   ::close(fds[1]);
   std::string out;
   char buffer[512];
-  for (ssize_t n; (n = ::read(fds[0], buffer, sizeof buffer)) > 0;) out.append(buffer, static_cast<std::size_t>(n));
+  // Read the child's line, redrawing the progress bar about once a second while it runs.
+  for (;;) {
+    pollfd fd{fds[0], POLLIN, 0};
+    const int ready = ::poll(&fd, 1, 1000);
+    if (ready == 0) {
+      if (tick) tick();
+      continue;
+    }
+    if (ready < 0 && errno == EINTR) continue;
+    const ssize_t n = ready > 0 ? ::read(fds[0], buffer, sizeof buffer) : -1;
+    if (n <= 0) break;
+    out.append(buffer, static_cast<std::size_t>(n));
+  }
   ::close(fds[0]);
   int status = 0;
   struct rusage usage {};
@@ -88,35 +106,48 @@ Measurement measure(const std::string& mode, const std::string& scenario, double
   return m;
 }
 
-/// Says what is measured as it goes: each measurement's number, what it is, and when it ended (elapsed and ETA).
+/// Says what is measured as it goes: a progress bar on a terminal (the measurement running, elapsed time, about how
+/// long is left from the measurements done so far), and a line per finished measurement with its CPU time.
 class Progress {
  public:
-  explicit Progress(int total) : total_(total), start_(std::chrono::steady_clock::now()) {}
+  explicit Progress(int total) : total_(total), bar_("bench"), start_(std::chrono::steady_clock::now()) {}
   /// The best (least CPU) of `repeat` runs of `mode` on `scenario`.
   Measurement measure(const std::string& label, const std::string& mode, const std::string& scenario, double duration_s,
                       int repeat) {
     Measurement best_m;
     for (int r = 0; r < repeat; ++r) {
+      const std::string what = fmt::format("[{}/{}] {} ({} simulated)", done_ + 1, total_, label,
+                                           core::format_seconds(duration_s));
+      if (!bar_.enabled() && !is_quiet()) std::cerr << "  " << what << "..." << std::flush;
+      bar_.set_label("bench " + what);
+      auto draw = [&] { bar_.update(static_cast<double>(done_) / total_, left_s()); };
+      draw();
+      const Measurement m = ::framesim::cli::measure(mode, scenario, duration_s, draw);
       ++done_;
-      std::cerr << fmt::format("  [{}/{}] {} ({} simulated)...", done_, total_, label, core::format_seconds(duration_s))
-                << std::flush;
-      const Measurement m = bench_measure(mode, scenario, duration_s);
-      const double elapsed = seconds();
-      const double eta = elapsed / done_ * (total_ - done_);
-      std::cerr << fmt::format(" {} CPU; elapsed {}, about {} left\n", core::format_seconds(m.cpu_s),
-                               core::format_seconds(elapsed), core::format_seconds(eta));
+      const std::string result = fmt::format("{} CPU; elapsed {}, about {} left", core::format_seconds(m.cpu_s),
+                                             core::format_seconds(seconds()), core::format_seconds(*left_s()));
+      if (bar_.enabled()) {
+        bar_.clear();
+        std::cerr << "  " << what << ": " << result << "\n";
+      } else if (!is_quiet()) {
+        std::cerr << " " << result << "\n";
+      }
       if (r == 0 || m.cpu_s < best_m.cpu_s) best_m = m;
     }
     return best_m;
   }
+  void finish() { bar_.clear(); }
 
  private:
-  static Measurement bench_measure(const std::string& mode, const std::string& scenario, double duration_s) {
-    return ::framesim::cli::measure(mode, scenario, duration_s);
-  }
   double seconds() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(); }
+  /// From the measurements done so far (nothing to go on before the first).
+  std::optional<double> left_s() const {
+    if (done_ == 0) return std::nullopt;
+    return seconds() / done_ * (total_ - done_);
+  }
   int total_;
   int done_ = 0;
+  ProgressBar bar_;
   std::chrono::steady_clock::time_point start_;
 };
 
@@ -156,6 +187,7 @@ int run_bench(const BenchArgs& a) {
   const Measurement sbare = progress.measure("stochastic, bare SimGrid loop", "bare", a.stochastic, duration, a.repeat);
   const Measurement mem_short = progress.measure("memory, a tenth of the frames", "run", a.memory, memory_long_s / 10, 1);
   const Measurement mem_long = progress.measure("memory, all the frames", "run", a.memory, memory_long_s, 1);
+  progress.finish();
 
   std::cout << fmt::format("\n  {:<40} {:>10} {:>12} {:>12} {:>9} {:>9} {:>10}\n", "", "act/layer", "activities/s",
                            "layers/s", "CPU", "wall", "peak RSS");

@@ -8,6 +8,7 @@
 #include "json_text.hpp"
 #include "budget_report.hpp"
 #include "cli/commands.hpp"
+#include "cli/console.hpp"
 #include "config/hardware.hpp"
 #include "config/network.hpp"
 #include "core/error.hpp"
@@ -92,6 +93,16 @@ std::size_t option_operating_point(const model::ComputeUnitSpec& unit, const std
                                     unit.name, text, core::join_list(names, ", ")));
 }
 
+std::string measured_formats_help() {
+  using trace::MeasuredFormat;
+  std::vector<std::string> names;
+  for (MeasuredFormat f : {MeasuredFormat::plain_csv, MeasuredFormat::pytorch_trace, MeasuredFormat::tflite_profile,
+                           MeasuredFormat::tensorrt_profile, MeasuredFormat::nsys_csv, MeasuredFormat::nsys_sqlite,
+                           MeasuredFormat::onnxruntime_profile})
+    names.emplace_back(trace::measured_format_name(f));
+  return core::join_list(names, ", ") + " (told apart by content; traces/README.md)";
+}
+
 namespace {
 
 struct BudgetArgs {
@@ -121,7 +132,9 @@ int run_budget(const BudgetArgs& a) {
     trace::ImportOptions import;
     for (const auto& i : a.inputs) import.input_shapes.insert(parse_input(i));
     auto imported = trace::import_model(a.network, import);
-    for (const auto& w : imported.warnings) std::cerr << "warning: " << w << "\n";
+    std::vector<std::string> lines;
+    for (const auto& w : imported.warnings) lines.push_back("warning: " + w);
+    print_warnings(lines);
     net = std::move(imported.network);
   } else {
     if (!a.inputs.empty()) throw core::UserError("--input: gives shapes to a model file (.onnx, .tflite), not to a network YAML");
@@ -193,7 +206,9 @@ Command add_budget_command(CLI::App& app) {
   sub->add_option("--slice", args->slice, "the model's share of the frame, e.g. 12ms");
   sub->add_option("--rate", args->rate, "inferences per second, e.g. 30Hz (for watts)");
   sub->add_option("--operating-point", args->operating_point, "the unit's operating point (default: nominal)");
-  sub->add_option("--measured", args->measured, "measured layer times (CSV layer,time) for the diagnosis");
+  sub->add_option("--measured", args->measured,
+                  "measured layer times for the diagnosis, or a whole-network time named total: " +
+                      measured_formats_help());
   sub->add_flag("--json", args->json, "print JSON instead of the text report");
   sub->add_flag("--strict", args->strict, "warnings (e.g. measured names that match no layer) are errors");
   sub->add_option("--svg", args->svg, "write the stacked roofline with every kernel to this SVG file");

@@ -454,8 +454,8 @@ Command add_calibrate_command(CLI::App& app) {
       "overhead) to measured kernel times and write the calibrated hardware file");
   sub->add_option("hardware", args->hardware, "hardware YAML (hardware/*.yaml)")->required();
   sub->add_option("pairs", args->pairs,
-                  "NETWORK MEASURED [NETWORK MEASURED ...]: network YAML (or .onnx/.tflite) and its measured times "
-                  "(plain CSV, PyTorch profiler trace JSON, or TFLite benchmark_model op-profile CSV)");
+                  "NETWORK MEASURED [NETWORK MEASURED ...]: network YAML (or .onnx/.tflite) and its measured times: " +
+                      measured_formats_help());
   sub->add_option("--totals", args->totals,
                   "whole-network measurements: CSV network,precision,operating_point,latency[,energy] (see "
                   "tests/validation/README.md); fits per-op-class efficiencies, alone or with the pairs");

@@ -58,6 +58,9 @@ model::LayerPrecision option_precision(const std::string& text);
 std::size_t option_unit(const model::HardwareSpec& hw, const std::vector<const model::NetworkSpec*>& networks,
                         const std::string& wanted);
 
+/// What --measured (and calibrate's MEASURED) accepts: every format trace::read_measured_trace tells apart.
+std::string measured_formats_help();
+
 /// --operating-point: the index of the operating point named `text` in `unit`, or throws UserError listing them.
 std::size_t option_operating_point(const model::ComputeUnitSpec& unit, const std::string& text);
 

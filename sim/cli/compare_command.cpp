@@ -49,7 +49,8 @@ Command add_compare_command(CLI::App& app) {
   auto* sub = app.add_subcommand("compare", "two run folders or two budgets side by side, with the differences' CIs");
   sub->add_option("a", args->a, "run folder (framesim run -o) or budget JSON (framesim budget --json)")->required();
   sub->add_option("b", args->b, "the other, of the same kind")->required();
-  sub->add_option("-o,--out", args->out, "folder for compare.txt, compare.json, report.html (default runs/compare-A-vs-B)");
+  sub->add_option("-o,--out", args->out, "folder for compare.txt, compare.json, report.html (default: runs/compare-<A>-vs-<B>, each the name of the "
+                  "folder or file without its extension)");
   sub->add_flag("--json", args->json, "print compare.json instead of the text");
   return {sub, [args] { return run_compare(*args); }};
 }

@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
+#include "cli/console.hpp"
+#include "core/text.hpp"
 #include "config/network_writer.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"
@@ -62,13 +64,15 @@ int run_import(const ImportArgs& a) {
                                               a.model, net.layers.size(), net.total_params(), net.total_ops())};
   for (const auto& w : result.warnings) header.push_back("warning: " + w);
   const std::string yaml = config::network_to_yaml(net, header);
-  for (const auto& w : result.warnings) std::cerr << "warning: " << w << "\n";
+  std::vector<std::string> lines;
+  for (const auto& w : result.warnings) lines.push_back("warning: " + w);
+  print_warnings(lines);
   if (a.out.empty()) {
     std::cout << yaml;
   } else {
     core::write_file_atomic(a.out, yaml);
-    std::cerr << fmt::format("{}: {} layers ({} warnings) written to {}\n", a.model, net.layers.size(),
-                             result.warnings.size(), a.out);
+    print_note(fmt::format("{}: {} ({}) written to {}", a.model, core::counted(net.layers.size(), "layer"),
+                           core::counted(result.warnings.size(), "warning"), a.out));
   }
   return 0;
 }

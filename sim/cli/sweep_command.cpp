@@ -21,6 +21,8 @@
 
 #include "json_text.hpp"
 #include "cli/commands.hpp"
+#include "cli/console.hpp"
+#include "core/text.hpp"
 #include "config/scenario.hpp"
 #include "config/sweep.hpp"
 #include "core/error.hpp"
@@ -227,8 +229,8 @@ int run_sweep(const SweepArgs& a) {
   if (a.emit == "slurm") {
     fs::create_directories(dir);
     core::write_file_atomic(dir / "sweep.sbatch", slurm_script(a, points.size(), self));
-    std::cout << fmt::format("{}: a job array for {} points; submit it with sbatch {}\n", (dir / "sweep.sbatch").string(),
-                             points.size(), (dir / "sweep.sbatch").string());
+    std::cout << fmt::format("{}: a job array for {}; submit it with sbatch {}\n", (dir / "sweep.sbatch").string(),
+                             core::counted(points.size(), "point"), (dir / "sweep.sbatch").string());
     return 0;
   }
   if (!a.emit.empty()) throw core::UserError(fmt::format("--emit: \"{}\" is not one of \"slurm\"", a.emit));
@@ -264,11 +266,12 @@ int run_sweep(const SweepArgs& a) {
     }
     todo.push_back(p.index);
   }
-  std::cerr << fmt::format("sweep {}: {} points{}, {} already done, {} to run with {} jobs\n", spec.name, points.size(),
-                           shard.count > 1 ? fmt::format(" (shard {}/{})", shard.index, shard.count) : std::string(),
-                           done_before, todo.size(), a.jobs);
+  print_note(fmt::format("sweep {}: {}{}, {} already done, {} to run with {}", spec.name,
+                         core::counted(points.size(), "point"),
+                         shard.count > 1 ? fmt::format(" (shard {}/{})", shard.index, shard.count) : std::string(),
+                         done_before, todo.size(), core::counted(static_cast<std::size_t>(a.jobs), "job")));
 
-  const bool tty = ::isatty(STDERR_FILENO);
+  ProgressBar bar(fmt::format("sweep {}", spec.name));
   const double start = now_s();
   std::map<pid_t, Running> running;
   std::size_t next = 0, finished = 0, failed = 0;
@@ -329,12 +332,15 @@ int run_sweep(const SweepArgs& a) {
     ++finished;
     const double elapsed = now_s() - start;
     const double eta = finished > 0 ? elapsed / static_cast<double>(finished) * static_cast<double>(todo.size() - finished) : 0;
-    const std::string line = fmt::format("[{}/{}] {}%  elapsed {}  ETA {}{}", finished, todo.size(),
-                                         finished * 100 / std::max<std::size_t>(1, todo.size()),
-                                         core::format_seconds(elapsed), core::format_seconds(eta),
-                                         failed ? fmt::format("  ({} failed)", failed) : std::string());
-    if (tty) std::cerr << "\r" << line << "\033[K" << std::flush;
-    else if (finished == todo.size() || finished % std::max<std::size_t>(1, todo.size() / 10) == 0) std::cerr << line << "\n";
+    const std::string failures_text = failed ? fmt::format(" ({} failed)", failed) : std::string();
+    if (bar.enabled()) {
+      bar.set_label(fmt::format("sweep {} {}/{}{}", spec.name, finished, todo.size(), failures_text));
+      bar.update(static_cast<double>(finished) / static_cast<double>(std::max<std::size_t>(1, todo.size())), eta);
+    } else if (finished == todo.size() || finished % std::max<std::size_t>(1, todo.size() / 10) == 0) {
+      print_note(fmt::format("[{}/{}] {}%  elapsed {}  ETA {}{}", finished, todo.size(),
+                             finished * 100 / std::max<std::size_t>(1, todo.size()), core::format_seconds(elapsed),
+                             core::format_seconds(eta), failures_text));
+    }
   };
   while (next < todo.size() || !running.empty()) {
     while (next < todo.size() && static_cast<int>(running.size()) < a.jobs) launch(todo[next++]);
@@ -342,19 +348,20 @@ int run_sweep(const SweepArgs& a) {
     const pid_t pid = ::waitpid(-1, &status, 0);
     if (pid > 0 && running.count(pid)) finish(pid, status);
   }
-  if (tty && !todo.empty()) std::cerr << "\n";
+  bar.clear();
   fs::remove_all(work_root);
   std::error_code ignored;
   fs::remove(dir / "work", ignored);  // only if empty
   const std::size_t ran = todo.size() - failed;
   if (ran > 0) {
     const double minutes = (now_s() - start) / 60.0;
-    std::cerr << fmt::format("{} points in {}: {} points per minute with {} jobs; per point {} of process time, "
-                             "{} of it simulating, {} of overhead\n",
-                             ran, core::format_seconds(now_s() - start), core::format_number(static_cast<double>(ran) / minutes, 3),
-                             a.jobs, core::format_seconds(point_wall / static_cast<double>(ran)),
+    print_note(fmt::format("{} in {}: {} points per minute with {}; per point {} of process time, "
+                             "{} of it simulating, {} of overhead",
+                             core::counted(ran, "point"), core::format_seconds(now_s() - start),
+                             core::format_number(static_cast<double>(ran) / minutes, 3),
+                             core::counted(static_cast<std::size_t>(a.jobs), "job"), core::format_seconds(point_wall / static_cast<double>(ran)),
                              core::format_seconds(simulated_wall / static_cast<double>(ran)),
-                             core::format_seconds((point_wall - simulated_wall) / static_cast<double>(ran)));
+                             core::format_seconds((point_wall - simulated_wall) / static_cast<double>(ran))));
   }
   for (const auto& f : failures) std::cerr << "failed: " << f;
   if (failed > 0) throw core::UserError(fmt::format("{} of {} points failed (see above); rerun to retry them", failed, todo.size()));
@@ -407,7 +414,7 @@ Command add_sweep_command(CLI::App& app) {
   auto args = std::make_shared<SweepArgs>();
   auto* sub = app.add_subcommand("sweep", "run a design-space sweep: one simulation per point, results, Pareto front");
   sub->add_option("sweep", args->file, "sweep YAML (scenarios/sweeps/*.yaml)")->required();
-  sub->add_option("-o,--out", args->out, "sweep folder (default runs/sweep-<name>)");
+  sub->add_option("-o,--out", args->out, "sweep folder (default: runs/sweep-<sweep file name without .yaml>)");
   sub->add_option("-j,--jobs", args->jobs, "simulations at once (default 1)")->check(CLI::Range(1, 1024));
   sub->add_option("--shard", args->shard, "run only points I, I+N, I+2N...: I/N (default: from SLURM_ARRAY_TASK_ID)");
   sub->add_option("--emit", args->emit, "write a job script instead of running: slurm");

@@ -1,8 +1,13 @@
 // Nothing half-written (issue 10): a run stopped by --wall-limit or a signal leaves neither its run folder nor a
 // temporary one; an existing good run folder survives a failed rerun; a temporary folder a killed run left
-// behind is removed by the next run.
+// behind is removed by the next run, one a live run is writing is not; a run folder holding files framesim did not
+// write is not replaced without --force (issue 13).
+#include <algorithm>
+#include <chrono>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -78,6 +83,123 @@ TEST(RunOutput, ALaterRunRemovesWhatADeadRunLeft) {
   ASSERT_EQ(framesim::testing::run_cli("run scenarios/robot_30fps.yaml -q --duration 3s -o '" + out.string() + "'").exit_code, 0);
   EXPECT_FALSE(fs::exists(stale));
   EXPECT_TRUE(fs::exists(out / "summary.json"));
+}
+
+/// Starts `framesim run ARGS...` as a child process (stderr to `err`), sends it `signal` once its temporary folder
+/// beside `out` exists (so the signal lands while it simulates), and returns its exit code (-1: killed by the signal).
+int interrupt_run(const std::vector<std::string>& args, const fs::path& out, const fs::path& err, int signal) {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    if (!::freopen(err.c_str(), "w", stderr) || !::freopen("/dev/null", "w", stdout)) ::_exit(126);
+    if (::chdir(FRAMESIM_SOURCE_DIR) != 0) ::_exit(126);
+    std::vector<char*> argv{const_cast<char*>(FRAMESIM_BINARY), const_cast<char*>("run")};
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    ::execv(FRAMESIM_BINARY, argv.data());
+    ::_exit(127);
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (temporaries(out).empty() && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  EXPECT_FALSE(temporaries(out).empty()) << "the run never created its temporary folder";
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // well into the simulation
+  ::kill(pid, signal);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+// Ctrl-C in a terminal is SIGINT to the process: exit code 128 + 2, the temporary folder removed, nothing written.
+TEST(RunOutput, SigintExits130AndRemovesTheTemporaryFolder) {
+  framesim::testing::Scratch scratch;
+  const fs::path out = scratch.dir() / "run";
+  const fs::path err = scratch.dir() / "stderr.txt";
+  const int code = interrupt_run({"scenarios/hot_enclosure_20min.yaml", "-q", "-o", out.string()}, out, err, SIGINT);
+  EXPECT_EQ(code, 130);
+  EXPECT_EQ(core::read_file(err), "framesim: interrupted by SIGINT; nothing was written\n");
+  EXPECT_FALSE(fs::exists(out));
+  EXPECT_TRUE(temporaries(out).empty());
+}
+
+// The same for SIGTERM sent straight to the process, over a good run folder: that folder is untouched.
+TEST(RunOutput, SigtermKeepsTheOldRunFolder) {
+  framesim::testing::Scratch scratch;
+  const fs::path out = scratch.dir() / "run";
+  ASSERT_EQ(framesim::testing::run_cli("run scenarios/robot_30fps.yaml -q --duration 3s -o '" + out.string() + "'").exit_code, 0);
+  const std::string summary = core::read_file(out / "summary.json");
+  const int code = interrupt_run({"scenarios/hot_enclosure_20min.yaml", "-q", "-o", out.string()}, out,
+                                 scratch.dir() / "stderr.txt", SIGTERM);
+  EXPECT_EQ(code, 143);
+  EXPECT_EQ(core::read_file(out / "summary.json"), summary);
+  EXPECT_TRUE(temporaries(out).empty());
+}
+
+// A temporary folder whose process is alive (this test's own pid) belongs to a run in progress: kept.
+TEST(RunOutput, ALaterRunKeepsALiveRunsTemporaryFolder) {
+  framesim::testing::Scratch scratch;
+  const fs::path out = scratch.dir() / "run";
+  const fs::path live = out.string() + ".tmp-" + std::to_string(::getpid());
+  fs::create_directories(live);
+  ASSERT_EQ(framesim::testing::run_cli("run scenarios/robot_30fps.yaml -q --duration 3s -o '" + out.string() + "'").exit_code, 0);
+  EXPECT_TRUE(fs::exists(live));
+}
+
+/// The names in `folder`, sorted.
+std::vector<std::string> names_in(const fs::path& folder) {
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(folder)) names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// A run folder lists what framesim wrote in it (.framesim-files: every other entry, one a line), so a rerun
+// replaces it; a file the user added is never removed silently: the rerun is refused (exit 2, the folder
+// untouched) until --force.
+TEST(RunOutput, AFolderWithAUserFileIsReplacedOnlyWithForce) {
+  framesim::testing::Scratch scratch;
+  const fs::path out = scratch.dir() / "run";
+  const std::string args = "run scenarios/robot_30fps.yaml -q --duration 3s -o '" + out.string() + "'";
+  ASSERT_EQ(framesim::testing::run_cli(args).exit_code, 0);
+  // The list against the folder's own entries, read independently: every entry but the list itself.
+  std::string expected = "# written by framesim: what it wrote in this run folder. It replaces the folder on a rerun "
+                         "only when the folder holds nothing else (or with --force).\n";
+  for (const auto& name : names_in(out))
+    if (name != ".framesim-files") expected += name + "\n";
+  EXPECT_EQ(core::read_file(out / ".framesim-files"), expected);
+  // framesim's own folder: replaced.
+  ASSERT_EQ(framesim::testing::run_cli(args + " --seed 3").exit_code, 0);
+  const std::string summary = core::read_file(out / "summary.json");
+  // A user's file in it: refused, nothing changed.
+  std::ofstream(out / "notes.txt") << "my notes\n";
+  const auto refused = framesim::testing::run_cli(args + " --seed 4");
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_EQ(refused.err, "-o: " + out.string() + " holds a file framesim did not write (notes.txt): not replacing it; "
+                         "--force replaces it anyway, or choose another folder\n");
+  EXPECT_EQ(core::read_file(out / "notes.txt"), "my notes\n");
+  EXPECT_EQ(core::read_file(out / "summary.json"), summary);
+  EXPECT_TRUE(temporaries(out).empty());
+  // --force: replaced whole, the user's file gone.
+  ASSERT_EQ(framesim::testing::run_cli(args + " --seed 4 --force").exit_code, 0);
+  EXPECT_FALSE(fs::exists(out / "notes.txt"));
+  EXPECT_NE(core::read_file(out / "summary.json"), summary);
+}
+
+// A folder an older framesim wrote (no list) is replaced when everything in it is a file the new run writes too,
+// and refused when it holds anything else.
+TEST(RunOutput, AFolderWithoutTheListIsJudgedByTheNewRunsFiles) {
+  framesim::testing::Scratch scratch;
+  const fs::path out = scratch.dir() / "run";
+  const std::string args = "run scenarios/robot_30fps.yaml -q --duration 3s -o '" + out.string() + "'";
+  ASSERT_EQ(framesim::testing::run_cli(args).exit_code, 0);
+  fs::remove(out / ".framesim-files");
+  ASSERT_EQ(framesim::testing::run_cli(args + " --seed 5").exit_code, 0);
+  EXPECT_TRUE(fs::exists(out / ".framesim-files"));
+  fs::remove(out / ".framesim-files");
+  fs::create_directories(out / "plots");
+  const auto refused = framesim::testing::run_cli(args + " --seed 6");
+  EXPECT_EQ(refused.exit_code, 2) << refused.err;
+  EXPECT_TRUE(fs::exists(out / "plots"));
+  EXPECT_TRUE(temporaries(out).empty());
 }
 
 }  // namespace
