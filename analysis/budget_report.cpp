@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "core/text.hpp"
 #include "core/units.hpp"
 #include "html.hpp"
 #include "svg.hpp"
@@ -107,8 +108,9 @@ void machine_section(std::string& out, const BudgetReport& r, const model::Hardw
 void model_section(std::string& out, const BudgetReport& r, const model::HardwareSpec& hw,
                    const model::NetworkSpec& net) {
   out += "2. The model\n";
-  out += fmt::format("   {} layers in {} kernels; {} parameters, {} of weights; {} per inference\n", r.layers,
-                     r.plan.kernels.size(), core::format_si(r.params, "", 4), format_bytes(r.weight_bytes),
+  out += fmt::format("   {} in {}; {} parameters, {} of weights; {} per inference\n",
+                     core::counted(static_cast<std::size_t>(r.layers), "layer"),
+                     core::counted(r.plan.kernels.size(), "kernel"), core::format_si(r.params, "", 4), format_bytes(r.weight_bytes),
                      format_ops(r.ops));
   const auto& peak_kernel = r.plan.kernels.empty() ? std::string("-") : r.plan.kernels[r.plan.peak_kernel].name;
   out += fmt::format("   peak live activations {} (at {}){}\n", format_bytes(r.peak_activation_bytes), peak_kernel,

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "budget_report.hpp"
+#include "core/text.hpp"
 #include "core/units.hpp"
 #include "html.hpp"
 #include "model/budget.hpp"
@@ -126,9 +127,9 @@ std::string RunAnalysis::html_report(const json& j) const {
   const auto& why = j["why"];
   if (why.contains("tail")) {
     const auto& t = why["tail"];
-    b += fmt::format("<p>The tail ({} frames at or above p99 {}): the critical path runs mostly through {} ({} of the "
+    b += fmt::format("<p>The tail ({} at or above p99 {}): the critical path runs mostly through {} ({} of the "
                      "time on the path). Mean parts of those frames:</p>\n",
-                     t["frames"].get<std::int64_t>(), format_seconds(t["p99_s"].get<double>()),
+                     core::counted(t["frames"].get<std::size_t>(), "frame"), format_seconds(t["p99_s"].get<double>()),
                      html::number("critical-stage", t["critical_stage"].get<std::string>()),
                      format_number(t["critical_share"].get<double>() * 100, 3) + "%");
     double total = 0;

@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include <fmt/format.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "core/text.hpp"
@@ -63,15 +64,24 @@ void ProgressBar::draw() {
   const auto now = std::chrono::steady_clock::now();
   drawn_ = now;
   const double elapsed_s = std::chrono::duration<double>(now - start_).count();
-  constexpr int kWidth = 30;
-  const int done = static_cast<int>(fraction_ * kWidth);
   std::string left = "--:-- left";
   if (left_s_) left = fmt::format("about {} left", clock_text(*left_s_));
   else if (fraction_ >= 0.01) left = fmt::format("about {} left", clock_text(elapsed_s * (1 - fraction_) / fraction_));
-  std::fprintf(stderr, "\r%s [%s%s] %3d%%  %s elapsed, %s\033[K", label_.c_str(),
-               std::string(static_cast<std::size_t>(done), '#').c_str(),
-               std::string(static_cast<std::size_t>(kWidth - done), ' ').c_str(), static_cast<int>(fraction_ * 100),
-               clock_text(elapsed_s).c_str(), left.c_str());
+  const std::string counts = fmt::format("] {:3d}%  {} elapsed, {}", static_cast<int>(fraction_ * 100),
+                                         clock_text(elapsed_s), left);
+  // One terminal line, never wrapped (a wrapped line could not be redrawn in place): the bar narrows from 30
+  // characters to 10 first, then the label gives way.
+  winsize size{};
+  const int columns = ::ioctl(STDERR_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 0 ? size.ws_col : 80;
+  const int room = columns - 1 - static_cast<int>(label_.size() + 2 + counts.size());
+  const int width = std::clamp(room, 10, 30);
+  const int done = static_cast<int>(fraction_ * width);
+  const std::string tail = " [" + std::string(static_cast<std::size_t>(done), '#') +
+                           std::string(static_cast<std::size_t>(width - done), ' ') + counts;
+  const auto usable = static_cast<std::size_t>(std::max(columns - 1, 0));
+  std::string line = label_.substr(0, usable > tail.size() ? usable - tail.size() : 0) + tail;
+  line.resize(std::min(line.size(), usable));
+  std::fprintf(stderr, "\r%s\033[K", line.c_str());
   std::fflush(stderr);
   shown_ = true;
 }

@@ -60,8 +60,8 @@ int run_import(const ImportArgs& a) {
   for (const auto& i : a.inputs) options.input_shapes.insert(parse_input(i));
   const trace::ImportResult result = trace::import_model(a.model, options);
   const auto& net = result.network;
-  std::vector<std::string> header{fmt::format("Imported by `framesim import` from {}: {} layers, {} parameters, {} ops.",
-                                              a.model, net.layers.size(), net.total_params(), net.total_ops())};
+  std::vector<std::string> header{fmt::format("Imported by `framesim import` from {}: {}, {} parameters, {} ops.",
+                                              a.model, core::counted(net.layers.size(), "layer"), net.total_params(), net.total_ops())};
   for (const auto& w : result.warnings) header.push_back("warning: " + w);
   const std::string yaml = config::network_to_yaml(net, header);
   std::vector<std::string> lines;

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "core/text.hpp"
 #include "core/units.hpp"
 #include "model/cost.hpp"
 #include "model/plan.hpp"
@@ -69,8 +70,8 @@ std::vector<std::optional<double>> replay_times(const model::ScenarioSpec& spec,
   std::vector<std::string> unused;
   for (const auto& [name, t] : by_name)
     if (!used.count(name)) unused.push_back(name);
-  totals.notes.push_back(fmt::format("stage \"{}\": replayed {} of {} kernels from {}{}", stage.name, matched,
-                                         xplan.kernels.size(), stage.measured_file,
+  totals.notes.push_back(fmt::format("stage \"{}\": replayed {} of {} from {}{}", stage.name, matched,
+                                         core::counted(xplan.kernels.size(), "kernel"), stage.measured_file,
                                          unused.empty() ? std::string()
                                                         : fmt::format("; names matching no kernel or layer: {}",
                                                                       fmt::join(unused, ", "))));

@@ -1037,7 +1037,7 @@ MeasuredTrace parse_measured_trace(const std::string& text_in, const std::string
     e.time_s = m.time_s;
     trace.entries.push_back(std::move(e));
   }
-  trace.notes.push_back(fmt::format("{}: {} rows", measured_format_name(trace.format), trace.entries.size()));
+  trace.notes.push_back(fmt::format("{}: {}", measured_format_name(trace.format), core::counted(trace.entries.size(), "row")));
   return trace;
 }
 

@@ -214,5 +214,34 @@ TEST(Cli, MeasuredHelpNamesEveryFormat) {
   }
 }
 
+/// What `framesim ARGS` writes to a terminal (util-linux `script` gives it a pseudo-terminal), stdout and stderr
+/// together as the terminal receives them.
+std::string on_a_terminal(const framesim::testing::Scratch& scratch, const std::string& args) {
+  const auto out = scratch.dir() / "terminal.txt";
+  const std::string command = "cd '" + std::string(FRAMESIM_SOURCE_DIR) + "' && script -qec \"'" + FRAMESIM_BINARY +
+                              "' " + args + "\" /dev/null > '" + out.string() + "'";
+  EXPECT_EQ(std::system(command.c_str()), 0) << command;
+  return core::read_file(out);
+}
+
+// On a terminal, run draws its bar in place (carriage returns, elapsed time and the time left), then erases it
+// before the summary; -q draws none. Not on a terminal (every other test), nothing of it appears.
+TEST(Cli, RunsProgressBarOnATerminalIsClearedBeforeTheSummary) {
+  framesim::testing::Scratch scratch;
+  const std::string args = "run scenarios/robot_30fps.yaml --duration 30s -o '" + (scratch.dir() / "run").string() + "'";
+  const std::string shown = on_a_terminal(scratch, args);
+  const auto bar = shown.find("\rrun robot-30fps [");
+  ASSERT_NE(bar, std::string::npos) << shown.substr(0, 300);
+  EXPECT_NE(shown.find(" elapsed, about ", bar), std::string::npos);
+  const auto summary = shown.find("framesim run: robot-30fps");
+  ASSERT_NE(summary, std::string::npos);
+  EXPECT_EQ(shown.substr(summary - 4, 4), "\r\033[K") << "the bar is erased right before the summary";
+  EXPECT_EQ(shown.find(" elapsed, ", summary), std::string::npos) << "no bar after the summary";
+  const std::string quiet = on_a_terminal(scratch, args + " -q --force");
+  EXPECT_EQ(quiet.find(" elapsed, "), std::string::npos);
+  EXPECT_EQ(quiet.find("framesim run: robot-30fps"), 0u);
+  EXPECT_EQ(run_cli(args + " --force").err, "");
+}
+
 }  // namespace
 }  // namespace framesim
