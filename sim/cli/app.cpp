@@ -274,7 +274,7 @@ Command add_completion_command(CLI::App& app) {
   auto shell = std::make_shared<std::string>();
   auto* sub = app.add_subcommand("completion", "print the shell completion script: source <(framesim completion bash)");
   sub->add_option("shell", *shell, "the shell (bash)")->required()->check(CLI::IsMember({"bash"}));
-  return {sub, [&app] {
+  return {sub, [&app, shell] {  // `shell` lives as long as the option that writes it
             std::cout << bash_completion(app);
             return 0;
           }};
