@@ -1,5 +1,5 @@
-// Internal to trace/: what the readers of measured times share (measured.cpp reads plain CSV, PyTorch and TFLite
-// and tells the formats apart; each newer format has its own file), and the entry points of those readers.
+// Internal to trace/: what the readers of measured times share, and the entry points of those readers, one file
+// per format (measured.cpp reads plain CSV and tells the formats apart; measured_match.cpp matches to layers).
 #pragma once
 
 #include <fmt/format.h>
@@ -64,6 +64,18 @@ class JsonFields {
   std::string here_;
   Problems& p_;
 };
+
+/// The name a plain or TFLite entry is listed under: a TFLite node under its (first) output tensor's name.
+const std::string& recorded_name(const MeasuredTrace& trace, const MeasuredEntry& e);
+
+/// TFLite benchmark_model's op profile (tflite_profile.cpp).
+MeasuredTrace parse_tflite_profile(const std::string& text, const std::string& path);
+/// Whether a trimmed line is one only benchmark_model's profile has: a section title or a table bar.
+bool is_tflite_profile_line(std::string_view line);
+
+/// The PyTorch profiler's Chrome trace (pytorch_trace.cpp): the JSON in `text` from offset `start`, on line
+/// `start_line` (after framesim's comment lines).
+MeasuredTrace parse_pytorch_trace(const std::string& text, const std::string& path, std::size_t start, int start_line);
 
 /// trtexec --exportProfile: [{"count": N}, {"name", "timeMs", "averageMs", "medianMs", "percentage"}, ...].
 MeasuredTrace parse_tensorrt_profile(const Json& doc, const std::string& path);
