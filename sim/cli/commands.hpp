@@ -6,8 +6,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
-#include "config/yaml.hpp"
-
+#include "config/override.hpp"
 #include "core/error.hpp"
 #include "model/hardware.hpp"
 #include "model/network.hpp"

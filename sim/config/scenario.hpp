@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "config/yaml.hpp"
+#include "config/override.hpp"
 #include "model/scenario.hpp"
 
 namespace framesim::config {

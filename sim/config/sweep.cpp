@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "config/yaml.hpp"
 #include "core/text.hpp"
 #include "core/units.hpp"
 

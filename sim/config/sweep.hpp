@@ -8,7 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "config/yaml.hpp"
+#include "config/override.hpp"
+#include "core/units.hpp"
 
 namespace framesim::config {
 

@@ -14,6 +14,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "config/override.hpp"
 #include "core/error.hpp"
 #include "core/units.hpp"
 
@@ -59,15 +60,6 @@ class Document {
   YAML::Node root_;
   core::Diagnostics* diagnostics_ = nullptr;
   std::vector<std::pair<YAML::Node, core::SourceLocation>> overridden_;
-};
-
-/// A change to a key path of a scenario or a file it refers to, written somewhere (a sweep axis, --set).
-/// Paths: scenario keys as they are ("stages.detector.unit", "thermal.ambient", "networks.detector.precision");
-/// "hardware.<path>" inside the hardware file; "network.<name>.<path>" inside the network file named <name>.
-struct Override {
-  std::string path;
-  std::string value_yaml;
-  core::SourceLocation origin;
 };
 
 /// Range a parsed number must fall in.

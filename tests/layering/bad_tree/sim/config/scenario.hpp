@@ -1,0 +1,3 @@
+// Fixture: a config header that exposes yaml-cpp.
+#pragma once
+#include <yaml-cpp/yaml.h>

@@ -1,0 +1,3 @@
+// Fixture: a plain engine header.
+#pragma once
+#include <vector>
