@@ -252,7 +252,7 @@ std::string compare_html(const json& c, const CompareInput& a, const CompareInpu
     plot.set_id("tails");
     add_latency_tail(plot, a.latency_s, 1, "A");
     add_latency_tail(plot, b.latency_s, 0, "B");
-    plot.reference(deadline, true, 2, fmt::format("deadline {}", core::format_seconds(deadline)));
+    plot.reference(deadline, Line::vertical, 2, fmt::format("deadline {}", core::format_seconds(deadline)));
     body += html::heading("Latency tails") +
             html::figure(plot.render(), "tails", "Both runs' counted frames, each with its 95% band.");
   }
@@ -262,7 +262,7 @@ std::string compare_html(const json& c, const CompareInput& a, const CompareInpu
     for (auto& cell : r) cell = html::escape(cell);
   if (!rows.empty()) rows.front()[3] = html::number("first-difference", table_rows(c).front()[3]);
   body += html::table({"metric", "A", "B", "B - A", "B / A", c["kind"] == "runs" ? "95% CI of B - A" : "interval"}, rows,
-                      true);
+                      html::Cells::markup);
   if (c.contains("method")) body += "<p class=\"note\">" + html::escape(c["method"].get<std::string>()) + "</p>\n";
   return html::page("framesim compare", body);
 }

@@ -42,13 +42,14 @@ svg {{ max-width: 100%; height: auto; }}
                      escape(title), body);
 }
 
-std::string table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows, bool raw) {
+std::string table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows,
+                  Cells cells) {
   std::string s = "<table>\n<tr>";
   for (const auto& h : header) s += "<th>" + escape(h) + "</th>";
   s += "</tr>\n";
   for (const auto& row : rows) {
     s += "<tr>";
-    for (const auto& cell : row) s += "<td>" + (raw ? cell : escape(cell)) + "</td>";
+    for (const auto& cell : row) s += "<td>" + (cells == Cells::markup ? cell : escape(cell)) + "</td>";
     s += "</tr>\n";
   }
   return s + "</table>\n";

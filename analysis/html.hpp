@@ -11,9 +11,11 @@ namespace framesim::analysis::html {
 std::string escape(const std::string& s);
 /// The whole page.
 std::string page(const std::string& title, const std::string& body);
-/// A table; cells are escaped unless `raw` (for cells that hold markup such as bar()).
+/// What a table's cells hold: text (escaped) or markup such as bar() (written as it is).
+enum class Cells { text, markup };
+/// A table; the header is text, the cells as `cells` says.
 std::string table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows,
-                  bool raw = false);
+                  Cells cells = Cells::text);
 /// A rendered SVG placed in the page, its ids prefixed with `id` so that several plots share one document.
 std::string figure(const std::string& svg, const std::string& id, const std::string& caption = "");
 /// A horizontal bar of `fraction` (0..1) with its percentage, as markup.

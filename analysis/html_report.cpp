@@ -102,7 +102,7 @@ std::string RunAnalysis::html_report(const json& j) const {
   for (auto& row : rows)
     for (auto& cell : row) cell = html::escape(cell);
   rows.front()[4] = html::number("p99", format_percentile_s(all["latency_s"], "p99"));
-  b += html::table(percentile_header(""), rows, true);
+  b += html::table(percentile_header(""), rows, html::Cells::markup);
   b += "<p class=\"note\">" + html::escape(percentile_footnote()) + "</p>\n";
   std::vector<std::vector<std::string>> windows;
   for (const char* name : {"cold", "sustained"}) {
@@ -168,7 +168,7 @@ std::string RunAnalysis::html_report(const json& j) const {
   }
   for (const auto& [level, entry] : j["utilisation"]["memory"].items())
     util.push_back({html::escape("memory " + level), html::bar(entry["utilisation"].get<double>())});
-  b += html::table({"", "busy / utilised"}, util, true);
+  b += html::table({"", "busy / utilised"}, util, html::Cells::markup);
   std::vector<std::vector<std::string>> queues;
   for (const auto& [s, q] : j["utilisation"]["queues"].items())
     queues.push_back({s, format_number(q["mean"].get<double>(), 3), std::to_string(q["max"].get<int>()),

@@ -24,10 +24,10 @@ std::string RunAnalysis::svg_latency_cdf() const {
   plot.set_id("tail");
   add_latency_tail(plot, all, 1, "all counted");
   add_latency_tail(plot, hot, 4, "sustained");
-  plot.reference(spec_.deadline_s, true, 0, fmt::format("deadline {}", format_seconds(spec_.deadline_s)));
+  plot.reference(spec_.deadline_s, Line::vertical, 0, fmt::format("deadline {}", format_seconds(spec_.deadline_s)));
   if (!all.empty()) {
-    plot.reference(0.01, false, 3, fmt::format("p99 {}", format_seconds(all_.latency_s.quantile(0.99))));
-    plot.reference(0.001, false, 3, fmt::format("p99.9 {}", format_seconds(all_.latency_s.quantile(0.999))));
+    plot.reference(0.01, Line::horizontal, 3, fmt::format("p99 {}", format_seconds(all_.latency_s.quantile(0.99))));
+    plot.reference(0.001, Line::horizontal, 3, fmt::format("p99.9 {}", format_seconds(all_.latency_s.quantile(0.999))));
   }
   return plot.render();
 }
@@ -49,7 +49,7 @@ std::string RunAnalysis::svg_latency_over_time() const {
   plot.line(maxima, 1,
             most > 1 ? fmt::format("max per {}", format_seconds((spec_.duration_s - spec_.warmup_s) / kLatencyBins))
                      : "every frame");
-  plot.reference(spec_.deadline_s, false, 0, fmt::format("deadline {}", format_seconds(spec_.deadline_s)));
+  plot.reference(spec_.deadline_s, Line::horizontal, 0, fmt::format("deadline {}", format_seconds(spec_.deadline_s)));
   return plot.render();
 }
 
@@ -76,9 +76,9 @@ std::string RunAnalysis::svg_thermal() const {
   for (const auto& t : ticks_) temp.emplace_back(t.time_s, t.temperature_C);
   temperature.line(temp, 0, "die temperature");
   if (spec_.hardware.thermal) {
-    temperature.reference(spec_.hardware.thermal->trip_C, false, 0,
+    temperature.reference(spec_.hardware.thermal->trip_C, Line::horizontal, 0,
                           fmt::format("trip {} C", format_number(spec_.hardware.thermal->trip_C)));
-    temperature.reference(spec_.hardware.thermal->release_C, false, 2,
+    temperature.reference(spec_.hardware.thermal->release_C, Line::horizontal, 2,
                           fmt::format("release {} C", format_number(spec_.hardware.thermal->release_C)));
   }
 
@@ -113,7 +113,7 @@ std::string RunAnalysis::svg_thermal() const {
   power.line(p, 3, "SoC power");
   if (spec_.hardware.thermal) {
     const double envelope = spec_.hardware.thermal->sustained_power_W();
-    power.reference(envelope, false, 0, fmt::format("sustained envelope {}", core::format_watts(envelope)));
+    power.reference(envelope, Line::horizontal, 0, fmt::format("sustained envelope {}", core::format_watts(envelope)));
   }
   return stack_svgs({temperature.render(), clocks.render(), power.render()}, width, height);
 }

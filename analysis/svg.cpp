@@ -137,8 +137,8 @@ void Plot::point(double x, double y, int colour, std::string label, std::string 
 void Plot::band(std::vector<std::pair<double, double>> polygon, int colour, std::string label) {
   bands_.push_back({std::move(polygon), colour, std::move(label), false});
 }
-void Plot::reference(double value, bool vertical, int colour, std::string label) {
-  references_.push_back({value, vertical, colour, std::move(label)});
+void Plot::reference(double value, Line line, int colour, std::string label) {
+  references_.push_back({value, line == Line::vertical, colour, std::move(label)});
 }
 void Plot::bar(double x0, double x1, double y, int colour) { bars_.push_back({x0, x1, y, colour}); }
 void Plot::marker_legend(int colour, std::string label) { marker_legend_.emplace_back(colour, std::move(label)); }

@@ -17,6 +17,9 @@ struct Axis {
                      // ten minutes read in minutes. Tick labels are plain numbers in that unit. Empty: plain numbers
 };
 
+/// Which way a reference line runs.
+enum class Line { horizontal, vertical };
+
 class Plot {
  public:
   /// A colour outside the palette, for what no line stands for.
@@ -35,8 +38,8 @@ class Plot {
   void band(std::vector<std::pair<double, double>> polygon, int colour, std::string label);
   /// A legend entry for markers of `colour`.
   void marker_legend(int colour, std::string label);
-  /// A horizontal or vertical reference line across the plot (e.g. a deadline).
-  void reference(double value, bool vertical, int colour, std::string label);
+  /// A reference line across the plot (e.g. a deadline): vertical at x = value, or horizontal at y = value.
+  void reference(double value, Line line, int colour, std::string label);
   /// A bar from y = 0 (or the axis minimum) between x0 and x1.
   void bar(double x0, double x1, double y, int colour);
   std::string render() const;

@@ -316,7 +316,8 @@ std::string sweep_svg(const std::string& title, const std::vector<SweepResult>& 
   std::vector<std::pair<double, double>> front;
   for (auto i : answers.pareto) front.emplace_back(number(results[i].metrics, "p99_s"), number(results[i].metrics, "energy_mean_J"));
   plot.line(front, 0, "Pareto front");
-  if (deadline > 0) plot.reference(deadline, true, 2, fmt::format("deadline {}", core::format_seconds(deadline)));
+  if (deadline > 0)
+    plot.reference(deadline, Line::vertical, 2, fmt::format("deadline {}", core::format_seconds(deadline)));
   plot.marker_legend(0, "point on the front");
   plot.marker_legend(1, "point");
   return plot.render();

@@ -151,7 +151,12 @@ class Progress {
   std::chrono::steady_clock::time_point start_;
 };
 
-std::string row(const std::string& name, const Measurement& m, bool bare) {
+/// What a row of the bench table measured: framesim (kernels grouped into activities), or the bare SimGrid loop
+/// (one activity per kernel, so no grouping ratio and no kernel rate of its own).
+enum class Measured { framesim, bare_loop };
+
+std::string row(const std::string& name, const Measurement& m, Measured what) {
+  const bool bare = what == Measured::bare_loop;
   auto per_s = [](double n, double seconds) { return seconds > 0 ? n / seconds : 0.0; };
   return fmt::format("  {:<40} {:>10} {:>12} {:>12} {:>9} {:>9} {:>10}\n", name,
                      bare || m.kernels == 0 ? "1" : core::format_number(m.activities / m.kernels, 3),
@@ -191,9 +196,11 @@ int run_bench(const BenchArgs& a) {
 
   std::cout << fmt::format("\n  {:<40} {:>10} {:>12} {:>12} {:>9} {:>9} {:>10}\n", "", "act/layer", "activities/s",
                            "layers/s", "CPU", "wall", "peak RSS");
-  std::cout << row("reference: framesim", fast, false) << row("reference: framesim --exact", exact, false)
-            << row("reference: bare SimGrid loop", bare, true) << row("stochastic: framesim", sfast, false)
-            << row("stochastic: bare SimGrid loop", sbare, true);
+  std::cout << row("reference: framesim", fast, Measured::framesim)
+            << row("reference: framesim --exact", exact, Measured::framesim)
+            << row("reference: bare SimGrid loop", bare, Measured::bare_loop)
+            << row("stochastic: framesim", sfast, Measured::framesim)
+            << row("stochastic: bare SimGrid loop", sbare, Measured::bare_loop);
   auto ratio = [](const Measurement& b, const Measurement& f) { return core::format_number(b.cpu_s / f.cpu_s, 3); };
   std::cout << fmt::format(
       "\n  speed: framesim / bare loop = {} in CPU time on the reference (target >= 3), {} on the stochastic variant "

@@ -133,7 +133,7 @@ void Ledger::sample_contention(double now_s) {
 }
 
 /// Integrates energy since the last tick, steps the RC model, lets the governor act, records a sample.
-TickRecord Ledger::tick(double now, bool govern) {
+TickRecord Ledger::tick(double now, Governor governor) {
   const double dt = now - last_tick_s_;
   if (dt <= 0) return {};
   book_running();
@@ -159,7 +159,7 @@ TickRecord Ledger::tick(double now, bool govern) {
   if (const auto& th = spec_.hardware.thermal) {
     // Exact step of C dT/dt = P - (T - Ta)/R with P constant over the interval.
     temperature_C_ = th->step_C(temperature_C_, ambient_C(last_tick_s_), power, dt);
-    if (govern) govern_step(*th);
+    if (governor == Governor::acts) govern_step(*th);
   }
   TickRecord r;
   r.time_s = now;

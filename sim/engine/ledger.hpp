@@ -39,6 +39,10 @@ struct Running : boost::intrusive::list_base_hook<boost::intrusive::link_mode<bo
   double progress = 0;       // of the kernels, booked so far
 };
 
+/// Whether the governor may change clocks at a tick: at the periodic ticks it acts; at the run's final tick (which
+/// only books the last interval) it holds.
+enum class Governor { acts, holds };
+
 class Ledger {
  public:
   Ledger(const model::ScenarioSpec& spec, Platform& platform);
@@ -52,11 +56,12 @@ class Ledger {
   /// Tracks `r`, waits for its activity to end, books the rest.
   void wait_booked(Running& r);
 
-  /// Books everything up to `now_s`, steps the die temperature, lets the governor act when `govern`, reloads the
-  /// Little's-law ports; returns the interval's record (energy, temperature, clocks, bandwidth, utilisation of
-  /// each memory level). Fields that belong to the scheduler and the queues are left for the caller. It asks
-  /// activities for their progress, which yields to other actors: callers must not tick twice at once.
-  TickRecord tick(double now_s, bool govern);
+  /// Books everything up to `now_s`, steps the die temperature, lets the governor change clocks if `governor`
+  /// says it acts, reloads the Little's-law ports; returns the interval's record (energy, temperature, clocks,
+  /// bandwidth, utilisation of each memory level). Fields that belong to the scheduler and the queues are left for
+  /// the caller. It asks activities for their progress, which yields to other actors: callers must not tick twice
+  /// at once.
+  TickRecord tick(double now_s, Governor governor);
   /// Books every running activity up to now, then reloads the ports from the traffic since the last sample
   /// (the contention period, see update_port_caps). Yields like tick(): callers must not run both at once.
   void sample_contention(double now_s);

@@ -98,8 +98,8 @@ void prepare(KernelPlan& k, sg4::Host* unit_host, int cores, const std::vector<L
 }
 
 /// The parallel task of kernels [first, end) and the progress each kernel owns in it.
-void make_run(std::vector<KernelPlan>& kernels, std::size_t first, std::size_t end, Binding cls, const Platform& platform,
-              std::size_t unit_index, int cores) {
+void make_run(std::vector<KernelPlan>& kernels, std::size_t first, std::size_t end, Binding binding,
+              const Platform& platform, std::size_t unit_index, int cores) {
   KernelPlan& k = kernels[first];
   KernelPlan sum;
   sum.bytes.assign(platform.levels.size(), 0.0);
@@ -107,7 +107,7 @@ void make_run(std::vector<KernelPlan>& kernels, std::size_t first, std::size_t e
   for (std::size_t i = first; i < end; ++i) {
     sum.cycles += kernels[i].cycles;
     for (std::size_t lv = 0; lv < platform.levels.size(); ++lv) sum.bytes[lv] += kernels[i].bytes[lv];
-    amounts.push_back(cls.kind == Binding::Kind::compute ? kernels[i].cycles : kernels[i].bytes[cls.level]);
+    amounts.push_back(binding.kind == Binding::Kind::compute ? kernels[i].cycles : kernels[i].bytes[binding.level]);
   }
   prepare(sum, platform.units[unit_index].host, cores, platform.levels);
   k.run_end = end;
@@ -245,10 +245,10 @@ void mark_runs(std::vector<KernelPlan>& kernels, const model::ScenarioSpec& spec
     return {Binding::Kind::shared_level, *level};
   };
   for (std::size_t i = 0; i < kernels.size();) {
-    const Binding cls = classify(kernels[i]);
+    const Binding binding = classify(kernels[i]);
     std::size_t end = i + 1;
-    while (cls != unsure && end < kernels.size() && classify(kernels[end]) == cls) ++end;
-    if (end - i >= 2) make_run(kernels, i, end, cls, platform, unit_index, cores);
+    while (binding != unsure && end < kernels.size() && classify(kernels[end]) == binding) ++end;
+    if (end - i >= 2) make_run(kernels, i, end, binding, platform, unit_index, cores);
     i = end;
   }
 }

@@ -775,20 +775,20 @@ class Simulation {
     for (std::int64_t i = 1; !stopping_; ++i) {
       sg4::this_actor::sleep_until(static_cast<double>(i) * period);
       if (stopping_) return;
-      tick(now(), true);
+      tick(now(), Governor::acts);
     }
   }
 
   /// One sample of the run: the ledger's energy and thermal step, plus the units' busy fraction and the stages'
   /// queue depths over the interval.
-  void tick(double t, bool govern) {
+  void tick(double t, Governor governor) {
     // The ledger's tick yields to other actors: the controller's final tick must not run inside the ticker's
     // (it would book and record the same interval twice).
     std::unique_lock guard(*tick_mutex_);
     const double dt = t - last_tick_s_;
     if (dt <= kSameInstant_s) return;  // the instant of the last tick (the run's end falling on a tick)
     if (fast_) fast_->sync(t);
-    TickRecord r = ledger_->tick(t, govern);
+    TickRecord r = ledger_->tick(t, governor);
     for (auto& u : platform_.units) {
       const double busy = u.scheduler->busy_core_s(t);
       r.unit_busy.push_back((busy - u.busy_core_s_at_tick) / (dt * u.spec->cores));
@@ -823,7 +823,7 @@ class Simulation {
       if (drained_cv_->wait_until(lock, limit) == std::cv_status::timeout) break;
     }
     lock.unlock();
-    tick(now(), false);
+    tick(now(), Governor::holds);  // the final interval: booked, no clock changes after the end
     totals_.end_s = now();
     if (!drained()) report_stuck();
     stopping_ = true;

@@ -32,8 +32,10 @@ struct RunOptions {
 /// none of framesim's queues, scheduling, energy or records. Returns the totals (activities, simulated end, wall time).
 RunTotals run_bare_loop(const model::ScenarioSpec& spec);
 
-/// Simulates `spec`, streaming records to `sink`. Throws core::UserError if the scenario cannot run
-/// (e.g. a deadlock that leaves frames unfinished is reported in totals.warnings, not thrown).
+/// Simulates `spec`, streaming records to `sink`. A scenario that config/ validated always runs: a deadlock that
+/// leaves frames unfinished is reported in totals.warnings, not thrown. What an actor throws while it runs (the
+/// sink's core::UserError when a record file cannot be written) stops the run and is rethrown here; a second call
+/// in one process throws std::logic_error (SimGrid keeps global state).
 RunTotals simulate(const model::ScenarioSpec& spec, RecordSink& sink, const RunOptions& options = {});
 
 }  // namespace framesim::engine
