@@ -44,12 +44,17 @@ std::optional<EventKind> classify(const std::string& cat, const std::string& nam
   if (c == "kernel" || c == "gpu_memcpy" || c == "gpu_memset") return EventKind::gpu;
   return std::nullopt;  // python_function, gpu_user_annotation, ac2g flows, metadata, counters, ...
 }
-}  // namespace
 
-MeasuredTrace parse_pytorch_trace(const std::string& text, const std::string& path, std::size_t start, int start_line) {
-  MeasuredTrace trace;
-  trace.path = path;
-  trace.format = MeasuredFormat::pytorch_trace;
+/// The events of a trace as read: complete ("X") events, and "B"/"E" pairs of one thread made complete.
+struct ReadEvents {
+  std::vector<Event> events;
+  std::size_t unmatched_ends = 0;  // "E" events without a "B": ignored
+  std::size_t unclosed = 0;        // "B" events never closed by an "E": taken as 0 long
+};
+
+/// Reads the Chrome-trace events of `text` from offset `start` (line `start_line`). Throws core::UserError listing
+/// every malformed event, or when there is no CPU op or range at all.
+ReadEvents read_events(const std::string& text, const std::string& path, std::size_t start, int start_line) {
   Problems problems(path);
   std::vector<Event> events;
   // B/E pairs per thread, turned into complete events.
@@ -173,8 +178,12 @@ MeasuredTrace parse_pytorch_trace(const std::string& text, const std::string& pa
                  "no cpu_op or user_annotation events: not a PyTorch profiler trace with operator times (profile "
                  "with torch.profiler and export_chrome_trace)");
   problems.throw_if_any();
+  return {std::move(events), unmatched_ends, unclosed};
+}
 
-  // Nesting of CPU-side events (ops, ranges, steps, runtime launches) per thread, by time containment.
+/// Nests the CPU-side events (ops, ranges, steps, runtime launches) of each thread by time containment: sets
+/// each event's parent and depth.
+void nest_cpu_events(std::vector<Event>& events) {
   std::vector<std::size_t> order(events.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
@@ -185,26 +194,36 @@ MeasuredTrace parse_pytorch_trace(const std::string& text, const std::string& pa
     if (x.dur_us != y.dur_us) return x.dur_us > y.dur_us;
     return static_cast<int>(x.kind) < static_cast<int>(y.kind);  // a step holds a range holds an op holds a launch
   });
-  {
-    std::vector<std::size_t> stack;
-    std::string thread;
-    for (std::size_t i : order) {
-      Event& ev = events[i];
-      if (ev.kind == EventKind::gpu) continue;
-      if (ev.thread != thread) {
-        stack.clear();
-        thread = ev.thread;
-      }
-      while (!stack.empty() && events[stack.back()].ts_us + events[stack.back()].dur_us <= ev.ts_us) stack.pop_back();
-      if (!stack.empty()) {
-        ev.parent = static_cast<int>(stack.back());
-        ev.depth = events[stack.back()].depth + 1;
-      }
-      if (ev.kind != EventKind::launch) stack.push_back(i);
+  std::vector<std::size_t> stack;
+  std::string thread;
+  for (std::size_t i : order) {
+    Event& ev = events[i];
+    if (ev.kind == EventKind::gpu) continue;
+    if (ev.thread != thread) {
+      stack.clear();
+      thread = ev.thread;
     }
+    while (!stack.empty() && events[stack.back()].ts_us + events[stack.back()].dur_us <= ev.ts_us) stack.pop_back();
+    if (!stack.empty()) {
+      ev.parent = static_cast<int>(stack.back());
+      ev.depth = events[stack.back()].depth + 1;
+    }
+    if (ev.kind != EventKind::launch) stack.push_back(i);
   }
+}
 
-  // GPU work to its launch (correlation id), else to the op with its External id.
+/// How GPU events were attributed to the ops that launched them.
+struct GpuAttribution {
+  std::size_t events = 0;          // kernel, memcpy and memset events
+  std::size_t by_correlation = 0;  // attributed through the correlation id of their cuda_runtime launch
+  std::size_t by_external = 0;     // attributed through the External id of an op
+  std::size_t orphans = 0;         // neither: left out
+  double total_us = 0;             // time of the attributed events
+};
+
+/// Adds each GPU event's time to the op that launched it (through the correlation id of its launch, else to the op
+/// with its External id) and to every event holding that op.
+GpuAttribution attribute_gpu_work(std::vector<Event>& events) {
   std::unordered_map<std::int64_t, std::size_t> launch_of, op_of_external;
   for (std::size_t i = 0; i < events.size(); ++i) {
     if (events[i].kind == EventKind::launch && events[i].correlation) launch_of[*events[i].correlation] = i;
@@ -236,8 +255,19 @@ MeasuredTrace parse_pytorch_trace(const std::string& text, const std::string& pa
     for (int p = owner; p >= 0; p = events[static_cast<std::size_t>(p)].parent)
       events[static_cast<std::size_t>(p)].gpu_us += ev.dur_us;
   }
-  trace.gpu_time = by_correlation + by_external > 0;
+  return {gpu_events, by_correlation, by_external, orphans, gpu_total_us};
+}
 
+/// How the entries were averaged: over the profiler steps (ProfilerStep#N ranges; none: the trace is one pass),
+/// with the ops and ranges outside every step left out.
+struct StepAveraging {
+  std::size_t steps = 0;
+  std::size_t outside_steps = 0;
+};
+
+/// The entries of `trace` (its gpu_time says which time counts): the ranges and top-level ops of each iteration,
+/// the k-th occurrence of a name in one iteration averaged with the k-th in every other.
+StepAveraging average_over_steps(const std::vector<Event>& events, MeasuredTrace& trace) {
   // Steps (ProfilerStep#N): the iterations, in time order.
   std::vector<std::size_t> steps;
   for (std::size_t i = 0; i < events.size(); ++i)
@@ -329,36 +359,51 @@ MeasuredTrace parse_pytorch_trace(const std::string& text, const std::string& pa
     trace.entries[k].iterations = counts[k];
   }
   trace.iterations = std::max<int>(1, static_cast<int>(steps.size()));
+  return {steps.size(), outside_steps};
+}
+
+}  // namespace
+
+MeasuredTrace parse_pytorch_trace(const std::string& text, const std::string& path, std::size_t start, int start_line) {
+  MeasuredTrace trace;
+  trace.path = path;
+  trace.format = MeasuredFormat::pytorch_trace;
+  ReadEvents read = read_events(text, path, start, start_line);
+  nest_cpu_events(read.events);
+  const GpuAttribution gpu = attribute_gpu_work(read.events);
+  trace.gpu_time = gpu.by_correlation + gpu.by_external > 0;
+  const StepAveraging averaged = average_over_steps(read.events, trace);
 
   std::size_t ops = 0, ranges = 0;
   for (const auto& e : trace.entries) (e.range ? ranges : ops) += 1;
   trace.notes.push_back(
-      steps.empty()
+      averaged.steps == 0
           ? fmt::format("{}: {} top-level ops and {} ranges (no ProfilerStep ranges: repeated passes are found when "
                         "matching)",
                         measured_format_name(trace.format), ops, ranges)
           : fmt::format("{}: {} top-level ops and {} ranges per step, averaged over {} profiler steps (ProfilerStep#)",
-                        measured_format_name(trace.format), ops, ranges, steps.size()));
+                        measured_format_name(trace.format), ops, ranges, averaged.steps));
   if (trace.gpu_time) {
     trace.notes.push_back(fmt::format(
         "times are GPU time: {} of {} kernel/memcpy events ({:.4g} ms in all) attributed to the op that launched "
         "them, {} through the correlation id of their cuda_runtime launch{}; ops that launch nothing take 0",
-        by_correlation + by_external, gpu_events, gpu_total_us * 1e-3, by_correlation,
-        by_external ? fmt::format(", {} through their External id", by_external) : std::string()));
+        gpu.by_correlation + gpu.by_external, gpu.events, gpu.total_us * 1e-3, gpu.by_correlation,
+        gpu.by_external ? fmt::format(", {} through their External id", gpu.by_external) : std::string()));
   } else {
     trace.notes.push_back("times are the ops' CPU time (the trace has no GPU kernel events)");
   }
-  if (orphans > 0)
+  if (gpu.orphans > 0)
     trace.notes.push_back(
         fmt::format("{} GPU events have no launch with their correlation id nor an op with their "
                     "External id: left out",
-                    orphans));
-  if (outside_steps > 0)
-    trace.notes.push_back(fmt::format("{} ops and ranges outside every ProfilerStep: left out", outside_steps));
-  if (unmatched_ends > 0)
-    trace.notes.push_back(fmt::format("{} \"E\" events without a \"B\": ignored", unmatched_ends));
-  if (unclosed > 0)
-    trace.notes.push_back(fmt::format("{} \"B\" events never closed by an \"E\": taken as 0 long", unclosed));
+                    gpu.orphans));
+  if (averaged.outside_steps > 0)
+    trace.notes.push_back(
+        fmt::format("{} ops and ranges outside every ProfilerStep: left out", averaged.outside_steps));
+  if (read.unmatched_ends > 0)
+    trace.notes.push_back(fmt::format("{} \"E\" events without a \"B\": ignored", read.unmatched_ends));
+  if (read.unclosed > 0)
+    trace.notes.push_back(fmt::format("{} \"B\" events never closed by an \"E\": taken as 0 long", read.unclosed));
   return trace;
 }
 
