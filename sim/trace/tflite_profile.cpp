@@ -6,7 +6,6 @@
 #include <charconv>
 #include <cmath>
 #include <optional>
-#include <set>
 #include <string_view>
 
 #include "core/error.hpp"
@@ -109,6 +108,83 @@ struct TfliteHeader {
   int avg = -1, times = -1;        // column indices
 };
 
+/// One row of a Run Order table (`line`, number `line_no`) under `header`: the node, its time per inference and its
+/// aliases; nullopt after adding the row's problem to `problems`.
+std::optional<MeasuredEntry> read_run_order_row(std::string_view line, int line_no, const TfliteHeader& header,
+                                                Problems& problems) {
+  const auto fields = split_commas(line);
+  const int numeric = header.fields - 2;  // between the node type and the name
+  if (static_cast<int>(fields.size()) < header.fields) {
+    problems.add(line_no, 1, "",
+                 fmt::format("expected {} fields like the header on line {}, got {} (truncated line?)",
+                             header.fields, header.line, fields.size()));
+    return std::nullopt;
+  }
+  auto parse_field = [&](const Field& f, int column) -> std::optional<double> {
+    std::string_view s = f.text;
+    if (header.names[static_cast<std::size_t>(column)].find('%') != std::string::npos && !s.empty() &&
+        s.back() == '%')
+      s.remove_suffix(1);
+    return whole_number(s);
+  };
+  // The node type may itself contain ", ": the numbers start at the first field from which `numeric`
+  // fields in a row read as numbers.
+  int first = -1;
+  for (int i = 1; i + numeric < static_cast<int>(fields.size()) && first < 0; ++i) {
+    bool all = true;
+    for (int c = 0; c < numeric && all; ++c)
+      all = parse_field(fields[static_cast<std::size_t>(i + c)], c + 1).has_value();
+    if (all) first = i;
+  }
+  if (first < 0) {
+    for (int c = 0; c < numeric; ++c) {
+      const Field& f = fields[static_cast<std::size_t>(1 + c)];
+      if (!parse_field(f, c + 1)) {
+        problems.add(line_no, static_cast<int>(f.begin) + 1, header.names[static_cast<std::size_t>(c + 1)],
+                     fmt::format("expected a number, got \"{}\"", std::string(f.text)));
+        break;
+      }
+    }
+    return std::nullopt;
+  }
+  const Field& avg_field = fields[static_cast<std::size_t>(first + header.avg - 1)];
+  const double avg_ms = *parse_field(avg_field, header.avg);
+  double calls = 1;
+  if (header.times >= 0) {
+    const Field& times_field = fields[static_cast<std::size_t>(first + header.times - 1)];
+    calls = *parse_field(times_field, header.times);
+    if (calls < 0 || calls != std::floor(calls)) {
+      problems.add(line_no, static_cast<int>(times_field.begin) + 1, "times called",
+                   fmt::format("expected a whole number of calls, got \"{}\"", std::string(times_field.text)));
+      return std::nullopt;
+    }
+  }
+  if (avg_ms < 0) {
+    problems.add(line_no, static_cast<int>(avg_field.begin) + 1, header.names[static_cast<std::size_t>(header.avg)],
+                 fmt::format("must not be negative, got \"{}\"", std::string(avg_field.text)));
+    return std::nullopt;
+  }
+  const Field& name_field = fields[static_cast<std::size_t>(first + numeric)];
+  const std::string name(trim(line.substr(name_field.begin)));
+  const std::string type(trim(line.substr(0, fields[static_cast<std::size_t>(first - 1)].end)));
+  if (name.empty()) {
+    problems.add(line_no, static_cast<int>(name_field.begin) + 1, "name", "empty node name");
+    return std::nullopt;
+  }
+  if (type.empty()) {
+    problems.add(line_no, 1, "node type", "empty node type");
+    return std::nullopt;
+  }
+  MeasuredEntry e;
+  e.name = name;
+  e.op = type;
+  // times called is calls per run (integer division by the number of runs): 0 means "less than once".
+  e.time_s = avg_ms * 1e-3 * std::max(calls, 1.0);
+  e.aliases = tflite_aliases(name);
+  e.line = line_no;
+  return e;
+}
+
 }  // namespace
 
 MeasuredTrace parse_tflite_profile(const std::string& text, const std::string& path) {
@@ -121,7 +197,7 @@ MeasuredTrace parse_tflite_profile(const std::string& text, const std::string& p
   enum class Table { none, run_order_header, run_order_rows, other_header, other_rows } table = Table::none;
   bool seen_runs = false, seen_init = false, delegate = false;
   int runs_line = 0, init_line = 0, last_title_line = 0, run_count = 0, run_order_tables = 0, subgraph = 0;
-  std::set<int> subgraphs;
+  bool delegate_rows = false;  // rows of "Delegate internal:" tables were read
   TfliteHeader header;
   int rows_in_table = 0;
   auto close_table = [&](bool at_end) {
@@ -251,81 +327,10 @@ MeasuredTrace parse_tflite_profile(const std::string& text, const std::string& p
     if (table == Table::run_order_rows) {
       ++rows_in_table;
       if (section != Section::runs) continue;
-      const auto fields = split_commas(line);
-      const int numeric = header.fields - 2;  // between the node type and the name
-      if (static_cast<int>(fields.size()) < header.fields) {
-        problems.add(line_no, 1, "",
-                     fmt::format("expected {} fields like the header on line {}, got {} (truncated line?)",
-                                 header.fields, header.line, fields.size()));
-        continue;
-      }
-      auto parse_field = [&](const Field& f, int column) -> std::optional<double> {
-        std::string_view s = f.text;
-        if (header.names[static_cast<std::size_t>(column)].find('%') != std::string::npos && !s.empty() &&
-            s.back() == '%')
-          s.remove_suffix(1);
-        return whole_number(s);
-      };
-      // The node type may itself contain ", ": the numbers start at the first field from which `numeric`
-      // fields in a row read as numbers.
-      int first = -1;
-      for (int i = 1; i + numeric < static_cast<int>(fields.size()) && first < 0; ++i) {
-        bool all = true;
-        for (int c = 0; c < numeric && all; ++c)
-          all = parse_field(fields[static_cast<std::size_t>(i + c)], c + 1).has_value();
-        if (all) first = i;
-      }
-      if (first < 0) {
-        for (int c = 0; c < numeric; ++c) {
-          const Field& f = fields[static_cast<std::size_t>(1 + c)];
-          if (!parse_field(f, c + 1)) {
-            problems.add(line_no, static_cast<int>(f.begin) + 1, header.names[static_cast<std::size_t>(c + 1)],
-                         fmt::format("expected a number, got \"{}\"", std::string(f.text)));
-            break;
-          }
-        }
-        continue;
-      }
-      const Field& avg_field = fields[static_cast<std::size_t>(first + header.avg - 1)];
-      const double avg_ms = *parse_field(avg_field, header.avg);
-      double calls = 1;
-      if (header.times >= 0) {
-        const Field& times_field = fields[static_cast<std::size_t>(first + header.times - 1)];
-        calls = *parse_field(times_field, header.times);
-        if (calls < 0 || calls != std::floor(calls)) {
-          problems.add(line_no, static_cast<int>(times_field.begin) + 1, "times called",
-                       fmt::format("expected a whole number of calls, got \"{}\"", std::string(times_field.text)));
-          continue;
-        }
-      }
-      if (avg_ms < 0) {
-        problems.add(line_no, static_cast<int>(avg_field.begin) + 1, header.names[static_cast<std::size_t>(header.avg)],
-                     fmt::format("must not be negative, got \"{}\"", std::string(avg_field.text)));
-        continue;
-      }
-      const Field& name_field = fields[static_cast<std::size_t>(first + numeric)];
-      const std::string name(trim(line.substr(name_field.begin)));
-      const std::string type(trim(line.substr(0, fields[static_cast<std::size_t>(first - 1)].end)));
-      if (name.empty()) {
-        problems.add(line_no, static_cast<int>(name_field.begin) + 1, "name", "empty node name");
-        continue;
-      }
-      if (type.empty()) {
-        problems.add(line_no, 1, "node type", "empty node type");
-        continue;
-      }
-      MeasuredEntry e;
-      e.name = name;
-      e.op = type;
-      // times called is calls per run (integer division by the number of runs): 0 means "less than once".
-      e.time_s = avg_ms * 1e-3 * std::max(calls, 1.0);
-      e.aliases = tflite_aliases(name);
-      e.line = line_no;
-      trace.entries.push_back(std::move(e));
-      if (delegate)
-        subgraphs.insert(-1);
-      else
-        subgraphs.insert(subgraph);
+      auto e = read_run_order_row(line, line_no, header, problems);
+      if (!e) continue;
+      trace.entries.push_back(std::move(*e));
+      delegate_rows = delegate_rows || delegate;
       continue;
     }
     problems.add(line_no, 1, "",
@@ -348,7 +353,7 @@ MeasuredTrace parse_tflite_profile(const std::string& text, const std::string& p
                   "called per inference{}",
                   measured_format_name(trace.format), trace.entries.size(), run_order_tables > 1 ? "s" : "",
                   run_count > 0 ? fmt::format(", averaged by benchmark_model over {} runs", run_count) : ""));
-  if (subgraphs.count(-1))
+  if (delegate_rows)
     trace.notes.push_back(
         "delegate-internal rows are included under their own names (\"Delegate/...\"); they match "
         "no layer unless a layer has that name");
