@@ -13,6 +13,8 @@
 #   - a quoted include of another folder's header is allowed only from the folders above it (same table);
 #   - a third-party header is included only in its owner's folder, also through the project headers a file
 #     includes (transitively): analysis may include engine/records.hpp, not engine/platform.hpp (SimGrid).
+# With both, a framesim library linked PUBLIC must be one its own headers include (config linked trace PUBLIC
+# while no config header includes trace: every config user got ONNX's and flatbuffers' include folders).
 # Every problem is listed, then the script fails (FATAL_ERROR); with none it prints what it checked.
 cmake_minimum_required(VERSION 3.22)
 
@@ -231,6 +233,36 @@ if(DEFINED SOURCE)
     endforeach()
   endforeach()
   list(LENGTH files n_files)
+endif()
+
+# ---------------------------------------------------------------------------------------------------- PUBLIC links
+# With both: a framesim library is linked PUBLIC only when the library's own headers include headers of it;
+# otherwise every user gets it (its include folders, its libraries) for nothing, and it should be PRIVATE.
+if(DEFINED LINKS AND DEFINED SOURCE)
+  foreach(t IN LISTS TARGETS)
+    set(x ${FOLDER_${t}})
+    if(x STREQUAL "analysis")
+      file(GLOB headers "${SOURCE}/analysis/*.hpp")
+    else()
+      file(GLOB headers "${SOURCE}/sim/${x}/*.hpp")
+    endif()
+    set(needed "")
+    foreach(h IN LISTS headers)
+      foreach(inc IN LISTS PROJECT_${h})
+        folder_of("${inc}" y)
+        list(APPEND needed ${y})
+      endforeach()
+    endforeach()
+    foreach(item IN LISTS IFACE_${t})
+      if(NOT item IN_LIST TARGETS)
+        continue()  # $<LINK_ONLY:...> (PRIVATE) and third-party libraries, checked above
+      endif()
+      set(y ${FOLDER_${item}})
+      if(NOT y STREQUAL x AND NOT y IN_LIST needed)
+        list(APPEND problems "${t} links ${item} PUBLIC but no header of ${x}/ includes ${y}/ (link it PRIVATE)")
+      endif()
+    endforeach()
+  endforeach()
 endif()
 
 if(problems)

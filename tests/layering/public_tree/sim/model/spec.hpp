@@ -1,0 +1,2 @@
+// Fixture for layering_catches_public_links: a model header.
+#pragma once

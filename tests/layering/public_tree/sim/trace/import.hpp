@@ -1,0 +1,3 @@
+// Fixture: a trace header that needs the model (trace links model PUBLIC: right).
+#pragma once
+#include "model/spec.hpp"
