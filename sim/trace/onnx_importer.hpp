@@ -79,7 +79,8 @@ std::string elem_type_name(int t);
 /// framesim's precision for an ONNX element type; `lossy` is set when the bytes per element differ.
 Precision precision_of(int elem_type, bool& lossy);
 
-/// Everything built while importing one file.
+/// Everything built while importing one file. Member functions are grouped by the file that defines them, and
+/// explained there.
 class OnnxImporter {
  public:
   OnnxImporter(const fs::path& path, const ImportOptions& options)

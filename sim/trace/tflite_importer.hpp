@@ -55,6 +55,8 @@ struct Op {
   std::vector<int> in, out;  // TFLite tensor ids (-1: optional input left out)
 };
 
+/// Everything built while importing one file. Member functions are grouped by the file that defines them, and
+/// explained there.
 class Importer {
  public:
   Importer(const std::filesystem::path& path, const ImportOptions& options)
