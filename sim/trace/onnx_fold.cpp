@@ -70,6 +70,14 @@ std::optional<OnnxImporter::Value> OnnxImporter::broadcast_values(
   return r;
 }
 
+/// `x` as an element of ONNX type `type` holds it (bool 0/1, integers truncated, float rounded to single).
+double OnnxImporter::cast_to(double x, int type) {
+  if (type == onnx::TensorProto::BOOL) return x != 0 ? 1.0 : 0.0;
+  if (integer_type(type)) return std::trunc(x);
+  if (type == onnx::TensorProto::FLOAT) return static_cast<double>(static_cast<float>(x));
+  return x;
+}
+
 /// Values of a node's single output, when its inputs' values (or, for Shape and Size, its input's shape)
 /// are known and the op is one of the shape-arithmetic ops below.
 std::optional<OnnxImporter::Value> OnnxImporter::compute_value(const onnx::NodeProto& node) {
@@ -109,12 +117,6 @@ std::optional<OnnxImporter::Value> OnnxImporter::compute_value(const onnx::NodeP
     if (!integer_type(v->type) && v->v.size() > 1 && !computed_.count(name)) return std::nullopt;
     in.push_back(v);
   }
-  auto cast_to = [&](double x, int type) {
-    if (type == onnx::TensorProto::BOOL) return x != 0 ? 1.0 : 0.0;
-    if (integer_type(type)) return std::trunc(x);
-    if (type == onnx::TensorProto::FLOAT) return static_cast<double>(static_cast<float>(x));
-    return x;
-  };
   auto unary = [&](const std::function<double(double)>& fn) -> std::optional<Value> {
     if (in.empty() || !in[0]) return std::nullopt;
     Value r = *in[0];
@@ -160,132 +162,154 @@ std::optional<OnnxImporter::Value> OnnxImporter::compute_value(const onnx::NodeP
   if (op == "And") return nary([](const auto& a) { return a[0] != 0 && a[1] != 0 ? 1.0 : 0.0; });
   if (op == "Or") return nary([](const auto& a) { return a[0] != 0 || a[1] != 0 ? 1.0 : 0.0; });
   if (op == "Where") return nary([](const auto& a) { return a[0] != 0 ? a[1] : a[2]; });
-  if (op == "ConstantOfShape") {
-    if (!out_shape || model::shape_elements(*out_shape) > kMaxFoldedElements) return std::nullopt;
-    std::vector<double> fill{0};
-    if (const auto* a = attr(c, "value")) {
-      if (!read_values(a->t(), fill) || fill.size() != 1) return std::nullopt;
-    }
-    Value r;
-    r.dims = *out_shape;
-    r.type = out_type;
-    r.v.assign(static_cast<std::size_t>(model::shape_elements(*out_shape)), fill[0]);
-    return r;
-  }
-  if (op == "Range") {
-    if (in.size() != 3 || !in[0] || !in[1] || !in[2] || in[0]->v.size() != 1 || in[1]->v.size() != 1 ||
-        in[2]->v.size() != 1 || in[2]->v[0] == 0)
-      return std::nullopt;
-    Value r;
-    r.type = out_type;
-    const double start = in[0]->v[0], limit = in[1]->v[0], delta = in[2]->v[0];
-    const double count = std::max(0.0, std::ceil((limit - start) / delta));
-    if (count > kMaxFoldedElements) return std::nullopt;
-    for (double k = 0; k < count; ++k) r.v.push_back(cast_to(start + k * delta, out_type));
-    r.dims = {static_cast<std::int64_t>(r.v.size())};
-    return r;
-  }
-  if (op == "Gather") {
-    if (in.size() < 2 || !in[0] || !in[1]) return std::nullopt;
-    const Value& d = *in[0];
-    if (d.dims.empty()) return std::nullopt;
-    auto axis = attr_int(c, "axis", 0);
-    if (axis < 0) axis += static_cast<std::int64_t>(d.dims.size());
-    if (axis < 0 || axis >= static_cast<std::int64_t>(d.dims.size())) return std::nullopt;
-    const auto ax = static_cast<std::size_t>(axis);
-    const double outer = model::shape_elements(Shape(d.dims.begin(), d.dims.begin() + axis));
-    const double inner = model::shape_elements(Shape(d.dims.begin() + axis + 1, d.dims.end()));
-    const auto len = d.dims[ax];
-    Value r;
-    r.type = out_type;
-    r.dims.assign(d.dims.begin(), d.dims.begin() + axis);
-    r.dims.insert(r.dims.end(), in[1]->dims.begin(), in[1]->dims.end());
-    r.dims.insert(r.dims.end(), d.dims.begin() + axis + 1, d.dims.end());
-    if (model::shape_elements(r.dims) > kMaxFoldedElements) return std::nullopt;
-    for (double o = 0; o < outer; ++o)
-      for (double idx : in[1]->v) {
-        auto k = static_cast<std::int64_t>(idx);
-        if (k < 0) k += len;
-        if (k < 0 || k >= len) return std::nullopt;
-        for (double i = 0; i < inner; ++i)
-          r.v.push_back(
-              d.v[static_cast<std::size_t>((o * static_cast<double>(len) + static_cast<double>(k)) * inner + i)]);
-      }
-    return r;
-  }
-  if (op == "Concat") {
-    if (in.empty()) return std::nullopt;
-    for (const auto* v : in)
-      if (!v || v->dims.size() != in[0]->dims.size() || v->dims.empty()) return std::nullopt;
-    auto axis = attr_int(c, "axis", 0);
-    const auto rank = static_cast<std::int64_t>(in[0]->dims.size());
-    if (axis < 0) axis += rank;
-    if (axis < 0 || axis >= rank) return std::nullopt;
-    const double outer = model::shape_elements(Shape(in[0]->dims.begin(), in[0]->dims.begin() + axis));
-    Value r;
-    r.type = out_type;
-    r.dims = in[0]->dims;
-    r.dims[static_cast<std::size_t>(axis)] = 0;
-    for (const auto* v : in) r.dims[static_cast<std::size_t>(axis)] += v->dims[static_cast<std::size_t>(axis)];
-    if (model::shape_elements(r.dims) > kMaxFoldedElements) return std::nullopt;
-    for (double o = 0; o < outer; ++o)
-      for (const auto* v : in) {
-        const double chunk = model::shape_elements(Shape(v->dims.begin() + axis, v->dims.end()));
-        for (double i = 0; i < chunk; ++i) r.v.push_back(v->v[static_cast<std::size_t>(o * chunk + i)]);
-      }
-    return r;
-  }
-  if (op == "Slice") {
-    // Rank-1 data (shape vectors); starts/ends/axes/steps as inputs (opset 10+) or attributes (before).
-    if (in.empty() || !in[0] || in[0]->dims.size() != 1) return std::nullopt;
-    double start = 0, end = 0, step = 1;
-    if (node.input_size() >= 3) {
-      if (!in[1] || !in[2] || in[1]->v.size() != 1 || in[2]->v.size() != 1) return std::nullopt;
-      if (node.input_size() >= 4 && in[3] && (in[3]->v.size() != 1 || (in[3]->v[0] != 0 && in[3]->v[0] != -1)))
-        return std::nullopt;
-      start = in[1]->v[0];
-      end = in[2]->v[0];
-      if (node.input_size() >= 5 && in[4]) {
-        if (in[4]->v.size() != 1 || in[4]->v[0] == 0) return std::nullopt;
-        step = in[4]->v[0];
-      }
-    } else {
-      const auto s = attr_ints(c, "starts"), e = attr_ints(c, "ends");
-      if (!s || !e || s->size() != 1 || e->size() != 1) return std::nullopt;
-      start = static_cast<double>((*s)[0]);
-      end = static_cast<double>((*e)[0]);
-    }
-    const double len = static_cast<double>(in[0]->dims[0]);
-    auto clamp = [&](double x, double lo, double hi) { return std::clamp(x < 0 ? x + len : x, lo, hi); };
-    Value r;
-    r.type = out_type;
-    if (step > 0) {
-      for (double i = clamp(start, 0, len); i < clamp(end, 0, len); i += step)
-        r.v.push_back(in[0]->v[static_cast<std::size_t>(i)]);
-    } else {
-      for (double i = clamp(start, -1, len - 1); i > clamp(end, -1, len - 1); i += step)
-        r.v.push_back(in[0]->v[static_cast<std::size_t>(i)]);
-    }
-    r.dims = {static_cast<std::int64_t>(r.v.size())};
-    return r;
-  }
-  if (op == "ReduceProd" || op == "ReduceSum" || op == "ReduceMax" || op == "ReduceMin") {
-    // Over every element (a shape vector): what shape arithmetic uses.
-    if (in.empty() || !in[0] || !out_shape || model::shape_elements(*out_shape) != 1 || in[0]->v.empty())
-      return std::nullopt;
-    double acc = op == "ReduceProd" ? 1.0 : op == "ReduceSum" ? 0.0 : in[0]->v[0];
-    for (double x : in[0]->v)
-      acc = op == "ReduceProd"  ? acc * x
-            : op == "ReduceSum" ? acc + x
-            : op == "ReduceMax" ? std::max(acc, x)
-                                : std::min(acc, x);
-    Value r;
-    r.dims = *out_shape;
-    r.type = out_type;
-    r.v = {acc};
-    return r;
-  }
+  if (op == "ConstantOfShape") return constant_of_shape_value(c, out_shape, out_type);
+  if (op == "Range") return range_value(in, out_type);
+  if (op == "Gather") return gather_value(c, in, out_type);
+  if (op == "Concat") return concat_value(c, in, out_type);
+  if (op == "Slice") return slice_value(c, in, out_type);
+  if (op == "ReduceProd" || op == "ReduceSum" || op == "ReduceMax" || op == "ReduceMin")
+    return reduce_value(op, in, out_shape, out_type);
   return std::nullopt;
+}
+
+/// ConstantOfShape: the fill value (0 when not given) over the output shape.
+std::optional<OnnxImporter::Value> OnnxImporter::constant_of_shape_value(
+    const Ctx& c, const std::optional<Shape>& out_shape, int out_type) {
+  if (!out_shape || model::shape_elements(*out_shape) > kMaxFoldedElements) return std::nullopt;
+  std::vector<double> fill{0};
+  if (const auto* a = attr(c, "value")) {
+    if (!read_values(a->t(), fill) || fill.size() != 1) return std::nullopt;
+  }
+  Value r;
+  r.dims = *out_shape;
+  r.type = out_type;
+  r.v.assign(static_cast<std::size_t>(model::shape_elements(*out_shape)), fill[0]);
+  return r;
+}
+
+/// Range: start, start + delta, ... below limit (above it for a negative delta).
+std::optional<OnnxImporter::Value> OnnxImporter::range_value(const std::vector<const Value*>& in, int out_type) {
+  if (in.size() != 3 || !in[0] || !in[1] || !in[2] || in[0]->v.size() != 1 || in[1]->v.size() != 1 ||
+      in[2]->v.size() != 1 || in[2]->v[0] == 0)
+    return std::nullopt;
+  Value r;
+  r.type = out_type;
+  const double start = in[0]->v[0], limit = in[1]->v[0], delta = in[2]->v[0];
+  const double count = std::max(0.0, std::ceil((limit - start) / delta));
+  if (count > kMaxFoldedElements) return std::nullopt;
+  for (double k = 0; k < count; ++k) r.v.push_back(cast_to(start + k * delta, out_type));
+  r.dims = {static_cast<std::int64_t>(r.v.size())};
+  return r;
+}
+
+/// Gather: the slices of the data at the indices, along `axis`.
+std::optional<OnnxImporter::Value> OnnxImporter::gather_value(
+    const Ctx& c, const std::vector<const Value*>& in, int out_type) {
+  if (in.size() < 2 || !in[0] || !in[1]) return std::nullopt;
+  const Value& d = *in[0];
+  if (d.dims.empty()) return std::nullopt;
+  auto axis = attr_int(c, "axis", 0);
+  if (axis < 0) axis += static_cast<std::int64_t>(d.dims.size());
+  if (axis < 0 || axis >= static_cast<std::int64_t>(d.dims.size())) return std::nullopt;
+  const auto ax = static_cast<std::size_t>(axis);
+  const double outer = model::shape_elements(Shape(d.dims.begin(), d.dims.begin() + axis));
+  const double inner = model::shape_elements(Shape(d.dims.begin() + axis + 1, d.dims.end()));
+  const auto len = d.dims[ax];
+  Value r;
+  r.type = out_type;
+  r.dims.assign(d.dims.begin(), d.dims.begin() + axis);
+  r.dims.insert(r.dims.end(), in[1]->dims.begin(), in[1]->dims.end());
+  r.dims.insert(r.dims.end(), d.dims.begin() + axis + 1, d.dims.end());
+  if (model::shape_elements(r.dims) > kMaxFoldedElements) return std::nullopt;
+  for (double o = 0; o < outer; ++o)
+    for (double idx : in[1]->v) {
+      auto k = static_cast<std::int64_t>(idx);
+      if (k < 0) k += len;
+      if (k < 0 || k >= len) return std::nullopt;
+      for (double i = 0; i < inner; ++i)
+        r.v.push_back(
+            d.v[static_cast<std::size_t>((o * static_cast<double>(len) + static_cast<double>(k)) * inner + i)]);
+    }
+  return r;
+}
+
+/// Concat: the inputs one after the other along `axis`.
+std::optional<OnnxImporter::Value> OnnxImporter::concat_value(
+    const Ctx& c, const std::vector<const Value*>& in, int out_type) {
+  if (in.empty()) return std::nullopt;
+  for (const auto* v : in)
+    if (!v || v->dims.size() != in[0]->dims.size() || v->dims.empty()) return std::nullopt;
+  auto axis = attr_int(c, "axis", 0);
+  const auto rank = static_cast<std::int64_t>(in[0]->dims.size());
+  if (axis < 0) axis += rank;
+  if (axis < 0 || axis >= rank) return std::nullopt;
+  const double outer = model::shape_elements(Shape(in[0]->dims.begin(), in[0]->dims.begin() + axis));
+  Value r;
+  r.type = out_type;
+  r.dims = in[0]->dims;
+  r.dims[static_cast<std::size_t>(axis)] = 0;
+  for (const auto* v : in) r.dims[static_cast<std::size_t>(axis)] += v->dims[static_cast<std::size_t>(axis)];
+  if (model::shape_elements(r.dims) > kMaxFoldedElements) return std::nullopt;
+  for (double o = 0; o < outer; ++o)
+    for (const auto* v : in) {
+      const double chunk = model::shape_elements(Shape(v->dims.begin() + axis, v->dims.end()));
+      for (double i = 0; i < chunk; ++i) r.v.push_back(v->v[static_cast<std::size_t>(o * chunk + i)]);
+    }
+  return r;
+}
+
+/// Slice of rank-1 data (shape vectors); starts/ends/axes/steps as inputs (opset 10+) or attributes (before).
+std::optional<OnnxImporter::Value> OnnxImporter::slice_value(
+    const Ctx& c, const std::vector<const Value*>& in, int out_type) {
+  if (in.empty() || !in[0] || in[0]->dims.size() != 1) return std::nullopt;
+  double start = 0, end = 0, step = 1;
+  if (c.node.input_size() >= 3) {
+    if (!in[1] || !in[2] || in[1]->v.size() != 1 || in[2]->v.size() != 1) return std::nullopt;
+    if (c.node.input_size() >= 4 && in[3] && (in[3]->v.size() != 1 || (in[3]->v[0] != 0 && in[3]->v[0] != -1)))
+      return std::nullopt;
+    start = in[1]->v[0];
+    end = in[2]->v[0];
+    if (c.node.input_size() >= 5 && in[4]) {
+      if (in[4]->v.size() != 1 || in[4]->v[0] == 0) return std::nullopt;
+      step = in[4]->v[0];
+    }
+  } else {
+    const auto s = attr_ints(c, "starts"), e = attr_ints(c, "ends");
+    if (!s || !e || s->size() != 1 || e->size() != 1) return std::nullopt;
+    start = static_cast<double>((*s)[0]);
+    end = static_cast<double>((*e)[0]);
+  }
+  const double len = static_cast<double>(in[0]->dims[0]);
+  auto clamp = [&](double x, double lo, double hi) { return std::clamp(x < 0 ? x + len : x, lo, hi); };
+  Value r;
+  r.type = out_type;
+  if (step > 0) {
+    for (double i = clamp(start, 0, len); i < clamp(end, 0, len); i += step)
+      r.v.push_back(in[0]->v[static_cast<std::size_t>(i)]);
+  } else {
+    for (double i = clamp(start, -1, len - 1); i > clamp(end, -1, len - 1); i += step)
+      r.v.push_back(in[0]->v[static_cast<std::size_t>(i)]);
+  }
+  r.dims = {static_cast<std::int64_t>(r.v.size())};
+  return r;
+}
+
+/// ReduceProd, ReduceSum, ReduceMax, ReduceMin over every element (a shape vector): what shape arithmetic uses.
+std::optional<OnnxImporter::Value> OnnxImporter::reduce_value(
+    const std::string& op, const std::vector<const Value*>& in, const std::optional<Shape>& out_shape, int out_type) {
+  if (in.empty() || !in[0] || !out_shape || model::shape_elements(*out_shape) != 1 || in[0]->v.empty())
+    return std::nullopt;
+  double acc = op == "ReduceProd" ? 1.0 : op == "ReduceSum" ? 0.0 : in[0]->v[0];
+  for (double x : in[0]->v)
+    acc = op == "ReduceProd"  ? acc * x
+          : op == "ReduceSum" ? acc + x
+          : op == "ReduceMax" ? std::max(acc, x)
+                              : std::min(acc, x);
+  Value r;
+  r.dims = *out_shape;
+  r.type = out_type;
+  r.v = {acc};
+  return r;
 }
 
 /// The outputs of a Split of a small known value (pads or shapes split and concatenated again, as exporters

@@ -146,6 +146,14 @@ class OnnxImporter {
   static std::optional<Value> broadcast_values(const std::vector<const Value*>& ins, int type,
                                                const std::function<double(const std::vector<double>&)>& fn);
   std::optional<Value> compute_value(const onnx::NodeProto& node);
+  static double cast_to(double x, int type);
+  std::optional<Value> constant_of_shape_value(const Ctx& c, const std::optional<Shape>& out_shape, int out_type);
+  static std::optional<Value> range_value(const std::vector<const Value*>& in, int out_type);
+  std::optional<Value> gather_value(const Ctx& c, const std::vector<const Value*>& in, int out_type);
+  std::optional<Value> concat_value(const Ctx& c, const std::vector<const Value*>& in, int out_type);
+  std::optional<Value> slice_value(const Ctx& c, const std::vector<const Value*>& in, int out_type);
+  static std::optional<Value> reduce_value(const std::string& op, const std::vector<const Value*>& in,
+                                           const std::optional<Shape>& out_shape, int out_type);
   bool split_values(const onnx::NodeProto& node);
   bool fold_small_values(const std::vector<int>& order);
 
