@@ -141,6 +141,17 @@ std::optional<std::vector<std::string>> placeholder_names(std::string_view place
   return std::nullopt;
 }
 
+std::string placeholder_example(std::string_view placeholder) {
+  static const std::vector<std::pair<std::string_view, std::string_view>> examples{
+      {"<level>", "dram"},      {"<unit>", "gpu"},       {"<sensor>", "camera"},   {"<stage>", "detector"},
+      {"<network>", "detector"}, {"<input>", "image"},   {"<task>", "controller"}, {"<name>", "display"},
+      {"<chain>", "perception"}, {"<key_path>", "sensors.camera.rate"}, {"<precision>", "fp16"},
+      {"<op_class>", "depthwise"}};
+  for (const auto& [p, e] : examples)
+    if (p == placeholder) return std::string(e);
+  return std::string(placeholder.substr(1, placeholder.size() - 2));
+}
+
 // ---- the tables ----
 //
 // Each table lists a mapping's keys in the order the reader's messages name them ("expected a mapping with keys
@@ -197,7 +208,7 @@ const Table& work_table() {
       "work",
       "Work without a network: a compute time, or operations and the bytes they move",
       {
-          {.path = "time", .kind = Kind::distribution, .dimension = Dimension::Seconds, .range = Range::non_negative,
+          {.path = "time", .kind = Kind::distribution, .dimension = Dimension::Seconds, .range = Range::non_negative, .fragment = &distribution_table(),
            .example = "\"4 ms\"",
            .description = "compute time at the unit's nominal clock (the whole job, on the cores it is given); not "
                           "with ops"},
@@ -292,7 +303,7 @@ const Table& hardware_table() {
            .example = "gpu", .description = "informational"},
           {.path = "units.<unit>.cores", .kind = Kind::integer, .min = 1, .max = 64, .default_value = "1",
            .example = "4", .description = "cores (CPU cores, GPU SMs); a stage may use some of them"},
-          {.path = "units.<unit>.peak", .kind = Kind::map, .required = true, .example = "{fp16: \"10 TFLOP/s\"}",
+          {.path = "units.<unit>.peak", .kind = Kind::map, .required = true, .example = "{fp32: \"2 TFLOP/s\", fp16: \"4 TFLOP/s\"}",
            .description = "the whole unit's peak per precision at the first operating point; give only the "
                           "datapaths the unit has (a network computing in a precision without a roof is refused)"},
           {.path = "units.<unit>.peak.<precision>", .kind = Kind::quantity, .dimension = Dimension::OpsPerSecond,
@@ -428,6 +439,8 @@ const Table& network_table() {
           {.path = "inputs.<input>.precision", .kind = Kind::choice, .choices = model::precision_names(),
            .default_value = "the network's activations'", .example = "int8", .description = "the tensor's precision"},
           {.path = "layers", .kind = Kind::list, .required = true,
+           .example = "[{name: conv1, op: conv2d, out_channels: 16, kernel: 3, stride: 2}, {name: pool, op: "
+                      "global_avgpool}]",
            .description = "the layers in order (at least one); each reads the previous one's output unless it says "
                           "otherwise. A list item with repeat is a repeat block (see the repeat block keys)"},
           {.path = "layers[]", .kind = Kind::map,
@@ -483,7 +496,7 @@ const Table& scenario_table() {
            .description = "one dimension"},
           {.path = "seed", .kind = Kind::integer, .min = 0, .default_value = "1", .example = "1",
            .description = "the random seed; same inputs and seed: byte-identical run folder"},
-          {.path = "duration", .kind = Kind::quantity, .dimension = Dimension::Seconds, .range = Range::positive,
+          {.path = "duration", .kind = Kind::quantity, .dimension = Dimension::Seconds, .range = Range::positive, .in_template = true,
            .example = "\"10 s\"", .description = "how long the sensors capture; this or frames is required"},
           {.path = "frames", .kind = Kind::integer, .min = 1, .example = "300",
            .description = "how long the sensors capture, in frames of the first sensor; not with duration"},
@@ -536,7 +549,7 @@ const Table& scenario_table() {
           {.path = "sensors", .kind = Kind::map, .required = true, .description = "name -> sensor (at least one)"},
           {.path = "sensors.<sensor>", .kind = Kind::map, .description = "a periodic sensor, or a replayed log"},
           {.path = "sensors.<sensor>.rate", .kind = Kind::quantity, .dimension = Dimension::Hertz,
-           .range = Range::positive, .example = "\"30 Hz\"", .description = "capture rate; required unless trace"},
+           .range = Range::positive, .in_template = true, .example = "\"30 Hz\"", .description = "capture rate; required unless trace"},
           {.path = "sensors.<sensor>.phase", .kind = Kind::quantity, .dimension = Dimension::Seconds,
            .range = Range::non_negative, .default_value = "0", .example = "\"5 ms\"",
            .description = "time of the first capture, shorter than the period"},
@@ -570,7 +583,7 @@ const Table& scenario_table() {
            .default_value = "0", .example = "1", .description = "higher first on a shared unit, as its scheduler says"},
           {.path = "stages.<stage>.network", .kind = Kind::text, .example = "detector",
            .description = "the network it runs (a name under networks); not with work"},
-          {.path = "stages.<stage>.work", .kind = Kind::map, .fragment = &work_table(), .example = "{time: \"4 ms\"}",
+          {.path = "stages.<stage>.work", .kind = Kind::map, .fragment = &work_table(), .in_template = true, .example = "{time: \"4 ms\"}",
            .description = "work without a network (see the work keys); not with network"},
           {.path = "stages.<stage>.variability", .kind = Kind::distribution, .dimension = Dimension::Ratio, .range = Range::positive, .default_value = "1", .fragment = &distribution_table(), .example = "1", .description = "a per-frame multiplier on the work"},
           {.path = "stages.<stage>.slice", .kind = Kind::quantity, .dimension = Dimension::Seconds,
@@ -738,7 +751,9 @@ std::string value_summary(const Key& key) {
       if (key.dimension == Dimension::Ratio) {
         out = "a number";
       } else {
-        out = fmt::format("a {} like \"{}\"", core::dimension_name(key.dimension), core::dimension_example(key.dimension));
+        const std::string_view name = core::dimension_name(key.dimension);
+        const bool vowel = std::string_view("aeiou").find(name.front()) != std::string_view::npos;
+        out = fmt::format("{} {} like \"{}\"", vowel ? "an" : "a", name, core::dimension_example(key.dimension));
       }
       if (key.kind == Kind::distribution) out += " or a distribution";
       break;

@@ -58,6 +58,8 @@ struct Key {
   std::string default_value;        // what applies when it is absent, as the user would read it; empty: nothing
   const Table* fragment = nullptr;  // a map (or a scalar's mapping form) whose keys are that table's
   bool or_list = false;             // a mapping, or a list of such mappings (side_work)
+  bool in_template = false;         // optional, yet written in `framesim init`'s template (one of a pair that
+                                    // is required: duration or frames, a sensor's rate or trace)
   std::string example;              // a value in YAML (flow) text; for `init`, and the reference
   std::string description;
 
@@ -101,6 +103,9 @@ const Table* file_table(std::string_view name);
 /// The names a `<placeholder>` must be one of ("<precision>" -> fp32, fp16, ...), or nothing when the user
 /// chooses the names.
 std::optional<std::vector<std::string>> placeholder_names(std::string_view placeholder);
+
+/// A name to stand for a `<placeholder>` in examples and templates ("<level>" -> "dram").
+std::string placeholder_example(std::string_view placeholder);
 
 /// Where a concrete key path ("units.gpu.peak.fp32", "layers[3].op", "stages.det.work.time.mean") is declared:
 /// the table (a fragment when the path goes through one) and the key. Nothing when it is not declared.
