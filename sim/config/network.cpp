@@ -52,7 +52,7 @@ class NetworkReader {
     net_.name = m.text("name").value_or("");
     net_.description = m.text("description").value_or("");
     m.text("source");
-    if (auto p = m.get("precision")) default_precision_ = read_precision(*p).value_or(LayerPrecision{});
+    if (auto p = m.get("precision")) default_precision_ = read_precision(*p, "precision").value_or(LayerPrecision{});
     if (auto f = read_fusion(m)) net_.fusion = *f;
     Scope top;
     if (auto inputs = m.required("inputs")) read_inputs(*inputs, top);
@@ -67,10 +67,11 @@ class NetworkReader {
   }
 
  private:
-  std::optional<LayerPrecision> read_precision(const Node& node) {
+  /// A precision declared at `pattern` ("precision", "layers[].precision").
+  std::optional<LayerPrecision> read_precision(const Node& node, std::string_view pattern) {
     if (node.is_map()) {
       // {weights: int8, activations: fp16, compute: fp16}: each part by name (compute defaults to activations).
-      MapReader m(node, kKeys, "precision");
+      MapReader m(node, kKeys, pattern);
       auto part = [&](std::string_view key) -> std::optional<model::Precision> {
         auto v = m.choice(key);
         return v ? model::parse_precision(*v) : std::nullopt;
@@ -284,7 +285,7 @@ class NetworkReader {
     }
 
     LayerPrecision precision = default_precision_;
-    if (auto p = r.get("precision")) precision = read_precision(*p).value_or(default_precision_);
+    if (auto p = r.get("precision")) precision = read_precision(*p, "layers[].precision").value_or(default_precision_);
 
     OpParams params;
     bool params_ok = true;

@@ -234,7 +234,7 @@ const Table& repeat_table() {
           {.path = "name", .kind = Kind::text, .required = true, .example = "res",
            .description = "the block's name; instance i's layers are named NAME.i.LAYER, and NAME stands for the "
                           "block's last output"},
-          {.path = "layers", .kind = Kind::list, .required = true,
+          {.path = "layers", .kind = Kind::list, .required = true, .example = "[{op: relu}]",
            .description = "the block's layers (layers or nested repeat blocks)"},
       }};
   return table;
@@ -456,6 +456,12 @@ const Table& network_table() {
           {.path = "layers[].inputs[]", .kind = Kind::text, .description = "a tensor or layer name"},
           {.path = "layers[].precision", .kind = Kind::text, .default_value = "the network's", .example = "fp16",
            .description = "the layer's precision, written as the network's"},
+          {.path = "layers[].precision.weights", .kind = Kind::choice, .choices = model::precision_names(),
+           .required = true, .example = "int8", .description = "the weights' precision"},
+          {.path = "layers[].precision.activations", .kind = Kind::choice, .choices = model::precision_names(),
+           .required = true, .example = "fp16", .description = "the activations' precision"},
+          {.path = "layers[].precision.compute", .kind = Kind::choice, .choices = model::precision_names(),
+           .default_value = "the activations'", .example = "fp16", .description = "the arithmetic's precision"},
           {.path = "layers[].group", .kind = Kind::text, .example = "block1",
            .description = "fusion group: consecutive layers with one group run as one kernel (fusion auto or "
                           "explicit)"},
