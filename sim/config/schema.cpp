@@ -615,8 +615,8 @@ const Table& scenario_table() {
            .description = "a per-frame multiplier on the work"},
           {.path = "tasks", .kind = Kind::map, .description = "name -> periodic task (a controller, a planner)"},
           {.path = "tasks.<task>", .kind = Kind::map,
-           .description = "a periodic task; with work each release is a job on its unit, reported against its "
-                          "deadline"},
+           .description = "a periodic task; with work each release is a job on its unit: its response time "
+                          "(release -> completion) is reported against its deadline in the summary and tasks.csv"},
           {.path = "tasks.<task>.rate", .kind = Kind::quantity, .dimension = Dimension::Hertz,
            .range = Range::positive, .required = true, .example = "\"100 Hz\"", .description = "release rate"},
           {.path = "tasks.<task>.phase", .kind = Kind::quantity, .dimension = Dimension::Seconds,
@@ -654,7 +654,9 @@ const Table& scenario_table() {
            .description = "unit -> a scheduler replacing the hardware file's for this scenario"},
           {.path = "schedulers.<unit>", .kind = Kind::choice, .choices = scheduling_policies(), .fragment = &scheduler_table(), .example = "fifo", .description = "a policy, or a mapping (see the scheduler keys)"},
           {.path = "chains", .kind = Kind::map,
-           .description = "name -> a cause-effect chain: its data age and reaction time are reported"},
+           .description = "name -> a cause-effect chain, reported as distributions: data age (actuation - capture of "
+                          "the sample behind it) and reaction time (capture -> the first actuation that reflects that "
+                          "sample or a newer one)"},
           {.path = "chains.<chain>", .kind = Kind::list, .example = "[camera, detector, planner]",
            .description = "a sensor, the stages it flows through (each reading the one before), optionally the "
                           "task that reads the last stage"},
