@@ -67,8 +67,12 @@ std::pair<const Table*, const config::schema::Key*> find_key(const Table& table,
       pattern = m->key->fragment ? "" : m->key->path;
     }
     std::vector<std::string> names;
-    for (const auto* c : holder->children(pattern))
-      if (!c->named() && c->name() != "[]") names.emplace_back(c->name());
+    for (const auto* c : holder->children(pattern)) {
+      if (c->name() == "[]") continue;
+      if (!c->named()) names.emplace_back(c->name());
+      else if (auto allowed = config::schema::placeholder_names(c->name()))  // "<precision>": the precisions
+        names.insert(names.end(), allowed->begin(), allowed->end());
+    }
     std::string message = fmt::format("the {} keys have no \"{}\"", table.name, written);
     if (auto near = core::closest_match(parts[n], names)) {
       message += fmt::format(" (did you mean \"{}\"?)", (prefix.empty() ? "" : prefix + ".") + *near);

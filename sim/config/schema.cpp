@@ -189,16 +189,17 @@ const Table& distribution_table() {
            .example = "normal",
            .description = "constant takes value; normal mean and stddev; uniform min and max; lognormal mean and "
                           "sigma; exponential mean"},
-          {.path = "value", .kind = Kind::any, .example = "\"3 ms\"", .description = "constant: the value"},
+          {.path = "value", .kind = Kind::any, .example = "\"3 ms\"", .description = "constant: the value, in the unit of the key it belongs to"},
           {.path = "mean", .kind = Kind::any, .example = "\"3 ms\"",
-           .description = "normal, exponential: the mean; lognormal: the median (the mean of the logarithm's "
-                          "exponential), positive"},
+           .description = "the mean of the value itself, in the unit of the key it belongs to (normal, exponential; "
+                          "lognormal: positive, and not the mean of the logarithm: the underlying normal has "
+                          "mu = ln(mean) - sigma^2 / 2)"},
           {.path = "stddev", .kind = Kind::any, .example = "\"0.3 ms\"",
            .description = "normal: the standard deviation, not negative (a time: at most 1 min)"},
-          {.path = "min", .kind = Kind::any, .example = "\"2 ms\"", .description = "uniform: the low end"},
+          {.path = "min", .kind = Kind::any, .example = "\"2 ms\"", .description = "uniform: the low end, in the unit of the key it belongs to"},
           {.path = "max", .kind = Kind::any, .example = "\"4 ms\"", .description = "uniform: the high end, not below min"},
           {.path = "sigma", .kind = Kind::number, .range = Range::non_negative, .example = "0.2",
-           .description = "lognormal: the standard deviation of the logarithm, at most 3"},
+           .description = "lognormal: the standard deviation of the underlying normal (of the logarithm), at most 3"},
       }};
   return table;
 }
