@@ -211,8 +211,8 @@ const Table& work_table() {
       {
           {.path = "time", .kind = Kind::distribution, .dimension = Dimension::Seconds, .range = Range::non_negative, .fragment = &distribution_table(),
            .example = "\"4 ms\"",
-           .description = "compute time at the unit's nominal clock (the whole job, on the cores it is given); not "
-                          "with ops"},
+           .description = "the job's time at the unit's nominal clock on the cores it is given: not per core (more "
+                          "cores do not shorten it), longer at a throttled clock; not with ops"},
           {.path = "ops", .kind = Kind::quantity, .dimension = Dimension::Ops, .range = Range::non_negative,
            .example = "\"2 GOP\"", .description = "operations, run at the unit's roof for `precision`; not with time"},
           {.path = "precision", .kind = Kind::choice, .choices = model::precision_names(), .default_value = "fp32",
