@@ -154,9 +154,19 @@ std::string keys_markdown() {
 
 namespace {
 
-/// A quantity as a string: a number, then a unit (framesim checks the unit); 0 may stand alone.
-constexpr std::string_view kQuantityPattern =
-    R"(^\s*[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?\s*[^\s0-9.+-].*$)";
+/// A quantity of `dim` as a string: a number (as std::from_chars reads it), then one of the dimension's units
+/// (core::unit_spellings, the parser's own table); 0 may also stand alone, as a plain number.
+std::string quantity_pattern(core::Dimension dim) {
+  std::string units;
+  for (const auto& spelling : core::unit_spellings(dim)) {
+    units += units.empty() ? "" : "|";
+    for (char c : spelling) {
+      if (std::string_view(R"(\^$.|?*+()[]{}/)").find(c) != std::string_view::npos) units += '\\';
+      units += c;
+    }
+  }
+  return R"(^[ \t]*\+?-?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?[ \t]*()" + units + R"()[ \t]*$)";
+}
 
 class SchemaBuilder {
  public:
@@ -237,7 +247,7 @@ class SchemaBuilder {
     if (dim == core::Dimension::Ratio) return {{"type", {"number", "string"}}};
     return {{"anyOf",
              {{{"type", "string"},
-               {"pattern", kQuantityPattern},
+               {"pattern", quantity_pattern(dim)},
                {"description", fmt::format("a {} with its unit, like \"{}\"", core::dimension_name(dim),
                                            core::dimension_example(dim))}},
               {{"const", 0}}}}};

@@ -16,6 +16,7 @@
 #include "config/network_writer.hpp"
 #include "config/schema.hpp"
 #include "core/error.hpp"
+#include "core/units.hpp"
 #include "test_support.hpp"
 
 using namespace framesim;
@@ -222,4 +223,20 @@ TEST(Declarations, AConcretePathFindsItsDeclaration) {
   EXPECT_EQ(side->key->path, "stages.<stage>.side_work.when");
   EXPECT_FALSE(schema::match(schema::hardware_table(), "units.gpu.peak.fp23"));  // not a precision
   EXPECT_FALSE(schema::match(schema::hardware_table(), "memory.dram.bandwith"));
+}
+
+TEST(Declarations, EveryUnitSpellingTheSchemasListParses) {
+  // The JSON Schemas' unit patterns come from core::unit_spellings: each spelling must be one parse_quantity
+  // reads in that dimension (and the lists are not empty, nor do they take another dimension's unit).
+  for (int d = 0; d <= static_cast<int>(core::Dimension::Ratio); ++d) {
+    const auto dim = static_cast<core::Dimension>(d);
+    const auto spellings = core::unit_spellings(dim);
+    EXPECT_FALSE(spellings.empty());
+    for (const auto& s : spellings) EXPECT_TRUE(core::parse_quantity("0 " + s, dim).value.has_value()) << s;  // 0: in range whatever the prefix
+  }
+  const auto bandwidth = core::unit_spellings(core::Dimension::BytesPerSecond);
+  EXPECT_NE(std::find(bandwidth.begin(), bandwidth.end(), "GB/s"), bandwidth.end());
+  EXPECT_NE(std::find(bandwidth.begin(), bandwidth.end(), "GiB/s"), bandwidth.end());
+  EXPECT_EQ(std::find(bandwidth.begin(), bandwidth.end(), "GHz"), bandwidth.end());
+  EXPECT_EQ(std::find(bandwidth.begin(), bandwidth.end(), "KB/s"), bandwidth.end());  // "K" is ambiguous
 }
