@@ -240,3 +240,51 @@ TEST(Declarations, EveryUnitSpellingTheSchemasListParses) {
   EXPECT_EQ(std::find(bandwidth.begin(), bandwidth.end(), "GHz"), bandwidth.end());
   EXPECT_EQ(std::find(bandwidth.begin(), bandwidth.end(), "KB/s"), bandwidth.end());  // "K" is ambiguous
 }
+
+TEST(Declarations, TheHardwareWriterWritesEveryBranchDeclaredAndReadsBack) {
+  // A file using every optional key the writer has a branch for: written, walked, read back the same.
+  const std::string text = R"(name: full
+memory:
+  sram: {kind: sram, capacity: "4 MiB", bandwidth: "200 GB/s", latency: "5 ns", line: "32 B"}
+  dram:
+    kind: dram
+    capacity: "8 GiB"
+    bandwidth: "68 GB/s"
+    efficiency: 0.7
+    energy_per_byte: "20 pJ/bit"
+    operating_points: [{name: hi, frequency: "3.2 GHz"}, {name: lo, frequency: "1.6 GHz"}]
+    contention: {slowdown: [[0.5, 1.2], [0.9, 2]], source: "a guess"}
+units:
+  gpu:
+    kind: gpu
+    cores: 8
+    peak: {fp32: "2 TFLOP/s", fp16: "4 TFLOP/s"}
+    efficiency: {fp32: 0.5, fp16: 0.6, by_op: {depthwise: 0.3, conv: {fp16: 0.7}}}
+    dispatch_overhead: "5 us"
+    outstanding: "64 KiB"
+    contention_sensitivity: 1.5
+    memory: [sram, dram]
+    operating_points: [{name: max, frequency: "1 GHz", voltage: "0.9 V", static_power: "1 W"}, {frequency: "500 MHz"}]
+    static_power: "1.5 W"
+    energy_per_op: {fp32: "1 pJ", fp16: "0.5 pJ"}
+    scheduler: {policy: time_slice, quantum: "2 ms", switch_cost: "50 us"}
+  cpu: {kind: cpu, peak: {fp32: "100 GFLOP/s"}, memory: [dram], scheduler: fifo}
+thermal:
+  ambient: "25 C"
+  resistance: "4 C/W"
+  capacitance: "20 J/C"
+  trip: "85 C"
+  release: "80 C"
+  governor: {period: "100 ms", policy: bang_bang, throttle: [gpu, dram]}
+)";
+  const auto hw = config::parse_hardware(text, "full.yaml");
+  const std::string written = config::write_hardware_yaml(hw, {});
+  EXPECT_EQ(undeclared_in(schema::hardware_table(), YAML::Load(written)), std::vector<std::string>{});
+  const auto back = config::parse_hardware(written, "written.yaml");
+  ASSERT_EQ(back.units.size(), 2u);
+  EXPECT_EQ(back.units[0].scheduler.policy, model::SchedulingPolicy::time_slice);
+  EXPECT_DOUBLE_EQ(back.units[0].scheduler.quantum_s, 2e-3);
+  EXPECT_DOUBLE_EQ(back.units[0].scheduler.switch_cost_s, 50e-6);
+  EXPECT_EQ(back.units[1].scheduler.policy, model::SchedulingPolicy::fifo);
+  EXPECT_EQ(config::write_hardware_yaml(back, {}), written);  // a fixed point
+}
