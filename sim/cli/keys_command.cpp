@@ -74,6 +74,7 @@ std::pair<const Table*, const config::schema::Key*> find_key(const Table& table,
         names.insert(names.end(), allowed->begin(), allowed->end());
     }
     std::string message = fmt::format("the {} keys have no \"{}\"", table.name, written);
+    if (pattern == "layers[]") message += " (an op's own parameters: `framesim ops`)";
     if (auto near = core::closest_match(parts[n], names)) {
       message += fmt::format(" (did you mean \"{}\"?)", (prefix.empty() ? "" : prefix + ".") + *near);
     } else if (!names.empty()) {

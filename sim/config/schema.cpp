@@ -727,7 +727,11 @@ std::optional<Match> match(const Table& table, std::string_view concrete_path) {
   const Table* current = &table;
   std::string pattern;
   const Key* key = nullptr;
-  for (const auto& part : split(concrete_path)) {
+  const auto parts = split(concrete_path);
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    const std::string& part = parts[i];
+    // A `<key_path>` (a sweep axis) is itself a dotted path: it takes every component up to the axis' own keys.
+    if (key && key->name() == "<key_path>" && part != "[]" && !current->find(key->path + "." + part)) continue;
     if (key && key->fragment && part != "[]") {
       current = key->fragment;
       pattern.clear();

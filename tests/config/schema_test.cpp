@@ -221,6 +221,12 @@ TEST(Declarations, AConcretePathFindsItsDeclaration) {
   const auto side = schema::match(schema::scenario_table(), "stages.s.side_work[1].when");
   ASSERT_TRUE(side);
   EXPECT_EQ(side->key->path, "stages.<stage>.side_work.when");
+  const auto axis = schema::match(schema::sweep_table(), "axes.hardware.memory.dram.bandwidth.scale");
+  ASSERT_TRUE(axis);  // a sweep axis' key path has dots of its own
+  EXPECT_EQ(axis->key->path, "axes.<key_path>.scale");
+  const auto value = schema::match(schema::sweep_table(), "axes.sensors.camera.rate[1]");
+  ASSERT_TRUE(value);
+  EXPECT_EQ(value->key->path, "axes.<key_path>[]");
   EXPECT_FALSE(schema::match(schema::hardware_table(), "units.gpu.peak.fp23"));  // not a precision
   EXPECT_FALSE(schema::match(schema::hardware_table(), "memory.dram.bandwith"));
 }
