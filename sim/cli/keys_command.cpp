@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
+#include "cli/console.hpp"
 #include "cli/key_reference.hpp"
 #include "config/hardware.hpp"
 #include "config/network.hpp"
@@ -142,7 +143,7 @@ int run_init(const InitArgs& a) {
     throw core::UserError(fmt::format("init: {} exists; give --force to replace it, or -o another file", out.string()));
   if (fs::is_directory(out, ec)) throw core::UserError(fmt::format("init: {} is a folder", out.string()));
   core::write_file_atomic(out, text);
-  std::cout << fmt::format("{}: a {} template; `framesim validate {}` checks it\n", out.string(), table.name, out.string());
+  print_note(fmt::format("{}: a {} template; `framesim validate {}` checks it", out.string(), table.name, out.string()));
   return 0;
 }
 

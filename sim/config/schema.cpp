@@ -337,7 +337,9 @@ const Table& hardware_table() {
            .description = "how strongly contention curves act on this unit: its factor is 1 + sensitivity x "
                           "(curve - 1)"},
           {.path = "units.<unit>.memory", .kind = Kind::list, .required = true, .example = "[dram]",
-           .description = "the levels the unit reaches, innermost first; at least one writable"},
+           .description = "the levels the unit reaches, innermost first; at least one writable. The order is checked: "
+                          "registers, then sram and cache levels from the smallest up, then dram, then flash; a path in "
+                          "another order ([dram, npu_sram]) is refused with the order expected"},
           {.path = "units.<unit>.memory[]", .kind = Kind::text, .description = "a memory level's name"},
           {.path = "units.<unit>.operating_points", .kind = Kind::list, .default_value = "one point, 1 Hz, 1 V",
            .description = "DVFS points, highest frequency first; compute roofs scale with frequency / first "
@@ -562,8 +564,9 @@ const Table& scenario_table() {
            .description = "time of the first capture, shorter than the period"},
           {.path = "sensors.<sensor>.jitter", .kind = Kind::distribution, .dimension = Dimension::Seconds, .range = Range::non_negative, .default_value = "0", .fragment = &distribution_table(), .example = "\"1 ms\"", .description = "a distribution added to each capture time"},
           {.path = "sensors.<sensor>.trace", .kind = Kind::path, .example = "camera.csv",
-           .description = "a timestamp log (timestamp_ns, time_s, ...; traces/README.md) replayed as it is, instead "
-                          "of rate, phase and jitter"},
+           .description = "a timestamp log (timestamp_ns, time_s, ...; traces/README.md) replayed as it is from its first "
+                          "time, instead of rate, phase and jitter. A log of n captures over T seconds covers T n / (n - 1); "
+                          "a longer run is refused (the sensor would fall silent)"},
           {.path = "stages", .kind = Kind::map, .required = true,
            .description = "name -> stage (at least one); any order, they must form a DAG"},
           {.path = "stages.<stage>", .kind = Kind::map, .description = "one stage of the pipeline"},
@@ -595,7 +598,7 @@ const Table& scenario_table() {
           {.path = "stages.<stage>.variability", .kind = Kind::distribution, .dimension = Dimension::Ratio, .range = Range::positive, .default_value = "1", .fragment = &distribution_table(), .example = "1", .description = "a per-frame multiplier on the work"},
           {.path = "stages.<stage>.slice", .kind = Kind::quantity, .dimension = Dimension::Seconds,
            .range = Range::positive, .example = "\"12 ms\"",
-           .description = "its share of the frame budget, judged in the verdict"},
+           .description = "its share of the frame budget, judged in the verdict; not longer than the scenario\'s deadline"},
           {.path = "stages.<stage>.measured", .kind = Kind::path, .example = "detector_profile.json",
            .description = "measured layer times (traces/README.md lists the formats), replayed instead of the "
                           "roofline; the stage needs network"},
@@ -764,9 +767,8 @@ std::string value_summary(const Key& key) {
       if (key.dimension == Dimension::Ratio) {
         out = "a number";
       } else {
-        const std::string_view name = core::dimension_name(key.dimension);
-        const bool vowel = std::string_view("aeiou").find(name.front()) != std::string_view::npos;
-        out = fmt::format("{} {} like \"{}\"", vowel ? "an" : "a", name, core::dimension_example(key.dimension));
+        out = fmt::format("{} like \"{}\"", core::with_article(core::dimension_name(key.dimension)),
+                          core::dimension_example(key.dimension));
       }
       if (key.kind == Kind::distribution) out += " or a distribution";
       break;
