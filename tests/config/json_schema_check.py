@@ -2,7 +2,8 @@
 """Checks the checked-in JSON Schemas (docs/schema/*.schema.json) with a validator framesim does not contain:
 python3-jsonschema. Every shipped input file must validate against its kind's schema, and a few broken files
 from the bad-input gallery must not (a misspelt key, a bandwidth without a unit or with a frequency's, a choice misspelt, a missing
-required key, a negative integer). Run from the repository root; exit code 0 when all holds."""
+required key, a negative integer), nor may any gallery case framesim refuses for an unknown key. Run from the
+repository root; exit code 0 when all holds."""
 import glob
 import json
 import sys
@@ -84,10 +85,29 @@ def main():
                 doc = yaml.safe_load(f)
             if not list(v.iter_errors(doc)):
                 failures.append(f"{path}: the {kind} schema accepts it, framesim refuses it")
+    # Every gallery case framesim refuses for an unknown key in the file itself: the schema refuses it too.
+    prefixes = {"hw_": "hardware", "net_": "network", "sc_": "scenario", "sweep_": "sweep"}
+    unknown = 0
+    for path in sorted(glob.glob("tests/bad_input/cases/*.yaml")):
+        name = path.rsplit("/", 1)[1]
+        kind = next((k for p, k in prefixes.items() if name.startswith(p)), None)
+        with open(path, "rb") as f:
+            text = f.read().decode("utf-8", errors="replace")
+        if kind is None or not any(l.startswith("# expect: {file}:") and ': unknown key "' in l for l in text.splitlines()):
+            continue
+        try:
+            doc = yaml.safe_load(text)
+        except yaml.YAMLError:
+            continue  # a syntax error is the case's point
+        unknown += 1
+        if not list(validators[kind].iter_errors(doc)):
+            failures.append(f"{path}: framesim finds an unknown key, the {kind} schema accepts the file")
+    if unknown < 5:
+        failures.append(f"only {unknown} gallery cases with an unknown key found")
     for line in failures:
         print(line)
     print(f"json_schema_check: {checked} shipped files, {sum(map(len, BROKEN.values()))} broken files, "
-          f"{len(failures)} problems")
+          f"{unknown} gallery cases with an unknown key, {len(failures)} problems")
     return 1 if failures else 0
 
 
