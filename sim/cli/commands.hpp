@@ -31,6 +31,15 @@ Command add_bench_child_command(CLI::App& app);
 Command add_calibrate_command(CLI::App& app);
 Command add_validate_command(CLI::App& app);
 Command add_compare_command(CLI::App& app);
+Command add_keys_command(CLI::App& app);
+Command add_schema_command(CLI::App& app);
+Command add_init_command(CLI::App& app);
+
+/// `framesim validate FILE...`: checks each input file (its kind from its top-level keys, or `kind`) and every
+/// file it names, without running anything; prints "FILE: ok (KIND)" or every problem. Returns 0 or 2.
+int check_input_files(const std::vector<std::string>& files, const std::string& kind);
+/// True for an argument `validate` checks as an input file (.yaml, .yml) rather than a measurement suite.
+bool is_input_file(const std::string& argument);
 
 /// Remembers the command line framesim was started with (argv[0] recorded as "framesim"); main calls it once.
 void set_command_line(int argc, char** argv);

@@ -37,7 +37,10 @@ int main(int argc, char** argv) {
                                                framesim::cli::add_ops_command(app),
                                                framesim::cli::add_calibrate_command(app),
                                                framesim::cli::add_validate_command(app),
-                                               framesim::cli::add_compare_command(app)};
+                                               framesim::cli::add_compare_command(app),
+                                               framesim::cli::add_keys_command(app),
+                                               framesim::cli::add_schema_command(app),
+                                               framesim::cli::add_init_command(app)};
   // Last: they describe every command registered above, and -q/-v go on each.
   commands.push_back(framesim::cli::add_completion_command(app));
   commands.push_back(framesim::cli::add_manpage_command(app));

@@ -4,6 +4,7 @@
 // per row: measured, bound, estimate, error; then the geometric-mean error of the calibration set and, apart,
 // of the held-out set (never fitted on), for latency and for energy; and whether any bound exceeds its
 // measurement (it must never).
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <iostream>
@@ -26,6 +27,8 @@ namespace {
 
 struct ValidateArgs {
   std::string suite = "tests/validation/suite.csv";
+  std::vector<std::string> arguments;  // input files (.yaml), or one suite
+  std::string kind;                    // --kind for input files
   bool json = false;
 };
 
@@ -219,11 +222,29 @@ int run_validate(const ValidateArgs& a) {
 Command add_validate_command(CLI::App& app) {
   auto args = std::make_shared<ValidateArgs>();
   auto* sub = app.add_subcommand("validate",
-                                 "predicted vs published measurements: calibrate on a suite's calibration rows, "
-                                 "report the error of every row and the held-out geomean");
-  sub->add_option("suite", args->suite, "validation suite CSV (default tests/validation/suite.csv)");
-  sub->add_flag("--json", args->json, "print JSON instead of the text report");
-  return {sub, [args] { return run_validate(*args); }};
+                                 "check input files without running them (validate FILE.yaml...), or predicted vs "
+                                 "published measurements (validate [SUITE.csv]: calibrate on a suite's calibration "
+                                 "rows, report the error of every row and the held-out geomean)");
+  sub->add_option("files", args->arguments,
+                  "input files (.yaml: hardware, network, scenario or sweep) to check without running them, each with "
+                  "every problem at file:line:column and key (exit code 2) or \"ok\"; or one validation suite CSV "
+                  "(default tests/validation/suite.csv) to compare predictions with published measurements");
+  sub->add_option("--kind", args->kind, "with input files: their kind (hardware, network, scenario, sweep) instead of "
+                                        "telling it from their top-level keys");
+  sub->add_flag("--json", args->json, "with a suite: print JSON instead of the text report");
+  return {sub, [args] {
+            const auto& files = args->arguments;
+            if (!files.empty() && std::any_of(files.begin(), files.end(), is_input_file)) {
+              if (!std::all_of(files.begin(), files.end(), is_input_file))
+                throw core::UserError("validate: give input files (.yaml) or one suite (.csv), not both");
+              if (args->json) throw core::UserError("validate --json: for a suite, not for input files");
+              return check_input_files(files, args->kind);
+            }
+            if (!args->kind.empty()) throw core::UserError("validate --kind: for input files (.yaml), not for a suite");
+            if (files.size() > 1) throw core::UserError("validate: give one suite (.csv), or input files (.yaml)");
+            if (!files.empty()) args->suite = files.front();
+            return run_validate(*args);
+          }};
 }
 
 }  // namespace framesim::cli

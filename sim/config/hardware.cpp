@@ -22,15 +22,20 @@ namespace {
 /// Longest dispatch overhead per kernel (README "Limits"): a launch costs microseconds, never seconds.
 constexpr double kMaxDispatchOverhead_s = 1.0;
 
-const std::vector<std::string> kMemoryKinds{"registers", "sram", "cache", "dram", "flash"};
-const std::vector<std::string> kUnitKinds{"cpu", "gpu", "npu", "dsp", "isp", "mcu", "accelerator"};
-const std::vector<std::string> kPolicies{"step", "bang_bang"};
+const schema::Table& kKeys = schema::hardware_table();
 
-model::MemoryKind memory_kind(const std::string& s) {
-  return static_cast<model::MemoryKind>(std::find(kMemoryKinds.begin(), kMemoryKinds.end(), s) - kMemoryKinds.begin());
+/// The enumerator a declared choice stands for: the choices are declared in the enum's order.
+/// The declaration at `pattern` (a key the reader walks itself: a per-precision table's entries).
+const schema::Key& declared(std::string_view pattern) {
+  const schema::Key* k = kKeys.find(pattern);
+  FRAMESIM_ASSERT(k != nullptr, "undeclared hardware key " + std::string(pattern));
+  return *k;
 }
-model::UnitKind unit_kind(const std::string& s) {
-  return static_cast<model::UnitKind>(std::find(kUnitKinds.begin(), kUnitKinds.end(), s) - kUnitKinds.begin());
+
+template <class Enum>
+Enum enum_of(const MapReader& m, std::string_view key, const std::string& name) {
+  const auto& choices = m.declaration(key).choices;
+  return static_cast<Enum>(std::find(choices.begin(), choices.end(), name) - choices.begin());
 }
 
 /// "\"fp23\" is not a precision (did you mean \"fp32\"?)", or the allowed names when none is near.
@@ -90,9 +95,9 @@ std::vector<Point> read_points(const Node& node, Read read) {
 void read_precision_efficiency(const Node& node, model::PerPrecision<double>& out, const ComputeUnitSpec& unit,
                                std::initializer_list<std::string_view> skip = {}) {
   if (node.is_map()) {
-    read_per_precision(node, out, [](const Node& v) { return v.number(Range::unit_interval); }, "efficiency",
+    read_per_precision(node, out, [](const Node& v) { return v.number(declared("units.<unit>.efficiency.<precision>")); }, "efficiency",
                        &unit.peak_ops_per_s, skip);
-  } else if (auto e = node.number(Range::unit_interval)) {
+  } else if (auto e = node.number(declared("units.<unit>.efficiency"))) {
     for (model::Precision p : model::kAllPrecisions) out[p] = *e;
   }
 }
@@ -106,7 +111,7 @@ void read_efficiency(const Node& node, ComputeUnitSpec& unit) {
   for (auto& [key, value] : node.entries()) {
     if (key == "by_op") by_op = value;
     if (key != "all") continue;
-    if (auto e = value.number(Range::unit_interval))
+    if (auto e = value.number(declared("units.<unit>.efficiency.all")))
       for (model::Precision p : model::kAllPrecisions)
         if (!unit.efficiency[p]) unit.efficiency[p] = *e;
   }
@@ -130,7 +135,7 @@ void read_efficiency(const Node& node, ComputeUnitSpec& unit) {
 model::ContentionCurve read_contention(const Node& node, const std::string& level_name,
                                        std::map<std::string, std::string>& sources) {
   model::ContentionCurve curve;
-  MapReader m(node, {"slowdown", "source"});
+  MapReader m(node, kKeys, "memory.<level>.contention");
   read_source(m, "memory." + level_name + ".contention", sources);
   auto points = m.required("slowdown");
   if (!points) return curve;
@@ -175,23 +180,22 @@ model::ContentionCurve read_contention(const Node& node, const std::string& leve
 MemoryLevelSpec read_level(const std::string& name, const Node& node, std::map<std::string, std::string>& sources) {
   MemoryLevelSpec level;
   level.name = name;
-  MapReader m(node, {"kind", "capacity", "bandwidth", "efficiency", "latency", "energy_per_byte", "line",
-                     "operating_points", "contention", "source"});
-  if (auto k = m.choice("kind", kMemoryKinds, true)) level.kind = memory_kind(*k);
-  level.capacity_bytes = m.quantity("capacity", Dimension::Bytes, Range::positive, true).value_or(1);
-  level.bandwidth_Bps = m.quantity("bandwidth", Dimension::BytesPerSecond, Range::positive, true).value_or(1);
-  level.efficiency = m.number("efficiency", Range::unit_interval).value_or(1.0);
-  level.latency_s = m.quantity("latency", Dimension::Seconds, Range::non_negative).value_or(0.0);
-  level.energy_per_byte_J = m.quantity("energy_per_byte", Dimension::JoulesPerByte, Range::non_negative).value_or(0.0);
-  level.line_bytes = m.quantity("line", Dimension::Bytes, Range::positive).value_or(64.0);
+  MapReader m(node, kKeys, "memory.<level>");
+  if (auto k = m.choice("kind")) level.kind = enum_of<model::MemoryKind>(m, "kind", *k);
+  level.capacity_bytes = m.quantity("capacity").value_or(1);
+  level.bandwidth_Bps = m.quantity("bandwidth").value_or(1);
+  level.efficiency = m.number("efficiency").value_or(1.0);
+  level.latency_s = m.quantity("latency").value_or(0.0);
+  level.energy_per_byte_J = m.quantity("energy_per_byte").value_or(0.0);
+  level.line_bytes = m.quantity("line").value_or(64.0);
   read_source(m, "memory." + name, sources);
   if (auto c = m.get("contention")) level.contention = read_contention(*c, name, sources);
   if (auto ops = m.get("operating_points")) {
     level.operating_points = read_points<model::MemoryOperatingPoint>(*ops, [](const Node& item) {
       model::MemoryOperatingPoint p;
-      MapReader r(item, {"name", "frequency"});
+      MapReader r(item, kKeys, "memory.<level>.operating_points[]");
       p.name = r.text("name").value_or("");
-      p.frequency_Hz = r.quantity("frequency", Dimension::Hertz, Range::positive, true).value_or(0.0);
+      p.frequency_Hz = r.quantity("frequency").value_or(0.0);
       return p;
     });
   }
@@ -233,24 +237,22 @@ ComputeUnitSpec read_unit(const std::string& name, const Node& node, const Hardw
                           std::map<std::string, std::string>& sources) {
   ComputeUnitSpec unit;
   unit.name = name;
-  MapReader m(node, {"kind", "cores", "peak", "efficiency", "dispatch_overhead", "outstanding",
-                     "contention_sensitivity", "memory", "operating_points", "static_power", "energy_per_op",
-                     "busy_power", "scheduler", "source"});
-  if (auto k = m.choice("kind", kUnitKinds, true)) unit.kind = unit_kind(*k);
-  unit.cores = static_cast<int>(m.integer("cores", 1, 64).value_or(1));
+  MapReader m(node, kKeys, "units.<unit>");
+  if (auto k = m.choice("kind")) unit.kind = enum_of<model::UnitKind>(m, "kind", *k);
+  unit.cores = static_cast<int>(m.integer("cores").value_or(1));
   if (auto sched = m.get("scheduler")) unit.scheduler = read_scheduler(*sched);
   if (auto peak = m.required("peak")) {
     read_per_precision(*peak, unit.peak_ops_per_s,
-                       [](const Node& v) { return v.quantity(Dimension::OpsPerSecond, Range::positive); });
+                       [](const Node& v) { return v.quantity(declared("units.<unit>.peak.<precision>")); });
     if (peak->is_map() && !unit.peak_ops_per_s.any()) peak->error("needs a peak for at least one precision");
   }
   if (auto eff = m.get("efficiency")) read_efficiency(*eff, unit);
-  unit.dispatch_overhead_s = m.quantity("dispatch_overhead", Dimension::Seconds, Range::non_negative).value_or(0.0);
+  unit.dispatch_overhead_s = m.quantity("dispatch_overhead").value_or(0.0);
   if (unit.dispatch_overhead_s > kMaxDispatchOverhead_s)
     m.get("dispatch_overhead")->error(fmt::format("must be at most {} (a kernel launch costs microseconds)",
                                                   core::format_seconds(kMaxDispatchOverhead_s)));
-  if (m.has("outstanding")) unit.outstanding_bytes = m.quantity("outstanding", Dimension::Bytes, Range::positive);
-  unit.contention_sensitivity = m.number("contention_sensitivity", Range::non_negative).value_or(1.0);
+  if (m.has("outstanding")) unit.outstanding_bytes = m.quantity("outstanding");
+  unit.contention_sensitivity = m.number("contention_sensitivity").value_or(1.0);
   if (auto mem = m.required("memory")) {
     std::set<std::string> seen;
     std::vector<std::string> level_names;
@@ -284,25 +286,25 @@ ComputeUnitSpec read_unit(const std::string& name, const Node& node, const Hardw
   if (auto ops = m.get("operating_points")) {
     unit.operating_points = read_points<model::OperatingPoint>(*ops, [](const Node& item) {
       model::OperatingPoint p;
-      MapReader r(item, {"name", "frequency", "voltage", "static_power"});
+      MapReader r(item, kKeys, "units.<unit>.operating_points[]");
       p.name = r.text("name").value_or("");
-      p.frequency_Hz = r.quantity("frequency", Dimension::Hertz, Range::positive, true).value_or(0.0);
-      p.voltage_V = r.quantity("voltage", Dimension::Volts, Range::positive).value_or(1.0);
-      if (r.has("static_power")) p.static_power_W = r.quantity("static_power", Dimension::Watts, Range::non_negative);
+      p.frequency_Hz = r.quantity("frequency").value_or(0.0);
+      p.voltage_V = r.quantity("voltage").value_or(1.0);
+      if (r.has("static_power")) p.static_power_W = r.quantity("static_power");
       return p;
     });
   }
   if (unit.operating_points.empty()) unit.operating_points.push_back({"nominal", 1.0, 1.0, std::nullopt});
-  unit.static_power_W = m.quantity("static_power", Dimension::Watts, Range::non_negative).value_or(0.0);
+  unit.static_power_W = m.quantity("static_power").value_or(0.0);
   if (auto e = m.get("energy_per_op")) {
     read_per_precision(*e, unit.energy_per_op_J,
-                       [](const Node& v) { return v.quantity(Dimension::JoulesPerOp, Range::non_negative); },
+                       [](const Node& v) { return v.quantity(declared("units.<unit>.energy_per_op.<precision>")); },
                        "energy per op", &unit.peak_ops_per_s);
   }
   if (auto busy = m.get("busy_power")) {
     if (m.has("energy_per_op")) {
       busy->error("give either energy_per_op or busy_power, not both");
-    } else if (auto watts = busy->quantity(Dimension::Watts, Range::positive)) {
+    } else if (auto watts = m.quantity("busy_power")) {
       // Busy power is the whole unit running at its effective roof (peak x efficiency): the dynamic part
       // spread over those operations.
       const double dynamic = *watts - unit.static_power_W;
@@ -322,12 +324,12 @@ ComputeUnitSpec read_unit(const std::string& name, const Node& node, const Hardw
 model::ThermalSpec read_thermal(const Node& node, const HardwareSpec& hw,
                                 std::map<std::string, std::string>& sources) {
   model::ThermalSpec t;
-  MapReader m(node, {"ambient", "resistance", "capacitance", "trip", "release", "governor", "source"});
-  t.ambient_C = m.quantity("ambient", Dimension::Celsius, Range::any, true).value_or(25.0);
-  t.resistance_K_per_W = m.quantity("resistance", Dimension::KelvinPerWatt, Range::positive, true).value_or(1.0);
-  t.capacitance_J_per_K = m.quantity("capacitance", Dimension::JoulesPerKelvin, Range::positive, true).value_or(1.0);
-  auto trip = m.quantity("trip", Dimension::Celsius, Range::any, true);
-  auto release = m.quantity("release", Dimension::Celsius, Range::any, true);
+  MapReader m(node, kKeys, "thermal");
+  t.ambient_C = m.quantity("ambient").value_or(25.0);
+  t.resistance_K_per_W = m.quantity("resistance").value_or(1.0);
+  t.capacitance_J_per_K = m.quantity("capacitance").value_or(1.0);
+  auto trip = m.quantity("trip");
+  auto release = m.quantity("release");
   read_source(m, "thermal", sources);
   if (trip) t.trip_C = *trip;
   if (release) t.release_C = *release;
@@ -336,10 +338,10 @@ model::ThermalSpec read_thermal(const Node& node, const HardwareSpec& hw,
   if (trip && *trip <= t.ambient_C)
     m.get("trip")->error(fmt::format("must be above ambient ({} C)", core::format_number(t.ambient_C)));
   if (auto g = m.required("governor")) {
-    MapReader gov(*g, {"period", "policy", "throttle"});
-    t.governor_period_s = gov.quantity("period", Dimension::Seconds, Range::positive, true).value_or(0.1);
-    if (auto p = gov.choice("policy", kPolicies)) t.policy = *p == "step" ? model::GovernorPolicy::step
-                                                                              : model::GovernorPolicy::bang_bang;
+    MapReader gov(*g, kKeys, "thermal.governor");
+    t.governor_period_s = gov.quantity("period").value_or(0.1);
+    if (auto p = gov.choice("policy")) t.policy = *p == "step" ? model::GovernorPolicy::step
+                                                               : model::GovernorPolicy::bang_bang;
     if (auto throttle = gov.get("throttle")) {
       std::vector<std::string> names;
       for (const auto& u : hw.units) names.push_back(u.name);
@@ -365,9 +367,9 @@ model::ThermalSpec read_thermal(const Node& node, const HardwareSpec& hw,
 model::HardwareSpec read_hardware(const Node& root) {
   HardwareSpec hw;
   hw.source_file = root.document().display_path();
-  MapReader m(root, {"name", "description", "source", "memory", "units", "thermal"});
+  MapReader m(root, kKeys, "");
   if (!m.ok()) return hw;
-  hw.name = m.text("name", true).value_or("");
+  hw.name = m.text("name").value_or("");
   hw.description = m.text("description").value_or("");
   std::map<std::string, std::string> sources;  // the `source:` texts, kept in hw.sources once all is read
   read_source(m, "", sources);

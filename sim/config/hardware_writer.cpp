@@ -155,6 +155,19 @@ bool default_points(const std::vector<model::OperatingPoint>& points) {
          points[0].voltage_V == 1.0 && !points[0].static_power_W;
 }
 
+/// `scheduler:` when it is not the default (priority): a policy name, or a mapping with a quantum or switch cost.
+void write_scheduler(Writer& w, const model::SchedulerSpec& s, const std::string& path) {
+  const std::string policy(model::scheduling_policy_name(s.policy));
+  if (s.quantum_s == 0 && s.switch_cost_s == 0) {
+    if (s.policy != model::SchedulingPolicy::priority) w.line(4, "scheduler", policy, path);
+    return;
+  }
+  w.line(4, "scheduler", "", path);
+  w.line(6, "policy", policy, path + ".policy");
+  if (s.quantum_s > 0) w.line(6, "quantum", q(s.quantum_s, Dimension::Seconds), path + ".quantum");
+  if (s.switch_cost_s > 0) w.line(6, "switch_cost", q(s.switch_cost_s, Dimension::Seconds), path + ".switch_cost");
+}
+
 void write_unit(Writer& w, const model::HardwareSpec& hw, const model::ComputeUnitSpec& unit) {
   using model::Precision;
   const std::string path = "units." + unit.name;
@@ -230,6 +243,7 @@ void write_unit(Writer& w, const model::HardwareSpec& hw, const model::ComputeUn
         w.line(6, std::string(model::precision_name(p)), q(*unit.energy_per_op_J[p], Dimension::JoulesPerOp),
                path + ".energy_per_op." + std::string(model::precision_name(p)));
   }
+  write_scheduler(w, unit.scheduler, path + ".scheduler");
   w.source(4, path);
 }
 

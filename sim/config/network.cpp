@@ -21,6 +21,8 @@ using model::ParamType;
 
 namespace {
 
+const schema::Table& kKeys = schema::network_table();
+
 constexpr std::string_view kBlockInput = "@input";
 
 /// Names visible to a layer: its own repeat instance first, then the enclosing ones.
@@ -45,12 +47,12 @@ class NetworkReader {
 
   NetworkSpec read() {
     net_.source_file = root_.document().display_path();
-    MapReader m(root_, {"name", "description", "source", "precision", "fusion", "inputs", "layers", "outputs"});
+    MapReader m(root_, kKeys, "");
     if (!m.ok()) return net_;
-    net_.name = m.text("name", true).value_or("");
+    net_.name = m.text("name").value_or("");
     net_.description = m.text("description").value_or("");
     m.text("source");
-    if (auto p = m.get("precision")) default_precision_ = read_precision(*p).value_or(LayerPrecision{});
+    if (auto p = m.get("precision")) default_precision_ = read_precision(*p, "precision").value_or(LayerPrecision{});
     if (auto f = read_fusion(m)) net_.fusion = *f;
     Scope top;
     if (auto inputs = m.required("inputs")) read_inputs(*inputs, top);
@@ -65,17 +67,18 @@ class NetworkReader {
   }
 
  private:
-  std::optional<LayerPrecision> read_precision(const Node& node) {
+  /// A precision declared at `pattern` ("precision", "layers[].precision").
+  std::optional<LayerPrecision> read_precision(const Node& node, std::string_view pattern) {
     if (node.is_map()) {
       // {weights: int8, activations: fp16, compute: fp16}: each part by name (compute defaults to activations).
-      MapReader m(node, {"weights", "activations", "compute"});
-      auto part = [&](std::string_view key, bool required) -> std::optional<model::Precision> {
-        auto v = m.choice(key, model::precision_names(), required);
+      MapReader m(node, kKeys, pattern);
+      auto part = [&](std::string_view key) -> std::optional<model::Precision> {
+        auto v = m.choice(key);
         return v ? model::parse_precision(*v) : std::nullopt;
       };
-      auto w = part("weights", true);
-      auto a = part("activations", true);
-      auto c = part("compute", false);
+      auto w = part("weights");
+      auto a = part("activations");
+      auto c = part("compute");
       if (!w || !a) return std::nullopt;
       return LayerPrecision{*w, *a, c.value_or(*a)};
     }
@@ -99,7 +102,7 @@ class NetworkReader {
       if (value.is_sequence()) {
         shape_node = value;
       } else {
-        MapReader r(value, {"shape", "precision"});
+        MapReader r(value, kKeys, "inputs.<input>");
         shape_node = r.required("shape");
         if (auto p = r.get("precision")) {
           auto s = p->text();
@@ -112,7 +115,7 @@ class NetworkReader {
       }
       if (shape_node) {
         for (const Node& d : shape_node->items())
-          if (auto v = d.integer(1, kMaxParam)) t.shape.push_back(*v);
+          if (auto v = d.integer(*kKeys.find("inputs.<input>.shape[]"))) t.shape.push_back(*v);
         if (shape_node->is_sequence() && shape_node->yaml().size() == 0) shape_node->error("needs at least one dimension");
       }
       if (!add_name(scope, name, value)) continue;
@@ -158,9 +161,9 @@ class NetworkReader {
   }
 
   void read_repeat(const Node& item, Scope& scope, int& previous) {
-    MapReader r(item, {"repeat", "name", "layers"});
-    const auto count = r.integer("repeat", 1, 100000).value_or(0);
-    const std::string name = r.text("name", true).value_or("block");
+    MapReader r(item, schema::repeat_table(), "");
+    const auto count = r.integer("repeat").value_or(0);
+    const std::string name = r.text("name").value_or("block");
     auto layers = r.required("layers");
     if (!layers || count <= 0) return;
     if (layers->is_sequence() && layers->yaml().size() == 0) {
@@ -235,12 +238,19 @@ class NetworkReader {
         }
       }
     }
-    std::vector<std::string> allowed{"name", "op", "input", "inputs", "precision", "group"};
-    if (schema)
-      for (const auto& p : schema->params) allowed.emplace_back(p.key);
-    else
-      for (auto it = item.yaml().begin(); it != item.yaml().end(); ++it) allowed.push_back(it->first.Scalar());
-    MapReader r(item, allowed);
+    // The op's parameters are declared by the op (model/ops.cpp, `framesim ops`); an unknown op is reported
+    // alone, not with every key of its layer.
+    std::vector<std::string> params_declared;
+    if (schema) {
+      for (const auto& p : schema->params) params_declared.emplace_back(p.key);
+    } else {
+      for (auto it = item.yaml().begin(); it != item.yaml().end(); ++it)
+        if (!kKeys.find("layers[]." + it->first.Scalar())) params_declared.push_back(it->first.Scalar());
+    }
+    MapReader r(item, kKeys, "layers[]", params_declared);
+    std::vector<std::string> allowed;
+    for (const auto* k : kKeys.children("layers[]")) allowed.emplace_back(k->name());
+    allowed.insert(allowed.end(), params_declared.begin(), params_declared.end());
     const std::string local = r.text("name").value_or(
         schema ? fmt::format("{}{}", schema->name, net_.layers.size()) : fmt::format("layer{}", net_.layers.size()));
     const std::string full = scope.prefix + local;
@@ -275,7 +285,7 @@ class NetworkReader {
     }
 
     LayerPrecision precision = default_precision_;
-    if (auto p = r.get("precision")) precision = read_precision(*p).value_or(default_precision_);
+    if (auto p = r.get("precision")) precision = read_precision(*p, "layers[].precision").value_or(default_precision_);
 
     OpParams params;
     bool params_ok = true;
@@ -469,7 +479,7 @@ class NetworkReader {
 model::NetworkSpec read_network(const Node& root) { return NetworkReader(root).read(); }
 
 std::optional<model::FusionMode> read_fusion(const MapReader& m) {
-  auto f = m.choice("fusion", {"auto", "explicit", "none"});
+  auto f = m.choice("fusion");
   if (!f) return std::nullopt;
   return *f == "auto" ? model::FusionMode::automatic
          : *f == "explicit" ? model::FusionMode::explicit_only

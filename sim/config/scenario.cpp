@@ -30,21 +30,32 @@ namespace {
 constexpr double kMaxLognormalSigma = 3.0;
 constexpr double kMaxTimeStddev_s = 60.0;
 
-const std::vector<std::string> kDistributions{"constant", "normal", "uniform", "lognormal", "exponential"};
-const std::vector<std::string> kPolicies{"all", "latest"};
-const std::vector<std::string> kOverflow{"drop_oldest", "drop_newest"};
+const schema::Table& kKeys = schema::scenario_table();
 
-/// "3 ms", or {distribution: normal, mean: "3 ms", stddev: "0.3 ms"} and the like. `range` applies to the mean.
-std::optional<Distribution> read_distribution(const Node& node, Dimension dim, Range range) {
+/// The scenario key declared at `pattern` (one the reader walks itself).
+const schema::Key& declared(std::string_view pattern) {
+  const schema::Key* k = kKeys.find(pattern);
+  FRAMESIM_ASSERT(k != nullptr, "undeclared scenario key " + std::string(pattern));
+  return *k;
+}
+
+/// "3 ms", or {distribution: normal, mean: "3 ms", stddev: "0.3 ms"} and the like, for the key declared as
+/// `decl` (a distribution: its dimension, and its range for the constant or the mean).
+std::optional<Distribution> read_distribution(const Node& node, const schema::Key& decl) {
+  const Dimension dim = decl.dimension;
+  const Range range = decl.range;
   if (!node.is_map()) {
     if (auto v = node.quantity(dim, range)) return Distribution::fixed(*v);
     return std::nullopt;
   }
-  MapReader m(node, {"distribution", "value", "mean", "stddev", "min", "max", "sigma"});
-  auto kind = m.choice("distribution", kDistributions, true);
+  MapReader m(node, schema::distribution_table(), "");
+  auto kind = m.choice("distribution");
   if (!kind) return std::nullopt;
   Distribution d;
-  auto need = [&](std::string_view key, Range r) { return m.quantity(key, dim, r, true); };
+  auto need = [&](std::string_view key_name, Range r) -> std::optional<double> {
+    auto n = m.required(key_name);
+    return n ? n->quantity(dim, r) : std::nullopt;
+  };
   auto forbid_others = [&](std::initializer_list<std::string_view> allowed) {
     for (std::string_view key : {"value", "mean", "stddev", "min", "max", "sigma"}) {
       if (std::find(allowed.begin(), allowed.end(), key) != allowed.end() || !m.has(key)) continue;
@@ -68,7 +79,7 @@ std::optional<Distribution> read_distribution(const Node& node, Dimension dim, R
   } else if (*kind == "lognormal") {
     forbid_others({"mean", "sigma"});
     d = {Distribution::Kind::lognormal, need("mean", Range::positive).value_or(1),
-         m.number("sigma", Range::non_negative, true).value_or(0)};
+         m.number("sigma", MapReader::Need::required).value_or(0)};
     if (d.b > kMaxLognormalSigma)
       m.get("sigma")->error(fmt::format("must be at most {} (a factor of {:.0f} per sigma; a larger one is no "
                                         "measurement of real hardware)",
@@ -113,28 +124,26 @@ class ScenarioReader {
   ScenarioSpec read() {
     spec_.source_file = root_.document().display_path();
     spec_.input_files.push_back(spec_.source_file);
-    MapReader m(root_, {"name", "description", "hardware", "networks", "seed", "duration", "frames", "warmup",
-                        "windows", "deadline", "thermal", "speed", "sample_period", "contention_period", "trace", "sensors", "stages",
-                        "tasks", "background", "schedulers", "chains"});
+    MapReader m(root_, kKeys, "");
     if (!m.ok()) return std::move(spec_);
-    spec_.name = m.text("name", true).value_or("");
+    spec_.name = m.text("name").value_or("");
     spec_.description = m.text("description").value_or("");
     if (auto hw = m.required("hardware")) read_hardware_file(*hw);
     if (auto nets = m.get("networks")) read_networks(*nets);
-    spec_.seed = static_cast<std::uint64_t>(m.integer("seed", 0).value_or(1));
+    spec_.seed = static_cast<std::uint64_t>(m.integer("seed").value_or(1));
     if (auto s = m.required("sensors")) read_sensors(*s);
     if (m.has("duration") && m.has("frames")) m.get("frames")->error("give either duration or frames, not both");
-    if (auto d = m.quantity("duration", Dimension::Seconds, Range::positive)) spec_.duration_s = *d;
-    if (auto f = m.integer("frames", 1)) {
+    if (auto d = m.quantity("duration")) spec_.duration_s = *d;
+    if (auto f = m.integer("frames")) {
       if (!spec_.sensors.empty()) spec_.duration_s = static_cast<double>(*f) / spec_.sensors.front().rate_Hz;
     }
     if (!m.has("duration") && !m.has("frames")) root_.error("missing duration (a time like \"20 min\") or frames");
-    spec_.warmup_s = m.quantity("warmup", Dimension::Seconds, Range::non_negative).value_or(0);
+    spec_.warmup_s = m.quantity("warmup").value_or(0);
     if (spec_.warmup_s >= spec_.duration_s) m.get("warmup")->error("must be shorter than the run");
     if (auto w = m.get("windows")) {
-      MapReader wr(*w, {"cold", "sustained"});
-      spec_.cold_window_s = wr.quantity("cold", Dimension::Seconds, Range::positive).value_or(0);
-      spec_.sustained_window_s = wr.quantity("sustained", Dimension::Seconds, Range::positive).value_or(0);
+      MapReader wr(*w, kKeys, "windows");
+      spec_.cold_window_s = wr.quantity("cold").value_or(0);
+      spec_.sustained_window_s = wr.quantity("sustained").value_or(0);
       const double counted = spec_.duration_s - spec_.warmup_s;
       for (const auto& [key, length] : {std::pair{"cold", spec_.cold_window_s}, {"sustained", spec_.sustained_window_s}})
         if (length > counted && counted > 0)
@@ -142,15 +151,15 @@ class ScenarioReader {
                                          core::format_seconds(length), core::format_seconds(counted)));
     }
     const double first_rate = spec_.sensors.empty() ? 30.0 : spec_.sensors.front().rate_Hz;
-    spec_.deadline_s = m.quantity("deadline", Dimension::Seconds, Range::positive).value_or(1.0 / first_rate);
+    spec_.deadline_s = m.quantity("deadline").value_or(1.0 / first_rate);
     if (auto t = m.get("thermal")) read_thermal_overrides(*t);
-    if (m.has("speed")) spec_.speed_mps = m.quantity("speed", Dimension::MetresPerSecond, Range::non_negative);
-    spec_.sample_period_s = m.quantity("sample_period", Dimension::Seconds, Range::positive).value_or(0.1);
+    if (m.has("speed")) spec_.speed_mps = m.quantity("speed");
+    spec_.sample_period_s = m.quantity("sample_period").value_or(0.1);
     if (m.has("contention_period"))
-      spec_.contention_period_s = m.quantity("contention_period", Dimension::Seconds, Range::positive);
+      spec_.contention_period_s = m.quantity("contention_period");
     if (auto t = m.get("trace")) {
-      MapReader tr(*t, {"kernels"});
-      spec_.kernel_trace_s = tr.quantity("kernels", Dimension::Seconds, Range::non_negative).value_or(1.0);
+      MapReader tr(*t, kKeys, "trace");
+      spec_.kernel_trace_s = tr.quantity("kernels").value_or(1.0);
     }
     if (auto s = m.get("schedulers")) read_schedulers(*s);
     if (auto s = m.required("stages")) read_stages(*s);
@@ -199,7 +208,7 @@ class ScenarioReader {
   /// The enclosure: what the scenario changes in the hardware's thermal block (ambient, R, C, trip, release)
   /// and the die temperature at the start.
   void read_thermal_overrides(const Node& node) {
-    MapReader m(node, {"ambient", "ambient_trace", "resistance", "capacitance", "trip", "release", "initial"});
+    MapReader m(node, kKeys, "thermal");
     if (!m.ok()) return;
     if (hardware_loaded_ && !spec_.hardware.thermal) {
       node.error(fmt::format("{} has no thermal block: there is no thermal model to change", spec_.hardware.source_file));
@@ -207,15 +216,15 @@ class ScenarioReader {
     }
     if (!spec_.hardware.thermal) return;
     auto& th = *spec_.hardware.thermal;
-    if (auto v = m.quantity("ambient", Dimension::Celsius)) {
+    if (auto v = m.quantity("ambient")) {
       th.ambient_C = *v;
       spec_.ambient_C = *v;
     }
-    if (auto v = m.quantity("resistance", Dimension::KelvinPerWatt, Range::positive)) th.resistance_K_per_W = *v;
-    if (auto v = m.quantity("capacitance", Dimension::JoulesPerKelvin, Range::positive)) th.capacitance_J_per_K = *v;
-    if (auto v = m.quantity("trip", Dimension::Celsius)) th.trip_C = *v;
-    if (auto v = m.quantity("release", Dimension::Celsius)) th.release_C = *v;
-    if (m.has("initial")) spec_.initial_temperature_C = m.quantity("initial", Dimension::Celsius);
+    if (auto v = m.quantity("resistance")) th.resistance_K_per_W = *v;
+    if (auto v = m.quantity("capacitance")) th.capacitance_J_per_K = *v;
+    if (auto v = m.quantity("trip")) th.trip_C = *v;
+    if (auto v = m.quantity("release")) th.release_C = *v;
+    if (m.has("initial")) spec_.initial_temperature_C = m.quantity("initial");
     if (auto t = m.get("ambient_trace")) {
       if (m.has("ambient")) m.get("ambient")->error("give either ambient or ambient_trace, not both");
       const trace::ValueColumn temperature{"temperature", Dimension::Celsius, {{"temperature_C", 1.0}}};
@@ -246,14 +255,14 @@ class ScenarioReader {
       std::optional<model::FusionMode> fusion;
       trace::ImportOptions import_options;
       if (value.is_map()) {
-        MapReader r(value, {"file", "precision", "fusion", "inputs"});
-        written = r.text("file", true);
+        MapReader r(value, kKeys, "networks.<network>");
+        written = r.text("file");
         if (auto inputs = r.get("inputs")) {
           // Shapes for a model file's dynamic inputs: {NAME: [1, 3, 224, 224]}.
           for (auto& [input, shape] : inputs->entries()) {
             model::Shape dims;
             for (const Node& d : shape.items())
-              if (auto v = d.integer(1, kMaxParam)) dims.push_back(*v);
+              if (auto v = d.integer(declared("networks.<network>.inputs.<input>[]"))) dims.push_back(*v);
             import_options.input_shapes[input] = dims;
           }
         }
@@ -320,7 +329,7 @@ class ScenarioReader {
     for (auto& [name, value] : node.entries()) {
       model::SensorSpec s;
       s.name = name;
-      MapReader m(value, {"rate", "phase", "jitter", "trace"});
+      MapReader m(value, kKeys, "sensors.<sensor>");
       if (auto t = m.get("trace")) {
         // A timestamp log replayed instead of rate and jitter; the rate is then the log's mean rate.
         for (const char* k : {"rate", "phase", "jitter"})
@@ -337,9 +346,9 @@ class ScenarioReader {
         spec_.sensors.push_back(s);
         continue;
       }
-      s.rate_Hz = m.quantity("rate", Dimension::Hertz, Range::positive, true).value_or(30);
-      s.phase_s = m.quantity("phase", Dimension::Seconds, Range::non_negative).value_or(0);
-      if (auto j = m.get("jitter")) s.jitter_s = read_distribution(*j, Dimension::Seconds, Range::non_negative).value_or(Distribution{});
+      s.rate_Hz = m.quantity("rate", MapReader::Need::required).value_or(30);
+      s.phase_s = m.quantity("phase").value_or(0);
+      if (auto j = m.get("jitter")) s.jitter_s = read_distribution(*j, m.declaration("jitter")).value_or(Distribution{});
       if (s.phase_s >= 1.0 / s.rate_Hz) m.get("phase")->error("must be shorter than the sensor's period");
       names_.emplace(name, std::pair{true, spec_.sensors.size()});
       spec_.sensors.push_back(s);
@@ -349,7 +358,7 @@ class ScenarioReader {
 
   /// Unit and cores shared by stages and tasks.
   std::optional<std::size_t> read_unit(const MapReader& m, bool required) {
-    auto name = m.text("unit", required);
+    auto name = m.text("unit", required ? MapReader::Need::required : MapReader::Need::declared);
     if (!name || !hardware_loaded_) return std::nullopt;
     if (auto u = spec_.hardware.find_unit(*name)) return u;
     std::vector<std::string> units;
@@ -399,18 +408,18 @@ class ScenarioReader {
         }
       }
     } else if (auto work = m.get("work")) {
-      MapReader wr(*work, {"time", "ops", "precision", "bytes"});
+      MapReader wr(*work, schema::work_table(), "");
       if (wr.has("time") && wr.has("ops")) {
         work->error("give either time or ops, not both");
       } else if (auto t = wr.get("time")) {
         w.kind = model::WorkSpec::Kind::time;
-        w.time_s = read_distribution(*t, Dimension::Seconds, Range::non_negative).value_or(Distribution{});
+        w.time_s = read_distribution(*t, wr.declaration("time")).value_or(Distribution{});
         if (wr.has("bytes") || wr.has("precision")) work->error("bytes and precision go with ops, not with time");
       } else if (wr.has("ops")) {
         w.kind = model::WorkSpec::Kind::ops;
-        w.ops = wr.quantity("ops", Dimension::Ops, Range::non_negative).value_or(0);
+        w.ops = wr.quantity("ops").value_or(0);
         if (auto p = wr.get("precision")) {
-          if (auto s = p->choice(model::precision_names())) w.precision = *model::parse_precision(*s);
+          if (auto s = wr.choice("precision")) w.precision = *model::parse_precision(*s);
         }
         w.bytes_per_level.assign(spec_.hardware.memory.size(), 0.0);
         if (auto b = wr.get("bytes")) {
@@ -428,7 +437,7 @@ class ScenarioReader {
                                       level));
               continue;
             }
-            w.bytes_per_level[*lv] = value.quantity(Dimension::Bytes, Range::non_negative).value_or(0);
+            w.bytes_per_level[*lv] = value.quantity(*schema::work_table().find("bytes.<level>")).value_or(0);
           }
         }
         if (unit && w.ops > 0 && !spec_.hardware.units[*unit].peak_ops_per_s[w.precision])
@@ -440,7 +449,7 @@ class ScenarioReader {
       }
     }
     if (auto v = m.get("variability")) {
-      w.scale = read_distribution(*v, Dimension::Ratio, Range::positive).value_or(Distribution::fixed(1.0));
+      w.scale = read_distribution(*v, m.declaration("variability")).value_or(Distribution::fixed(1.0));
       if (w.kind == model::WorkSpec::Kind::none) v->error("variability needs a network or work to scale");
     }
     return w;
@@ -466,7 +475,7 @@ class ScenarioReader {
       cores = static_cast<int>(pinned.size());
       return;
     }
-    auto n = m.integer("cores", 1);
+    auto n = m.integer("cores");
     if (!n) return;
     if (unit && *n > unit_cores) {
       node->error(fmt::format("unit \"{}\" has {} cores", unit_name, unit_cores));
@@ -557,14 +566,14 @@ class ScenarioReader {
   std::vector<model::SideWorkSpec> read_side_work(const Node& node, std::optional<std::size_t> stage_unit) {
     std::vector<model::SideWorkSpec> out;
     auto read_one = [&](const Node& item) {
-      MapReader m(item, {"unit", "when", "network", "work", "variability"});
+      MapReader m(item, kKeys, "stages.<stage>.side_work");
       if (!m.ok()) return;
       model::SideWorkSpec side;
       auto unit = read_unit(m, true);
       if (unit && stage_unit && *unit == *stage_unit)
         m.get("unit")->error("side work goes to another unit than the stage's own (put it in the stage's work)");
       side.unit = unit.value_or(0);
-      if (auto when = m.choice("when", {"before", "after"})) side.after = *when == "after";
+      if (auto when = m.choice("when")) side.after = *when == "after";
       side.work = read_work(m, unit);
       if (side.work.kind == model::WorkSpec::Kind::none && !m.has("work") && !m.has("network"))
         item.error("side work needs work or network");
@@ -590,8 +599,7 @@ class ScenarioReader {
         value.error(fmt::format("\"{}\" names both a sensor and a stage", name));
         continue;
       }
-      MapReader m(value, {"unit", "cores", "inputs", "policy", "queue", "priority", "network", "work", "variability",
-                          "slice", "measured", "side_work"});
+      MapReader m(value, kKeys, "stages.<stage>");
       Pending p{{}, value, {}};
       auto& s = p.spec;
       s.name = name;
@@ -607,16 +615,16 @@ class ScenarioReader {
         }
         if (ins->is_sequence() && s.input_names.empty()) ins->error("needs at least one input");
       }
-      if (auto pol = m.choice("policy", kPolicies)) s.policy = *pol == "all" ? model::InputPolicy::all : model::InputPolicy::latest;
+      if (auto pol = m.choice("policy")) s.policy = *pol == "all" ? model::InputPolicy::all : model::InputPolicy::latest;
       if (auto q = m.get("queue")) {
-        MapReader qr(*q, {"depth", "overflow"});
-        s.queue_depth = static_cast<int>(qr.integer("depth", 1, 1 << 20).value_or(2));
-        if (auto o = qr.choice("overflow", kOverflow))
+        MapReader qr(*q, kKeys, "stages.<stage>.queue");
+        s.queue_depth = static_cast<int>(qr.integer("depth").value_or(2));
+        if (auto o = qr.choice("overflow"))
           s.overflow = *o == "drop_oldest" ? model::Overflow::drop_oldest : model::Overflow::drop_newest;
       }
-      s.priority = static_cast<int>(m.integer("priority", -1000, 1000).value_or(0));
+      s.priority = static_cast<int>(m.integer("priority").value_or(0));
       s.work = read_work(m, unit);
-      if (m.has("slice")) s.slice_s = m.quantity("slice", Dimension::Seconds, Range::positive);
+      if (m.has("slice")) s.slice_s = m.quantity("slice");
       // A slice is the stage's share of the frame budget (the deadline): longer than the whole, it is a typo.
       if (s.slice_s && *s.slice_s > spec_.deadline_s * (1 + 1e-12))
         m.get("slice")->error(fmt::format("{} is longer than the scenario's deadline ({}): a slice is the stage's share "
@@ -754,17 +762,16 @@ class ScenarioReader {
 
   void read_tasks(const Node& node) {
     for (auto& [name, value] : node.entries()) {
-      MapReader m(value, {"rate", "phase", "unit", "cores", "priority", "deadline", "network", "work", "variability",
-                          "reads"});
+      MapReader m(value, kKeys, "tasks.<task>");
       model::TaskSpec t;
       t.name = name;
-      t.rate_Hz = m.quantity("rate", Dimension::Hertz, Range::positive, true).value_or(100);
-      t.phase_s = m.quantity("phase", Dimension::Seconds, Range::non_negative).value_or(0);
+      t.rate_Hz = m.quantity("rate").value_or(100);
+      t.phase_s = m.quantity("phase").value_or(0);
       auto unit = read_unit(m, false);
       t.unit = unit;
       read_cores(m, unit, t.cores, t.pinned);
-      if (m.has("deadline")) t.deadline_s = m.quantity("deadline", Dimension::Seconds, Range::positive);
-      t.priority = static_cast<int>(m.integer("priority", -1000, 1000).value_or(0));
+      if (m.has("deadline")) t.deadline_s = m.quantity("deadline");
+      t.priority = static_cast<int>(m.integer("priority").value_or(0));
       t.work = read_work(m, unit);
       if (t.work.kind != model::WorkSpec::Kind::none && !m.has("unit"))
         value.error("a task with work needs a unit to run on");
@@ -801,10 +808,10 @@ class ScenarioReader {
 
   void read_background(const Node& node) {
     for (auto& [name, value] : node.entries()) {
-      MapReader m(value, {"memory", "rate", "profile"});
+      MapReader m(value, kKeys, "background.<name>");
       model::BackgroundSpec b;
       b.name = name;
-      if (auto level = m.text("memory", true); level && hardware_loaded_) {
+      if (auto level = m.text("memory"); level && hardware_loaded_) {
         if (auto lv = spec_.hardware.find_level(*level)) b.level = *lv;
         else m.get("memory")->error(no_level_message(*level));
       }
@@ -825,7 +832,7 @@ class ScenarioReader {
           }
         }
       } else {
-        b.rate_Bps = m.quantity("rate", Dimension::BytesPerSecond, Range::positive, true).value_or(0);
+        b.rate_Bps = m.quantity("rate", MapReader::Need::required).value_or(0);
       }
       spec_.background.push_back(std::move(b));
     }

@@ -4,11 +4,11 @@
 
 namespace framesim::config {
 
-using core::Dimension;
 using model::SchedulingPolicy;
 
 model::SchedulerSpec read_scheduler(const Node& node) {
-  const std::vector<std::string> policies(std::begin(model::kSchedulingPolicies), std::end(model::kSchedulingPolicies));
+  const schema::Table& keys = schema::scheduler_table();
+  const std::vector<std::string>& policies = keys.find("policy")->choices;
   auto policy_of = [&](const std::string& name) {
     return static_cast<SchedulingPolicy>(std::find(policies.begin(), policies.end(), name) - policies.begin());
   };
@@ -19,16 +19,16 @@ model::SchedulerSpec read_scheduler(const Node& node) {
       node.error("time_slice needs a quantum: write {policy: time_slice, quantum: \"2 ms\"}");
     return s;
   }
-  MapReader m(node, {"policy", "quantum", "switch_cost"});
-  if (auto p = m.choice("policy", policies, true)) s.policy = policy_of(*p);
+  MapReader m(node, keys, "");
+  if (auto p = m.choice("policy")) s.policy = policy_of(*p);
   if (m.has("quantum")) {
-    s.quantum_s = m.quantity("quantum", Dimension::Seconds, Range::positive).value_or(0.0);
+    s.quantum_s = m.quantity("quantum").value_or(0.0);
     if (s.policy != SchedulingPolicy::time_slice) m.get("quantum")->error("a quantum is for policy time_slice only");
   } else if (s.policy == SchedulingPolicy::time_slice) {
     node.error("time_slice needs a quantum, e.g. quantum: \"2 ms\"");
   }
   if (m.has("switch_cost")) {
-    s.switch_cost_s = m.quantity("switch_cost", Dimension::Seconds, Range::non_negative).value_or(0.0);
+    s.switch_cost_s = m.quantity("switch_cost").value_or(0.0);
     if (s.policy != SchedulingPolicy::preemptive && s.policy != SchedulingPolicy::time_slice)
       m.get("switch_cost")->error("a switch cost is for policies preemptive and time_slice (fifo and priority never "
                                   "switch mid-kernel)");

@@ -17,7 +17,7 @@ namespace framesim::config {
 
 namespace {
 
-const std::vector<std::string> kModes{"grid", "zip", "latin_hypercube"};
+const schema::Table& kKeys = schema::sweep_table();
 
 const std::array kRangeDimensions{core::Dimension::BytesPerSecond, core::Dimension::Bytes,
                                   core::Dimension::OpsPerSecond,   core::Dimension::Ops,
@@ -73,7 +73,7 @@ SweepAxis read_axis(const std::string& path, const Node& node) {
     if (axis.values.empty()) node.error("an axis needs at least one value");
     return axis;
   }
-  MapReader m(node, {"values", "range", "scale", "integer"});
+  MapReader m(node, kKeys, "axes.<key_path>");
   if (!m.ok()) return axis;
   if (m.has("values") == m.has("range")) {
     node.error("give either values (a list) or range ([low, high], Latin hypercube)");
@@ -120,7 +120,7 @@ SweepAxis read_axis(const std::string& path, const Node& node) {
   }
   axis.low = low;
   axis.high = high;
-  if (auto scale = m.choice("scale", {"linear", "log"})) axis.log_scale = *scale == "log";
+  if (auto scale = m.choice("scale")) axis.log_scale = *scale == "log";
   if (axis.log_scale && low <= 0) m.get("scale")->error("a log scale needs a positive range");
   axis.integer = m.boolean("integer").value_or(false);
   return axis;
@@ -134,9 +134,9 @@ SweepSpec load_sweep(const std::filesystem::path& path) {
   Node root(doc, doc->root(), "");
   SweepSpec sweep;
   sweep.source_file = doc->display_path();
-  MapReader m(root, {"name", "description", "scenario", "duration", "mode", "samples", "seed", "axes"});
+  MapReader m(root, kKeys, "");
   if (m.ok()) {
-    sweep.name = m.text("name", true).value_or("");
+    sweep.name = m.text("name").value_or("");
     m.text("description");
     if (auto s = m.required("scenario")) {
       if (auto t = s->text()) {
@@ -147,13 +147,11 @@ SweepSpec load_sweep(const std::filesystem::path& path) {
                                std::filesystem::exists(sweep.scenario, ec) ? "not a file" : "no such file"));
       }
     }
-    if (auto d = m.get("duration")) {
-      if (d->quantity(core::Dimension::Seconds, Range::positive)) sweep.duration = d->yaml().Scalar();
-    }
-    if (auto mode = m.choice("mode", kModes))
+    if (m.quantity("duration")) sweep.duration = m.get("duration")->yaml().Scalar();
+    if (auto mode = m.choice("mode"))
       sweep.mode = *mode == "grid" ? SweepMode::grid : *mode == "zip" ? SweepMode::zip : SweepMode::latin_hypercube;
-    sweep.samples = static_cast<int>(m.integer("samples", 1, static_cast<std::int64_t>(kMaxSweepPoints)).value_or(0));
-    sweep.seed = static_cast<std::uint64_t>(m.integer("seed", 0).value_or(1));
+    sweep.samples = static_cast<int>(m.integer("samples").value_or(0));
+    sweep.seed = static_cast<std::uint64_t>(m.integer("seed").value_or(1));
     if (sweep.mode == SweepMode::latin_hypercube && !m.has("samples"))
       root.error("a latin_hypercube sweep needs samples (how many points)");
     if (sweep.mode != SweepMode::latin_hypercube && m.has("samples"))

@@ -527,16 +527,20 @@ std::optional<std::vector<std::string>> Node::text_list() const {
   return out;
 }
 
-MapReader::MapReader(const Node& node, std::initializer_list<std::string_view> allowed) : node_(node) {
-  std::vector<std::string> keys;
-  for (auto k : allowed) keys.emplace_back(k);
-  check(keys);
-}
-
-MapReader::MapReader(const Node& node, const std::vector<std::string>& allowed) : node_(node) { check(allowed); }
-
-void MapReader::check(const std::vector<std::string>& allowed) {
-  allowed_ = allowed;
+MapReader::MapReader(const Node& node, const schema::Table& table, std::string_view pattern,
+                     const std::vector<std::string>& extra)
+    : node_(node), table_(&table), pattern_(pattern), extra_(extra) {
+  if (!pattern_.empty()) {
+    const schema::Key* key = table.find(pattern_);
+    FRAMESIM_ASSERT(key != nullptr, "MapReader of an undeclared mapping: " + pattern_);
+    if (key->fragment) {
+      table_ = key->fragment;
+      pattern_.clear();
+    }
+  }
+  for (const schema::Key* k : table_->children(pattern_))
+    if (!k->named() && k->name() != "[]") allowed_.emplace_back(k->name());
+  allowed_.insert(allowed_.end(), extra_.begin(), extra_.end());
   if (!node_.is_map()) {
     node_.error(fmt::format("expected a mapping with keys {}, got {}", core::join_list(allowed_, ", "),
                             node_.is_null() ? std::string("nothing")
@@ -548,10 +552,7 @@ void MapReader::check(const std::vector<std::string>& allowed) {
   for (auto it = node_.yaml().begin(); it != node_.yaml().end(); ++it) {
     if (!it->first.IsScalar()) continue;  // reported when the file was loaded
     const std::string key = it->first.Scalar();
-    bool known = false;
-    for (const auto& a : allowed_)
-      if (a == key) known = true;
-    if (known) continue;
+    if (std::find(allowed_.begin(), allowed_.end(), key) != allowed_.end()) continue;
     std::string message = fmt::format("unknown key \"{}\"", core::quote_capped(key));
     if (auto near = core::closest_match(key, allowed_)) message += fmt::format(" (did you mean \"{}\"?)", *near);
     else message += fmt::format("; allowed keys: {}", core::join_list(allowed_, ", "));
@@ -563,13 +564,18 @@ void MapReader::check(const std::vector<std::string>& allowed) {
   }
 }
 
+const schema::Key& MapReader::declaration(std::string_view key) const {
+  const std::string path = pattern_.empty() ? std::string(key) : pattern_ + "." + std::string(key);
+  const schema::Key* k = table_->find(path);
+  FRAMESIM_ASSERT(k != nullptr, "MapReader: undeclared key " + path + " in the " + table_->name + " keys");
+  return *k;
+}
+
 bool MapReader::has(std::string_view key) const { return ok_ && node_.yaml()[std::string(key)].IsDefined(); }
 
 std::optional<Node> MapReader::get(std::string_view key) const {
-  bool declared = false;
-  for (const auto& a : allowed_)
-    if (a == key) declared = true;
-  FRAMESIM_ASSERT(declared, "MapReader::get of an undeclared key: " + std::string(key));
+  FRAMESIM_ASSERT(std::find(allowed_.begin(), allowed_.end(), key) != allowed_.end(),
+                  "MapReader::get of an undeclared key: " + std::string(key));
   if (!ok_) return std::nullopt;
   const YAML::Node value = node_.yaml()[std::string(key)];
   if (!value.IsDefined()) return std::nullopt;
@@ -585,37 +591,46 @@ std::optional<Node> MapReader::required(std::string_view key) const {
   return n;
 }
 
-std::optional<std::string> MapReader::text(std::string_view key, bool is_required) const {
-  auto n = is_required ? required(key) : get(key);
+std::optional<Node> MapReader::fetch(std::string_view key, schema::Kind kind, Need need) const {
+  const schema::Key& k = declaration(key);
+  FRAMESIM_ASSERT(k.kind == kind || (kind == schema::Kind::text && k.kind == schema::Kind::path),
+                  "MapReader: " + k.path + " is declared a " + std::string(schema::kind_name(k.kind)) + ", read as a " +
+                      std::string(schema::kind_name(kind)));
+  return k.required || need == Need::required ? required(key) : get(key);
+}
+
+std::optional<std::string> MapReader::text(std::string_view key, Need need) const {
+  auto n = fetch(key, schema::Kind::text, need);
   return n ? n->text() : std::nullopt;
 }
 
-std::optional<std::int64_t> MapReader::integer(std::string_view key, std::int64_t min, std::int64_t max,
-                                               bool is_required) const {
-  auto n = is_required ? required(key) : get(key);
-  return n ? n->integer(min, max) : std::nullopt;
+std::optional<std::int64_t> MapReader::integer(std::string_view key, Need need) const {
+  auto n = fetch(key, schema::Kind::integer, need);
+  if (!n) return std::nullopt;
+  const auto& k = declaration(key);
+  return n->integer(k.min, k.max);
 }
 
-std::optional<double> MapReader::number(std::string_view key, Range range, bool is_required) const {
-  auto n = is_required ? required(key) : get(key);
-  return n ? n->number(range) : std::nullopt;
+std::optional<double> MapReader::number(std::string_view key, Need need) const {
+  auto n = fetch(key, schema::Kind::number, need);
+  return n ? n->number(declaration(key).range) : std::nullopt;
 }
 
 std::optional<bool> MapReader::boolean(std::string_view key) const {
-  auto n = get(key);
+  auto n = fetch(key, schema::Kind::boolean, Need::declared);
   return n ? n->boolean() : std::nullopt;
 }
 
-std::optional<double> MapReader::quantity(std::string_view key, core::Dimension dim, Range range,
-                                          bool is_required) const {
-  auto n = is_required ? required(key) : get(key);
-  return n ? n->quantity(dim, range) : std::nullopt;
+std::optional<double> MapReader::quantity(std::string_view key, Need need) const {
+  auto n = fetch(key, schema::Kind::quantity, need);
+  if (!n) return std::nullopt;
+  const auto& k = declaration(key);
+  return n->quantity(k.dimension, k.range);
 }
 
-std::optional<std::string> MapReader::choice(std::string_view key, const std::vector<std::string>& allowed,
-                                             bool is_required) const {
-  auto n = is_required ? required(key) : get(key);
-  return n ? n->choice(allowed) : std::nullopt;
+std::optional<std::string> MapReader::choice(std::string_view key, Need need) const {
+  auto n = fetch(key, schema::Kind::choice, need);
+  return n ? n->choice(declaration(key).choices) : std::nullopt;
 }
 
 }  // namespace framesim::config

@@ -15,6 +15,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "config/override.hpp"
+#include "config/schema.hpp"
 #include "core/error.hpp"
 #include "core/units.hpp"
 
@@ -62,9 +63,6 @@ class Document {
   std::vector<std::pair<YAML::Node, core::SourceLocation>> overridden_;
 };
 
-/// Range a parsed number must fall in.
-enum class Range { any, positive, non_negative, unit_interval /* (0, 1] */, fraction /* [0, 1] */ };
-
 /// A value inside a document with its key path ("units.gpu.peak.fp32").
 class Node {
  public:
@@ -89,6 +87,10 @@ class Node {
   std::optional<double> number(Range range = Range::any) const;
   std::optional<bool> boolean() const;
   std::optional<double> quantity(core::Dimension dim, Range range = Range::any) const;
+  /// The same reads with the checks of a declaration (for keys a reader walks itself: `<precision>` entries).
+  std::optional<double> number(const schema::Key& key) const { return number(key.range); }
+  std::optional<double> quantity(const schema::Key& key) const { return quantity(key.dimension, key.range); }
+  std::optional<std::int64_t> integer(const schema::Key& key) const { return integer(key.min, key.max); }
   /// One of `allowed`; otherwise reports the allowed values (and a did-you-mean).
   std::optional<std::string> choice(const std::vector<std::string>& allowed) const;
   /// Sequence items (a scalar is reported, not wrapped).
@@ -108,11 +110,19 @@ class Node {
   std::string path_;
 };
 
-/// Reads a mapping with a fixed set of keys. Construction reports a non-mapping and unknown keys.
+/// Reads a mapping whose keys are declared in a schema table (config/schema.hpp): its allowed keys, and each
+/// key's kind, dimension, range, bounds, choices and whether it is required, are the declaration's. Construction
+/// reports a non-mapping and unknown keys; reading a key that is not declared is a framesim bug.
 class MapReader {
  public:
-  MapReader(const Node& node, std::initializer_list<std::string_view> allowed);
-  MapReader(const Node& node, const std::vector<std::string>& allowed);
+  /// The mapping at `node`, declared at `pattern` in `table` ("" for the file's top level; a key with a fragment
+  /// reads that fragment's keys). `extra`: keys declared elsewhere (an op's parameters, model/network.hpp).
+  MapReader(const Node& node, const schema::Table& table, std::string_view pattern,
+            const std::vector<std::string>& extra = {});
+
+  /// Whether a read insists on the key: as declared, or always (a key required only with another: a sensor's
+  /// rate without a trace).
+  enum class Need { declared, required };
 
   bool ok() const { return ok_; }
   const Node& node() const { return node_; }
@@ -120,21 +130,25 @@ class MapReader {
   std::optional<Node> get(std::string_view key) const;
   /// Reports "missing required key" when absent.
   std::optional<Node> required(std::string_view key) const;
+  /// The declaration of `key` (a framesim bug when it has none).
+  const schema::Key& declaration(std::string_view key) const;
 
-  std::optional<std::string> text(std::string_view key, bool is_required = false) const;
-  std::optional<std::int64_t> integer(std::string_view key, std::int64_t min = INT64_MIN,
-                                      std::int64_t max = INT64_MAX, bool is_required = false) const;
-  std::optional<double> number(std::string_view key, Range range = Range::any, bool is_required = false) const;
+  // Typed reads with the declaration's checks; each reports its own problem and returns nothing on failure.
+  std::optional<std::string> text(std::string_view key, Need need = Need::declared) const;
+  std::optional<std::int64_t> integer(std::string_view key, Need need = Need::declared) const;
+  std::optional<double> number(std::string_view key, Need need = Need::declared) const;
   std::optional<bool> boolean(std::string_view key) const;
-  std::optional<double> quantity(std::string_view key, core::Dimension dim, Range range = Range::any,
-                                 bool is_required = false) const;
-  std::optional<std::string> choice(std::string_view key, const std::vector<std::string>& allowed,
-                                    bool is_required = false) const;
+  std::optional<double> quantity(std::string_view key, Need need = Need::declared) const;
+  std::optional<std::string> choice(std::string_view key, Need need = Need::declared) const;
 
  private:
-  void check(const std::vector<std::string>& allowed);
+  /// The node at `key` when present; reports it missing when the declaration (or `need`) requires it.
+  std::optional<Node> fetch(std::string_view key, schema::Kind kind, Need need) const;
   Node node_;
+  const schema::Table* table_ = nullptr;
+  std::string pattern_;
   std::vector<std::string> allowed_;
+  std::vector<std::string> extra_;
   bool ok_ = true;
 };
 

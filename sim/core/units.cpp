@@ -235,6 +235,16 @@ std::string_view base_unit(Dimension d) {
   return symbols(d).front().symbol;      // each dimension lists its base unit first
 }
 
+std::vector<std::string> unit_spellings(Dimension d) {
+  std::vector<std::string> out;
+  for (const auto& sym : symbols(d)) {
+    out.emplace_back(sym.symbol);
+    for (const auto& p : kPrefixes)
+      if ((sym.prefixes & p.set) != 0) out.push_back(std::string(p.text) + std::string(sym.symbol));
+  }
+  return out;
+}
+
 const QuantityLimits& quantity_limits(Dimension d) {
   for (const auto& row : kLimits)
     if (row.dimension == d) return row.limits;

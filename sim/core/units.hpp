@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace framesim::core {
 
@@ -38,6 +39,10 @@ std::string_view dimension_name(Dimension d);
 std::string_view dimension_example(Dimension d);
 /// The symbol of the SI base unit parse_quantity converts to, e.g. "B/s" for a bandwidth; empty for a ratio.
 std::string_view base_unit(Dimension d);
+
+/// Every spelling of a unit parse_quantity accepts for `d`, prefixed or not ("B", "kB", "KiB", "bit", ...; "%" for
+/// a ratio): for tools that check quantities without framesim (the JSON Schemas of `framesim schema`).
+std::vector<std::string> unit_spellings(Dimension d);
 
 /// The range framesim accepts for a dimension, in its SI base unit (README "Limits"). Values outside it are
 /// errors at parse time: they are typos or overflow (1e308 GHz), never a device or a scenario.
