@@ -10,6 +10,7 @@
 #include "cli/console.hpp"
 #include "cli/key_reference.hpp"
 #include "config/hardware.hpp"
+#include "config/input_kind.hpp"
 #include "config/network.hpp"
 #include "config/scenario.hpp"
 #include "config/sweep.hpp"
@@ -147,25 +148,6 @@ int run_init(const InitArgs& a) {
   return 0;
 }
 
-/// The kind of input file `path` is, from its top-level keys.
-std::string detect_kind(const fs::path& path) {
-  core::Diagnostics ignored;  // duplicate keys and the like: reported by the reader that checks the file
-  const auto doc = config::Document::load(path, ignored);
-  const YAML::Node& root = doc->root();
-  if (root.IsMap()) {
-    auto has = [&](const char* key) { return root[key].IsDefined(); };
-    if (has("units") || has("memory")) return "hardware";
-    if (has("layers")) return "network";
-    if (has("axes")) return "sweep";
-    if (has("stages") || has("sensors")) return "scenario";
-  }
-  throw core::UserError(std::vector<core::Diagnostic>{
-      {{doc->display_path(), 0, 0},
-       {},
-       "cannot tell which kind of file this is (no units, layers, stages or axes at the top level); give --kind "
-       "hardware, network, scenario or sweep"}});
-}
-
 /// Checks one file as `kind` (and every file it names); throws UserError with every problem.
 void check_file(const fs::path& path, const std::string& kind) {
   if (kind == "hardware") {
@@ -204,7 +186,7 @@ int check_input_files(const std::vector<std::string>& files, const std::string& 
   bool failed = false;
   for (const auto& file : files) {
     try {
-      const std::string k = kind.empty() ? detect_kind(file) : kind;
+      const std::string k = kind.empty() ? config::input_kind(file) : kind;
       check_file(file, k);
       std::cout << fmt::format("{}: ok ({})\n", file, k);
     } catch (const core::UserError& e) {
