@@ -42,7 +42,8 @@ double Breakdown::floor_s(std::size_t stage, double frequency_Hz) const {
   const auto& points = spec_.hardware.units[spec_.stages[stage].unit].operating_points;
   std::size_t best = 0;
   for (std::size_t k = 1; k < points.size(); ++k)
-    if (std::fabs(points[k].frequency_Hz - frequency_Hz) < std::fabs(points[best].frequency_Hz - frequency_Hz)) best = k;
+    if (std::fabs(points[k].frequency_Hz - frequency_Hz) < std::fabs(points[best].frequency_Hz - frequency_Hz))
+      best = k;
   return floors_s_[stage][best];
 }
 
@@ -70,8 +71,8 @@ FramePath Breakdown::path_of(const engine::FrameRecord& r) const {
   path.latency_s = r.done_s - r.capture_s;
   const auto it = pending_.find(r.frame);
   if (it == pending_.end() || it->second.empty()) return path;
-  const engine::StageRecord* at = &*std::max_element(
-      it->second.begin(), it->second.end(), [](const auto& a, const auto& b) { return a.end_s < b.end_s; });
+  const engine::StageRecord* at = &*std::max_element(it->second.begin(), it->second.end(),
+                                                     [](const auto& a, const auto& b) { return a.end_s < b.end_s; });
   while (at) {
     const engine::StageRecord* before = predecessor(*at);
     PathStep step;
@@ -138,14 +139,15 @@ json parts_json(const std::array<double, kParts>& parts) {
 json Breakdown::finish(std::optional<double> p99_s) const {
   json parts = json::array();
   for (std::size_t k = 0; k < kParts; ++k) parts.push_back(part_name(static_cast<Part>(k)));
-  json out{{"method",
-            "critical path: from the stage that finished last back through the input that arrived last; per stage: "
-            "queue (enqueue -> start), blocked (lost the unit mid-way), floor (the stage alone at nominal clocks: the "
-            "budget's estimate at effective roofs), throttling "
-            "(floor at the clocks at capture - floor), bus (service - blocked - floor at those clocks, for a stage that "
-            "moves bytes: contention, and its work variability if it has one), variability (the same for a stage given "
-            "as a compute time), gap (previous end -> enqueue); the parts add up to the latency"},
-           {"parts", parts}};
+  json out{
+      {"method",
+       "critical path: from the stage that finished last back through the input that arrived last; per stage: "
+       "queue (enqueue -> start), blocked (lost the unit mid-way), floor (the stage alone at nominal clocks: the "
+       "budget's estimate at effective roofs), throttling "
+       "(floor at the clocks at capture - floor), bus (service - blocked - floor at those clocks, for a stage that "
+       "moves bytes: contention, and its work variability if it has one), variability (the same for a stage given "
+       "as a compute time), gap (previous end -> enqueue); the parts add up to the latency"},
+      {"parts", parts}};
   json worst = json::array();
   for (const auto& f : worst_) {
     json steps = json::array();
@@ -157,8 +159,11 @@ json Breakdown::finish(std::optional<double> p99_s) const {
       step["end_s"] = s.end_s;
       steps.push_back(step);
     }
-    worst.push_back({{"frame", f.frame}, {"capture_s", f.capture_s}, {"latency_s", f.latency_s},
-                     {"parts", parts_json(f.totals_s())}, {"path", steps}});
+    worst.push_back({{"frame", f.frame},
+                     {"capture_s", f.capture_s},
+                     {"latency_s", f.latency_s},
+                     {"parts", parts_json(f.totals_s())},
+                     {"path", steps}});
   }
   out["worst_frames"] = worst;
   if (!p99_s || frames_.size() == 0) return out;

@@ -21,8 +21,8 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/records.hpp"
-#include "spill.hpp"
 #include "model/scenario.hpp"
+#include "spill.hpp"
 
 namespace framesim::analysis {
 
@@ -66,11 +66,11 @@ class Breakdown {
 
   const model::ScenarioSpec& spec_;
   std::size_t worst_count_;
-  std::vector<std::vector<double>> floors_s_;  // per stage, per operating point of its unit
-  std::vector<bool> moves_bytes_;              // per stage
+  std::vector<std::vector<double>> floors_s_;                         // per stage, per operating point of its unit
+  std::vector<bool> moves_bytes_;                                     // per stage
   std::map<std::int64_t, std::vector<engine::StageRecord>> pending_;  // per frame not yet recorded
-  std::int64_t last_frame_ = -1;  // frame records arrive in frame order
-  std::vector<FramePath> worst_;  // by decreasing latency, then frame
+  std::int64_t last_frame_ = -1;                                      // frame records arrive in frame order
+  std::vector<FramePath> worst_;                                      // by decreasing latency, then frame
   /// Per counted frame, on disk (memory flat in the run length): its latency, its parts, and per stage its time on
   /// the critical path (gap excluded).
   RecordSpill frames_;

@@ -110,12 +110,12 @@ void model_section(std::string& out, const BudgetReport& r, const model::Hardwar
   out += "2. The model\n";
   out += fmt::format("   {} in {}; {} parameters, {} of weights; {} per inference\n",
                      core::counted(static_cast<std::size_t>(r.layers), "layer"),
-                     core::counted(r.plan.kernels.size(), "kernel"), core::format_si(r.params, "", 4), format_bytes(r.weight_bytes),
-                     format_ops(r.ops));
+                     core::counted(r.plan.kernels.size(), "kernel"), core::format_si(r.params, "", 4),
+                     format_bytes(r.weight_bytes), format_ops(r.ops));
   const auto& peak_kernel = r.plan.kernels.empty() ? std::string("-") : r.plan.kernels[r.plan.peak_kernel].name;
-  out += fmt::format("   peak live activations {} (at {}){}\n", format_bytes(r.peak_activation_bytes), peak_kernel,
-                     r.state_bytes > 0 ? fmt::format("; persistent state (KV cache) {}", format_bytes(r.state_bytes))
-                                       : std::string());
+  out += fmt::format(
+      "   peak live activations {} (at {}){}\n", format_bytes(r.peak_activation_bytes), peak_kernel,
+      r.state_bytes > 0 ? fmt::format("; persistent state (KV cache) {}", format_bytes(r.state_bytes)) : std::string());
   for (const auto& f : r.footprint) {
     const auto& level = hw.memory[f.level];
     std::vector<std::string> parts;
@@ -136,8 +136,8 @@ void floor_section(std::string& out, const BudgetReport& r, const model::Hardwar
   Table t({"estimate at effective roofs", "time", ""}, {Table::Align::left, Table::Align::right, Table::Align::left});
   t.add({"compute (sum of F/C)", format_seconds(r.compute_s), ""});
   for (const auto& row : r.levels)
-    t.add({fmt::format("memory {} (sum of M/B)", hw.memory[row.level].name), format_seconds(r.memory_s[row.level]),
-           ""});
+    t.add(
+        {fmt::format("memory {} (sum of M/B)", hw.memory[row.level].name), format_seconds(r.memory_s[row.level]), ""});
   t.add({"dispatch overhead (sum)", format_seconds(r.overhead_s), ""});
   if (r.weight_read_bytes > 0)
     t.add({"weights alone (weight bytes / B)", format_seconds(r.weight_stream_s),
@@ -163,19 +163,21 @@ void verdict_section(std::string& out, const BudgetReport& r) {
   }
   const double slice = *r.slice_s;
   if (r.impossible()) {
-    out += fmt::format("   IMPOSSIBLE AS SPECIFIED: the bound {} (peak roofs) exceeds the {} slice by {} ({}x).\n"
-                       "   No kernel work will save it: change the model, the input resolution or the precision.\n",
-                       format_seconds(r.bound_s), format_seconds(slice), format_seconds(r.bound_s - slice),
-                       format_number(r.bound_s / slice, 3));
+    out += fmt::format(
+        "   IMPOSSIBLE AS SPECIFIED: the bound {} (peak roofs) exceeds the {} slice by {} ({}x).\n"
+        "   No kernel work will save it: change the model, the input resolution or the precision.\n",
+        format_seconds(r.bound_s), format_seconds(slice), format_seconds(r.bound_s - slice),
+        format_number(r.bound_s / slice, 3));
   } else if (r.within_slice()) {
     out += fmt::format("   fits the {} slice with {} headroom at the estimate (estimate {}, {} left; bound {})\n",
                        format_seconds(slice), percent((slice - r.estimate_s) / slice), format_seconds(r.estimate_s),
                        format_seconds(slice - r.estimate_s), format_seconds(r.bound_s));
   } else {
-    out += fmt::format("   DOES NOT FIT at the estimate: {} exceeds the {} slice ({}x); the bound {} fits, so it needs "
-                       "kernels {}x closer to peak than the file's efficiencies (or calibrated ones)\n",
-                       format_seconds(r.estimate_s), format_seconds(slice), format_number(r.estimate_s / slice, 3),
-                       format_seconds(r.bound_s), format_number(r.estimate_s / slice, 3));
+    out += fmt::format(
+        "   DOES NOT FIT at the estimate: {} exceeds the {} slice ({}x); the bound {} fits, so it needs "
+        "kernels {}x closer to peak than the file's efficiencies (or calibrated ones)\n",
+        format_seconds(r.estimate_s), format_seconds(slice), format_number(r.estimate_s / slice, 3),
+        format_seconds(r.bound_s), format_number(r.estimate_s / slice, 3));
   }
   if (!r.fits) out += "   and the model does not fit in memory (see 2).\n";
   out += "\n";
@@ -185,8 +187,8 @@ void kernels_section(std::string& out, const BudgetReport& r, const model::Hardw
                      const model::NetworkSpec& net) {
   out += "5. Kernels by arithmetic intensity (I = ops / bytes at the binding level; ridge = C / B there)\n";
   auto header = [&] {
-    std::vector<std::string> h{"kernel", "op",     "prec",  "ops",   "bytes",   "I op/B",
-                               "ridge",  "compute", "memory", "estimate", "limit", "of peak", "bound"};
+    std::vector<std::string> h{"kernel",  "op",     "prec",     "ops",   "bytes",   "I op/B", "ridge",
+                               "compute", "memory", "estimate", "limit", "of peak", "bound"};
     if (r.has_measurements) {
       h.push_back("measured");
       h.push_back("/estimate");
@@ -242,7 +244,8 @@ void kernels_section(std::string& out, const BudgetReport& r, const model::Hardw
   }
   if (r.has_measurements) {
     if (!r.unmatched_measurements.empty())
-      out += fmt::format("   measurements matching no layer or kernel: {}\n", fmt::join(r.unmatched_measurements, ", "));
+      out +=
+          fmt::format("   measurements matching no layer or kernel: {}\n", fmt::join(r.unmatched_measurements, ", "));
     if (!r.unmeasured_kernels.empty() && !r.measured_total_s)
       out += fmt::format("   kernels without a measurement: {}\n", fmt::join(r.unmeasured_kernels, ", "));
     if (r.measured_total_s)
@@ -294,13 +297,14 @@ void fusion_section(std::string& out, const BudgetReport& r, const model::Networ
   if (!pattern_counts.empty()) {
     std::vector<std::string> parts;
     for (const auto& [p, n] : pattern_counts) parts.push_back(fmt::format("{} x{}", p, n));
-    out += fmt::format("   activation subgraphs fused into their producer's epilogue, as TensorRT and the TFLite "
-                       "delegates fuse them: {}\n",
-                       fmt::join(parts, "; "));
+    out += fmt::format(
+        "   activation subgraphs fused into their producer's epilogue, as TensorRT and the TFLite "
+        "delegates fuse them: {}\n",
+        fmt::join(parts, "; "));
   }
   out += "     (tail: the traversals after the kernel's first layer has read its inputs)\n";
-  out += fmt::format("   whole network: {} -> {} traversals; {} -> {} moved ({} off chip -> {})\n",
-                     f.traversals_before, f.traversals_after, format_bytes(f.bytes_before), format_bytes(f.bytes_after),
+  out += fmt::format("   whole network: {} -> {} traversals; {} -> {} moved ({} off chip -> {})\n", f.traversals_before,
+                     f.traversals_after, format_bytes(f.bytes_before), format_bytes(f.bytes_after),
                      format_bytes(f.offchip_bytes_before), format_bytes(f.offchip_bytes_after));
   out += fmt::format("   memory traffic time {} -> {} (saves {}); floor {} -> {} (saves {})\n\n",
                      format_seconds(f.traffic_s_before), format_seconds(f.traffic_s_after),
@@ -316,8 +320,8 @@ void energy_section(std::string& out, const BudgetReport& r, const model::Hardwa
     double bytes = 0;
     for (const auto& k : r.plan.kernels) bytes += k.bytes[lv];
     if (bytes > 0 && !model::is_on_chip(level.kind))
-      parts.push_back(fmt::format("{} x {}/B ({})", format_bytes(bytes), core::format_joules(level.energy_per_byte_J),
-                                  level.name));
+      parts.push_back(
+          fmt::format("{} x {}/B ({})", format_bytes(bytes), core::format_joules(level.energy_per_byte_J), level.name));
   }
   out += fmt::format("   energy floor (off-chip bytes x energy per byte): {} = {} per inference",
                      parts.empty() ? std::string("nothing off chip") : fmt::format("{}", fmt::join(parts, " + ")),
@@ -484,11 +488,12 @@ nlohmann::json budget_json(const BudgetReport& r, const model::HardwareSpec& hw,
   for (const auto& c : r.comparisons) {
     const auto& ka = r.plan.kernels[c.first_kernel];
     const auto& kb = r.plan.kernels[c.second_kernel];
-    comparisons.push_back({{"first", c.first},
-                           {"second", c.second},
-                           {"ops_ratio", ka.total_ops / kb.total_ops},
-                           {"bytes_ratio", ka.total_bytes / kb.total_bytes},
-                           {"time_ratio", r.kernels[c.first_kernel].time.bound_s / r.kernels[c.second_kernel].time.bound_s}});
+    comparisons.push_back(
+        {{"first", c.first},
+         {"second", c.second},
+         {"ops_ratio", ka.total_ops / kb.total_ops},
+         {"bytes_ratio", ka.total_bytes / kb.total_bytes},
+         {"time_ratio", r.kernels[c.first_kernel].time.bound_s / r.kernels[c.second_kernel].time.bound_s}});
   }
   j["comparisons"] = comparisons;
   json order = json::array();
@@ -519,12 +524,9 @@ nlohmann::json budget_json(const BudgetReport& r, const model::HardwareSpec& hw,
   json memory_J = json::object();
   for (std::size_t lv = 0; lv < hw.memory.size(); ++lv)
     if (r.energy.memory_J[lv] > 0) memory_J[hw.memory[lv].name] = r.energy.memory_J[lv];
-  j["energy"] = {{"offchip_bytes", r.offchip_bytes},
-                 {"floor_J", r.energy_floor_J},
-                 {"compute_J", r.energy.compute_J},
-                 {"memory_J", memory_J},
-                 {"static_J", r.energy.static_J},
-                 {"total_J", r.energy.total_J()}};
+  j["energy"] = {{"offchip_bytes", r.offchip_bytes}, {"floor_J", r.energy_floor_J},
+                 {"compute_J", r.energy.compute_J},  {"memory_J", memory_J},
+                 {"static_J", r.energy.static_J},    {"total_J", r.energy.total_J()}};
   if (r.rate_Hz) {
     j["energy"]["rate_Hz"] = *r.rate_Hz;
     j["energy"]["floor_W"] = r.energy_floor_J * *r.rate_Hz;
@@ -602,13 +604,15 @@ std::string roofline_svg(const BudgetReport& r, const model::HardwareSpec& hw, c
       if (main && roof_colour[*main]) c = *roof_colour[*main];
     }
     points.push_back({t.intensity, kernel.total_ops / t.bound_s, kernel.name, c, t.bound_s,
-                      t.limit == LimitKind::memory ? hw.memory[static_cast<std::size_t>(t.limit_level)].name
-                      : t.limit == LimitKind::compute ? "compute" : "overhead"});
+                      t.limit == LimitKind::memory    ? hw.memory[static_cast<std::size_t>(t.limit_level)].name
+                      : t.limit == LimitKind::compute ? "compute"
+                                                      : "overhead"});
   }
   // Labels for the costliest kernels only (the ones worth fusing or moving); every point has its tooltip.
   std::vector<std::size_t> by_cost(points.size());
   for (std::size_t i = 0; i < by_cost.size(); ++i) by_cost[i] = i;
-  std::stable_sort(by_cost.begin(), by_cost.end(), [&](std::size_t a, std::size_t b) { return points[a].time_s > points[b].time_s; });
+  std::stable_sort(by_cost.begin(), by_cost.end(),
+                   [&](std::size_t a, std::size_t b) { return points[a].time_s > points[b].time_s; });
   std::vector<bool> labelled(points.size(), false);
   for (std::size_t i = 0; i < std::min<std::size_t>(8, by_cost.size()); ++i) labelled[by_cost[i]] = true;
   double x_min = 1e-2, x_max = 1e3, y_max = 0;
@@ -652,10 +656,10 @@ std::string roofline_svg(const BudgetReport& r, const model::HardwareSpec& hw, c
     if (roof.peak_ops_per_s > roof.effective_ops_per_s) {
       double x_peak = x_max;
       for (const auto& row : r.levels) x_peak = std::min(x_peak, roof.peak_ops_per_s / row.peak_Bps);
-      plot.line({{x_peak, roof.peak_ops_per_s}, {x_max, roof.peak_ops_per_s}}, Plot::kGrey,
-                fmt::format("bound: {} peak {}", model::precision_name(roof.precision),
-                            format_ops_rate(roof.peak_ops_per_s)),
-                false);
+      plot.line(
+          {{x_peak, roof.peak_ops_per_s}, {x_max, roof.peak_ops_per_s}}, Plot::kGrey,
+          fmt::format("bound: {} peak {}", model::precision_name(roof.precision), format_ops_rate(roof.peak_ops_per_s)),
+          false);
     }
   }
   std::set<int> seen;
@@ -673,25 +677,27 @@ std::string roofline_svg(const BudgetReport& r, const model::HardwareSpec& hw, c
   std::set<int> roof_legend;
   for (const auto& roof : r.roofs)
     if (seen.count(*roof_colour[roof.precision]) && roof_legend.insert(*roof_colour[roof.precision]).second)
-      plot.marker_legend(*roof_colour[roof.precision], fmt::format("kernel: {}-bound", roof_names[*roof_colour[roof.precision]]));
+      plot.marker_legend(*roof_colour[roof.precision],
+                         fmt::format("kernel: {}-bound", roof_names[*roof_colour[roof.precision]]));
   if (seen.count(Plot::kGrey)) plot.marker_legend(Plot::kGrey, "kernel: overhead-bound");
   return plot.render();
 }
 
 std::string budget_html(const BudgetReport& r, const model::HardwareSpec& hw, const model::NetworkSpec& net) {
   const nlohmann::json j = budget_json(r, hw, net);
-  std::string b = fmt::format("<h1>framesim budget: {} on {} / {}</h1>\n", html::escape(net.name), html::escape(hw.name),
-                              html::escape(hw.units[r.unit].name));
+  std::string b = fmt::format("<h1>framesim budget: {} on {} / {}</h1>\n", html::escape(net.name),
+                              html::escape(hw.name), html::escape(hw.units[r.unit].name));
   b += html::heading("Verdict");
   std::string verdict = fmt::format(
       "estimate {} per inference at effective roofs ({}), bound {} at peak roofs; energy {} per inference",
       html::number("estimate", format_seconds(r.estimate_s)), html::escape(j["floor"]["limit"].get<std::string>()),
-      html::number("bound", format_seconds(r.bound_s)), html::number("energy", core::format_joules(r.energy.total_J())));
+      html::number("bound", format_seconds(r.bound_s)),
+      html::number("energy", core::format_joules(r.energy.total_J())));
   const char* css = "maybe";
   if (r.slice_s) {
     css = r.within_slice() ? "ok" : "bad";
     verdict += fmt::format("<br>against the {} slice: {}", html::number("slice", format_seconds(*r.slice_s)),
-                           r.impossible()      ? "IMPOSSIBLE (the bound exceeds it)"
+                           r.impossible()     ? "IMPOSSIBLE (the bound exceeds it)"
                            : r.within_slice() ? "fits at the estimate"
                                               : "DOES NOT FIT at the estimate");
   }

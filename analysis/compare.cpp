@@ -51,8 +51,7 @@ std::vector<double> counted_latencies(const fs::path& folder, double warmup_s) {
     const auto& cells = rows[i].cells;
     auto cell = [&](const char* name) -> const std::string& {
       const std::size_t c = column.at(name);
-      if (c >= cells.size())
-        throw core::UserError(fmt::format("{}:{}: too few cells", file.string(), rows[i].line));
+      if (c >= cells.size()) throw core::UserError(fmt::format("{}:{}: too few cells", file.string(), rows[i].line));
       return cells[c].text;
     };
     if (cell("outcome") != "completed") continue;
@@ -62,8 +61,8 @@ std::vector<double> counted_latencies(const fs::path& folder, double warmup_s) {
     try {
       out.push_back(std::stod(cell("latency_s")));
     } catch (const std::exception&) {
-      throw core::UserError(fmt::format("{}:{}: latency_s: not a number: \"{}\"", file.string(), rows[i].line,
-                                        cell("latency_s")));
+      throw core::UserError(
+          fmt::format("{}:{}: latency_s: not a number: \"{}\"", file.string(), rows[i].line, cell("latency_s")));
     }
   }
   std::sort(out.begin(), out.end());
@@ -71,9 +70,10 @@ std::vector<double> counted_latencies(const fs::path& folder, double warmup_s) {
 }
 
 /// A metric of both sides: its difference and, when both sides have one, the interval of the difference.
-json row(const std::string& metric, const std::string& unit, double a, double b, std::optional<std::pair<double, double>> ci) {
-  json r{{"metric", metric}, {"unit", unit}, {"a", a}, {"b", b}, {"difference", b - a},
-         {"ratio", a != 0 ? json(b / a) : json(nullptr)}};
+json row(const std::string& metric, const std::string& unit, double a, double b,
+         std::optional<std::pair<double, double>> ci) {
+  json r{{"metric", metric}, {"unit", unit},        {"a", a},
+         {"b", b},           {"difference", b - a}, {"ratio", a != 0 ? json(b / a) : json(nullptr)}};
   if (ci) {
     r["ci"] = {ci->first, ci->second};
     r["significant"] = ci->first > 0 || ci->second < 0;
@@ -100,7 +100,8 @@ json run_rows(const CompareInput& a, const CompareInput& b) {
     for (double x : v) m += x;
     m /= static_cast<double>(v.size());
     for (double x : v) s2 += (x - m) * (x - m);
-    const double se = std::sqrt(s2 / std::max<double>(1, static_cast<double>(v.size()) - 1) / static_cast<double>(v.size()));
+    const double se =
+        std::sqrt(s2 / std::max<double>(1, static_cast<double>(v.size()) - 1) / static_cast<double>(v.size()));
     return std::pair{m, se};
   };
   if (!a.latency_s.empty() && !b.latency_s.empty()) {
@@ -124,8 +125,8 @@ json run_rows(const CompareInput& a, const CompareInput& b) {
   if (sa.contains("utilisation") && sb.contains("utilisation"))
     for (const auto& [u, e] : sa["utilisation"]["units"].items())
       if (sb["utilisation"]["units"].contains(u))
-        rows.push_back(row("busy " + u, "", e["busy"].get<double>(), sb["utilisation"]["units"][u]["busy"].get<double>(),
-                           std::nullopt));
+        rows.push_back(row("busy " + u, "", e["busy"].get<double>(),
+                           sb["utilisation"]["units"][u]["busy"].get<double>(), std::nullopt));
   return rows;
 }
 
@@ -135,9 +136,10 @@ json budget_rows(const CompareInput& a, const CompareInput& b) {
   const auto& jb = b.document;
   rows.push_back(row("estimate", "s", ja["floor"]["estimate_s"].get<double>(), jb["floor"]["estimate_s"].get<double>(),
                      std::nullopt));
-  rows.push_back(row("bound", "s", ja["floor"]["bound_s"].get<double>(), jb["floor"]["bound_s"].get<double>(), std::nullopt));
-  rows.push_back(row("compute time", "s", ja["floor"]["compute_s"].get<double>(), jb["floor"]["compute_s"].get<double>(),
-                     std::nullopt));
+  rows.push_back(
+      row("bound", "s", ja["floor"]["bound_s"].get<double>(), jb["floor"]["bound_s"].get<double>(), std::nullopt));
+  rows.push_back(row("compute time", "s", ja["floor"]["compute_s"].get<double>(),
+                     jb["floor"]["compute_s"].get<double>(), std::nullopt));
   rows.push_back(row("energy per inference", "J", ja["energy"]["total_J"].get<double>(),
                      jb["energy"]["total_J"].get<double>(), std::nullopt));
   rows.push_back(row("off-chip bytes", "B", ja["energy"]["offchip_bytes"].get<double>(),
@@ -147,7 +149,8 @@ json budget_rows(const CompareInput& a, const CompareInput& b) {
   for (const auto& k : ja["kernels"]) {
     const auto it = kb.find(k["name"].get<std::string>());
     if (it != kb.end())
-      rows.push_back(row("kernel " + it->first + " estimate", "s", k["estimate_s"].get<double>(), it->second, std::nullopt));
+      rows.push_back(
+          row("kernel " + it->first + " estimate", "s", k["estimate_s"].get<double>(), it->second, std::nullopt));
   }
   return rows;
 }
@@ -200,8 +203,8 @@ CompareInput load_compare_input(const fs::path& path) {
   in.document = parse_json(path);
   if (!in.document.is_object() || !in.document.contains("floor") || !in.document.contains("kernels") ||
       !in.document.contains("energy") || !in.document["floor"].contains("estimate_s"))
-    throw core::UserError(fmt::format("{}: not a framesim budget (the output of `framesim budget --json`) nor a run folder",
-                                      path.string()));
+    throw core::UserError(fmt::format(
+        "{}: not a framesim budget (the output of `framesim budget --json`) nor a run folder", path.string()));
   return in;
 }
 
@@ -212,17 +215,19 @@ json compare_json(const CompareInput& a, const CompareInput& b) {
   auto title = [](const CompareInput& in) {
     return in.run ? in.document["scenario"]["name"].get<std::string>()
                   : in.document["network"]["name"].get<std::string>() + " on " +
-                        in.document["hardware"]["name"].get<std::string>() + " / " + in.document["unit"].get<std::string>();
+                        in.document["hardware"]["name"].get<std::string>() + " / " +
+                        in.document["unit"].get<std::string>();
   };
   json c{{"kind", a.run ? "runs" : "budgets"},
          {"a", {{"path", a.name}, {"title", title(a)}}},
          {"b", {{"path", b.name}, {"title", title(b)}}},
          {"rows", a.run ? run_rows(a, b) : budget_rows(a, b)}};
   if (a.run)
-    c["method"] = fmt::format("latency percentiles recomputed from frames.csv (counted, completed frames), nearest rank; "
-                              "each side's interval at {}%, the difference's [lo_B - hi_A, hi_B - lo_A] at least {}%; "
-                              "the mean's interval by the normal approximation",
-                              core::format_number(kSideConfidence * 100, 4), core::format_number(kConfidence * 100, 3));
+    c["method"] = fmt::format(
+        "latency percentiles recomputed from frames.csv (counted, completed frames), nearest rank; "
+        "each side's interval at {}%, the difference's [lo_B - hi_A, hi_B - lo_A] at least {}%; "
+        "the mean's interval by the normal approximation",
+        core::format_number(kSideConfidence * 100, 4), core::format_number(kConfidence * 100, 3));
   return c;
 }
 
@@ -238,8 +243,9 @@ std::string compare_text(const json& c) {
 }
 
 std::string compare_html(const json& c, const CompareInput& a, const CompareInput& b) {
-  std::string body = fmt::format("<h1>framesim compare: {} vs {}</h1>\n", html::escape(c["a"]["title"].get<std::string>()),
-                                 html::escape(c["b"]["title"].get<std::string>()));
+  std::string body =
+      fmt::format("<h1>framesim compare: {} vs {}</h1>\n", html::escape(c["a"]["title"].get<std::string>()),
+                  html::escape(c["b"]["title"].get<std::string>()));
   body += html::table({"", "A", "B"}, {{"path", c["a"]["path"].get<std::string>(), c["b"]["path"].get<std::string>()},
                                        {"", c["a"]["title"].get<std::string>(), c["b"]["title"].get<std::string>()}});
   if (a.run) {
@@ -247,8 +253,9 @@ std::string compare_html(const json& c, const CompareInput& a, const CompareInpu
     double hi = deadline;
     for (const auto* side : {&a, &b})
       if (!side->latency_s.empty()) hi = std::max(hi, side->latency_s.back());
-    Plot plot("Latency tails, A and B", Axis{0, hi * 1.1, false, "end-to-end latency", "s"},
-              Axis{tail_floor(std::max(a.latency_s.size(), b.latency_s.size())), 1, true, "fraction of frames slower", ""});
+    Plot plot(
+        "Latency tails, A and B", Axis{0, hi * 1.1, false, "end-to-end latency", "s"},
+        Axis{tail_floor(std::max(a.latency_s.size(), b.latency_s.size())), 1, true, "fraction of frames slower", ""});
     plot.set_id("tails");
     add_latency_tail(plot, a.latency_s, 1, "A");
     add_latency_tail(plot, b.latency_s, 0, "B");
@@ -261,8 +268,8 @@ std::string compare_html(const json& c, const CompareInput& a, const CompareInpu
   for (auto& r : rows)
     for (auto& cell : r) cell = html::escape(cell);
   if (!rows.empty()) rows.front()[3] = html::number("first-difference", table_rows(c).front()[3]);
-  body += html::table({"metric", "A", "B", "B - A", "B / A", c["kind"] == "runs" ? "95% CI of B - A" : "interval"}, rows,
-                      html::Cells::markup);
+  body += html::table({"metric", "A", "B", "B - A", "B / A", c["kind"] == "runs" ? "95% CI of B - A" : "interval"},
+                      rows, html::Cells::markup);
   if (c.contains("method")) body += "<p class=\"note\">" + html::escape(c["method"].get<std::string>()) + "</p>\n";
   return html::page("framesim compare", body);
 }

@@ -15,9 +15,9 @@ namespace framesim::analysis {
 
 /// One side of a comparison.
 struct CompareInput {
-  std::string name;         // as given on the command line
-  bool run = false;         // a run folder; else a budget
-  nlohmann::json document;  // summary.json, or the budget JSON
+  std::string name;               // as given on the command line
+  bool run = false;               // a run folder; else a budget
+  nlohmann::json document;        // summary.json, or the budget JSON
   std::vector<double> latency_s;  // runs: counted, completed frames' latencies, ascending
 };
 

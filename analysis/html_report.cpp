@@ -23,8 +23,9 @@ namespace {
 /// The mean parts of the tail as one stacked bar, a segment per part (hover: its time).
 std::string parts_svg(const json& parts, double total_s) {
   static const char* kColours[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#7f7f7f"};
-  std::string s = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"900\" height=\"70\" viewBox=\"0 0 900 70\" "
-                  "font-family=\"Helvetica, Arial, sans-serif\" font-size=\"11\">\n";
+  std::string s =
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"900\" height=\"70\" viewBox=\"0 0 900 70\" "
+      "font-family=\"Helvetica, Arial, sans-serif\" font-size=\"11\">\n";
   double x = 10;
   std::size_t k = 0;
   for (const auto& [name, v] : parts.items()) {
@@ -32,10 +33,10 @@ std::string parts_svg(const json& parts, double total_s) {
     const std::string part = name.substr(0, name.size() - 2);
     const double w = total_s > 0 ? std::max(0.0, value) / total_s * 880 : 0;
     if (w > 0.5) {
-      s += fmt::format("<rect x=\"{:.1f}\" y=\"8\" width=\"{:.1f}\" height=\"24\" fill=\"{}\"><title>{}: {}</title></rect>\n",
-                       x, w, kColours[k % 7], part, format_seconds(value));
-      if (w > 60)
-        s += fmt::format("<text x=\"{:.1f}\" y=\"50\">{} {}</text>\n", x + 2, part, format_seconds(value));
+      s += fmt::format(
+          "<rect x=\"{:.1f}\" y=\"8\" width=\"{:.1f}\" height=\"24\" fill=\"{}\"><title>{}: {}</title></rect>\n", x, w,
+          kColours[k % 7], part, format_seconds(value));
+      if (w > 60) s += fmt::format("<text x=\"{:.1f}\" y=\"50\">{} {}</text>\n", x + 2, part, format_seconds(value));
     }
     x += w;
     ++k;
@@ -60,31 +61,33 @@ std::string RunAnalysis::html_report(const json& j) const {
     const double p99 = v["sustained_p99_s"].get<double>();
     const std::string at = v["at_confidence"].get<std::string>();
     const char* css = at == "met" ? "ok" : at == "missed" ? "bad" : "maybe";
-    b += fmt::format("<div class=\"verdict {}\" id=\"verdict\">sustained p99 {} against the {} deadline: {}<br>{}</div>\n",
-                     css, html::number("sustained-p99", format_seconds(p99)),
-                     html::number("deadline", format_seconds(spec_.deadline_s)),
-                     p99 <= spec_.deadline_s ? "meets it at p99" : "MISSES it at p99",
-                     html::number("at-confidence", confidence_sentence(v)));
+    b += fmt::format(
+        "<div class=\"verdict {}\" id=\"verdict\">sustained p99 {} against the {} deadline: {}<br>{}</div>\n", css,
+        html::number("sustained-p99", format_seconds(p99)), html::number("deadline", format_seconds(spec_.deadline_s)),
+        p99 <= spec_.deadline_s ? "meets it at p99" : "MISSES it at p99",
+        html::number("at-confidence", confidence_sentence(v)));
   } else {
     b += "<div class=\"verdict bad\" id=\"verdict\">no frame completed in the sustained window</div>\n";
   }
   std::vector<std::vector<std::string>> slices;
   for (const auto& [name, s] : v["stage_slices"].items())
-    slices.push_back({name, format_seconds(s["slice_s"].get<double>()), format_seconds(s["estimate_alone_s"].get<double>()),
-                      format_seconds(s["bound_alone_s"].get<double>()), format_seconds(s["sustained_mean_s"].get<double>()),
-                      format_seconds(s["sustained_p99_s"].get<double>()), s["fits"].get<bool>() ? "fits" : "DOES NOT FIT"});
+    slices.push_back(
+        {name, format_seconds(s["slice_s"].get<double>()), format_seconds(s["estimate_alone_s"].get<double>()),
+         format_seconds(s["bound_alone_s"].get<double>()), format_seconds(s["sustained_mean_s"].get<double>()),
+         format_seconds(s["sustained_p99_s"].get<double>()), s["fits"].get<bool>() ? "fits" : "DOES NOT FIT"});
   if (!slices.empty())
     b += html::table({"stage slice", "slice", "estimate alone", "bound alone", "sustained mean", "sustained p99", ""},
                      slices);
-  b += fmt::format("<p>End to end alone on an idle SoC: estimate {} (effective roofs), bound {} (peak roofs, no "
-                   "overhead).</p>\n",
-                   format_seconds(v["estimate_end_to_end_s"].get<double>()),
-                   format_seconds(v["bound_end_to_end_s"].get<double>()));
+  b += fmt::format(
+      "<p>End to end alone on an idle SoC: estimate {} (effective roofs), bound {} (peak roofs, no "
+      "overhead).</p>\n",
+      format_seconds(v["estimate_end_to_end_s"].get<double>()), format_seconds(v["bound_end_to_end_s"].get<double>()));
   const auto& f = j["frames"];
-  b += fmt::format("<p>{} of {} counted frames missed the deadline ({} late, {} dropped), longest run of misses {}.</p>\n",
-                   html::number("misses", std::to_string(f["missed"].get<std::int64_t>() + f["dropped"].get<std::int64_t>())),
-                   f["counted"].get<std::int64_t>(), f["missed"].get<std::int64_t>(), f["dropped"].get<std::int64_t>(),
-                   f["longest_miss_run"].get<int>());
+  b += fmt::format(
+      "<p>{} of {} counted frames missed the deadline ({} late, {} dropped), longest run of misses {}.</p>\n",
+      html::number("misses", std::to_string(f["missed"].get<std::int64_t>() + f["dropped"].get<std::int64_t>())),
+      f["counted"].get<std::int64_t>(), f["missed"].get<std::int64_t>(), f["dropped"].get<std::int64_t>(),
+      f["longest_miss_run"].get<int>());
 
   // Latency
   b += html::heading("Latency");
@@ -96,8 +99,8 @@ std::string RunAnalysis::html_report(const json& j) const {
     const std::string& unit = hw.units[spec_.stages[s].unit].name;
     for (const char* part : {"wait_s", "service_s", "blocked_s", "response_s"})
       rows.push_back(percentile_cells(fmt::format("{} on {}: {}", spec_.stages[s].name, unit,
-                                                std::string(part).substr(0, std::string(part).size() - 2)),
-                                    st[part]));
+                                                  std::string(part).substr(0, std::string(part).size() - 2)),
+                                      st[part]));
   }
   for (auto& row : rows)
     for (auto& cell : row) cell = html::escape(cell);
@@ -107,11 +110,13 @@ std::string RunAnalysis::html_report(const json& j) const {
   std::vector<std::vector<std::string>> windows;
   for (const char* name : {"cold", "sustained"}) {
     const auto& w = j["windows"][name];
-    std::vector<std::string> row = percentile_cells(
-        fmt::format("{} {}-{}", name, format_seconds(w["from_s"].get<double>()), format_seconds(w["to_s"].get<double>())),
-        w["latency_s"]);
+    std::vector<std::string> row =
+        percentile_cells(fmt::format("{} {}-{}", name, format_seconds(w["from_s"].get<double>()),
+                                     format_seconds(w["to_s"].get<double>())),
+                         w["latency_s"]);
     row.push_back(std::to_string(w["missed"].get<std::int64_t>() + w["dropped"].get<std::int64_t>()));
-    row.push_back(w["mean_temperature_C"].is_null() ? "-" : format_number(w["mean_temperature_C"].get<double>(), 3) + " C");
+    row.push_back(w["mean_temperature_C"].is_null() ? "-"
+                                                    : format_number(w["mean_temperature_C"].get<double>(), 3) + " C");
     windows.push_back(row);
   }
   auto window_header = percentile_header("window");
@@ -127,11 +132,12 @@ std::string RunAnalysis::html_report(const json& j) const {
   const auto& why = j["why"];
   if (why.contains("tail")) {
     const auto& t = why["tail"];
-    b += fmt::format("<p>The tail ({} at or above p99 {}): the critical path runs mostly through {} ({} of the "
-                     "time on the path). Mean parts of those frames:</p>\n",
-                     core::counted(t["frames"].get<std::size_t>(), "frame"), format_seconds(t["p99_s"].get<double>()),
-                     html::number("critical-stage", t["critical_stage"].get<std::string>()),
-                     format_number(t["critical_share"].get<double>() * 100, 3) + "%");
+    b += fmt::format(
+        "<p>The tail ({} at or above p99 {}): the critical path runs mostly through {} ({} of the "
+        "time on the path). Mean parts of those frames:</p>\n",
+        core::counted(t["frames"].get<std::size_t>(), "frame"), format_seconds(t["p99_s"].get<double>()),
+        html::number("critical-stage", t["critical_stage"].get<std::string>()),
+        format_number(t["critical_share"].get<double>() * 100, 3) + "%");
     double total = 0;
     for (const auto& [k, value] : t["mean_parts"].items()) total += std::max(0.0, value.get<double>());
     b += html::figure(parts_svg(t["mean_parts"], total), "tailparts");
@@ -144,17 +150,18 @@ std::string RunAnalysis::html_report(const json& j) const {
   std::vector<std::vector<std::string>> worst;
   for (const auto& fr : why["worst_frames"]) {
     for (const auto& step : fr["path"])
-      worst.push_back({fmt::format("frame {}", fr["frame"].get<std::int64_t>()), format_seconds(fr["latency_s"].get<double>()),
-                       step["stage"].get<std::string>() + " on " + step["unit"].get<std::string>(),
-                       format_seconds(step["queue_s"].get<double>()), format_seconds(step["blocked_s"].get<double>()),
-                       format_seconds(step["floor_s"].get<double>()), format_seconds(step["throttling_s"].get<double>()),
-                       format_seconds(step["bus_s"].get<double>()), format_seconds(step["variability_s"].get<double>()),
-                       format_seconds(step["gap_s"].get<double>())});
+      worst.push_back(
+          {fmt::format("frame {}", fr["frame"].get<std::int64_t>()), format_seconds(fr["latency_s"].get<double>()),
+           step["stage"].get<std::string>() + " on " + step["unit"].get<std::string>(),
+           format_seconds(step["queue_s"].get<double>()), format_seconds(step["blocked_s"].get<double>()),
+           format_seconds(step["floor_s"].get<double>()), format_seconds(step["throttling_s"].get<double>()),
+           format_seconds(step["bus_s"].get<double>()), format_seconds(step["variability_s"].get<double>()),
+           format_seconds(step["gap_s"].get<double>())});
   }
   if (!worst.empty()) {
     b += "<p>The worst frames, stage by stage along their critical path:</p>\n";
-    b += html::table({"frame", "latency", "stage", "queue", "blocked", "floor", "throttling", "bus", "variability", "gap"},
-                     worst);
+    b += html::table(
+        {"frame", "latency", "stage", "queue", "blocked", "floor", "throttling", "bus", "variability", "gap"}, worst);
   }
   b += "<p class=\"note\">" + html::escape(why["method"].get<std::string>()) + "</p>\n";
 
@@ -215,7 +222,8 @@ std::string RunAnalysis::html_report(const json& j) const {
                         in["sha256"].get<std::string>()});
     b += html::table({"input file", "bytes", "SHA-256"}, inputs);
   }
-  for (const auto& w : j["warnings"]) b += "<p class=\"note\">warning: " + html::escape(w.get<std::string>()) + "</p>\n";
+  for (const auto& w : j["warnings"])
+    b += "<p class=\"note\">warning: " + html::escape(w.get<std::string>()) + "</p>\n";
   for (const auto& n : j["notes"]) b += "<p class=\"note\">note: " + html::escape(n.get<std::string>()) + "</p>\n";
   return html::page("framesim run: " + spec_.name, b);
 }

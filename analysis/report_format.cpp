@@ -20,9 +20,7 @@ bool few(const nlohmann::json& summary, const std::string& key) {
 std::string end_text(const nlohmann::json& v) { return v.is_null() ? "?" : core::format_seconds(v.get<double>()); }
 
 /// Samples needed to bound the p-quantile from above at the confidence: 1 - p^n >= 1 - alpha/2.
-long samples_needed(double p) {
-  return static_cast<long>(std::ceil(std::log((1 - kConfidence) / 2) / std::log(p)));
-}
+long samples_needed(double p) { return static_cast<long>(std::ceil(std::log((1 - kConfidence) / 2) / std::log(p))); }
 
 }  // namespace
 
@@ -55,9 +53,10 @@ std::vector<std::string> percentile_header(const std::string& first) {
 }
 
 std::string percentile_footnote() {
-  return fmt::format("percentiles are nearest-rank over the counted frames, intervals {}% distribution-free (order "
-                     "statistics); * too few samples to bound it from above (p99 needs {}, p99.9 needs {})",
-                     core::format_number(kConfidence * 100, 3), samples_needed(0.99), samples_needed(0.999));
+  return fmt::format(
+      "percentiles are nearest-rank over the counted frames, intervals {}% distribution-free (order "
+      "statistics); * too few samples to bound it from above (p99 needs {}, p99.9 needs {})",
+      core::format_number(kConfidence * 100, 3), samples_needed(0.99), samples_needed(0.999));
 }
 
 std::string confidence_sentence(const nlohmann::json& verdict) {
@@ -67,8 +66,10 @@ std::string confidence_sentence(const nlohmann::json& verdict) {
   const std::string percent = core::format_number(verdict["confidence"].get<double>() * 100, 3) + "%";
   const std::string at = verdict["at_confidence"].get<std::string>();
   const std::string n = fmt::format("{} frames", q["count"].get<std::size_t>());
-  if (at == "met") return fmt::format("met at {} confidence: p99 {} from {} is below the deadline", percent, interval, n);
-  if (at == "missed") return fmt::format("missed at {} confidence: p99 {} from {} is above the deadline", percent, interval, n);
+  if (at == "met")
+    return fmt::format("met at {} confidence: p99 {} from {} is below the deadline", percent, interval, n);
+  if (at == "missed")
+    return fmt::format("missed at {} confidence: p99 {} from {} is above the deadline", percent, interval, n);
   return fmt::format("undecided at {} confidence: the deadline lies within p99 {} from {}{}", percent, interval, n,
                      q["few_samples"].get<bool>() ? " (too few frames to bound p99 from above: run longer)" : "");
 }

@@ -34,9 +34,9 @@ class Responses {
 
   const model::ScenarioSpec& spec_;
   std::ofstream tasks_csv_;
-  std::vector<Samples> response_s_;        // per task, counted releases
+  std::vector<Samples> response_s_;          // per task, counted releases
   std::vector<std::int64_t> jobs_, missed_;  // per task, counted releases
-  std::vector<Samples> data_age_s_;        // per chain
+  std::vector<Samples> data_age_s_;          // per chain
   struct Actuation {
     double time_s, capture_s;
   };

@@ -9,8 +9,8 @@
 #include "core/error.hpp"
 #include "core/files.hpp"
 #include "core/units.hpp"
-#include "measured_frames.hpp"
 #include "json_text.hpp"
+#include "measured_frames.hpp"
 #include "svg.hpp"
 #include "table.hpp"
 
@@ -113,8 +113,9 @@ RunAnalysis::RunAnalysis(const model::ScenarioSpec& spec, std::filesystem::path 
                  "temperature_C";
   for (const auto& u : spec.hardware.units) frames_csv_ << ",freq_" << u.name << "_Hz";
   frames_csv_ << "\n";
-  stages_csv_ << "frame,stage,counted,capture_s,enqueue_s,start_s,end_s,wait_s,service_s,blocked_s,response_s,latency_s,"
-                 "energy_J,kernels\n";
+  stages_csv_
+      << "frame,stage,counted,capture_s,enqueue_s,start_s,end_s,wait_s,service_s,blocked_s,response_s,latency_s,"
+         "energy_J,kernels\n";
   timeseries_csv_ << "time_s,temperature_C,power_W,dynamic_J,static_J,throttled";
   for (const auto& u : spec.hardware.units) timeseries_csv_ << ",freq_" << u.name << "_Hz";
   for (const auto& l : spec.hardware.memory) timeseries_csv_ << ",bw_" << l.name << "_Bps";
@@ -169,8 +170,9 @@ void RunAnalysis::on_frame(const engine::FrameRecord& r) {
   }
   if (completed) {
     const double span = std::max(1e-12, spec_.duration_s - spec_.warmup_s);
-    const auto bin = std::min(kLatencyBins - 1, static_cast<std::size_t>(std::max(0.0, (r.capture_s - spec_.warmup_s) /
-                                                                                          span * kLatencyBins)));
+    const auto bin =
+        std::min(kLatencyBins - 1,
+                 static_cast<std::size_t>(std::max(0.0, (r.capture_s - spec_.warmup_s) / span * kLatencyBins)));
     LatencyBin& b = latency_bins_[bin];
     if (b.frames++ == 0) b.first_capture_s = r.capture_s;
     b.max_latency_s = std::max(b.max_latency_s, latency);
@@ -189,10 +191,9 @@ void RunAnalysis::on_stage(const engine::StageRecord& r) {
   const double latency = r.end_s - r.capture_s;
   const double response = r.end_s - r.enqueue_s;
   stages_csv_ << r.frame << "," << spec_.stages[r.stage].name << "," << (counted(r.capture_s) ? 1 : 0) << ","
-              << num(r.capture_s) << "," << num(r.enqueue_s)
-              << "," << num(r.start_s) << "," << num(r.end_s) << "," << num(wait) << "," << num(service) << ","
-              << num(r.blocked_s) << "," << num(response) << "," << num(latency) << "," << num(r.energy_J) << ","
-              << r.kernels << "\n";
+              << num(r.capture_s) << "," << num(r.enqueue_s) << "," << num(r.start_s) << "," << num(r.end_s) << ","
+              << num(wait) << "," << num(service) << "," << num(r.blocked_s) << "," << num(response) << ","
+              << num(latency) << "," << num(r.energy_J) << "," << r.kernels << "\n";
   trace_.stage(r, breakdown_.predecessor(r));
   breakdown_.on_stage(r);
   if (!counted(r.capture_s)) return;
@@ -229,7 +230,8 @@ void RunAnalysis::on_tick(const engine::TickRecord& r) {
   trace_.tick(r);
   // Residency: the interval ending now ran at the clocks set at the previous tick.
   const double dt = r.time_s - previous_tick_s_;
-  for (std::size_t u = 0; u < previous_frequency_Hz_.size(); ++u) time_at_frequency_s_[u][previous_frequency_Hz_[u]] += dt;
+  for (std::size_t u = 0; u < previous_frequency_Hz_.size(); ++u)
+    time_at_frequency_s_[u][previous_frequency_Hz_[u]] += dt;
   previous_frequency_Hz_ = r.unit_frequency_Hz;
   previous_tick_s_ = r.time_s;
   for (WindowStats* w : {&all_, &cold_, &sustained_}) {
@@ -266,12 +268,9 @@ json RunAnalysis::finish(const engine::RunTotals& totals) {
                    {"warmup_s", spec_.warmup_s},
                    {"deadline_s", spec_.deadline_s}};
   wall_s_ = totals.wall_s;  // not in the run folder: outputs must be byte-identical for the same inputs and seed
-  j["run"] = {{"simulated_s", totals.end_s},
-              {"frames_captured", totals.frames_captured},
-              {"kernels", totals.kernels},
-              {"activities", totals.activities},
-              {"dispatch_sleeps", totals.dispatch_sleeps},
-              {"fast_path", totals.fast_path}};
+  j["run"] = {
+      {"simulated_s", totals.end_s},     {"frames_captured", totals.frames_captured}, {"kernels", totals.kernels},
+      {"activities", totals.activities}, {"dispatch_sleeps", totals.dispatch_sleeps}, {"fast_path", totals.fast_path}};
 
   // Frames and latency
   json drops = json::object();
@@ -279,14 +278,9 @@ json RunAnalysis::finish(const engine::RunTotals& totals) {
   json per_sensor = json::object();
   for (std::size_t s = 0; s < spec_.sensors.size(); ++s)
     per_sensor[spec_.sensors[s].name] = {{"side_input", side_inputs_[s]}, {"unfinished", unfinished_[s]}};
-  j["frames"] = {{"counted", all_.frames},
-                 {"completed", all_.completed},
-                 {"missed", all_.missed},
-                 {"dropped", all_.dropped},
-                 {"miss_rate", miss_rate(all_)},
-                 {"longest_miss_run", longest_miss_run_},
-                 {"drops_by", drops},
-                 {"sensors", per_sensor}};
+  j["frames"] = {{"counted", all_.frames},  {"completed", all_.completed},  {"missed", all_.missed},
+                 {"dropped", all_.dropped}, {"miss_rate", miss_rate(all_)}, {"longest_miss_run", longest_miss_run_},
+                 {"drops_by", drops},       {"sensors", per_sensor}};
   j["windows"] = {{"all", window_json(all_, spec_)},
                   {"cold", window_json(cold_, spec_)},
                   {"sustained", window_json(sustained_, spec_)}};
@@ -322,17 +316,18 @@ json RunAnalysis::finish(const engine::RunTotals& totals) {
   json memory = json::object();
   for (std::size_t lv = 0; lv < hw.memory.size(); ++lv)
     memory[hw.memory[lv].name] = totals.memory_energy_J[lv] / static_cast<double>(primary_captured);
-  j["energy"] = {
-      {"per_frame_J", summary_json(per_frame.summary())},
-      {"breakdown_per_frame_J",
-       {{"compute", compute}, {"memory", memory}, {"static", totals.static_energy_J / static_cast<double>(primary_captured)}}},
-      {"total_J", total_J},
-      {"frames_J", totals.frames_energy_J},
-      {"tasks_J", totals.tasks_energy_J},
-      {"background_J", totals.background_energy_J},
-      {"static_J", totals.static_energy_J},
-      {"mean_power_W", totals.end_s > 0 ? total_J / totals.end_s : 0.0},
-      {"primary_frames", primary_captured}};
+  j["energy"] = {{"per_frame_J", summary_json(per_frame.summary())},
+                 {"breakdown_per_frame_J",
+                  {{"compute", compute},
+                   {"memory", memory},
+                   {"static", totals.static_energy_J / static_cast<double>(primary_captured)}}},
+                 {"total_J", total_J},
+                 {"frames_J", totals.frames_energy_J},
+                 {"tasks_J", totals.tasks_energy_J},
+                 {"background_J", totals.background_energy_J},
+                 {"static_J", totals.static_energy_J},
+                 {"mean_power_W", totals.end_s > 0 ? total_J / totals.end_s : 0.0},
+                 {"primary_frames", primary_captured}};
 
   // Thermal and clocks
   json thermal = json::object();
@@ -357,7 +352,8 @@ json RunAnalysis::finish(const engine::RunTotals& totals) {
     thermal["trip_C"] = hw.thermal->trip_C;
     thermal["release_C"] = hw.thermal->release_C;
   }
-  thermal["initial_C"] = spec_.initial_temperature_C.value_or(hw.thermal ? spec_.ambient_C.value_or(hw.thermal->ambient_C) : 25.0);
+  thermal["initial_C"] =
+      spec_.initial_temperature_C.value_or(hw.thermal ? spec_.ambient_C.value_or(hw.thermal->ambient_C) : 25.0);
   thermal["max_C"] = max_temperature;
   thermal["final_C"] = ticks_.empty() ? json(nullptr) : json(ticks_.back().temperature_C);
   thermal["max_power_W"] = max_power;
@@ -371,7 +367,10 @@ json RunAnalysis::finish(const engine::RunTotals& totals) {
   const double lambda = totals.end_s > 0 ? static_cast<double>(frames_total_) / totals.end_s : 0.0;
   const double w = frames_total_ > 0 ? sojourn_sum_s_ / static_cast<double>(frames_total_) : 0.0;
   const double l = totals.end_s > 0 ? totals.in_system_integral / totals.end_s : 0.0;
-  j["little"] = {{"L_frames", l}, {"lambda_per_s", lambda}, {"W_s", w}, {"lambda_W", lambda * w},
+  j["little"] = {{"L_frames", l},
+                 {"lambda_per_s", lambda},
+                 {"W_s", w},
+                 {"lambda_W", lambda * w},
                  {"relative_error", l > 0 ? std::fabs(l - lambda * w) / l : 0.0}};
 
   // Verdict: end to end against the deadline, and each stage with a slice, in the sustained window.
@@ -383,8 +382,9 @@ json RunAnalysis::finish(const engine::RunTotals& totals) {
   const std::vector<double> bounds_s = spec_.stage_floors_s(model::Roofs::peak);
   verdict["estimate_end_to_end_s"] = spec_.floor_end_to_end_s(floors_s);
   verdict["bound_end_to_end_s"] = spec_.floor_end_to_end_s(bounds_s);
-  verdict["uses"] = "simulated sustained p99 against the deadline; estimate = effective roofs (the simulation's), "
-                    "bound = peak roofs without overhead";
+  verdict["uses"] =
+      "simulated sustained p99 against the deadline; estimate = effective roofs (the simulation's), "
+      "bound = peak roofs without overhead";
   const Summary sustained = sustained_.latency_s.summary();
   if (sustained.count > 0) {
     verdict["sustained_p99_s"] = sustained.p99;
@@ -395,7 +395,7 @@ json RunAnalysis::finish(const engine::RunTotals& totals) {
     // At the confidence: met when the whole interval is below the deadline, missed when it is all above.
     const auto& q = sustained.q99;
     verdict["confidence"] = kConfidence;
-    verdict["at_confidence"] = q.hi && *q.hi <= spec_.deadline_s ? "met"
+    verdict["at_confidence"] = q.hi && *q.hi <= spec_.deadline_s  ? "met"
                                : q.lo && *q.lo > spec_.deadline_s ? "missed"
                                                                   : "undecided";
   }
@@ -429,10 +429,12 @@ json RunAnalysis::finish(const engine::RunTotals& totals) {
     j["measured_frames"] = write_measured_frames(spec_, folder_, service);
   }
   j["why"] = breakdown_.finish(all_.latency_s.empty() ? std::nullopt : std::optional(all_.latency_s.quantile(0.99)));
-  j["statistics"] = {{"quantile_method", "nearest rank: the smallest sample with at least p of the sample at or below "
-                                         "it, x_(ceil(p n)) (numpy method=\"inverted_cdf\")"},
-                     {"interval", "distribution-free, from order statistics: [x_(l), x_(u)] with the number of "
-                                  "samples below the quantile Binomial(n, p); independent samples assumed"},
+  j["statistics"] = {{"quantile_method",
+                      "nearest rank: the smallest sample with at least p of the sample at or below "
+                      "it, x_(ceil(p n)) (numpy method=\"inverted_cdf\")"},
+                     {"interval",
+                      "distribution-free, from order statistics: [x_(l), x_(u)] with the number of "
+                      "samples below the quantile Binomial(n, p); independent samples assumed"},
                      {"confidence", kConfidence},
                      {"counted", "frames.csv rows with counted = 1; latency statistics over those completed"}};
   j["provenance"] = provenance_;
@@ -464,9 +466,11 @@ json RunAnalysis::utilisation_json(const engine::RunTotals& totals) const {
   for (std::size_t u = 0; u < hw.units.size(); ++u) {
     json per_stage = json::object();
     for (std::size_t s = 0; s < spec_.stages.size(); ++s)
-      if (spec_.stages[s].unit == u) per_stage[spec_.stages[s].name] = end > 0 ? totals.stage_busy_core_s[s] / (hw.units[u].cores * end) : 0.0;
+      if (spec_.stages[s].unit == u)
+        per_stage[spec_.stages[s].name] = end > 0 ? totals.stage_busy_core_s[s] / (hw.units[u].cores * end) : 0.0;
     for (std::size_t t = 0; t < spec_.tasks.size(); ++t)
-      if (spec_.tasks[t].unit == u) per_stage[spec_.tasks[t].name] = end > 0 ? totals.task_busy_core_s[t] / (hw.units[u].cores * end) : 0.0;
+      if (spec_.tasks[t].unit == u)
+        per_stage[spec_.tasks[t].name] = end > 0 ? totals.task_busy_core_s[t] / (hw.units[u].cores * end) : 0.0;
     units[hw.units[u].name] = {{"busy", end > 0 ? totals.unit_busy_core_s[u] / (hw.units[u].cores * end) : 0.0},
                                {"by", per_stage}};
   }
@@ -478,12 +482,14 @@ json RunAnalysis::utilisation_json(const engine::RunTotals& totals) const {
       if (lv < t.level_utilisation.size()) area += t.level_utilisation[lv] * (t.time_s - previous);
       previous = t.time_s;
     }
-    memory[hw.memory[lv].name] = {{"utilisation", previous > 0 ? area / previous : 0.0}, {"bytes", totals.level_bytes[lv]}};
+    memory[hw.memory[lv].name] = {{"utilisation", previous > 0 ? area / previous : 0.0},
+                                  {"bytes", totals.level_bytes[lv]}};
   }
   json queues = json::object();
   for (std::size_t s = 0; s < spec_.stages.size(); ++s)
-    queues[spec_.stages[s].name] = {{"mean", totals.stage_queue_mean[s]}, {"max", totals.stage_queue_max[s]},
-                                   {"capacity", spec_.stages[s].queue_depth}};
+    queues[spec_.stages[s].name] = {{"mean", totals.stage_queue_mean[s]},
+                                    {"max", totals.stage_queue_max[s]},
+                                    {"capacity", spec_.stages[s].queue_depth}};
   return {{"units", units}, {"memory", memory}, {"queues", queues}};
 }
 

@@ -29,7 +29,7 @@ struct WindowStats {
   std::int64_t frames = 0, completed = 0, missed = 0, dropped = 0;
   std::vector<Samples> stage_wait_s, stage_service_s, stage_latency_s;  // per stage
   std::vector<Samples> stage_response_s, stage_blocked_s;               // per stage
-  std::vector<std::int64_t> stage_slice_missed;                        // per stage with a slice: response > slice
+  std::vector<std::int64_t> stage_slice_missed;                         // per stage with a slice: response > slice
   Samples temperature_C;
   std::vector<Samples> unit_frequency_Hz;
 };
@@ -72,14 +72,14 @@ class RunAnalysis : public engine::RecordSink {
   nlohmann::json provenance_;
 
   WindowStats all_, cold_, sustained_;
-  std::vector<Samples> staleness_s_;        // per task
-  Samples energy_J_;                        // dynamic energy of primary-sensor frames
+  std::vector<Samples> staleness_s_;     // per task
+  Samples energy_J_;                     // dynamic energy of primary-sensor frames
   std::int64_t primary_frames_ = 0;      // counted
   std::int64_t primary_all_frames_ = 0;  // over the whole run
   double primary_dynamic_J_ = 0;
-  std::map<std::string, std::int64_t> drops_by_;  // "stage: reason"
+  std::map<std::string, std::int64_t> drops_by_;        // "stage: reason"
   std::vector<std::int64_t> side_inputs_, unfinished_;  // per sensor
-  std::vector<int> miss_run_;                     // per sensor, current run of misses or drops
+  std::vector<int> miss_run_;                           // per sensor, current run of misses or drops
   int longest_miss_run_ = 0;
   double sojourn_sum_s_ = 0;
   std::int64_t frames_total_ = 0;

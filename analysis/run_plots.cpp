@@ -43,7 +43,8 @@ std::string RunAnalysis::svg_latency_over_time() const {
     maxima.emplace_back(b.first_capture_s, b.max_latency_s);
   }
   Plot plot(fmt::format("Latency per frame over time, {}", spec_.name),
-            Axis{spec_.warmup_s, spec_.duration_s, false, "capture time", "s"}, Axis{0, hi * 1.1, false, "latency", "s"});
+            Axis{spec_.warmup_s, spec_.duration_s, false, "capture time", "s"},
+            Axis{0, hi * 1.1, false, "latency", "s"});
   plot.set_id("overtime");
   // At most 3000 points: per bin of capture time, the maximum (the tail is what matters).
   plot.line(maxima, 1,
@@ -98,8 +99,8 @@ std::string RunAnalysis::svg_thermal() const {
 
   // Each period's average as a step over that period; the last, partial period (the run drains mid-period)
   // averages over a few milliseconds and is left out rather than drawn as a spike.
-  Plot power("Power (average over each full governor period)", time,
-             Axis{0, p_max * 1.15 + 1e-9, false, "power", "W"}, width, height);
+  Plot power("Power (average over each full governor period)", time, Axis{0, p_max * 1.15 + 1e-9, false, "power", "W"},
+             width, height);
   power.set_id("power");
   std::vector<std::pair<double, double>> p;
   double from = 0;

@@ -30,11 +30,12 @@ std::string why_text(const json& why) {
   };
   if (why.contains("tail")) {
     const auto& t = why["tail"];
-    out += fmt::format("why the tail (the {} frames at or above p99 {}): critical path mostly through {} ({} of the "
-                       "time on the path); mean {}\n",
-                       t["frames"].get<std::int64_t>(), format_seconds(t["p99_s"].get<double>()),
-                       t["critical_stage"].get<std::string>(),
-                       format_number(t["critical_share"].get<double>() * 100, 3) + "%", parts_text(t["mean_parts"]));
+    out += fmt::format(
+        "why the tail (the {} frames at or above p99 {}): critical path mostly through {} ({} of the "
+        "time on the path); mean {}\n",
+        t["frames"].get<std::int64_t>(), format_seconds(t["p99_s"].get<double>()),
+        t["critical_stage"].get<std::string>(), format_number(t["critical_share"].get<double>() * 100, 3) + "%",
+        parts_text(t["mean_parts"]));
   }
   if (why["worst_frames"].empty()) return out;
   Table w({"worst frames", "capture", "latency", "queue", "blocked", "floor", "throttling", "bus", "variability", "gap",
@@ -64,8 +65,8 @@ std::string RunAnalysis::text(const json& j) const {
   std::string out;
   const auto& run = j["run"];
   out += fmt::format("framesim run: {} on {}: {} simulated in {} wall ({} kernels)\n\n", spec_.name,
-                     spec_.hardware.name, format_seconds(run["simulated_s"].get<double>()),
-                     format_seconds(wall_s_), run["kernels"].get<std::int64_t>());
+                     spec_.hardware.name, format_seconds(run["simulated_s"].get<double>()), format_seconds(wall_s_),
+                     run["kernels"].get<std::int64_t>());
   const auto& all = j["windows"]["all"];
   Table t(percentile_header("latency (counted frames)"));
   t.add(percentile_cells("end to end", all["latency_s"]));
@@ -78,15 +79,16 @@ std::string RunAnalysis::text(const json& j) const {
   out += t.render(0) + "  " + percentile_footnote() + "\n\n";
 
   const auto& frames = j["frames"];
-  out += fmt::format("deadline {}: {} of {} counted frames missed ({} late, {} dropped) = {}; longest run of misses {}\n",
-                     format_seconds(spec_.deadline_s), frames["missed"].get<std::int64_t>() + frames["dropped"].get<std::int64_t>(),
-                     frames["counted"].get<std::int64_t>(), frames["missed"].get<std::int64_t>(),
-                     frames["dropped"].get<std::int64_t>(),
-                     format_number(frames["miss_rate"].get<double>() * 100, 3) + "%",
-                     frames["longest_miss_run"].get<int>());
+  out += fmt::format(
+      "deadline {}: {} of {} counted frames missed ({} late, {} dropped) = {}; longest run of misses {}\n",
+      format_seconds(spec_.deadline_s), frames["missed"].get<std::int64_t>() + frames["dropped"].get<std::int64_t>(),
+      frames["counted"].get<std::int64_t>(), frames["missed"].get<std::int64_t>(),
+      frames["dropped"].get<std::int64_t>(), format_number(frames["miss_rate"].get<double>() * 100, 3) + "%",
+      frames["longest_miss_run"].get<int>());
   if (!frames["drops_by"].empty()) {
     std::vector<std::string> parts;
-    for (const auto& [k, v] : frames["drops_by"].items()) parts.push_back(fmt::format("{} {}", k, v.get<std::int64_t>()));
+    for (const auto& [k, v] : frames["drops_by"].items())
+      parts.push_back(fmt::format("{} {}", k, v.get<std::int64_t>()));
     out += fmt::format("  drops: {}\n", fmt::join(parts, ", "));
   }
   for (const auto& [name, s] : j["staleness"].items()) {
@@ -131,13 +133,18 @@ std::string RunAnalysis::text(const json& j) const {
     Table w({"window", "frames", "p50", "p99", "max", "missed", "temperature", "clocks"});
     for (const auto* win : {&cold, &hot}) {
       std::vector<std::string> clocks;
-      for (const auto& [u, f] : (*win)["mean_frequency_Hz"].items()) clocks.push_back(u + " " + core::format_hertz(f.get<double>()));
-      w.add({fmt::format("{} {}-{}", win == &cold ? "cold" : "sustained", format_seconds((*win)["from_s"].get<double>()),
-                         format_seconds((*win)["to_s"].get<double>())),
-             std::to_string((*win)["frames"].get<std::int64_t>()), format_seconds((*win)["latency_s"]["p50"].get<double>()),
-             format_seconds((*win)["latency_s"]["p99"].get<double>()), format_seconds((*win)["latency_s"]["max"].get<double>()),
+      for (const auto& [u, f] : (*win)["mean_frequency_Hz"].items())
+        clocks.push_back(u + " " + core::format_hertz(f.get<double>()));
+      w.add({fmt::format("{} {}-{}", win == &cold ? "cold" : "sustained",
+                         format_seconds((*win)["from_s"].get<double>()), format_seconds((*win)["to_s"].get<double>())),
+             std::to_string((*win)["frames"].get<std::int64_t>()),
+             format_seconds((*win)["latency_s"]["p50"].get<double>()),
+             format_seconds((*win)["latency_s"]["p99"].get<double>()),
+             format_seconds((*win)["latency_s"]["max"].get<double>()),
              std::to_string((*win)["missed"].get<std::int64_t>() + (*win)["dropped"].get<std::int64_t>()),
-             (*win)["mean_temperature_C"].is_null() ? "-" : format_number((*win)["mean_temperature_C"].get<double>(), 3) + " C",
+             (*win)["mean_temperature_C"].is_null()
+                 ? "-"
+                 : format_number((*win)["mean_temperature_C"].get<double>(), 3) + " C",
              fmt::format("{}", fmt::join(clocks, ", "))});
     }
     out += "\n" + w.render(0);
@@ -152,26 +159,26 @@ std::string RunAnalysis::text(const json& j) const {
                            : fmt::format("MISSES it: needs a {}x speed-up", format_number(p99 / spec_.deadline_s, 3)));
     out += "  " + confidence_sentence(v) + "\n";
   }
-  out += fmt::format("  end to end alone on an idle SoC: estimate {} (effective roofs), bound {} (peak roofs, no "
-                     "overhead){}\n",
-                     format_seconds(v["estimate_end_to_end_s"].get<double>()),
-                     format_seconds(v["bound_end_to_end_s"].get<double>()),
-                     v["bound_end_to_end_s"].get<double>() > spec_.deadline_s
-                         ? ": the bound exceeds the deadline, IMPOSSIBLE whatever the kernels reach"
-                         : "");
+  out += fmt::format(
+      "  end to end alone on an idle SoC: estimate {} (effective roofs), bound {} (peak roofs, no "
+      "overhead){}\n",
+      format_seconds(v["estimate_end_to_end_s"].get<double>()), format_seconds(v["bound_end_to_end_s"].get<double>()),
+      v["bound_end_to_end_s"].get<double>() > spec_.deadline_s
+          ? ": the bound exceeds the deadline, IMPOSSIBLE whatever the kernels reach"
+          : "");
   for (const auto& [name, s] : v["stage_slices"].items()) {
     const double slice = s["slice_s"].get<double>();
     const double hot99 = s["sustained_p99_s"].get<double>();
     const double floor = s["estimate_alone_s"].get<double>();
-    out += fmt::format("  {}: estimate alone {} (bound {}); cold mean {} ({}x the estimate), sustained mean {} ({}x), sustained p99 {} against its {} slice: {}\n",
-                       name, format_seconds(floor), format_seconds(s["bound_alone_s"].get<double>()),
-                       format_seconds(s["cold_mean_s"].get<double>()),
-                       format_number(s["cold_mean_s"].get<double>() / floor, 3),
-                       format_seconds(s["sustained_mean_s"].get<double>()),
-                       format_number(s["sustained_mean_s"].get<double>() / floor, 3),
-                       format_seconds(hot99), format_seconds(slice),
-                       hot99 <= slice ? fmt::format("fits ({} headroom)", format_number((slice - hot99) / slice * 100, 3) + "%")
-                                      : fmt::format("DOES NOT FIT: needs a {}x speed-up", format_number(hot99 / slice, 3)));
+    out += fmt::format(
+        "  {}: estimate alone {} (bound {}); cold mean {} ({}x the estimate), sustained mean {} ({}x), sustained p99 "
+        "{} against its {} slice: {}\n",
+        name, format_seconds(floor), format_seconds(s["bound_alone_s"].get<double>()),
+        format_seconds(s["cold_mean_s"].get<double>()), format_number(s["cold_mean_s"].get<double>() / floor, 3),
+        format_seconds(s["sustained_mean_s"].get<double>()),
+        format_number(s["sustained_mean_s"].get<double>() / floor, 3), format_seconds(hot99), format_seconds(slice),
+        hot99 <= slice ? fmt::format("fits ({} headroom)", format_number((slice - hot99) / slice * 100, 3) + "%")
+                       : fmt::format("DOES NOT FIT: needs a {}x speed-up", format_number(hot99 / slice, 3)));
   }
   {
     std::vector<std::string> busy;
@@ -214,11 +221,12 @@ std::string RunAnalysis::text(const json& j) const {
     const auto& meas = m["measured_s"];
     const auto& sim = m["simulated_service_s"];
     if (meas["count"].get<std::size_t>() == 0 || sim["count"].get<std::size_t>() == 0) continue;
-    out += fmt::format("{}: {} measured frames ({}): p50 {}, p99 {}; simulated service p50 {}, p99 {} "
-                       "(measured_timeline.csv beside kernels.csv)\n",
-                       name, m["frames"].get<std::size_t>(), m["file"].get<std::string>(),
-                       format_seconds(meas["p50"].get<double>()), format_seconds(meas["p99"].get<double>()),
-                       format_seconds(sim["p50"].get<double>()), format_seconds(sim["p99"].get<double>()));
+    out += fmt::format(
+        "{}: {} measured frames ({}): p50 {}, p99 {}; simulated service p50 {}, p99 {} "
+        "(measured_timeline.csv beside kernels.csv)\n",
+        name, m["frames"].get<std::size_t>(), m["file"].get<std::string>(), format_seconds(meas["p50"].get<double>()),
+        format_seconds(meas["p99"].get<double>()), format_seconds(sim["p50"].get<double>()),
+        format_seconds(sim["p99"].get<double>()));
   }
   const auto& l = j["little"];
   // L and lambda W count the same frame times (an identity once every frame has left), so the line reports the

@@ -140,8 +140,8 @@ Summary Samples::summary() const {
 namespace {
 
 nlohmann::json interval(const Quantile& q) {
-  return nlohmann::json::array({q.lo ? nlohmann::json(*q.lo) : nlohmann::json(nullptr),
-                                q.hi ? nlohmann::json(*q.hi) : nlohmann::json(nullptr)});
+  return nlohmann::json::array(
+      {q.lo ? nlohmann::json(*q.lo) : nlohmann::json(nullptr), q.hi ? nlohmann::json(*q.hi) : nlohmann::json(nullptr)});
 }
 
 }  // namespace
@@ -158,9 +158,18 @@ nlohmann::json summary_json(const Summary& s) {
     ci[name] = interval(*q);
     if (q->few_samples()) few.push_back(name);
   }
-  return {{"count", s.count}, {"mean", s.mean}, {"stddev", s.stddev}, {"min", s.min},   {"p50", s.p50},
-          {"p90", s.p90},     {"p99", s.p99},   {"p99_9", s.p999},    {"max", s.max},   {"ci", ci},
-          {"confidence", kConfidence},          {"few_samples", few}};
+  return {{"count", s.count},
+          {"mean", s.mean},
+          {"stddev", s.stddev},
+          {"min", s.min},
+          {"p50", s.p50},
+          {"p90", s.p90},
+          {"p99", s.p99},
+          {"p99_9", s.p999},
+          {"max", s.max},
+          {"ci", ci},
+          {"confidence", kConfidence},
+          {"few_samples", few}};
 }
 
 Summary scaled(Summary s, double k) {

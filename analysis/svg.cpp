@@ -93,9 +93,9 @@ std::vector<double> ticks_in_unit(const Axis& a) {
 
 std::string stack_svgs(const std::vector<std::string>& panels, int width, int panel_height) {
   const int height = panel_height * static_cast<int>(panels.size());
-  std::string s = fmt::format(
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\">\n", width,
-      height);
+  std::string s =
+      fmt::format("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\">\n",
+                  width, height);
   for (std::size_t i = 0; i < panels.size(); ++i) {
     std::string panel = panels[i];
     // Place each panel's root <svg> at its offset.
@@ -172,18 +172,21 @@ std::string Plot::render() const {
   // grid and ticks
   for (double v : ticks(x_)) {
     const double px = sx(v);
-    s += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"#e5e5e5\"/>\n", px, y0, y1);
+    s += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"#e5e5e5\"/>\n", px, y0,
+                     y1);
     s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}</text>\n", px, y1 + 16,
                      xml_escape(tick_label(v, x_)));
   }
   for (double v : ticks(y_)) {
     const double py = sy(v);
-    s += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{2:.1f}\" y2=\"{1:.1f}\" stroke=\"#e5e5e5\"/>\n", x0, py, x1);
+    s += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{2:.1f}\" y2=\"{1:.1f}\" stroke=\"#e5e5e5\"/>\n", x0, py,
+                     x1);
     s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"end\">{}</text>\n", x0 - 6, py + 4,
                      xml_escape(tick_label(v, y_)));
   }
-  s += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"none\" stroke=\"#333\"/>\n",
-                   x0, y0, x1 - x0, y1 - y0);
+  s += fmt::format(
+      "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"none\" stroke=\"#333\"/>\n", x0, y0,
+      x1 - x0, y1 - y0);
   s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}</text>\n", (x0 + x1) / 2, y1 + 40,
                    xml_escape(axis_label(x_)));
   s += fmt::format("<text transform=\"translate(20,{:.1f}) rotate(-90)\" text-anchor=\"middle\">{}</text>\n",
@@ -192,32 +195,41 @@ std::string Plot::render() const {
   const double base = y_.log ? y_.min : std::max(0.0, y_.min);
   for (const auto& b : bars_) {
     const double left = sx(b.x0), right = sx(b.x1), top = sy(b.y), bottom = sy(base);
-    s += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"{}\" opacity=\"0.6\"/>\n",
-                     left, top, std::max(0.5, right - left), std::max(0.0, bottom - top), colour_of(b.colour));
+    s += fmt::format(
+        "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"{}\" opacity=\"0.6\"/>\n", left, top,
+        std::max(0.5, right - left), std::max(0.0, bottom - top), colour_of(b.colour));
   }
   for (const auto& band : bands_) {
     std::string path;
-    for (const auto& [x, y] : band.points) path += fmt::format("{}{:.1f},{:.1f}", path.empty() ? "" : " ", sx(x), sy(y));
+    for (const auto& [x, y] : band.points)
+      path += fmt::format("{}{:.1f},{:.1f}", path.empty() ? "" : " ", sx(x), sy(y));
     s += fmt::format("<polygon points=\"{}\" fill=\"{}\" fill-opacity=\"0.18\" stroke=\"none\"/>\n", path,
                      colour_of(band.colour));
   }
   for (const auto& line : series_) {
     std::string path;
-    for (const auto& [x, y] : line.points) path += fmt::format("{}{:.1f},{:.1f}", path.empty() ? "" : " ", sx(x), sy(y));
+    for (const auto& [x, y] : line.points)
+      path += fmt::format("{}{:.1f},{:.1f}", path.empty() ? "" : " ", sx(x), sy(y));
     s += fmt::format("<polyline points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"{}/>\n", path,
                      colour_of(line.colour), line.dashed ? " stroke-dasharray=\"6,4\"" : "");
   }
   for (const auto& r : references_) {
     if (r.vertical)
-      s += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"{3}\" stroke-width=\"1.5\" stroke-dasharray=\"4,3\"/>\n",
-                       sx(r.value), y0, y1, colour_of(r.colour));
+      s += fmt::format(
+          "<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"{3}\" stroke-width=\"1.5\" "
+          "stroke-dasharray=\"4,3\"/>\n",
+          sx(r.value), y0, y1, colour_of(r.colour));
     else
-      s += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{2:.1f}\" y2=\"{1:.1f}\" stroke=\"{3}\" stroke-width=\"1.5\" stroke-dasharray=\"4,3\"/>\n",
-                       x0, sy(r.value), x1, colour_of(r.colour));
+      s += fmt::format(
+          "<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{2:.1f}\" y2=\"{1:.1f}\" stroke=\"{3}\" stroke-width=\"1.5\" "
+          "stroke-dasharray=\"4,3\"/>\n",
+          x0, sy(r.value), x1, colour_of(r.colour));
   }
   for (const auto& m : markers_) {
-    s += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4\" fill=\"{}\" stroke=\"#222\" stroke-width=\"0.5\"><title>{}</title></circle>\n",
-                     sx(m.x), sy(m.y), colour_of(m.colour), xml_escape(m.tooltip.empty() ? m.label : m.tooltip));
+    s += fmt::format(
+        "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4\" fill=\"{}\" stroke=\"#222\" "
+        "stroke-width=\"0.5\"><title>{}</title></circle>\n",
+        sx(m.x), sy(m.y), colour_of(m.colour), xml_escape(m.tooltip.empty() ? m.label : m.tooltip));
   }
   s += "</g>\n";
   // Point labels outside the clip so they stay readable: beside the marker where no label placed before
@@ -257,23 +269,26 @@ std::string Plot::render() const {
   std::string legend;
   for (const auto& band : bands_) {
     if (band.label.empty()) continue;
-    legend += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"24\" height=\"10\" fill=\"{}\" fill-opacity=\"0.25\"/>\n",
-                          x1 + 12, ly - 5, colour_of(band.colour));
+    legend +=
+        fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"24\" height=\"10\" fill=\"{}\" fill-opacity=\"0.25\"/>\n",
+                    x1 + 12, ly - 5, colour_of(band.colour));
     legend += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\">{}</text>\n", x1 + 42, ly + 4, xml_escape(band.label));
     taken.emplace_back(ly - 9, ly + 6);
     ly += 18;
   }
   for (const auto& line : series_) {
     if (line.label.empty()) continue;
-    legend += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{2:.1f}\" y2=\"{1:.1f}\" stroke=\"{3}\" stroke-width=\"2\"{4}/>\n",
-                          x1 + 12, ly, x1 + 36, colour_of(line.colour), line.dashed ? " stroke-dasharray=\"6,4\"" : "");
+    legend += fmt::format(
+        "<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{2:.1f}\" y2=\"{1:.1f}\" stroke=\"{3}\" stroke-width=\"2\"{4}/>\n",
+        x1 + 12, ly, x1 + 36, colour_of(line.colour), line.dashed ? " stroke-dasharray=\"6,4\"" : "");
     legend += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\">{}</text>\n", x1 + 42, ly + 4, xml_escape(line.label));
     taken.emplace_back(ly - 9, ly + 6);
     ly += 18;
   }
   for (const auto& [colour, label] : marker_legend_) {
-    legend += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4\" fill=\"{}\" stroke=\"#222\" stroke-width=\"0.5\"/>\n",
-                          x1 + 24, ly, colour_of(colour));
+    legend +=
+        fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4\" fill=\"{}\" stroke=\"#222\" stroke-width=\"0.5\"/>\n",
+                    x1 + 24, ly, colour_of(colour));
     legend += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\">{}</text>\n", x1 + 42, ly + 4, xml_escape(label));
     taken.emplace_back(ly - 9, ly + 6);
     ly += 18;

@@ -28,8 +28,8 @@ double number(const json& j, const char* key) {
 /// The number a label starts with ("68 GB/s" -> 68e9), for rank correlations; nullopt when it is not one.
 std::optional<double> numeric_label(const std::string& label) {
   for (auto d : {core::Dimension::BytesPerSecond, core::Dimension::Bytes, core::Dimension::Seconds,
-                 core::Dimension::Hertz, core::Dimension::Watts, core::Dimension::Celsius, core::Dimension::OpsPerSecond,
-                 core::Dimension::KelvinPerWatt, core::Dimension::Ratio}) {
+                 core::Dimension::Hertz, core::Dimension::Watts, core::Dimension::Celsius,
+                 core::Dimension::OpsPerSecond, core::Dimension::KelvinPerWatt, core::Dimension::Ratio}) {
     auto q = core::parse_quantity(label, d);
     if (q.value) return q.value;
   }
@@ -92,31 +92,31 @@ json point_metrics(const json& summary) {
   const json ci = lat.contains("ci") ? lat["ci"]["p99"] : json::array({nullptr, nullptr});
   const bool few = lat.contains("few_samples") &&
                    std::find(lat["few_samples"].begin(), lat["few_samples"].end(), "p99") != lat["few_samples"].end();
-  return {{"p50_s", get(lat, "p50")},
-          {"p99_s", p99},
-          {"p99_count", lat["count"]},
-          {"p99_ci_lo_s", ci[0]},
-          {"p99_ci_hi_s", ci[1]},
-          {"p99_few_samples", few},
-          {"deadline_at_confidence", get(v, "at_confidence")},
-          {"p99_9_s", get(lat, "p99_9")},
-          {"max_s", get(lat, "max")},
-          {"sustained_p99_s", get(v, "sustained_p99_s")},
-          {"frames", all["frames"]},
-          {"missed", all["missed"]},
-          {"dropped", all["dropped"]},
-          {"miss_rate", all["miss_rate"]},
-          {"longest_miss_run", summary["frames"]["longest_miss_run"]},
-          {"staleness_p99_s", staleness},
-          {"energy_mean_J", get(summary["energy"]["per_frame_J"], "mean")},
-          {"energy_p99_J", get(summary["energy"]["per_frame_J"], "p99")},
-          {"mean_power_W", summary["energy"]["mean_power_W"]},
-          {"throttled_fraction", summary["thermal"]["throttled_fraction"]},
-          {"estimate_s", get(v, "estimate_end_to_end_s")},
-          {"bound_s", get(v, "bound_end_to_end_s")},
-          {"deadline_s", deadline},
-          {"meets_deadline", !p99.is_null() && p99.get<double>() <= deadline &&
-                                 all["dropped"].get<std::int64_t>() == 0}};
+  return {
+      {"p50_s", get(lat, "p50")},
+      {"p99_s", p99},
+      {"p99_count", lat["count"]},
+      {"p99_ci_lo_s", ci[0]},
+      {"p99_ci_hi_s", ci[1]},
+      {"p99_few_samples", few},
+      {"deadline_at_confidence", get(v, "at_confidence")},
+      {"p99_9_s", get(lat, "p99_9")},
+      {"max_s", get(lat, "max")},
+      {"sustained_p99_s", get(v, "sustained_p99_s")},
+      {"frames", all["frames"]},
+      {"missed", all["missed"]},
+      {"dropped", all["dropped"]},
+      {"miss_rate", all["miss_rate"]},
+      {"longest_miss_run", summary["frames"]["longest_miss_run"]},
+      {"staleness_p99_s", staleness},
+      {"energy_mean_J", get(summary["energy"]["per_frame_J"], "mean")},
+      {"energy_p99_J", get(summary["energy"]["per_frame_J"], "p99")},
+      {"mean_power_W", summary["energy"]["mean_power_W"]},
+      {"throttled_fraction", summary["thermal"]["throttled_fraction"]},
+      {"estimate_s", get(v, "estimate_end_to_end_s")},
+      {"bound_s", get(v, "bound_end_to_end_s")},
+      {"deadline_s", deadline},
+      {"meets_deadline", !p99.is_null() && p99.get<double>() <= deadline && all["dropped"].get<std::int64_t>() == 0}};
 }
 
 SweepAnswers answer_sweep(const std::vector<SweepResult>& results, const std::vector<std::string>& axes) {
@@ -125,7 +125,8 @@ SweepAnswers answer_sweep(const std::vector<SweepResult>& results, const std::ve
   // one (by more than the tolerance).
   std::vector<std::size_t> valid;
   for (std::size_t i = 0; i < results.size(); ++i)
-    if (std::isfinite(number(results[i].metrics, "p99_s")) && std::isfinite(number(results[i].metrics, "energy_mean_J")))
+    if (std::isfinite(number(results[i].metrics, "p99_s")) &&
+        std::isfinite(number(results[i].metrics, "energy_mean_J")))
       valid.push_back(i);
   auto no_worse = [](double x, double y) { return x <= y * (1 + kTieTolerance); };
   auto better = [](double x, double y) { return x < y * (1 - kTieTolerance); };
@@ -210,12 +211,12 @@ std::vector<std::optional<std::vector<double>>> axis_values(const std::vector<Sw
   return out;
 }
 
-const std::vector<std::string> kColumns{"p50_s",          "p99_s",         "p99_count",        "p99_ci_lo_s",
-                                        "p99_ci_hi_s",    "p99_few_samples", "p99_9_s",        "max_s",
-                                        "sustained_p99_s", "frames",        "missed",           "dropped",
-                                        "miss_rate",      "longest_miss_run", "staleness_p99_s", "energy_mean_J",
-                                        "energy_p99_J",   "mean_power_W",  "throttled_fraction", "estimate_s",
-                                        "bound_s",        "deadline_s",    "meets_deadline",   "deadline_at_confidence"};
+const std::vector<std::string> kColumns{
+    "p50_s",           "p99_s",        "p99_count",      "p99_ci_lo_s",           "p99_ci_hi_s",
+    "p99_few_samples", "p99_9_s",      "max_s",          "sustained_p99_s",       "frames",
+    "missed",          "dropped",      "miss_rate",      "longest_miss_run",      "staleness_p99_s",
+    "energy_mean_J",   "energy_p99_J", "mean_power_W",   "throttled_fraction",    "estimate_s",
+    "bound_s",         "deadline_s",   "meets_deadline", "deadline_at_confidence"};
 
 }  // namespace
 
@@ -314,7 +315,8 @@ std::string sweep_svg(const std::string& title, const std::vector<SweepResult>& 
     plot.point(x, y, on_front[i] ? 0 : 1, std::to_string(results[i].index), tooltip);
   }
   std::vector<std::pair<double, double>> front;
-  for (auto i : answers.pareto) front.emplace_back(number(results[i].metrics, "p99_s"), number(results[i].metrics, "energy_mean_J"));
+  for (auto i : answers.pareto)
+    front.emplace_back(number(results[i].metrics, "p99_s"), number(results[i].metrics, "energy_mean_J"));
   plot.line(front, 0, "Pareto front");
   if (deadline > 0)
     plot.reference(deadline, Line::vertical, 2, fmt::format("deadline {}", core::format_seconds(deadline)));
@@ -347,11 +349,12 @@ std::string sweep_text(const std::string& title, const std::vector<SweepResult>&
     const auto& r = results[*answers.cheapest];
     std::vector<std::string> parts;
     for (std::size_t k = 0; k < axes.size(); ++k) parts.push_back(axes[k] + " = " + r.labels[k]);
-    out += fmt::format("cheapest point meeting the {} deadline at p99 (no drops): point {} ({})\n  {} per frame, p99 {}, "
-                       "{} to spare\n",
-                       core::format_seconds(number(r.metrics, "deadline_s")), r.index, fmt::join(parts, ", "),
-                       core::format_joules(number(r.metrics, "energy_mean_J")), core::format_seconds(number(r.metrics, "p99_s")),
-                       core::format_seconds(number(r.metrics, "deadline_s") - number(r.metrics, "p99_s")));
+    out += fmt::format(
+        "cheapest point meeting the {} deadline at p99 (no drops): point {} ({})\n  {} per frame, p99 {}, "
+        "{} to spare\n",
+        core::format_seconds(number(r.metrics, "deadline_s")), r.index, fmt::join(parts, ", "),
+        core::format_joules(number(r.metrics, "energy_mean_J")), core::format_seconds(number(r.metrics, "p99_s")),
+        core::format_seconds(number(r.metrics, "deadline_s") - number(r.metrics, "p99_s")));
     out += "  " + p99_interval_text(r.metrics) + "\n\n";
     if (!answers.cheapest_ties.empty()) {
       std::vector<std::string> ties;
@@ -369,10 +372,13 @@ std::string sweep_text(const std::string& title, const std::vector<SweepResult>&
   for (const auto& [range, a] : ranked) {
     const auto& s = answers.sensitivity[a];
     std::vector<std::string> values;
-    for (const auto& v : s["by_value"]) values.push_back(fmt::format("{}: {}", v["value"].get<std::string>(),
-                                                                     core::format_seconds(v["mean_p99_s"].get<double>())));
+    for (const auto& v : s["by_value"])
+      values.push_back(
+          fmt::format("{}: {}", v["value"].get<std::string>(), core::format_seconds(v["mean_p99_s"].get<double>())));
     out += fmt::format("  {}: {}{} ({})\n", a, core::format_seconds(range),
-                       s.contains("spearman") ? fmt::format(", rank correlation {}", core::format_number(s["spearman"].get<double>(), 2)) : "",
+                       s.contains("spearman")
+                           ? fmt::format(", rank correlation {}", core::format_number(s["spearman"].get<double>(), 2))
+                           : "",
                        fmt::join(values, "; "));
   }
   return out;
@@ -382,20 +388,20 @@ std::string sweep_html(const std::string& title, const std::vector<SweepResult>&
                        const std::vector<std::string>& axes, const SweepAnswers& answers, const json& provenance) {
   std::string b = "<h1>framesim " + html::escape(title) + "</h1>\n";
   b += fmt::format("<p class=\"note\">{} points; values within {}% of each other count as ties.</p>\n",
-                   html::number("points", std::to_string(results.size())),
-                   core::format_number(kTieTolerance * 100, 3));
+                   html::number("points", std::to_string(results.size())), core::format_number(kTieTolerance * 100, 3));
   b += html::heading("Answer");
   if (answers.cheapest) {
     const auto& r = results[*answers.cheapest];
     std::vector<std::string> parts;
     for (std::size_t k = 0; k < axes.size(); ++k) parts.push_back(axes[k] + " = " + r.labels[k]);
-    b += fmt::format("<div class=\"verdict ok\" id=\"verdict\">cheapest point meeting the {} deadline at p99: point {} "
-                     "({})<br>{} per frame, p99 {}; {}</div>\n",
-                     core::format_seconds(number(r.metrics, "deadline_s")),
-                     html::number("cheapest", std::to_string(r.index)), html::escape(fmt::format("{}", fmt::join(parts, ", "))),
-                     core::format_joules(number(r.metrics, "energy_mean_J")),
-                     html::number("cheapest-p99", core::format_seconds(number(r.metrics, "p99_s"))),
-                     html::escape(p99_interval_text(r.metrics)));
+    b += fmt::format(
+        "<div class=\"verdict ok\" id=\"verdict\">cheapest point meeting the {} deadline at p99: point {} "
+        "({})<br>{} per frame, p99 {}; {}</div>\n",
+        core::format_seconds(number(r.metrics, "deadline_s")), html::number("cheapest", std::to_string(r.index)),
+        html::escape(fmt::format("{}", fmt::join(parts, ", "))),
+        core::format_joules(number(r.metrics, "energy_mean_J")),
+        html::number("cheapest-p99", core::format_seconds(number(r.metrics, "p99_s"))),
+        html::escape(p99_interval_text(r.metrics)));
   } else {
     b += "<div class=\"verdict bad\" id=\"verdict\">no point meets the deadline at p99 without drops</div>\n";
   }
@@ -408,7 +414,8 @@ std::string sweep_html(const std::string& title, const std::vector<SweepResult>&
     const auto& e = answers.sensitivity[a];
     std::vector<std::string> values;
     for (const auto& v : e["by_value"])
-      values.push_back(fmt::format("{}: {}", v["value"].get<std::string>(), core::format_seconds(v["mean_p99_s"].get<double>())));
+      values.push_back(
+          fmt::format("{}: {}", v["value"].get<std::string>(), core::format_seconds(v["mean_p99_s"].get<double>())));
     sens.push_back({a, core::format_seconds(e["p99_range_s"].get<double>()),
                     e.contains("spearman") ? core::format_number(e["spearman"].get<double>(), 2) : "-",
                     fmt::format("{}", fmt::join(values, "; "))});
@@ -427,9 +434,11 @@ std::string sweep_html(const std::string& title, const std::vector<SweepResult>&
     std::vector<std::string> row{std::to_string(r.index)};
     row.insert(row.end(), r.labels.begin(), r.labels.end());
     const auto& m = r.metrics;
-    row.push_back(m["p99_s"].is_null() ? "-" : core::format_seconds(m["p99_s"].get<double>()) +
-                                                   (m.value("p99_few_samples", false) ? "*" : ""));
-    row.push_back(m.contains("p99_ci_lo_s") ? fmt::format("[{}, {}]", end(m["p99_ci_lo_s"]), end(m["p99_ci_hi_s"])) : "-");
+    row.push_back(m["p99_s"].is_null() ? "-"
+                                       : core::format_seconds(m["p99_s"].get<double>()) +
+                                             (m.value("p99_few_samples", false) ? "*" : ""));
+    row.push_back(m.contains("p99_ci_lo_s") ? fmt::format("[{}, {}]", end(m["p99_ci_lo_s"]), end(m["p99_ci_hi_s"]))
+                                            : "-");
     row.push_back(m.contains("p99_count") ? std::to_string(m["p99_count"].get<std::size_t>()) : "-");
     row.push_back(std::isfinite(number(m, "energy_mean_J")) ? core::format_joules(number(m, "energy_mean_J")) : "-");
     row.push_back(std::to_string(m["missed"].get<std::int64_t>()));

@@ -24,11 +24,11 @@ struct SweepResult {
 nlohmann::json point_metrics(const nlohmann::json& summary);
 
 struct SweepAnswers {
-  std::vector<std::size_t> pareto;        // indices into the results, by increasing p99 (ties: kTieTolerance)
-  std::optional<std::size_t> cheapest;    // lowest energy per frame among points meeting the deadline at p99; among
-                                          // energies within kTieTolerance of it, the lowest p99
-  std::vector<std::size_t> cheapest_ties; // the other points meeting the deadline within the tolerance of its energy
-  nlohmann::json sensitivity;             // per axis: p99 by value, its range, rank correlation when numeric
+  std::vector<std::size_t> pareto;         // indices into the results, by increasing p99 (ties: kTieTolerance)
+  std::optional<std::size_t> cheapest;     // lowest energy per frame among points meeting the deadline at p99; among
+                                           // energies within kTieTolerance of it, the lowest p99
+  std::vector<std::size_t> cheapest_ties;  // the other points meeting the deadline within the tolerance of its energy
+  nlohmann::json sensitivity;              // per axis: p99 by value, its range, rank correlation when numeric
 };
 
 SweepAnswers answer_sweep(const std::vector<SweepResult>& results, const std::vector<std::string>& axes);
@@ -43,7 +43,8 @@ nlohmann::json sweep_json(const nlohmann::json& sweep, const std::vector<SweepRe
 /// report.html of a sweep: the answers, the Pareto plot (every point labelled, its axis values on hover), the
 /// sensitivity and every point.
 std::string sweep_html(const std::string& title, const std::vector<SweepResult>& results,
-                       const std::vector<std::string>& axes, const SweepAnswers& answers, const nlohmann::json& provenance);
+                       const std::vector<std::string>& axes, const SweepAnswers& answers,
+                       const nlohmann::json& provenance);
 /// The scatter of p99 against energy per frame, the front and the deadline.
 std::string sweep_svg(const std::string& title, const std::vector<SweepResult>& results, const SweepAnswers& answers,
                       const std::vector<std::string>& axes);

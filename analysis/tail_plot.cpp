@@ -33,7 +33,8 @@ void add_latency_tail(Plot& plot, const std::vector<double>& sorted, int colour,
     plot.band(std::move(polygon), colour, fmt::format("{} {}% CI", label, static_cast<int>(kConfidence * 100)));
   std::vector<std::pair<double, double>> pts;
   const std::size_t step = std::max<std::size_t>(1, n / 4000);
-  for (std::size_t i = 0; i < n; i += step) pts.emplace_back(sorted[i], std::max(floor, 1.0 - static_cast<double>(i) / nd));
+  for (std::size_t i = 0; i < n; i += step)
+    pts.emplace_back(sorted[i], std::max(floor, 1.0 - static_cast<double>(i) / nd));
   pts.emplace_back(sorted.back(), floor);
   plot.line(std::move(pts), colour, fmt::format("{}, n = {}", label, n));
 }

@@ -106,8 +106,9 @@ void TraceWriter::stage(const engine::StageRecord& r, const engine::StageRecord*
 void TraceWriter::frame(const engine::FrameRecord& r, bool missed) {
   const double ts = std::round(r.done_s * 1e9) / 1e3;
   if (r.outcome == engine::FrameOutcome::dropped) {
-    event(instant(kPipeline, r.drop_stage >= 0 ? 1 + r.drop_stage : kFramesTrack, ts, fmt::format("drop frame {}", r.frame),
-                  "drop", fmt::format(R"({{"frame":{},"reason":"{}"}})", r.frame, engine::drop_reason_name(r.reason))));
+    event(instant(kPipeline, r.drop_stage >= 0 ? 1 + r.drop_stage : kFramesTrack, ts,
+                  fmt::format("drop frame {}", r.frame), "drop",
+                  fmt::format(R"({{"frame":{},"reason":"{}"}})", r.frame, engine::drop_reason_name(r.reason))));
   } else if (missed) {
     event(instant(kPipeline, kFramesTrack, ts, fmt::format("deadline miss frame {}", r.frame), "deadline",
                   fmt::format(R"({{"frame":{},"latency_ms":{:.6f}}})", r.frame, (r.done_s - r.capture_s) * 1e3)));
@@ -132,9 +133,11 @@ void TraceWriter::tick(const engine::TickRecord& r) {
     counter(unit_pid(u), "frequency " + hw.units[u].name, ts, "MHz", r.unit_frequency_Hz[u] / 1e6);
     if (r.unit_frequency_Hz[u] != frequency_Hz_[u]) {
       event(instant(unit_pid(u), 0, ts,
-                    fmt::format("clock {} -> {}", core::format_hertz(frequency_Hz_[u]), core::format_hertz(r.unit_frequency_Hz[u])),
-                    "clock", fmt::format(R"({{"from_MHz":{:.3f},"to_MHz":{:.3f}}})", frequency_Hz_[u] / 1e6,
-                                         r.unit_frequency_Hz[u] / 1e6)));
+                    fmt::format("clock {} -> {}", core::format_hertz(frequency_Hz_[u]),
+                                core::format_hertz(r.unit_frequency_Hz[u])),
+                    "clock",
+                    fmt::format(R"({{"from_MHz":{:.3f},"to_MHz":{:.3f}}})", frequency_Hz_[u] / 1e6,
+                                r.unit_frequency_Hz[u] / 1e6)));
       frequency_Hz_[u] = r.unit_frequency_Hz[u];
     }
   }

@@ -55,8 +55,8 @@ inline const std::filesystem::path& scratch_tree() {
 /// Writes the input to `relative` inside scratch_tree() and returns its path.
 inline std::filesystem::path write_input(const std::string& relative, const std::uint8_t* data, std::size_t size) {
   const auto path = scratch_tree() / relative;
-  std::ofstream(path, std::ios::binary | std::ios::trunc).write(reinterpret_cast<const char*>(data),
-                                                                static_cast<std::streamsize>(size));
+  std::ofstream(path, std::ios::binary | std::ios::trunc)
+      .write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
   return path;
 }
 

@@ -33,7 +33,9 @@ std::string error_of(F f) {
   return "";
 }
 
-inline std::string source_path(const std::string& relative) { return std::string(FRAMESIM_SOURCE_DIR) + "/" + relative; }
+inline std::string source_path(const std::string& relative) {
+  return std::string(FRAMESIM_SOURCE_DIR) + "/" + relative;
+}
 
 /// The YAML files directly in `folder` of the source tree ("hardware", "scenarios/networks"), sorted.
 inline std::vector<std::filesystem::path> shipped_yaml_files(const std::string& folder) {
@@ -49,7 +51,8 @@ class Scratch {
  public:
   Scratch() {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    std::string name = std::string("framesim-") + info->test_suite_name() + "-" + info->name() + "-" + std::to_string(::getpid());
+    std::string name =
+        std::string("framesim-") + info->test_suite_name() + "-" + info->name() + "-" + std::to_string(::getpid());
     std::replace(name.begin(), name.end(), '/', '_');  // parameterised tests are named Suite/Test/Param
     dir_ = std::filesystem::temp_directory_path() / name;
     std::filesystem::remove_all(dir_);
@@ -81,8 +84,8 @@ inline CliRun run_cli(const std::string& args, const std::string& wrapper = "") 
                                ("framesim-cli-" + std::to_string(::getpid()) + "-" + std::to_string(runs++)))
                                   .string();
   const std::string out = capture + ".out", err = capture + ".err";
-  const std::string command = std::string("cd '") + FRAMESIM_SOURCE_DIR + "' && " + wrapper + "'" + FRAMESIM_BINARY + "' " + args +
-                              " > '" + out + "' 2> '" + err + "'";
+  const std::string command = std::string("cd '") + FRAMESIM_SOURCE_DIR + "' && " + wrapper + "'" + FRAMESIM_BINARY +
+                              "' " + args + " > '" + out + "' 2> '" + err + "'";
   const int status = std::system(command.c_str());
   CliRun r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;

@@ -143,7 +143,8 @@ std::string bash_completion(const CLI::App& app) {
     cases += fmt::format("    {})\n      opts=\"{}\"\n      valued=\"{}\"\n      ;;\n", c->get_name(),
                          core::join_list(all, " "), core::join_list(valued, " "));
   }
-  return fmt::format(R"(# bash completion for framesim, generated from its command-line definition by `framesim completion bash`.
+  return fmt::format(
+      R"(# bash completion for framesim, generated from its command-line definition by `framesim completion bash`.
 # Use: source <(framesim completion bash), or save it as ~/.local/share/bash-completion/completions/framesim.
 _framesim() {{
   local cur="${{COMP_WORDS[COMP_CWORD]}}" prev="${{COMP_WORDS[COMP_CWORD-1]}}"
@@ -175,8 +176,8 @@ _framesim() {{
 }}
 complete -o filenames -o bashdefault -F _framesim framesim
 )",
-                     fmt::arg("commands", core::join_list(command_names, " ")),
-                     fmt::arg("global", core::join_list(global, " ")), fmt::arg("cases", cases));
+      fmt::arg("commands", core::join_list(command_names, " ")), fmt::arg("global", core::join_list(global, " ")),
+      fmt::arg("cases", cases));
 }
 
 namespace {
@@ -213,11 +214,13 @@ std::string roff_options(const std::vector<const CLI::Option*>& options) {
 std::string man_page(const CLI::App& app) {
   std::string out = fmt::format(".TH FRAMESIM 1 \"\" \"framesim {}\" \"User Commands\"\n", FRAMESIM_VERSION);
   out += ".SH NAME\nframesim \\- " + roff(app.get_description().substr(app.get_description().find(':') + 2)) + "\n";
-  out += ".SH SYNOPSIS\n.B framesim\n\\fICOMMAND\\fR [\\fIOPTIONS\\fR] [\\fIARGUMENTS\\fR]\n.br\n.B framesim\n"
-         "\\fB\\-\\-help\\fR | \\fB\\-\\-version\\fR\n";
-  out += ".SH DESCRIPTION\nframesim answers before the hardware exists: a static roofline budget "
-         "(\\fBframesim budget\\fR) and a trace\\-driven discrete\\-event simulation on SimGrid "
-         "(\\fBframesim run\\fR). Quantities are written with units (\"50 GB/s\", \"12 ms\", \"4 TOPS\").\n";
+  out +=
+      ".SH SYNOPSIS\n.B framesim\n\\fICOMMAND\\fR [\\fIOPTIONS\\fR] [\\fIARGUMENTS\\fR]\n.br\n.B framesim\n"
+      "\\fB\\-\\-help\\fR | \\fB\\-\\-version\\fR\n";
+  out +=
+      ".SH DESCRIPTION\nframesim answers before the hardware exists: a static roofline budget "
+      "(\\fBframesim budget\\fR) and a trace\\-driven discrete\\-event simulation on SimGrid "
+      "(\\fBframesim run\\fR). Quantities are written with units (\"50 GB/s\", \"12 ms\", \"4 TOPS\").\n";
   out += ".SH OPTIONS OF EVERY COMMAND\n";
   std::vector<const CLI::Option*> common;
   for (const CLI::Option* o : options_of(app).named)
@@ -236,7 +239,8 @@ std::string man_page(const CLI::App& app) {
     for (const CLI::Option* o : opts.positional) own.push_back(o);
     for (const CLI::Option* o : opts.named) {
       const auto s = spellings(*o);
-      const bool shared = std::any_of(common.begin(), common.end(), [&](const CLI::Option* g) { return spellings(*g) == s; });
+      const bool shared =
+          std::any_of(common.begin(), common.end(), [&](const CLI::Option* g) { return spellings(*g) == s; });
       if (!shared) own.push_back(o);
     }
     for (const CLI::Option* o : own) {
@@ -281,7 +285,8 @@ Command add_completion_command(CLI::App& app) {
 }
 
 Command add_manpage_command(CLI::App& app) {
-  auto* sub = app.add_subcommand("manpage", "print the man page (roff): framesim manpage > framesim.1; man -l framesim.1");
+  auto* sub =
+      app.add_subcommand("manpage", "print the man page (roff): framesim manpage > framesim.1; man -l framesim.1");
   return {sub, [&app] {
             std::cout << man_page(app);
             return 0;

@@ -3,15 +3,15 @@
 // Each measurement runs in its own child process (one SimGrid engine per process). Speed is compared on CPU
 // time (user + system of the child), which a busy machine disturbs less than wall time; with --repeat the
 // variants alternate and the best of each counts. Peak memory is the child's own high-water mark (VmHWM).
-#include <cerrno>
-#include <cstdio>
-#include <functional>
-#include <optional>
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -116,8 +116,8 @@ class Progress {
                       int repeat) {
     Measurement best_m;
     for (int r = 0; r < repeat; ++r) {
-      const std::string what = fmt::format("[{}/{}] {} ({} simulated)", done_ + 1, total_, label,
-                                           core::format_seconds(duration_s));
+      const std::string what =
+          fmt::format("[{}/{}] {} ({} simulated)", done_ + 1, total_, label, core::format_seconds(duration_s));
       if (!bar_.enabled() && !is_quiet()) std::cerr << "  " << what << "..." << std::flush;
       bar_.set_label("bench " + what);
       auto draw = [&] { bar_.update(static_cast<double>(done_) / total_, left_s()); };
@@ -180,9 +180,10 @@ int run_bench(const BenchArgs& a) {
   if (frames < 10) throw core::UserError("--memory-frames: a whole number of frames, at least 10");
   const double memory_rate = memory_spec.sensors.front().rate_Hz;
   const double memory_long_s = static_cast<double>(frames) / memory_rate;
-  std::cout << fmt::format("framesim bench: {} and its stochastic variant, {} simulated each, best of {}; memory at "
-                           "{} frames\n",
-                           spec.name, core::format_seconds(duration), a.repeat, frames);
+  std::cout << fmt::format(
+      "framesim bench: {} and its stochastic variant, {} simulated each, best of {}; memory at "
+      "{} frames\n",
+      spec.name, core::format_seconds(duration), a.repeat, frames);
   std::cout.flush();
   Progress progress(5 * a.repeat + 2);
   const Measurement fast = progress.measure("reference, framesim", "run", a.scenario, duration, a.repeat);
@@ -190,7 +191,8 @@ int run_bench(const BenchArgs& a) {
   const Measurement bare = progress.measure("reference, bare SimGrid loop", "bare", a.scenario, duration, a.repeat);
   const Measurement sfast = progress.measure("stochastic, framesim", "run", a.stochastic, duration, a.repeat);
   const Measurement sbare = progress.measure("stochastic, bare SimGrid loop", "bare", a.stochastic, duration, a.repeat);
-  const Measurement mem_short = progress.measure("memory, a tenth of the frames", "run", a.memory, memory_long_s / 10, 1);
+  const Measurement mem_short =
+      progress.measure("memory, a tenth of the frames", "run", a.memory, memory_long_s / 10, 1);
   const Measurement mem_long = progress.measure("memory, all the frames", "run", a.memory, memory_long_s, 1);
   progress.finish();
 
@@ -205,18 +207,18 @@ int run_bench(const BenchArgs& a) {
   std::cout << fmt::format(
       "\n  speed: framesim / bare loop = {} in CPU time on the reference (target >= 3), {} on the stochastic variant "
       "(target >= 2).\n"
-      "         Reference: {} kernels as {} SimGrid activities ({} per layer; --exact: {}), the bare loop {} activities "
+      "         Reference: {} kernels as {} SimGrid activities ({} per layer; --exact: {}), the bare loop {} "
+      "activities "
       "(one per kernel with work, its dispatch overhead as route latency).\n",
       ratio(bare, fast), ratio(sbare, sfast), core::format_number(fast.kernels, 7),
       core::format_number(fast.activities, 7), core::format_number(fast.activities / std::max(1.0, fast.kernels), 3),
       core::format_number(exact.activities / std::max(1.0, exact.kernels), 3), core::format_number(bare.activities, 7));
   const double per_frame =
       (mem_long.peak_rss_bytes - mem_short.peak_rss_bytes) / std::max(1.0, mem_long.frames - mem_short.frames);
-  std::cout << fmt::format(
-      "  memory: peak RSS {} at {} frames (target < 100 MB), {} at {}: {} B per frame.\n",
-      core::format_capacity(mem_long.peak_rss_bytes), core::format_number(mem_long.frames, 8),
-      core::format_capacity(mem_short.peak_rss_bytes), core::format_number(mem_short.frames, 8),
-      core::format_number(per_frame, 3));
+  std::cout << fmt::format("  memory: peak RSS {} at {} frames (target < 100 MB), {} at {}: {} B per frame.\n",
+                           core::format_capacity(mem_long.peak_rss_bytes), core::format_number(mem_long.frames, 8),
+                           core::format_capacity(mem_short.peak_rss_bytes), core::format_number(mem_short.frames, 8),
+                           core::format_number(per_frame, 3));
   return 0;
 }
 
@@ -246,11 +248,12 @@ int run_child(const std::string& mode, const std::string& scenario, const std::s
 
 Command add_bench_command(CLI::App& app) {
   auto args = std::make_shared<BenchArgs>();
-  auto* sub = app.add_subcommand("bench", "measure simulation speed against a bare SimGrid loop, and memory against run length");
+  auto* sub = app.add_subcommand("bench",
+                                 "measure simulation speed against a bare SimGrid loop, and memory against run length");
   sub->add_option("--scenario", args->scenario, "the reference scenario (default scenarios/bench/reference.yaml)");
-  sub->add_option("--stochastic", args->stochastic,
-                  "its stochastic variant (default scenarios/bench/stochastic.yaml)");
-  sub->add_option("--memory", args->memory, "the many-frames scenario for memory (default scenarios/bench/memory.yaml)");
+  sub->add_option("--stochastic", args->stochastic, "its stochastic variant (default scenarios/bench/stochastic.yaml)");
+  sub->add_option("--memory", args->memory,
+                  "the many-frames scenario for memory (default scenarios/bench/memory.yaml)");
   sub->add_option("--duration", args->duration,
                   "simulated duration of the speed runs (default: the scenario's, 20 min; e.g. 1min for a first look)");
   sub->add_option("--memory-frames", args->memory_frames, "frames of the long memory run (default 1000000)");

@@ -5,7 +5,6 @@
 
 #include <fmt/format.h>
 
-#include "json_text.hpp"
 #include "budget_report.hpp"
 #include "cli/commands.hpp"
 #include "cli/console.hpp"
@@ -15,6 +14,7 @@
 #include "core/files.hpp"
 #include "core/text.hpp"
 #include "core/units.hpp"
+#include "json_text.hpp"
 #include "model/budget.hpp"
 #include "model/plan.hpp"
 #include "trace/import.hpp"
@@ -137,7 +137,8 @@ int run_budget(const BudgetArgs& a) {
     print_warnings(lines);
     net = std::move(imported.network);
   } else {
-    if (!a.inputs.empty()) throw core::UserError("--input: gives shapes to a model file (.onnx, .tflite), not to a network YAML");
+    if (!a.inputs.empty())
+      throw core::UserError("--input: gives shapes to a model file (.onnx, .tflite), not to a network YAML");
     net = config::load_network(a.network);
   }
   if (!a.precision.empty()) net = model::with_precision(net, option_precision(a.precision));
@@ -146,7 +147,8 @@ int run_budget(const BudgetArgs& a) {
   options.unit = option_unit(hw, {&net}, a.unit);
   const auto& unit = hw.units[options.unit];
   if (!a.operating_point.empty()) options.run.operating_point = option_operating_point(unit, a.operating_point);
-  if (!a.slice.empty()) options.slice_s = option_quantity("--slice", a.slice, static_cast<int>(core::Dimension::Seconds));
+  if (!a.slice.empty())
+    options.slice_s = option_quantity("--slice", a.slice, static_cast<int>(core::Dimension::Seconds));
   if (!a.rate.empty()) options.rate_Hz = option_quantity("--rate", a.rate, static_cast<int>(core::Dimension::Hertz));
   std::vector<std::string> measured_notes;  // the format read and how its names were matched
   if (!a.measured.empty()) {
@@ -195,10 +197,12 @@ int run_budget(const BudgetArgs& a) {
 
 Command add_budget_command(CLI::App& app) {
   auto args = std::make_shared<BudgetArgs>();
-  auto* sub = app.add_subcommand("budget", "the fifteen-minute budget: roofline bounds, the floor against the slice, "
-                                           "fusion, the energy floor");
+  auto* sub = app.add_subcommand("budget",
+                                 "the fifteen-minute budget: roofline bounds, the floor against the slice, "
+                                 "fusion, the energy floor");
   sub->add_option("hardware", args->hardware, "hardware YAML (hardware/*.yaml)")->required();
-  sub->add_option("network", args->network, "network YAML (scenarios/networks/*.yaml), or a model file (.onnx, .tflite)")
+  sub->add_option("network", args->network,
+                  "network YAML (scenarios/networks/*.yaml), or a model file (.onnx, .tflite)")
       ->required();
   sub->add_option("--input", args->inputs, "shape of a model file's dynamic input: NAME=1x3x224x224 (repeatable)");
   sub->add_option("--unit", args->unit, "compute unit to run on (default: the first with the network's precisions)");
@@ -206,13 +210,14 @@ Command add_budget_command(CLI::App& app) {
   sub->add_option("--slice", args->slice, "the model's share of the frame, e.g. 12ms");
   sub->add_option("--rate", args->rate, "inferences per second, e.g. 30Hz (for watts)");
   sub->add_option("--operating-point", args->operating_point, "the unit's operating point (default: nominal)");
-  sub->add_option("--measured", args->measured,
-                  "measured layer times for the diagnosis, or a whole-network time named total: " +
-                      measured_formats_help());
+  sub->add_option(
+      "--measured", args->measured,
+      "measured layer times for the diagnosis, or a whole-network time named total: " + measured_formats_help());
   sub->add_flag("--json", args->json, "print JSON instead of the text report");
   sub->add_flag("--strict", args->strict, "warnings (e.g. measured names that match no layer) are errors");
   sub->add_option("--svg", args->svg, "write the stacked roofline with every kernel to this SVG file");
-  sub->add_option("--html", args->html, "write report.html: the verdict, the roofline and the kernels, one offline file");
+  sub->add_option("--html", args->html,
+                  "write report.html: the verdict, the roofline and the kernels, one offline file");
   sub->add_flag("--no-fusion", args->no_fusion, "run every layer as its own kernel");
   sub->add_option("--compare", args->compare, "set two kernels or layers side by side: A,B (repeatable)");
   return {sub, [args] { return run_budget(*args); }};

@@ -163,7 +163,8 @@ std::string error_line(const model::FitError& e) {
 /// --totals: whole-network measurements, alone or with per-layer traces (each measured kernel a one-kernel
 /// total), fitted per op class with the priors of the file (model::fit_totals).
 int run_calibrate_totals(const CalibrateArgs& a) {
-  if (a.pairs.size() % 2 != 0) throw core::UserError("calibrate: expected NETWORK MEASURED pairs after the hardware file");
+  if (a.pairs.size() % 2 != 0)
+    throw core::UserError("calibrate: expected NETWORK MEASURED pairs after the hardware file");
   if (!a.precision.empty()) option_precision(a.precision);
   if (fs::is_directory(a.out)) throw core::UserError(fmt::format("-o: {} is a directory", a.out));
   const model::HardwareSpec hw = config::load_hardware(a.hardware);
@@ -181,7 +182,8 @@ int run_calibrate_totals(const CalibrateArgs& a) {
       if (!r.unit.empty()) wanted = r.unit;
   const std::size_t unit = option_unit(hw, nets, wanted);
   std::vector<model::TotalSample> samples;
-  for (std::size_t i = 0; i < table.rows.size(); ++i) samples.push_back(total_sample(table, table.rows[i], hw, unit, *nets[i]));
+  for (std::size_t i = 0; i < table.rows.size(); ++i)
+    samples.push_back(total_sample(table, table.rows[i], hw, unit, *nets[i]));
   model::RunPoint run;
   if (!a.operating_point.empty()) run.operating_point = option_operating_point(hw.units[unit], a.operating_point);
   for (std::size_t i = 0; i < a.pairs.size(); i += 2) {
@@ -201,11 +203,11 @@ int run_calibrate_totals(const CalibrateArgs& a) {
 
   std::ostream& out = std::cout;
   const auto& u = hw.units[unit];
-  out << fmt::format("framesim calibrate: {} ({}), unit {}, from {} whole-network row{} of {}{}\n\n", hw.name,
-                     hw.source_file, u.name, table.rows.size(), table.rows.size() == 1 ? "" : "s",
-                     table.display_path,
-                     a.pairs.empty() ? "" : fmt::format(" and {} per-layer trace{}", a.pairs.size() / 2,
-                                                        a.pairs.size() == 2 ? "" : "s"));
+  out << fmt::format(
+      "framesim calibrate: {} ({}), unit {}, from {} whole-network row{} of {}{}\n\n", hw.name, hw.source_file, u.name,
+      table.rows.size(), table.rows.size() == 1 ? "" : "s", table.display_path,
+      a.pairs.empty() ? ""
+                      : fmt::format(" and {} per-layer trace{}", a.pairs.size() / 2, a.pairs.size() == 2 ? "" : "s"));
   using Align = analysis::Table::Align;
   analysis::Table t({"sample", "measured", "bound", "file estimate", "calibrated", "error"},
                     {Align::left, Align::right, Align::right, Align::right, Align::right, Align::right});
@@ -216,16 +218,16 @@ int run_calibrate_totals(const CalibrateArgs& a) {
            seconds(model::total_estimate_s(hw, unit, s)), seconds(fit.predicted_s[i]),
            fmt::format("{:+.1f}%", (fit.predicted_s[i] / s.measured_s - 1) * 100)});
   }
-  out << t.render(2) << "\nfitted (RMS of ln(calibrated / measured) " << core::format_number(fit.rms_log_s, 3)
-      << ")\n" << fitted_parameters_text(hw, fit);
+  out << t.render(2) << "\nfitted (RMS of ln(calibrated / measured) " << core::format_number(fit.rms_log_s, 3) << ")\n"
+      << fitted_parameters_text(hw, fit);
   if (loo.empty()) out << "  leave-one-network-out: needs two networks\n";
   for (const auto& l : loo)
     out << fmt::format("  leave {} out ({} sample{}): predicted within {}\n", l.network, l.samples,
                        l.samples == 1 ? "" : "s", core::format_number(l.error * 100, 3) + "%");
 
   config::HardwareYamlOptions yaml;
-  yaml.header.push_back(fmt::format("Calibrated by `framesim calibrate --totals {}` from {}: unit {}.", table.display_path,
-                                    hw.source_file, u.name));
+  yaml.header.push_back(fmt::format("Calibrated by `framesim calibrate --totals {}` from {}: unit {}.",
+                                    table.display_path, hw.source_file, u.name));
   for (const auto& p : fit.parameters)
     yaml.header.push_back(fmt::format("  {}: {} -> {}{}{}", model::total_parameter_name(hw, p),
                                       core::format_number(p.prior, 4), core::format_number(p.fitted, 4),
@@ -260,8 +262,8 @@ int run_calibrate_corun(const CalibrateArgs& a) {
     model::CorunRow row{r.id, {}, r.measured, r.slowdown};
     for (const auto& e : r.members) {
       const auto& net = cache.get(e.network.generic_string(), a.precision);
-      const std::size_t unit = static_cast<std::size_t>(
-          std::find(unit_names.begin(), unit_names.end(), e.unit) - unit_names.begin());
+      const std::size_t unit =
+          static_cast<std::size_t>(std::find(unit_names.begin(), unit_names.end(), e.unit) - unit_names.begin());
       if (const auto missing = model::missing_roofs(net, hw.units[unit]); !missing.empty()) {
         std::vector<std::string> names;
         for (auto p : missing) names.emplace_back(model::precision_name(p));
@@ -302,8 +304,8 @@ int run_calibrate_corun(const CalibrateArgs& a) {
   for (const auto& p : fit.parameters) {
     const std::string name = hw.units[p.unit].name + " contention_sensitivity";
     const std::string note = !p.identifiable ? "no row depends on it: the prior"
-                             : p.at_bound     ? "at a bound (0 or the maximum)"
-                                              : "";
+                             : p.at_bound    ? "at a bound (0 or the maximum)"
+                                             : "";
     params.add({name, core::format_number(p.prior, 4), core::format_number(p.fitted, 4), note});
     yaml.header.push_back(fmt::format("  {}: {} -> {}{}", name, core::format_number(p.prior, 4),
                                       core::format_number(p.fitted, 4), note.empty() ? "" : " (" + note + ")"));

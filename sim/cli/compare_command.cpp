@@ -24,9 +24,10 @@ int run_compare(const CompareArgs& args) {
   const auto a = analysis::load_compare_input(args.a);
   const auto b = analysis::load_compare_input(args.b);
   const auto c = analysis::compare_json(a, b);
-  const fs::path out = args.out.empty() ? fs::path("runs") / fmt::format("compare-{}-vs-{}", fs::path(args.a).stem().string(),
-                                                                         fs::path(args.b).stem().string())
-                                        : fs::path(args.out);
+  const fs::path out = args.out.empty()
+                           ? fs::path("runs") / fmt::format("compare-{}-vs-{}", fs::path(args.a).stem().string(),
+                                                            fs::path(args.b).stem().string())
+                           : fs::path(args.out);
   std::error_code ec;
   fs::create_directories(out, ec);
   if (ec) throw core::UserError(fmt::format("-o: cannot create {}: {}", out.string(), ec.message()));
@@ -49,8 +50,10 @@ Command add_compare_command(CLI::App& app) {
   auto* sub = app.add_subcommand("compare", "two run folders or two budgets side by side, with the differences' CIs");
   sub->add_option("a", args->a, "run folder (framesim run -o) or budget JSON (framesim budget --json)")->required();
   sub->add_option("b", args->b, "the other, of the same kind")->required();
-  sub->add_option("-o,--out", args->out, "folder for compare.txt, compare.json, report.html (default: runs/compare-<A>-vs-<B>, each the name of the "
-                  "folder or file without its extension)");
+  sub->add_option(
+      "-o,--out", args->out,
+      "folder for compare.txt, compare.json, report.html (default: runs/compare-<A>-vs-<B>, each the name of the "
+      "folder or file without its extension)");
   sub->add_flag("--json", args->json, "print compare.json instead of the text");
   return {sub, [args] { return run_compare(*args); }};
 }

@@ -67,8 +67,8 @@ void ProgressBar::draw() {
   std::string left = "--:-- left";
   if (left_s_) left = fmt::format("about {} left", clock_text(*left_s_));
   else if (fraction_ >= 0.01) left = fmt::format("about {} left", clock_text(elapsed_s * (1 - fraction_) / fraction_));
-  const std::string counts = fmt::format("] {:3d}%  {} elapsed, {}", static_cast<int>(fraction_ * 100),
-                                         clock_text(elapsed_s), left);
+  const std::string counts =
+      fmt::format("] {:3d}%  {} elapsed, {}", static_cast<int>(fraction_ * 100), clock_text(elapsed_s), left);
   // One terminal line, never wrapped (a wrapped line could not be redrawn in place): the bar narrows from 30
   // characters to 10 first, then the label gives way.
   winsize size{};

@@ -7,10 +7,10 @@
 
 #include "cli/commands.hpp"
 #include "cli/console.hpp"
-#include "core/text.hpp"
 #include "config/network_writer.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"
+#include "core/text.hpp"
 #include "trace/import.hpp"
 
 namespace framesim::cli {
@@ -54,14 +54,15 @@ namespace {
 int run_import(const ImportArgs& a) {
   std::error_code ec;
   if (!a.out.empty() && std::filesystem::is_directory(a.out, ec))
-    throw core::UserError(fmt::format("-o: {} is a directory; give the network file to write, e.g. {}/network.yaml",
-                                      a.out, a.out));
+    throw core::UserError(
+        fmt::format("-o: {} is a directory; give the network file to write, e.g. {}/network.yaml", a.out, a.out));
   trace::ImportOptions options;
   for (const auto& i : a.inputs) options.input_shapes.insert(parse_input(i));
   const trace::ImportResult result = trace::import_model(a.model, options);
   const auto& net = result.network;
   std::vector<std::string> header{fmt::format("Imported by `framesim import` from {}: {}, {} parameters, {} ops.",
-                                              a.model, core::counted(net.layers.size(), "layer"), net.total_params(), net.total_ops())};
+                                              a.model, core::counted(net.layers.size(), "layer"), net.total_params(),
+                                              net.total_ops())};
   for (const auto& w : result.warnings) header.push_back("warning: " + w);
   const std::string yaml = config::network_to_yaml(net, header);
   std::vector<std::string> lines;
@@ -83,7 +84,8 @@ Command add_import_command(CLI::App& app) {
   auto args = std::make_shared<ImportArgs>();
   auto* sub = app.add_subcommand("import", "turn an ONNX or TFLite model into a framesim network (YAML)");
   sub->add_option("model", args->model, "model file (.onnx or .tflite)")->required();
-  sub->add_option("--input", args->inputs, "shape of a graph input with dynamic dimensions: NAME=1x3x224x224 (repeatable)");
+  sub->add_option("--input", args->inputs,
+                  "shape of a graph input with dynamic dimensions: NAME=1x3x224x224 (repeatable)");
   sub->add_option("-o,--out", args->out, "write the network YAML here (default: print it)");
   return {sub, [args] { return run_import(*args); }};
 }

@@ -77,7 +77,8 @@ std::string key_text(const Table& table, const Key& key) {
       out += fmt::format("  unit:     a {} (SI unit {})\n", core::dimension_name(key.dimension),
                          core::base_unit(key.dimension));
   }
-  if (key.fragment) out += fmt::format("  or:       a mapping of the {} keys (`framesim keys` lists them)\n", key.fragment->name);
+  if (key.fragment)
+    out += fmt::format("  or:       a mapping of the {} keys (`framesim keys` lists them)\n", key.fragment->name);
   if (key.or_list) out += "  or:       a list of such mappings\n";
   out += fmt::format("  required: {}\n", key.required ? "yes" : "no");
   if (!key.default_value.empty()) out += fmt::format("  default:  {}\n", key.default_value);
@@ -135,8 +136,9 @@ std::string keys_markdown() {
       "| dimension | example | SI unit |\n|---|---|---|\n";
   for (int d = 0; d <= static_cast<int>(core::Dimension::Ratio); ++d) {
     const auto dim = static_cast<core::Dimension>(d);
-    out += fmt::format("| {} | `\"{}\"` | {} |\n", core::dimension_name(dim), core::dimension_example(dim),
-                       core::base_unit(dim).empty() ? "(a plain number or a percentage)" : std::string(core::base_unit(dim)));
+    out += fmt::format(
+        "| {} | `\"{}\"` | {} |\n", core::dimension_name(dim), core::dimension_example(dim),
+        core::base_unit(dim).empty() ? "(a plain number or a percentage)" : std::string(core::base_unit(dim)));
   }
   for (const Table* t : config::schema::file_tables()) {
     out += fmt::format("\n## {} files\n\n{}.\n\n", t->name, t->title);
@@ -398,9 +400,8 @@ class TemplateWriter {
       const std::string lead = std::string(static_cast<std::size_t>(indent), ' ') + (active ? "" : "# ");
       const Table& holder = c->fragment ? *c->fragment : table;
       const std::string inner = c->fragment ? "" : c->path;
-      const bool has_keys = std::any_of(holder.keys.begin(), holder.keys.end(), [&](const Key& k) {
-        return k.parent() == inner && k.name() != "[]";
-      });
+      const bool has_keys = std::any_of(holder.keys.begin(), holder.keys.end(),
+                                        [&](const Key& k) { return k.parent() == inner && k.name() != "[]"; });
       if (!c->example.empty()) {
         out_ << lead << name << ": " << c->example << "\n";
         if (has_keys) emit(holder, inner, indent + 2, false);

@@ -33,8 +33,8 @@ std::vector<std::string> kind_names() {
 /// The table of the kind named on the command line, or a UserError naming the kinds.
 const Table& table_named(const std::string& option, const std::string& name) {
   if (const Table* t = config::schema::file_table(name)) return *t;
-  std::string message = fmt::format("{}: \"{}\" is not a kind of file; the kinds: {}", option, name,
-                                    core::join_list(kind_names(), ", "));
+  std::string message =
+      fmt::format("{}: \"{}\" is not a kind of file; the kinds: {}", option, name, core::join_list(kind_names(), ", "));
   if (auto near = core::closest_match(name, kind_names())) message += fmt::format(" (did you mean \"{}\"?)", *near);
   throw core::UserError(message);
 }
@@ -144,7 +144,8 @@ int run_init(const InitArgs& a) {
     throw core::UserError(fmt::format("init: {} exists; give --force to replace it, or -o another file", out.string()));
   if (fs::is_directory(out, ec)) throw core::UserError(fmt::format("init: {} is a folder", out.string()));
   core::write_file_atomic(out, text);
-  print_note(fmt::format("{}: a {} template; `framesim validate {}` checks it", out.string(), table.name, out.string()));
+  print_note(
+      fmt::format("{}: a {} template; `framesim validate {}` checks it", out.string(), table.name, out.string()));
   return 0;
 }
 
@@ -199,18 +200,21 @@ int check_input_files(const std::vector<std::string>& files, const std::string& 
 
 Command add_keys_command(CLI::App& app) {
   auto args = std::make_shared<KeysArgs>();
-  auto* sub = app.add_subcommand("keys", "the keys of hardware, network, scenario and sweep files: unit, range, "
-                                         "default, description, example");
+  auto* sub = app.add_subcommand("keys",
+                                 "the keys of hardware, network, scenario and sweep files: unit, range, "
+                                 "default, description, example");
   sub->add_option("kind", args->kind, "hardware, network, scenario or sweep (none: list the kinds)");
-  sub->add_option("key", args->key, "one key in full, as written in a file (memory.dram.bandwidth) or declared "
-                                    "(memory.<level>.bandwidth)");
+  sub->add_option("key", args->key,
+                  "one key in full, as written in a file (memory.dram.bandwidth) or declared "
+                  "(memory.<level>.bandwidth)");
   sub->add_flag("--markdown", args->markdown, "print docs/schema.md (every kind) instead");
   return {sub, [args] { return run_keys(*args); }};
 }
 
 Command add_schema_command(CLI::App& app) {
   auto args = std::make_shared<SchemaArgs>();
-  auto* sub = app.add_subcommand("schema", "the JSON Schema of a kind of file, for editors (docs/schema/*.schema.json)");
+  auto* sub =
+      app.add_subcommand("schema", "the JSON Schema of a kind of file, for editors (docs/schema/*.schema.json)");
   sub->add_option("kind", args->kind, "hardware, network, scenario or sweep")->required();
   return {sub, [args] { return run_schema(*args); }};
 }

@@ -7,8 +7,8 @@
 #include <iostream>
 #include <vector>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include "cli/app.hpp"
 #include "cli/commands.hpp"
@@ -27,20 +27,14 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", "framesim " FRAMESIM_VERSION);
   framesim::cli::set_command_line(argc, argv);
-  std::vector<framesim::cli::Command> commands{framesim::cli::add_run_command(app),
-                                               framesim::cli::add_budget_command(app),
-                                               framesim::cli::add_import_command(app),
-                                               framesim::cli::add_sweep_command(app),
-                                               framesim::cli::add_merge_command(app),
-                                               framesim::cli::add_bench_command(app),
-                                               framesim::cli::add_bench_child_command(app),
-                                               framesim::cli::add_ops_command(app),
-                                               framesim::cli::add_calibrate_command(app),
-                                               framesim::cli::add_validate_command(app),
-                                               framesim::cli::add_compare_command(app),
-                                               framesim::cli::add_keys_command(app),
-                                               framesim::cli::add_schema_command(app),
-                                               framesim::cli::add_init_command(app)};
+  std::vector<framesim::cli::Command> commands{
+      framesim::cli::add_run_command(app),         framesim::cli::add_budget_command(app),
+      framesim::cli::add_import_command(app),      framesim::cli::add_sweep_command(app),
+      framesim::cli::add_merge_command(app),       framesim::cli::add_bench_command(app),
+      framesim::cli::add_bench_child_command(app), framesim::cli::add_ops_command(app),
+      framesim::cli::add_calibrate_command(app),   framesim::cli::add_validate_command(app),
+      framesim::cli::add_compare_command(app),     framesim::cli::add_keys_command(app),
+      framesim::cli::add_schema_command(app),      framesim::cli::add_init_command(app)};
   // Last: they describe every command registered above, and -q/-v go on each.
   commands.push_back(framesim::cli::add_completion_command(app));
   commands.push_back(framesim::cli::add_manpage_command(app));

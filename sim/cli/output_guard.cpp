@@ -1,5 +1,6 @@
 #include "cli/output_guard.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -7,7 +8,6 @@
 #include <ctime>
 #include <set>
 #include <sstream>
-#include <algorithm>
 
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -97,8 +97,9 @@ std::vector<std::string> entry_names(const fs::path& folder) {
 }  // namespace
 
 void list_written_files(const fs::path& folder) {
-  std::string text = "# written by framesim: what it wrote in this run folder. It replaces the folder on a rerun only "
-                     "when the folder holds nothing else (or with --force).\n";
+  std::string text =
+      "# written by framesim: what it wrote in this run folder. It replaces the folder on a rerun only "
+      "when the folder holds nothing else (or with --force).\n";
   for (const auto& name : entry_names(folder))
     if (name != kWrittenFilesList) text += name + "\n";
   core::write_file_atomic(folder / kWrittenFilesList, text);
@@ -126,10 +127,11 @@ void check_replaceable(const fs::path& out, const std::vector<std::string>& also
   if (foreign.empty()) return;
   const std::size_t shown = std::min<std::size_t>(foreign.size(), 5);
   std::vector<std::string> names(foreign.begin(), foreign.begin() + static_cast<std::ptrdiff_t>(shown));
-  throw core::UserError(fmt::format("{}: {} holds {} framesim did not write ({}{}): not replacing it; --force "
-                                    "replaces it anyway, or choose another folder",
-                                    option, out.string(), foreign.size() == 1 ? "a file" : core::counted(foreign.size(), "file"),
-                                    core::join_list(names, ", "), shown < foreign.size() ? ", ..." : ""));
+  throw core::UserError(
+      fmt::format("{}: {} holds {} framesim did not write ({}{}): not replacing it; --force "
+                  "replaces it anyway, or choose another folder",
+                  option, out.string(), foreign.size() == 1 ? "a file" : core::counted(foreign.size(), "file"),
+                  core::join_list(names, ", "), shown < foreign.size() ? ", ..." : ""));
 }
 
 void replace_folder(const fs::path& tmp, const fs::path& out) {

@@ -54,8 +54,8 @@ void list_written_files(const std::filesystem::path& folder);
 
 /// Refuses (core::UserError naming `option`) to replace `out` when it holds anything framesim did not write: an
 /// entry neither in its kWrittenFilesList nor among `also_ours` (the names the new run writes: a folder from a
-/// framesim that kept no list); with `force` only a file at `out` is refused. Nothing to check when `out` does not exist.
-/// A folder without the list but with a summary.json passes when `also_ours` is empty (checked again once the
+/// framesim that kept no list); with `force` only a file at `out` is refused. Nothing to check when `out` does not
+/// exist. A folder without the list but with a summary.json passes when `also_ours` is empty (checked again once the
 /// new run's names are known).
 void check_replaceable(const std::filesystem::path& out, const std::vector<std::string>& also_ours,
                        const std::string& option, bool force);

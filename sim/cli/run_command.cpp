@@ -8,15 +8,15 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include "json_text.hpp"
 #include "cli/commands.hpp"
 #include "cli/console.hpp"
 #include "cli/output_guard.hpp"
-#include "core/files.hpp"
 #include "config/scenario.hpp"
 #include "core/error.hpp"
+#include "core/files.hpp"
 #include "core/units.hpp"
 #include "engine/module.hpp"
+#include "json_text.hpp"
 #include "run_analysis.hpp"
 
 namespace framesim::cli {
@@ -53,7 +53,8 @@ int run_scenario(const RunArgs& a) {
     overrides.push_back({s.substr(0, eq), s.substr(eq + 1), {"--set " + s, 0, 0}});
   }
   const double wall_limit_s =
-      a.wall_limit.empty() ? 0.0 : option_quantity("--wall-limit", a.wall_limit, static_cast<int>(core::Dimension::Seconds));
+      a.wall_limit.empty() ? 0.0
+                           : option_quantity("--wall-limit", a.wall_limit, static_cast<int>(core::Dimension::Seconds));
   if (!a.wall_limit.empty() && wall_limit_s <= 0)
     throw core::UserError(fmt::format("--wall-limit: must be positive, got \"{}\"", a.wall_limit));
   // From here a signal or the wall-time limit ends the run with nothing written (exit code 128 + N, or 3).
@@ -67,8 +68,8 @@ int run_scenario(const RunArgs& a) {
     if (spec.duration_s <= 0)
       throw core::UserError(fmt::format("--duration: must be positive, got \"{}\"", a.duration));
     if (spec.warmup_s >= spec.duration_s)
-      throw core::UserError(fmt::format("--duration: {} is not longer than the scenario's warm-up ({})",
-                                        a.duration, core::format_seconds(spec.warmup_s)));
+      throw core::UserError(fmt::format("--duration: {} is not longer than the scenario's warm-up ({})", a.duration,
+                                        core::format_seconds(spec.warmup_s)));
     if (auto problem = config::run_size_problem(spec)) throw core::UserError("--duration: " + *problem);
     if (auto problem = config::sensor_log_problem(spec)) throw core::UserError("--duration: " + *problem);
   }
@@ -107,8 +108,7 @@ int run_scenario(const RunArgs& a) {
     if (is_verbose()) {
       const auto seconds = [](auto from, auto to) { return std::chrono::duration<double>(to - from).count(); };
       std::cerr << fmt::format("framesim run: simulated {} in {} of wall time, wrote the run folder in {}\n",
-                               core::format_seconds(spec.duration_s),
-                               core::format_seconds(seconds(started, simulated)),
+                               core::format_seconds(spec.duration_s), core::format_seconds(seconds(started, simulated)),
                                core::format_seconds(seconds(simulated, std::chrono::steady_clock::now())));
     }
     if (a.json) {
@@ -117,8 +117,9 @@ int run_scenario(const RunArgs& a) {
       std::cout << analysis::json_text(printed) << "\n";
     } else {
       std::cout << analysis.text(summary);
-      std::cout << fmt::format("\nrun folder: {}/ (summary.json, frames.csv, stages.csv, kernels.csv, timeseries.csv, trace.json, *.svg)\n",
-                               out.string());
+      std::cout << fmt::format(
+          "\nrun folder: {}/ (summary.json, frames.csv, stages.csv, kernels.csv, timeseries.csv, trace.json, *.svg)\n",
+          out.string());
     }
   } catch (...) {
     fs::remove_all(tmp, ec);
@@ -158,7 +159,8 @@ Command add_run_command(CLI::App& app) {
   sub->add_option("--set", args->set,
                   "change a key before running: stages.detector.unit=cpu, hardware.memory.dram.bandwidth=\"34 GB/s\", "
                   "network.detector.inputs.image.shape=[1,3,320,320] (repeatable)");
-  sub->add_flag("--strict", args->strict, "warnings about the input (e.g. a measured trace of another network) are errors");
+  sub->add_flag("--strict", args->strict,
+                "warnings about the input (e.g. a measured trace of another network) are errors");
   sub->add_option("--wall-limit", args->wall_limit,
                   "stop the run after this much wall time, e.g. 10min: exit code 3, nothing written");
   sub->add_flag("--json", args->json, "print summary.json instead of the text summary");

@@ -12,22 +12,22 @@
 #include <set>
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <signal.h>
 #include <sys/prctl.h>
-#include <fmt/format.h>
-#include <nlohmann/json.hpp>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <nlohmann/json.hpp>
 
-#include "json_text.hpp"
 #include "cli/commands.hpp"
 #include "cli/console.hpp"
-#include "core/text.hpp"
 #include "config/scenario.hpp"
 #include "config/sweep.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"
+#include "core/text.hpp"
 #include "core/units.hpp"
+#include "json_text.hpp"
 #include "sweep_report.hpp"
 
 namespace framesim::cli {
@@ -64,8 +64,8 @@ std::string sweep_hash(const config::SweepSpec& s) {
 json sweep_description(const config::SweepSpec& s, std::size_t points) {
   json axes = json::array();
   for (const auto& a : s.axes) axes.push_back(a.path);
-  return {{"name", s.name}, {"file", s.source_file}, {"scenario", s.scenario.generic_string()}, {"hash", sweep_hash(s)},
-          {"points", points}, {"axes", axes}};
+  return {{"name", s.name},        {"file", s.source_file}, {"scenario", s.scenario.generic_string()},
+          {"hash", sweep_hash(s)}, {"points", points},      {"axes", axes}};
 }
 
 /// A point's hash: the sweep, its overrides, and the content of every file its scenario reads.
@@ -124,11 +124,11 @@ struct Running {
   double started_s = 0;
 };
 
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
+double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
-fs::path point_file(const fs::path& dir, std::size_t index) { return dir / "points" / fmt::format("{:06}.json", index); }
+fs::path point_file(const fs::path& dir, std::size_t index) {
+  return dir / "points" / fmt::format("{:06}.json", index);
+}
 
 /// Reads every point file under `dirs`, checking they belong to one sweep; the results in index order.
 std::vector<analysis::SweepResult> gather(const std::vector<fs::path>& dirs, json& sweep) {
@@ -152,7 +152,8 @@ std::vector<analysis::SweepResult> gather(const std::vector<fs::path>& dirs, jso
       const auto index = p["index"].get<std::size_t>();
       analysis::SweepResult r{index, p["labels"].get<std::vector<std::string>>(), p["metrics"]};
       if (auto it = found.find(index); it != found.end() && it->second.metrics != r.metrics)
-        throw core::UserError(fmt::format("point {} differs between {} and {}", index, source[index], entry.path().string()));
+        throw core::UserError(
+            fmt::format("point {} differs between {} and {}", index, source[index], entry.path().string()));
       found[index] = r;
       source[index] = entry.path().string();
     }
@@ -203,7 +204,8 @@ int run_sweep(const SweepArgs& a) {
   const auto points = config::expand_sweep(spec);
   const std::string sweep_id = sweep_hash(spec);
   const json description = sweep_description(spec, points.size());
-  const fs::path dir = a.out.empty() ? fs::path("runs") / ("sweep-" + fs::path(a.file).stem().string()) : fs::path(a.out);
+  const fs::path dir =
+      a.out.empty() ? fs::path("runs") / ("sweep-" + fs::path(a.file).stem().string()) : fs::path(a.out);
   const std::string self = fs::read_symlink("/proc/self/exe").string();
 
   // Every point is loaded (and so validated) before anything runs: a bad key path or value is an error here.
@@ -314,12 +316,8 @@ int run_sweep(const SweepArgs& a) {
       const json summary = json::parse(core::read_file(work / "stdout.json"));
       simulated_wall += summary["run"]["wall_s"].get<double>();
       point_wall += wall;
-      json result{{"sweep", description},
-                  {"index", p.index},
-                  {"hash", hashes[p.index]},
-                  {"labels", p.labels},
-                  {"overrides", json::array()},
-                  {"metrics", analysis::point_metrics(summary)}};
+      json result{{"sweep", description}, {"index", p.index},           {"hash", hashes[p.index]},
+                  {"labels", p.labels},   {"overrides", json::array()}, {"metrics", analysis::point_metrics(summary)}};
       for (const auto& o : p.overrides) result["overrides"].push_back({{"path", o.path}, {"value", o.value_yaml}});
       if (a.keep_runs) {
         fs::create_directories(dir / "runs");
@@ -331,7 +329,8 @@ int run_sweep(const SweepArgs& a) {
     fs::remove_all(work);
     ++finished;
     const double elapsed = now_s() - start;
-    const double eta = finished > 0 ? elapsed / static_cast<double>(finished) * static_cast<double>(todo.size() - finished) : 0;
+    const double eta =
+        finished > 0 ? elapsed / static_cast<double>(finished) * static_cast<double>(todo.size() - finished) : 0;
     const std::string failures_text = failed ? fmt::format(" ({} failed)", failed) : std::string();
     if (bar.enabled()) {
       bar.set_label(fmt::format("sweep {} {}/{}{}", spec.name, finished, todo.size(), failures_text));
@@ -355,24 +354,28 @@ int run_sweep(const SweepArgs& a) {
   const std::size_t ran = todo.size() - failed;
   if (ran > 0) {
     const double minutes = (now_s() - start) / 60.0;
-    print_note(fmt::format("{} in {}: {} points per minute with {}; per point {} of process time, "
-                             "{} of it simulating, {} of overhead",
-                             core::counted(ran, "point"), core::format_seconds(now_s() - start),
-                             core::format_number(static_cast<double>(ran) / minutes, 3),
-                             core::counted(static_cast<std::size_t>(a.jobs), "job"), core::format_seconds(point_wall / static_cast<double>(ran)),
-                             core::format_seconds(simulated_wall / static_cast<double>(ran)),
-                             core::format_seconds((point_wall - simulated_wall) / static_cast<double>(ran))));
+    print_note(
+        fmt::format("{} in {}: {} points per minute with {}; per point {} of process time, "
+                    "{} of it simulating, {} of overhead",
+                    core::counted(ran, "point"), core::format_seconds(now_s() - start),
+                    core::format_number(static_cast<double>(ran) / minutes, 3),
+                    core::counted(static_cast<std::size_t>(a.jobs), "job"),
+                    core::format_seconds(point_wall / static_cast<double>(ran)),
+                    core::format_seconds(simulated_wall / static_cast<double>(ran)),
+                    core::format_seconds((point_wall - simulated_wall) / static_cast<double>(ran))));
   }
   for (const auto& f : failures) std::cerr << "failed: " << f;
-  if (failed > 0) throw core::UserError(fmt::format("{} of {} points failed (see above); rerun to retry them", failed, todo.size()));
+  if (failed > 0)
+    throw core::UserError(fmt::format("{} of {} points failed (see above); rerun to retry them", failed, todo.size()));
 
   json sweep;
   const auto results = gather({dir}, sweep);
   if (results.size() == points.size()) {
     write_answers(dir, description, results, provenance(inputs, {}));
   } else {
-    std::cout << fmt::format("{}: {} of {} points done; when every shard is done: framesim merge SHARD_DIRS... -o OUT\n",
-                             dir.string(), results.size(), points.size());
+    std::cout << fmt::format(
+        "{}: {} of {} points done; when every shard is done: framesim merge SHARD_DIRS... -o OUT\n", dir.string(),
+        results.size(), points.size());
   }
   return 0;
 }

@@ -47,8 +47,7 @@ model::TotalSample total_sample(const trace::TotalsTable& table, const trace::To
     core::Diagnostics d;
     d.add({table.display_path, row.line, 1}, "operating_point",
           fmt::format("unit \"{}\" of {} has no operating point \"{}\"; it has {}", u.name, hw.source_file,
-                      row.clock_Hz ? core::format_hertz(*row.clock_Hz) : row.operating_point,
-                      fmt::join(names, ", ")));
+                      row.clock_Hz ? core::format_hertz(*row.clock_Hz) : row.operating_point, fmt::join(names, ", ")));
     d.throw_if_any();
   }
   s.kernels = model::plan_network(net, hw, unit).kernels;

@@ -190,7 +190,9 @@ int run_validate(const ValidateArgs& a) {
   summary["latency_bias_held_out"] = held_bias;
   summary["latency_spread_ln_held_out"] = held_spread;
   if (a.json) {
-    std::cout << nlohmann::json{{"suite", table.display_path}, {"rows", json_rows}, {"devices", groups},
+    std::cout << nlohmann::json{{"suite", table.display_path},
+                                {"rows", json_rows},
+                                {"devices", groups},
                                 {"summary", summary}}
                      .dump(2)
               << "\n";
@@ -202,9 +204,10 @@ int run_validate(const ValidateArgs& a) {
   std::cout << fmt::format("\nlatency geomean error: calibration {}, HELD OUT {}\n",
                            core::format_number(geomean_error(lat_cal) * 100, 3) + "%",
                            core::format_number(geomean_error(lat_held) * 100, 3) + "%");
-  std::cout << fmt::format("latency bias (geomean of predicted / measured - 1): all {:+.1f}% (spread {:.2f} in ln), "
-                           "held out {:+.1f}% (spread {:.2f})\n",
-                           bias * 100, spread, held_bias * 100, held_spread);
+  std::cout << fmt::format(
+      "latency bias (geomean of predicted / measured - 1): all {:+.1f}% (spread {:.2f} in ln), "
+      "held out {:+.1f}% (spread {:.2f})\n",
+      bias * 100, spread, held_bias * 100, held_spread);
   if (!energy_cal.empty() || !energy_held.empty())
     std::cout << fmt::format("energy geomean error: calibration {}, HELD OUT {}\n",
                              core::format_number(geomean_error(energy_cal) * 100, 3) + "%",
@@ -229,8 +232,9 @@ Command add_validate_command(CLI::App& app) {
                   "input files (.yaml: hardware, network, scenario or sweep) to check without running them, each with "
                   "every problem at file:line:column and key (exit code 2) or \"ok\"; or one validation suite CSV "
                   "(default tests/validation/suite.csv) to compare predictions with published measurements");
-  sub->add_option("--kind", args->kind, "with input files: their kind (hardware, network, scenario, sweep) instead of "
-                                        "telling it from their top-level keys");
+  sub->add_option("--kind", args->kind,
+                  "with input files: their kind (hardware, network, scenario, sweep) instead of "
+                  "telling it from their top-level keys");
   sub->add_flag("--json", args->json, "with a suite: print JSON instead of the text report");
   return {sub, [args] {
             const auto& files = args->arguments;

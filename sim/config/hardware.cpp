@@ -95,8 +95,9 @@ std::vector<Point> read_points(const Node& node, Read read) {
 void read_precision_efficiency(const Node& node, model::PerPrecision<double>& out, const ComputeUnitSpec& unit,
                                std::initializer_list<std::string_view> skip = {}) {
   if (node.is_map()) {
-    read_per_precision(node, out, [](const Node& v) { return v.number(declared("units.<unit>.efficiency.<precision>")); }, "efficiency",
-                       &unit.peak_ops_per_s, skip);
+    read_per_precision(
+        node, out, [](const Node& v) { return v.number(declared("units.<unit>.efficiency.<precision>")); },
+        "efficiency", &unit.peak_ops_per_s, skip);
   } else if (auto e = node.number(declared("units.<unit>.efficiency"))) {
     for (model::Precision p : model::kAllPrecisions) out[p] = *e;
   }
@@ -228,9 +229,10 @@ void check_path_order(const Node& where, const std::vector<std::size_t>& path, c
                                 rank(l).first == 1 ? ", " + core::format_capacity(hw.memory[l].capacity_bytes) : ""));
     return "[" + core::join_list(out, ", ") + "]";
   };
-  where.error(fmt::format("levels are listed innermost first: registers, then sram and cache levels from the "
-                          "smallest, then dram, then flash; expected {}, got {}",
-                          names(expected), names(path)));
+  where.error(
+      fmt::format("levels are listed innermost first: registers, then sram and cache levels from the "
+                  "smallest, then dram, then flash; expected {}, got {}",
+                  names(expected), names(path)));
 }
 
 ComputeUnitSpec read_unit(const std::string& name, const Node& node, const HardwareSpec& hw,
@@ -249,8 +251,9 @@ ComputeUnitSpec read_unit(const std::string& name, const Node& node, const Hardw
   if (auto eff = m.get("efficiency")) read_efficiency(*eff, unit);
   unit.dispatch_overhead_s = m.quantity("dispatch_overhead").value_or(0.0);
   if (unit.dispatch_overhead_s > kMaxDispatchOverhead_s)
-    m.get("dispatch_overhead")->error(fmt::format("must be at most {} (a kernel launch costs microseconds)",
-                                                  core::format_seconds(kMaxDispatchOverhead_s)));
+    m.get("dispatch_overhead")
+        ->error(fmt::format("must be at most {} (a kernel launch costs microseconds)",
+                            core::format_seconds(kMaxDispatchOverhead_s)));
   if (m.has("outstanding")) unit.outstanding_bytes = m.quantity("outstanding");
   unit.contention_sensitivity = m.number("contention_sensitivity").value_or(1.0);
   if (auto mem = m.required("memory")) {
@@ -297,9 +300,10 @@ ComputeUnitSpec read_unit(const std::string& name, const Node& node, const Hardw
   if (unit.operating_points.empty()) unit.operating_points.push_back({"nominal", 1.0, 1.0, std::nullopt});
   unit.static_power_W = m.quantity("static_power").value_or(0.0);
   if (auto e = m.get("energy_per_op")) {
-    read_per_precision(*e, unit.energy_per_op_J,
-                       [](const Node& v) { return v.quantity(declared("units.<unit>.energy_per_op.<precision>")); },
-                       "energy per op", &unit.peak_ops_per_s);
+    read_per_precision(
+        *e, unit.energy_per_op_J,
+        [](const Node& v) { return v.quantity(declared("units.<unit>.energy_per_op.<precision>")); }, "energy per op",
+        &unit.peak_ops_per_s);
   }
   if (auto busy = m.get("busy_power")) {
     if (m.has("energy_per_op")) {
@@ -321,8 +325,7 @@ ComputeUnitSpec read_unit(const std::string& name, const Node& node, const Hardw
   return unit;
 }
 
-model::ThermalSpec read_thermal(const Node& node, const HardwareSpec& hw,
-                                std::map<std::string, std::string>& sources) {
+model::ThermalSpec read_thermal(const Node& node, const HardwareSpec& hw, std::map<std::string, std::string>& sources) {
   model::ThermalSpec t;
   MapReader m(node, kKeys, "thermal");
   t.ambient_C = m.quantity("ambient").value_or(25.0);
@@ -340,8 +343,8 @@ model::ThermalSpec read_thermal(const Node& node, const HardwareSpec& hw,
   if (auto g = m.required("governor")) {
     MapReader gov(*g, kKeys, "thermal.governor");
     t.governor_period_s = gov.quantity("period").value_or(0.1);
-    if (auto p = gov.choice("policy")) t.policy = *p == "step" ? model::GovernorPolicy::step
-                                                               : model::GovernorPolicy::bang_bang;
+    if (auto p = gov.choice("policy"))
+      t.policy = *p == "step" ? model::GovernorPolicy::step : model::GovernorPolicy::bang_bang;
     if (auto throttle = gov.get("throttle")) {
       std::vector<std::string> names;
       for (const auto& u : hw.units) names.push_back(u.name);

@@ -108,15 +108,17 @@ class NetworkReader {
           auto s = p->text();
           if (s) {
             if (auto prec = model::parse_precision(*s)) t.precision = *prec;
-            else p->error(fmt::format("\"{}\" is not a precision; allowed: {}", *s,
-                                      core::join_list(model::precision_names(), ", ")));
+            else
+              p->error(fmt::format("\"{}\" is not a precision; allowed: {}", *s,
+                                   core::join_list(model::precision_names(), ", ")));
           }
         }
       }
       if (shape_node) {
         for (const Node& d : shape_node->items())
           if (auto v = d.integer(*kKeys.find("inputs.<input>.shape[]"))) t.shape.push_back(*v);
-        if (shape_node->is_sequence() && shape_node->yaml().size() == 0) shape_node->error("needs at least one dimension");
+        if (shape_node->is_sequence() && shape_node->yaml().size() == 0)
+          shape_node->error("needs at least one dimension");
       }
       if (!add_name(scope, name, value)) continue;
       scope.names[name] = static_cast<int>(net_.tensors.size());
@@ -172,7 +174,8 @@ class NetworkReader {
     }
     if (!add_name(scope, name, item)) return;
     // Refused before anything is built: nested blocks multiply (100000 x 100000 layers).
-    const double expanded = static_cast<double>(net_.layers.size()) + static_cast<double>(count) * layers_in(layers->yaml());
+    const double expanded =
+        static_cast<double>(net_.layers.size()) + static_cast<double>(count) * layers_in(layers->yaml());
     if (expanded > static_cast<double>(model::kMaxLayers)) {
       item.error(fmt::format("the block expands to {:.3g} layers; framesim reads networks of at most {} layers",
                              expanded, model::kMaxLayers));
@@ -180,8 +183,8 @@ class NetworkReader {
     }
     for (std::int64_t i = 0; i < count; ++i) {
       if (net_.layers.size() > model::kMaxLayers) {
-        item.error(fmt::format("the network would have more than {} layers (the largest framesim reads)",
-                               model::kMaxLayers));
+        item.error(
+            fmt::format("the network would have more than {} layers (the largest framesim reads)", model::kMaxLayers));
         break;
       }
       Scope inner;
@@ -232,7 +235,8 @@ class NetworkReader {
         schema = model::find_op(*op);
         if (!schema) {
           std::string message = fmt::format("unknown op \"{}\"", *op);
-          if (auto near = core::closest_match(*op, model::op_names())) message += fmt::format(" (did you mean \"{}\"?)", *near);
+          if (auto near = core::closest_match(*op, model::op_names()))
+            message += fmt::format(" (did you mean \"{}\"?)", *near);
           else message += "; run `framesim ops` for the list";
           op_node.error(message);
         }
@@ -251,8 +255,8 @@ class NetworkReader {
     std::vector<std::string> allowed;
     for (const auto* k : kKeys.children("layers[]")) allowed.emplace_back(k->name());
     allowed.insert(allowed.end(), params_declared.begin(), params_declared.end());
-    const std::string local = r.text("name").value_or(
-        schema ? fmt::format("{}{}", schema->name, net_.layers.size()) : fmt::format("layer{}", net_.layers.size()));
+    const std::string local = r.text("name").value_or(schema ? fmt::format("{}{}", schema->name, net_.layers.size())
+                                                             : fmt::format("layer{}", net_.layers.size()));
     const std::string full = scope.prefix + local;
     if (!add_name(scope, local, item)) return;
 
@@ -279,8 +283,9 @@ class NetworkReader {
     } else if (previous >= 0) {
       inputs.push_back(previous);
     } else if (!schema || schema->min_inputs > 0) {
-      item.error(net_.inputs.empty() ? "this layer reads nothing: the network has no inputs"
-                                     : "say which tensor this layer reads (input: NAME): the network has several inputs");
+      item.error(net_.inputs.empty()
+                     ? "this layer reads nothing: the network has no inputs"
+                     : "say which tensor this layer reads (input: NAME): the network has several inputs");
       inputs_ok = false;
     }
 
@@ -402,8 +407,8 @@ class NetworkReader {
         auto s = value.text();
         if (!s) return std::nullopt;
         if (auto prec = model::parse_precision(*s)) return model::ParamValue{*prec};
-        value.error(fmt::format("\"{}\" is not a precision; allowed: {}", *s,
-                                core::join_list(model::precision_names(), ", ")));
+        value.error(
+            fmt::format("\"{}\" is not a precision; allowed: {}", *s, core::join_list(model::precision_names(), ", ")));
         return std::nullopt;
       }
     }
@@ -452,13 +457,13 @@ class NetworkReader {
       bool contiguous = true;
       for (std::size_t i = 1; i < layers.size(); ++i) contiguous = contiguous && layers[i] == layers[i - 1] + 1;
       if (!contiguous) {
-        members.back().second.error(fmt::format(
-            "fusion group \"{}\" must be consecutive layers (it has gaps between its members)", name));
+        members.back().second.error(
+            fmt::format("fusion group \"{}\" must be consecutive layers (it has gaps between its members)", name));
         continue;
       }
       if (net_.fusion == model::FusionMode::none) {
-        members.front().second.error(
-            fmt::format("fusion group \"{}\" has no effect with fusion: none (remove it or set fusion: explicit)", name));
+        members.front().second.error(fmt::format(
+            "fusion group \"{}\" has no effect with fusion: none (remove it or set fusion: explicit)", name));
         continue;
       }
       net_.groups.push_back(layers);
@@ -481,7 +486,7 @@ model::NetworkSpec read_network(const Node& root) { return NetworkReader(root).r
 std::optional<model::FusionMode> read_fusion(const MapReader& m) {
   auto f = m.choice("fusion");
   if (!f) return std::nullopt;
-  return *f == "auto" ? model::FusionMode::automatic
+  return *f == "auto"       ? model::FusionMode::automatic
          : *f == "explicit" ? model::FusionMode::explicit_only
                             : model::FusionMode::none;
 }

@@ -60,8 +60,8 @@ std::string network_to_yaml(const model::NetworkSpec& net, const std::vector<std
     out << YAML::Key << "precision" << YAML::Value;
     const std::string short_name = model::layer_precision_name(layer.precision);
     const auto reparsed = model::parse_layer_precision(short_name);
-    if (reparsed && reparsed->weights == layer.precision.weights && reparsed->activations == layer.precision.activations &&
-        reparsed->compute == layer.precision.compute) {
+    if (reparsed && reparsed->weights == layer.precision.weights &&
+        reparsed->activations == layer.precision.activations && reparsed->compute == layer.precision.compute) {
       out << short_name;
     } else {  // e.g. bf16 weights beside fp16 activations: name each part
       out << YAML::Flow << YAML::BeginMap << YAML::Key << "weights" << YAML::Value

@@ -59,8 +59,8 @@ std::optional<Distribution> read_distribution(const Node& node, const schema::Ke
   auto forbid_others = [&](std::initializer_list<std::string_view> allowed) {
     for (std::string_view key : {"value", "mean", "stddev", "min", "max", "sigma"}) {
       if (std::find(allowed.begin(), allowed.end(), key) != allowed.end() || !m.has(key)) continue;
-      m.get(key)->error(fmt::format("not a parameter of a {} distribution (it takes {})", *kind,
-                                    fmt::join(allowed, ", ")));
+      m.get(key)->error(
+          fmt::format("not a parameter of a {} distribution (it takes {})", *kind, fmt::join(allowed, ", ")));
     }
   };
   if (*kind == "constant") {
@@ -68,7 +68,8 @@ std::optional<Distribution> read_distribution(const Node& node, const schema::Ke
     d = Distribution::fixed(need("value", range).value_or(0));
   } else if (*kind == "normal") {
     forbid_others({"mean", "stddev"});
-    d = {Distribution::Kind::normal, need("mean", Range::any).value_or(0), need("stddev", Range::non_negative).value_or(0)};
+    d = {Distribution::Kind::normal, need("mean", Range::any).value_or(0),
+         need("stddev", Range::non_negative).value_or(0)};
     if (dim == Dimension::Seconds && d.b > kMaxTimeStddev_s)
       m.get("stddev")->error(fmt::format("must be at most {} (a spread of hours is no jitter or work time)",
                                          core::format_seconds(kMaxTimeStddev_s)));
@@ -81,9 +82,10 @@ std::optional<Distribution> read_distribution(const Node& node, const schema::Ke
     d = {Distribution::Kind::lognormal, need("mean", Range::positive).value_or(1),
          m.number("sigma", MapReader::Need::required).value_or(0)};
     if (d.b > kMaxLognormalSigma)
-      m.get("sigma")->error(fmt::format("must be at most {} (a factor of {:.0f} per sigma; a larger one is no "
-                                        "measurement of real hardware)",
-                                        kMaxLognormalSigma, std::exp(kMaxLognormalSigma)));
+      m.get("sigma")->error(
+          fmt::format("must be at most {} (a factor of {:.0f} per sigma; a larger one is no "
+                      "measurement of real hardware)",
+                      kMaxLognormalSigma, std::exp(kMaxLognormalSigma)));
   } else {
     forbid_others({"mean"});
     d = {Distribution::Kind::exponential, need("mean", Range::positive).value_or(1), 0};
@@ -145,7 +147,8 @@ class ScenarioReader {
       spec_.cold_window_s = wr.quantity("cold").value_or(0);
       spec_.sustained_window_s = wr.quantity("sustained").value_or(0);
       const double counted = spec_.duration_s - spec_.warmup_s;
-      for (const auto& [key, length] : {std::pair{"cold", spec_.cold_window_s}, {"sustained", spec_.sustained_window_s}})
+      for (const auto& [key, length] :
+           {std::pair{"cold", spec_.cold_window_s}, {"sustained", spec_.sustained_window_s}})
         if (length > counted && counted > 0)
           wr.get(key)->error(fmt::format("{} is longer than the counted run ({} after the warm-up)",
                                          core::format_seconds(length), core::format_seconds(counted)));
@@ -155,8 +158,7 @@ class ScenarioReader {
     if (auto t = m.get("thermal")) read_thermal_overrides(*t);
     if (m.has("speed")) spec_.speed_mps = m.quantity("speed");
     spec_.sample_period_s = m.quantity("sample_period").value_or(0.1);
-    if (m.has("contention_period"))
-      spec_.contention_period_s = m.quantity("contention_period");
+    if (m.has("contention_period")) spec_.contention_period_s = m.quantity("contention_period");
     if (auto t = m.get("trace")) {
       MapReader tr(*t, kKeys, "trace");
       spec_.kernel_trace_s = tr.quantity("kernels").value_or(1.0);
@@ -211,7 +213,8 @@ class ScenarioReader {
     MapReader m(node, kKeys, "thermal");
     if (!m.ok()) return;
     if (hardware_loaded_ && !spec_.hardware.thermal) {
-      node.error(fmt::format("{} has no thermal block: there is no thermal model to change", spec_.hardware.source_file));
+      node.error(
+          fmt::format("{} has no thermal block: there is no thermal model to change", spec_.hardware.source_file));
       return;
     }
     if (!spec_.hardware.thermal) return;
@@ -239,11 +242,13 @@ class ScenarioReader {
       return node;
     };
     if (th.release_C >= th.trip_C)
-      at({"release", "trip"}).error(fmt::format("release ({} C) must be below trip ({} C)",
-                                                core::format_number(th.release_C), core::format_number(th.trip_C)));
+      at({"release", "trip"})
+          .error(fmt::format("release ({} C) must be below trip ({} C)", core::format_number(th.release_C),
+                             core::format_number(th.trip_C)));
     if (th.trip_C <= th.ambient_C)
-      at({"trip", "ambient"}).error(fmt::format("trip ({} C) must be above ambient ({} C)",
-                                                core::format_number(th.trip_C), core::format_number(th.ambient_C)));
+      at({"trip", "ambient"})
+          .error(fmt::format("trip ({} C) must be above ambient ({} C)", core::format_number(th.trip_C),
+                             core::format_number(th.ambient_C)));
   }
 
   void read_networks(const Node& node) {
@@ -348,7 +353,8 @@ class ScenarioReader {
       }
       s.rate_Hz = m.quantity("rate", MapReader::Need::required).value_or(30);
       s.phase_s = m.quantity("phase").value_or(0);
-      if (auto j = m.get("jitter")) s.jitter_s = read_distribution(*j, m.declaration("jitter")).value_or(Distribution{});
+      if (auto j = m.get("jitter"))
+        s.jitter_s = read_distribution(*j, m.declaration("jitter")).value_or(Distribution{});
       if (s.phase_s >= 1.0 / s.rate_Hz) m.get("phase")->error("must be shorter than the sensor's period");
       names_.emplace(name, std::pair{true, spec_.sensors.size()});
       spec_.sensors.push_back(s);
@@ -433,8 +439,8 @@ class ScenarioReader {
             if (!unit) continue;  // the unit is reported already
             const auto& path = spec_.hardware.units[*unit].memory_path;
             if (std::count(path.begin(), path.end(), *lv) == 0) {
-              value.error(fmt::format("unit \"{}\" does not reach memory level \"{}\"", spec_.hardware.units[*unit].name,
-                                      level));
+              value.error(fmt::format("unit \"{}\" does not reach memory level \"{}\"",
+                                      spec_.hardware.units[*unit].name, level));
               continue;
             }
             w.bytes_per_level[*lv] = value.quantity(*schema::work_table().find("bytes.<level>")).value_or(0);
@@ -509,8 +515,9 @@ class ScenarioReader {
       chain.name = name;
       const auto items = value.items();
       if (!value.is_sequence() || items.size() < 2) {
-        value.error("a chain lists a sensor, then the stages it flows through (each reading the one before), "
-                    "optionally ending with the task that reads the last stage");
+        value.error(
+            "a chain lists a sensor, then the stages it flows through (each reading the one before), "
+            "optionally ending with the task that reads the last stage");
         continue;
       }
       bool ok = true;
@@ -529,11 +536,14 @@ class ScenarioReader {
         }
         const bool last = k + 1 == items.size();
         if (it == names_.end() && last) {
-          auto task = std::find_if(spec_.tasks.begin(), spec_.tasks.end(), [&](const auto& t) { return t.name == *element; });
+          auto task =
+              std::find_if(spec_.tasks.begin(), spec_.tasks.end(), [&](const auto& t) { return t.name == *element; });
           ok = task != spec_.tasks.end() && !chain.stages.empty() && task->reads_stage == chain.stages.back();
           if (ok) chain.task = static_cast<std::size_t>(task - spec_.tasks.begin());
-          else items[k].error(fmt::format("\"{}\" is not a stage, nor a task that reads \"{}\"", *element,
-                                          chain.stages.empty() ? std::string("a stage") : spec_.stages[chain.stages.back()].name));
+          else
+            items[k].error(
+                fmt::format("\"{}\" is not a stage, nor a task that reads \"{}\"", *element,
+                            chain.stages.empty() ? std::string("a stage") : spec_.stages[chain.stages.back()].name));
           continue;
         }
         ok = it != names_.end() && !it->second.first;
@@ -542,8 +552,8 @@ class ScenarioReader {
           continue;
         }
         const std::size_t stage = it->second.second;
-        const model::InputRef previous = chain.stages.empty() ? model::InputRef{true, chain.sensor}
-                                                              : model::InputRef{false, chain.stages.back()};
+        const model::InputRef previous =
+            chain.stages.empty() ? model::InputRef{true, chain.sensor} : model::InputRef{false, chain.stages.back()};
         const auto& inputs = spec_.stages[stage].inputs;
         auto edge = std::find_if(inputs.begin(), inputs.end(), [&](const model::InputRef& in) {
           return in.sensor == previous.sensor && in.index == previous.index;
@@ -615,7 +625,8 @@ class ScenarioReader {
         }
         if (ins->is_sequence() && s.input_names.empty()) ins->error("needs at least one input");
       }
-      if (auto pol = m.choice("policy")) s.policy = *pol == "all" ? model::InputPolicy::all : model::InputPolicy::latest;
+      if (auto pol = m.choice("policy"))
+        s.policy = *pol == "all" ? model::InputPolicy::all : model::InputPolicy::latest;
       if (auto q = m.get("queue")) {
         MapReader qr(*q, kKeys, "stages.<stage>.queue");
         s.queue_depth = static_cast<int>(qr.integer("depth").value_or(2));
@@ -627,9 +638,10 @@ class ScenarioReader {
       if (m.has("slice")) s.slice_s = m.quantity("slice");
       // A slice is the stage's share of the frame budget (the deadline): longer than the whole, it is a typo.
       if (s.slice_s && *s.slice_s > spec_.deadline_s * (1 + 1e-12))
-        m.get("slice")->error(fmt::format("{} is longer than the scenario's deadline ({}): a slice is the stage's share "
-                                          "of it",
-                                          core::format_seconds(*s.slice_s), core::format_seconds(spec_.deadline_s)));
+        m.get("slice")->error(
+            fmt::format("{} is longer than the scenario's deadline ({}): a slice is the stage's share "
+                        "of it",
+                        core::format_seconds(*s.slice_s), core::format_seconds(spec_.deadline_s)));
       if (auto side = m.get("side_work")) s.side_work = read_side_work(*side, unit);
       if (auto meas = m.get("measured")) {
         if (s.work.kind != model::WorkSpec::Kind::network) {
@@ -718,7 +730,8 @@ class ScenarioReader {
                                                                   static_cast<long>(cycle->size()))]]
                             .spec.name);
       std::reverse(names.begin(), names.end());  // in data-flow order: each reads the one before
-      pending[first].node.error(fmt::format("stages form a cycle: {} (stages must form a DAG)", fmt::join(names, " -> ")));
+      pending[first].node.error(
+          fmt::format("stages form a cycle: {} (stages must form a DAG)", fmt::join(names, " -> ")));
       return;
     }
     std::vector<std::size_t> new_index(pending.size());
@@ -731,7 +744,8 @@ class ScenarioReader {
     }
     for (auto& [n, v] : names_)
       if (!v.first) v.second = new_index[v.second];
-    for (std::size_t i = 0; i < pending.size(); ++i) stage_nodes_.push_back(pending[static_cast<std::size_t>(order[i])].node);
+    for (std::size_t i = 0; i < pending.size(); ++i)
+      stage_nodes_.push_back(pending[static_cast<std::size_t>(order[i])].node);
     // A join of inputs from different sensors cannot wait for "the same frame".
     for (std::size_t i = 0; i < spec_.stages.size(); ++i) {
       const auto& s = spec_.stages[i];
@@ -857,7 +871,8 @@ double simulated_events(const model::ScenarioSpec& spec) {
     if (w.kind != model::WorkSpec::Kind::network || w.network < 0 ||
         static_cast<std::size_t>(w.network) >= spec.networks.size())
       return 1.0;
-    return static_cast<double>(std::max<std::size_t>(1, spec.networks[static_cast<std::size_t>(w.network)].network.layers.size()));
+    return static_cast<double>(
+        std::max<std::size_t>(1, spec.networks[static_cast<std::size_t>(w.network)].network.layers.size()));
   };
   double per_frame = 0;
   for (const auto& st : spec.stages) per_frame += kernels(st.work);
@@ -874,10 +889,11 @@ std::optional<std::string> run_size_problem(const model::ScenarioSpec& spec) {
   if (events <= kMaxSimulatedEvents) return std::nullopt;
   double sensors_Hz = 0;
   for (const auto& s : spec.sensors) sensors_Hz += s.rate_Hz;
-  return fmt::format("{} of simulated time at {} of sensor frames is about {:.3g} events (frames x kernels, task "
-                     "releases, samples); framesim simulates at most {:.0e} per run (shorten the duration or lower the "
-                     "rates)",
-                     core::format_seconds(spec.duration_s), core::format_hertz(sensors_Hz), events, kMaxSimulatedEvents);
+  return fmt::format(
+      "{} of simulated time at {} of sensor frames is about {:.3g} events (frames x kernels, task "
+      "releases, samples); framesim simulates at most {:.0e} per run (shorten the duration or lower the "
+      "rates)",
+      core::format_seconds(spec.duration_s), core::format_hertz(sensors_Hz), events, kMaxSimulatedEvents);
 }
 
 std::optional<std::string> sensor_log_problem(const model::ScenarioSpec& spec) {
@@ -886,10 +902,11 @@ std::optional<std::string> sensor_log_problem(const model::ScenarioSpec& spec) {
     if (n < 2 || s.timestamps_s.back() <= 0) continue;  // reported where the log is named
     const double covered_s = s.timestamps_s.back() * static_cast<double>(n) / static_cast<double>(n - 1);
     if (spec.duration_s > covered_s * (1 + 1e-9))
-      return fmt::format("{} is longer than sensor {}'s timestamp log ({} over {}): the sensor would fall silent "
-                         "for the rest of the run; run at most {} or give a longer log",
-                         core::format_seconds(spec.duration_s), s.name, core::counted(n, "capture"),
-                         core::format_seconds(covered_s), core::format_seconds(covered_s));
+      return fmt::format(
+          "{} is longer than sensor {}'s timestamp log ({} over {}): the sensor would fall silent "
+          "for the rest of the run; run at most {} or give a longer log",
+          core::format_seconds(spec.duration_s), s.name, core::counted(n, "capture"), core::format_seconds(covered_s),
+          core::format_seconds(covered_s));
   }
   return std::nullopt;
 }

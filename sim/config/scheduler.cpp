@@ -30,8 +30,10 @@ model::SchedulerSpec read_scheduler(const Node& node) {
   if (m.has("switch_cost")) {
     s.switch_cost_s = m.quantity("switch_cost").value_or(0.0);
     if (s.policy != SchedulingPolicy::preemptive && s.policy != SchedulingPolicy::time_slice)
-      m.get("switch_cost")->error("a switch cost is for policies preemptive and time_slice (fifo and priority never "
-                                  "switch mid-kernel)");
+      m.get("switch_cost")
+          ->error(
+              "a switch cost is for policies preemptive and time_slice (fifo and priority never "
+              "switch mid-kernel)");
   }
   return s;
 }

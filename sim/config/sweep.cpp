@@ -19,11 +19,11 @@ namespace {
 
 const schema::Table& kKeys = schema::sweep_table();
 
-const std::array kRangeDimensions{core::Dimension::BytesPerSecond, core::Dimension::Bytes,
-                                  core::Dimension::OpsPerSecond,   core::Dimension::Ops,
-                                  core::Dimension::Seconds,        core::Dimension::Hertz,
-                                  core::Dimension::Watts,          core::Dimension::Joules,
-                                  core::Dimension::Celsius,        core::Dimension::KelvinPerWatt,
+const std::array kRangeDimensions{core::Dimension::BytesPerSecond,  core::Dimension::Bytes,
+                                  core::Dimension::OpsPerSecond,    core::Dimension::Ops,
+                                  core::Dimension::Seconds,         core::Dimension::Hertz,
+                                  core::Dimension::Watts,           core::Dimension::Joules,
+                                  core::Dimension::Celsius,         core::Dimension::KelvinPerWatt,
                                   core::Dimension::JoulesPerKelvin, core::Dimension::Volts,
                                   core::Dimension::MetresPerSecond};
 
@@ -110,8 +110,8 @@ SweepAxis read_axis(const std::string& path, const Node& node) {
     }
   }
   if (!found) {
-    range->error(fmt::format("\"{}\" and \"{}\" are not two quantities of one kind (or two numbers)", *low_text,
-                             *high_text));
+    range->error(
+        fmt::format("\"{}\" and \"{}\" are not two quantities of one kind (or two numbers)", *low_text, *high_text));
     return axis;
   }
   if (!(low < high)) {
@@ -162,7 +162,8 @@ SweepSpec load_sweep(const std::filesystem::path& path) {
       for (std::size_t i = 0; i < sweep.axes.size(); ++i) {
         const auto& axis = sweep.axes[i];
         if (axis.range && sweep.mode != SweepMode::latin_hypercube)
-          diagnostics.add(axis.origin, "axes." + axis.path, "a range axis needs mode: latin_hypercube (or give values)");
+          diagnostics.add(axis.origin, "axes." + axis.path,
+                          "a range axis needs mode: latin_hypercube (or give values)");
         if (sweep.mode == SweepMode::grid && i + 1 == sweep.axes.size()) {
           // The grid's size, without overflowing: refused past kMaxSweepPoints.
           double points = 1;
@@ -174,10 +175,10 @@ SweepSpec load_sweep(const std::filesystem::path& path) {
                                         sweep.axes.size(), points, kMaxSweepPoints));
         }
         if (sweep.mode == SweepMode::zip && !axis.range && axis.values.size() != sweep.axes.front().values.size())
-          diagnostics.add(axis.origin, "axes." + axis.path,
-                          fmt::format("zipped axes need as many values each: {} has {}, {} has {}",
-                                      sweep.axes.front().path, sweep.axes.front().values.size(), axis.path,
-                                      axis.values.size()));
+          diagnostics.add(
+              axis.origin, "axes." + axis.path,
+              fmt::format("zipped axes need as many values each: {} has {}, {} has {}", sweep.axes.front().path,
+                          sweep.axes.front().values.size(), axis.path, axis.values.size()));
       }
     }
   }
@@ -230,7 +231,8 @@ std::vector<SweepPoint> expand_sweep(const SweepSpec& sweep) {
         std::iota(strata.begin(), strata.end(), 0);
         std::shuffle(strata.begin(), strata.end(), rng);
         std::uniform_real_distribution<double> u(0.0, 1.0);
-        for (std::size_t i = 0; i < n; ++i) column[i] = (static_cast<double>(strata[i]) + u(rng)) / static_cast<double>(n);
+        for (std::size_t i = 0; i < n; ++i)
+          column[i] = (static_cast<double>(strata[i]) + u(rng)) / static_cast<double>(n);
       }
       for (std::size_t i = 0; i < n; ++i) {
         SweepPoint p;
@@ -239,7 +241,9 @@ std::vector<SweepPoint> expand_sweep(const SweepSpec& sweep) {
           const auto& axis = sweep.axes[k];
           const double f = unit[k][i];
           if (!axis.range) {
-            add_value(p, axis, std::min(axis.values.size() - 1, static_cast<std::size_t>(f * static_cast<double>(axis.values.size()))));
+            add_value(p, axis,
+                      std::min(axis.values.size() - 1,
+                               static_cast<std::size_t>(f * static_cast<double>(axis.values.size()))));
             continue;
           }
           double v = axis.log_scale ? std::exp(std::log(axis.low) + f * (std::log(axis.high) - std::log(axis.low)))

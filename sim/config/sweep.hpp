@@ -19,8 +19,8 @@ inline constexpr std::size_t kMaxSweepPoints = 10'000;
 /// One axis: a key path and its values as YAML text, each with where it was written.
 struct SweepAxis {
   std::string path;
-  std::vector<std::string> values;           // YAML text of each value (a list axis)
-  std::vector<std::string> labels;           // each value as tables show it
+  std::vector<std::string> values;            // YAML text of each value (a list axis)
+  std::vector<std::string> labels;            // each value as tables show it
   std::vector<core::SourceLocation> origins;  // where each value was written
   core::SourceLocation origin;                // the axis' key in the sweep file
   // A range axis (Latin hypercube only): sampled between low and high, in SI units of `dimension`.
@@ -36,11 +36,11 @@ enum class SweepMode { grid, zip, latin_hypercube };
 struct SweepSpec {
   std::string name;
   std::string source_file;
-  std::filesystem::path scenario;        // resolved against the sweep file's folder
-  std::optional<std::string> duration;   // "--duration" for every point
+  std::filesystem::path scenario;       // resolved against the sweep file's folder
+  std::optional<std::string> duration;  // "--duration" for every point
   SweepMode mode = SweepMode::grid;
-  int samples = 0;                       // Latin hypercube
-  std::uint64_t seed = 1;                // Latin hypercube sampling
+  int samples = 0;         // Latin hypercube
+  std::uint64_t seed = 1;  // Latin hypercube sampling
   std::vector<SweepAxis> axes;
 };
 

@@ -28,12 +28,11 @@ SourceLocation location_of(const std::string& file, const YAML::Mark& mark) {
 
 /// Reports, anywhere in the tree: a key given twice in one mapping, a key that is not a plain name,
 /// and an alias that makes a node contain itself (which would make every reader loop).
-void check_structure(const YAML::Node& node, const std::string& file, const std::string& path,
-                     Diagnostics& diagnostics, std::vector<YAML::Node>& ancestors) {
+void check_structure(const YAML::Node& node, const std::string& file, const std::string& path, Diagnostics& diagnostics,
+                     std::vector<YAML::Node>& ancestors) {
   for (const auto& a : ancestors) {
     if (a.is(node)) {
-      diagnostics.add(location_of(file, node.Mark()), path,
-                      "a YAML alias refers to a node that contains it (a cycle)");
+      diagnostics.add(location_of(file, node.Mark()), path, "a YAML alias refers to a node that contains it (a cycle)");
       return;
     }
   }
@@ -106,7 +105,8 @@ class ExpansionCounter : public YAML::EventHandler {
   void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t anchor, const std::string&) override {
     leaf(anchor, 1);
   }
-  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t anchor, YAML::EmitterStyle::value) override {
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t anchor,
+                       YAML::EmitterStyle::value) override {
     open(anchor);
   }
   void OnSequenceEnd() override { close(); }
@@ -142,10 +142,13 @@ class ExpansionCounter : public YAML::EventHandler {
 };
 
 /// A YAML syntax error as a user error at its position.
-[[noreturn]] void throw_syntax_error(std::string_view text, const std::string& display_path, const YAML::ParserException& e) {
+[[noreturn]] void throw_syntax_error(std::string_view text, const std::string& display_path,
+                                     const YAML::ParserException& e) {
   if (auto tab = tab_indentation(std::string(text))) {
-    throw core::UserError(std::vector<core::Diagnostic>{
-        {{display_path, tab->first, tab->second}, {}, "YAML syntax error: a tab is used for indentation (YAML indents with spaces)"}});
+    throw core::UserError(
+        std::vector<core::Diagnostic>{{{display_path, tab->first, tab->second},
+                                       {},
+                                       "YAML syntax error: a tab is used for indentation (YAML indents with spaces)"}});
   }
   throw core::UserError(std::vector<core::Diagnostic>{
       {location_of(display_path, e.mark), {}, fmt::format("YAML syntax error: {}", e.msg)}});
@@ -160,9 +163,9 @@ YAML::Node load_yaml(std::string_view text, const std::string& display_path, con
   };
   if (auto bad = core::invalid_utf8_offset(text)) {
     const auto [line, column] = whole_file ? core::line_column(text, *bad) : std::pair{0, 0};
-    return fail(line, column, fmt::format("the text is not valid UTF-8 (byte 0x{:02X}{})",
-                                          static_cast<unsigned char>(text[*bad]),
-                                          whole_file ? "" : fmt::format(" at byte {}", *bad + 1)));
+    return fail(line, column,
+                fmt::format("the text is not valid UTF-8 (byte 0x{:02X}{})", static_cast<unsigned char>(text[*bad]),
+                            whole_file ? "" : fmt::format(" at byte {}", *bad + 1)));
   }
   // Count first: a few lines of aliases can stand for billions of nodes ("billion laughs"), and every
   // reader, even one skipping an unknown key, would walk them all.
@@ -186,7 +189,7 @@ YAML::Node load_yaml(std::string_view text, const std::string& display_path, con
                 fmt::format("the YAML stands for {} nodes once its aliases (*name) are expanded; framesim reads at "
                             "most {} (a YAML alias bomb?)",
                             counter.total >= (std::uint64_t{1} << 62) ? std::string("more than 4e18")
-                                                                       : std::to_string(counter.total),
+                                                                      : std::to_string(counter.total),
                             kMaxYamlNodes));
   try {
     return YAML::Load(std::string(text));
@@ -195,9 +198,7 @@ YAML::Node load_yaml(std::string_view text, const std::string& display_path, con
   }
 }
 
-namespace {
-
-}  // namespace
+namespace {}  // namespace
 
 std::shared_ptr<Document> Document::load(const std::filesystem::path& path, Diagnostics& diagnostics) {
   const std::string text = core::read_file(path);  // a folder, a missing file or one too large: a UserError
@@ -316,7 +317,8 @@ bool Document::apply_override(const std::string& path, const std::string& value_
       }
       node.reset(node[*index]);
     } else if (node.IsMap()) {
-      if (part.front() == '[') return fail(fmt::format("{} is a mapping, not a list", walked.empty() ? "the file" : walked));
+      if (part.front() == '[')
+        return fail(fmt::format("{} is a mapping, not a list", walked.empty() ? "the file" : walked));
       if (last) {
         node[part] = value;
         overridden_.emplace_back(node[part], origin);
@@ -330,12 +332,11 @@ bool Document::apply_override(const std::string& path, const std::string& value_
         for (auto it = node.begin(); it != node.end(); ++it)
           if (it->first.IsScalar()) keys.push_back(it->first.Scalar());
         if (auto near = core::closest_match(part, keys))
-          return fail(fmt::format("{} has no key \"{}\" (did you mean \"{}\"?)", walked.empty() ? display_path_ : walked,
-                                  part, *near));
+          return fail(fmt::format("{} has no key \"{}\" (did you mean \"{}\"?)",
+                                  walked.empty() ? display_path_ : walked, part, *near));
         // A mapping of named objects (stages, sensors, units): a new name would be a new, incomplete object.
-        const bool named_objects = !keys.empty() && std::all_of(node.begin(), node.end(), [](const auto& entry) {
-          return entry.second.IsMap();
-        });
+        const bool named_objects = !keys.empty() && std::all_of(node.begin(), node.end(),
+                                                                [](const auto& entry) { return entry.second.IsMap(); });
         if (named_objects)
           return fail(fmt::format("{} has no \"{}\"; it has {}", walked.empty() ? display_path_ : walked,
                                   core::quote_capped(part), core::join_list(keys, ", ", true)));
@@ -480,7 +481,8 @@ std::optional<std::string> Node::choice(const std::vector<std::string>& allowed)
   if (!s) return std::nullopt;
   for (const auto& a : allowed)
     if (a == *s) return s;
-  std::string message = fmt::format("\"{}\" is not one of {}", core::quote_capped(*s), core::join_list(allowed, ", ", true));
+  std::string message =
+      fmt::format("\"{}\" is not one of {}", core::quote_capped(*s), core::join_list(allowed, ", ", true));
   if (auto near = core::closest_match(*s, allowed)) message += fmt::format(" (did you mean \"{}\"?)", *near);
   error(message);
   return std::nullopt;
@@ -543,7 +545,7 @@ MapReader::MapReader(const Node& node, const schema::Table& table, std::string_v
   allowed_.insert(allowed_.end(), extra_.begin(), extra_.end());
   if (!node_.is_map()) {
     node_.error(fmt::format("expected a mapping with keys {}, got {}", core::join_list(allowed_, ", "),
-                            node_.is_null() ? std::string("nothing")
+                            node_.is_null()       ? std::string("nothing")
                             : node_.is_sequence() ? std::string("a list")
                                                   : "\"" + core::quote_capped(node_.yaml().Scalar()) + "\""));
     ok_ = false;
@@ -556,7 +558,8 @@ MapReader::MapReader(const Node& node, const schema::Table& table, std::string_v
     std::string message = fmt::format("unknown key \"{}\"", core::quote_capped(key));
     if (auto near = core::closest_match(key, allowed_)) message += fmt::format(" (did you mean \"{}\"?)", *near);
     else message += fmt::format("; allowed keys: {}", core::join_list(allowed_, ", "));
-    const std::string path = node_.path().empty() ? core::quote_capped(key) : node_.path() + "." + core::quote_capped(key);
+    const std::string path =
+        node_.path().empty() ? core::quote_capped(key) : node_.path() + "." + core::quote_capped(key);
     const auto mark = it->first.Mark();
     const auto origin = node_.document().override_origin(it->second);  // a key an override added
     node_.document().diagnostics().add(origin ? *origin : location_of(node_.document().display_path(), mark), path,

@@ -51,8 +51,7 @@ void write_file_atomic(const std::filesystem::path& path, const std::string& con
 
 void check_input_file(const std::filesystem::path& path, std::uintmax_t max_bytes) {
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
-    throw UserError(display(path) + ": cannot open file: it is a directory");
+  if (std::filesystem::is_directory(path, ec)) throw UserError(display(path) + ": cannot open file: it is a directory");
   const std::uintmax_t size = std::filesystem::file_size(path, ec);
   if (!ec && size > max_bytes)
     throw UserError(fmt::format("{}: the file is {} MiB; framesim reads files of at most {} MiB", display(path),

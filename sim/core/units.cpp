@@ -2,9 +2,9 @@
 
 #include "core/text.hpp"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
-#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -19,9 +19,9 @@ enum PrefixSet : unsigned { kNone = 0, kLarge = 1, kSmall = 2, kIec = 4, kLowerc
 
 struct UnitSymbol {
   std::string_view symbol;
-  double factor;       // multiply by this to get the SI base unit
-  unsigned prefixes;   // which prefixes may stand before the symbol
-  double offset = 0;   // added after scaling (kelvin -> celsius)
+  double factor;      // multiply by this to get the SI base unit
+  unsigned prefixes;  // which prefixes may stand before the symbol
+  double offset = 0;  // added after scaling (kelvin -> celsius)
 };
 
 struct Prefix {
@@ -31,53 +31,75 @@ struct Prefix {
 };
 
 constexpr std::array kPrefixes{
-    Prefix{"k", 1e3, kLarge},       Prefix{"M", 1e6, kLarge},        Prefix{"G", 1e9, kLarge},
-    Prefix{"T", 1e12, kLarge},      Prefix{"P", 1e15, kLarge},       Prefix{"E", 1e18, kLarge},
-    Prefix{"m", 1e-3, kSmall},      Prefix{"u", 1e-6, kSmall},       Prefix{"\xC2\xB5", 1e-6, kSmall},
-    Prefix{"\xCE\xBC", 1e-6, kSmall}, Prefix{"n", 1e-9, kSmall},     Prefix{"p", 1e-12, kSmall},
-    Prefix{"f", 1e-15, kSmall},     Prefix{"Ki", 1024.0, kIec},      Prefix{"Mi", 1048576.0, kIec},
-    Prefix{"Gi", 1073741824.0, kIec}, Prefix{"Ti", 1099511627776.0, kIec},
-    Prefix{"Pi", 1125899906842624.0, kIec}, Prefix{"g", 1e9, kLowercase},    Prefix{"t", 1e12, kLowercase},
+    Prefix{"k", 1e3, kLarge},
+    Prefix{"M", 1e6, kLarge},
+    Prefix{"G", 1e9, kLarge},
+    Prefix{"T", 1e12, kLarge},
+    Prefix{"P", 1e15, kLarge},
+    Prefix{"E", 1e18, kLarge},
+    Prefix{"m", 1e-3, kSmall},
+    Prefix{"u", 1e-6, kSmall},
+    Prefix{"\xC2\xB5", 1e-6, kSmall},
+    Prefix{"\xCE\xBC", 1e-6, kSmall},
+    Prefix{"n", 1e-9, kSmall},
+    Prefix{"p", 1e-12, kSmall},
+    Prefix{"f", 1e-15, kSmall},
+    Prefix{"Ki", 1024.0, kIec},
+    Prefix{"Mi", 1048576.0, kIec},
+    Prefix{"Gi", 1073741824.0, kIec},
+    Prefix{"Ti", 1099511627776.0, kIec},
+    Prefix{"Pi", 1125899906842624.0, kIec},
+    Prefix{"g", 1e9, kLowercase},
+    Prefix{"t", 1e12, kLowercase},
 };
 
 constexpr unsigned kBytePrefixes = kLarge | kIec;
 
 const std::vector<UnitSymbol>& symbols(Dimension d) {
-  static const std::vector<UnitSymbol> bytes{{"B", 1, kBytePrefixes}, {"byte", 1, kBytePrefixes},
-                                             {"bytes", 1, kBytePrefixes}, {"bit", 0.125, kBytePrefixes},
+  static const std::vector<UnitSymbol> bytes{{"B", 1, kBytePrefixes},
+                                             {"byte", 1, kBytePrefixes},
+                                             {"bytes", 1, kBytePrefixes},
+                                             {"bit", 0.125, kBytePrefixes},
                                              {"b", 0.125, kBytePrefixes}};
-  static const std::vector<UnitSymbol> bytes_per_s{
-      {"B/s", 1, kBytePrefixes},   {"Bps", 1, kBytePrefixes},       {"byte/s", 1, kBytePrefixes},
-      {"b/s", 0.125, kBytePrefixes}, {"bit/s", 0.125, kBytePrefixes}, {"bps", 0.125, kBytePrefixes}};
-  static const std::vector<UnitSymbol> ops{{"OP", 1, kLarge},   {"OPs", 1, kLarge},  {"op", 1, kLarge},
-                                           {"ops", 1, kLarge},  {"FLOP", 1, kLarge}, {"FLOPs", 1, kLarge},
-                                           {"flop", 1, kLarge}, {"MAC", 2, kLarge},  {"MACs", 2, kLarge},
-                                           {"MACC", 2, kLarge}};
+  static const std::vector<UnitSymbol> bytes_per_s{{"B/s", 1, kBytePrefixes},       {"Bps", 1, kBytePrefixes},
+                                                   {"byte/s", 1, kBytePrefixes},    {"b/s", 0.125, kBytePrefixes},
+                                                   {"bit/s", 0.125, kBytePrefixes}, {"bps", 0.125, kBytePrefixes}};
+  static const std::vector<UnitSymbol> ops{
+      {"OP", 1, kLarge},    {"OPs", 1, kLarge},  {"op", 1, kLarge},  {"ops", 1, kLarge},  {"FLOP", 1, kLarge},
+      {"FLOPs", 1, kLarge}, {"flop", 1, kLarge}, {"MAC", 2, kLarge}, {"MACs", 2, kLarge}, {"MACC", 2, kLarge}};
   // A rate as datasheets spell it: TOP/s, TOPS, TOPs, Tops, tops, TFLOP/s, TFLOPS, TFLOPs, GFlops, gflops, ...
   // ("TOPs" is a count where a count is due: the key's dimension decides, never the spelling alone).
   constexpr unsigned kRatePrefixes = kLarge | kLowercase;
   static const std::vector<UnitSymbol> ops_per_s{
-      {"OP/s", 1, kLarge},          {"OPS", 1, kLarge},          {"OPs", 1, kLarge},
-      {"op/s", 1, kRatePrefixes},   {"ops/s", 1, kRatePrefixes},        {"ops", 1, kRatePrefixes},
-      {"FLOP/s", 1, kLarge},        {"FLOPS", 1, kLarge},        {"FLOPs", 1, kLarge},
-      {"Flops", 1, kLarge},         {"flop/s", 1, kRatePrefixes},       {"flops", 1, kRatePrefixes},
-      {"MAC/s", 2, kLarge},         {"MACS", 2, kLarge},         {"MACC/s", 2, kLarge}};
-  static const std::vector<UnitSymbol> seconds{{"s", 1, kSmall}, {"sec", 1, kNone}, {"min", 60, kNone},
-                                               {"h", 3600, kNone}};
+      {"OP/s", 1, kLarge},         {"OPS", 1, kLarge},        {"OPs", 1, kLarge},           {"op/s", 1, kRatePrefixes},
+      {"ops/s", 1, kRatePrefixes}, {"ops", 1, kRatePrefixes}, {"FLOP/s", 1, kLarge},        {"FLOPS", 1, kLarge},
+      {"FLOPs", 1, kLarge},        {"Flops", 1, kLarge},      {"flop/s", 1, kRatePrefixes}, {"flops", 1, kRatePrefixes},
+      {"MAC/s", 2, kLarge},        {"MACS", 2, kLarge},       {"MACC/s", 2, kLarge}};
+  static const std::vector<UnitSymbol> seconds{
+      {"s", 1, kSmall}, {"sec", 1, kNone}, {"min", 60, kNone}, {"h", 3600, kNone}};
   static const std::vector<UnitSymbol> hertz{{"Hz", 1, kAll}, {"fps", 1, kNone}};
   static const std::vector<UnitSymbol> watts{{"W", 1, kAll}};
   static const std::vector<UnitSymbol> joules{{"J", 1, kAll}, {"Wh", 3600, kAll}};
   static const std::vector<UnitSymbol> joules_per_byte{
       {"J", 1, kAll}, {"J/B", 1, kAll}, {"J/byte", 1, kAll}, {"J/bit", 8, kAll}, {"J/b", 8, kAll}};
-  static const std::vector<UnitSymbol> joules_per_op{{"J", 1, kAll},      {"J/op", 1, kAll},
-                                                     {"J/OP", 1, kAll},   {"J/FLOP", 1, kAll},
-                                                     {"J/flop", 1, kAll}, {"J/MAC", 0.5, kAll}};
-  static const std::vector<UnitSymbol> celsius{
-      {"C", 1, kNone}, {"\xC2\xB0""C", 1, kNone}, {"degC", 1, kNone}, {"K", 1, kNone, -273.15}};
-  static const std::vector<UnitSymbol> kelvin_per_watt{
-      {"C/W", 1, kNone}, {"\xC2\xB0""C/W", 1, kNone}, {"K/W", 1, kNone}, {"degC/W", 1, kNone}};
+  static const std::vector<UnitSymbol> joules_per_op{{"J", 1, kAll},      {"J/op", 1, kAll},   {"J/OP", 1, kAll},
+                                                     {"J/FLOP", 1, kAll}, {"J/flop", 1, kAll}, {"J/MAC", 0.5, kAll}};
+  static const std::vector<UnitSymbol> celsius{{"C", 1, kNone},
+                                               {"\xC2\xB0"
+                                                "C",
+                                                1, kNone},
+                                               {"degC", 1, kNone},
+                                               {"K", 1, kNone, -273.15}};
+  static const std::vector<UnitSymbol> kelvin_per_watt{{"C/W", 1, kNone},
+                                                       {"\xC2\xB0"
+                                                        "C/W",
+                                                        1, kNone},
+                                                       {"K/W", 1, kNone},
+                                                       {"degC/W", 1, kNone}};
   static const std::vector<UnitSymbol> joules_per_kelvin{{"J/C", 1, kAll},
-                                                         {"J/\xC2\xB0""C", 1, kAll},
+                                                         {"J/\xC2\xB0"
+                                                          "C",
+                                                          1, kAll},
                                                          {"J/K", 1, kAll},
                                                          {"J/degC", 1, kAll}};
   static const std::vector<UnitSymbol> volts{{"V", 1, kAll}};
@@ -104,11 +126,20 @@ const std::vector<UnitSymbol>& symbols(Dimension d) {
   return ratio;
 }
 
-const std::array kAllDimensions{
-    Dimension::Bytes,     Dimension::BytesPerSecond, Dimension::Ops,           Dimension::OpsPerSecond,
-    Dimension::Seconds,   Dimension::Hertz,          Dimension::Watts,         Dimension::Joules,
-    Dimension::Celsius,   Dimension::KelvinPerWatt,  Dimension::JoulesPerKelvin, Dimension::Volts,
-    Dimension::MetresPerSecond, Dimension::Ratio};
+const std::array kAllDimensions{Dimension::Bytes,
+                                Dimension::BytesPerSecond,
+                                Dimension::Ops,
+                                Dimension::OpsPerSecond,
+                                Dimension::Seconds,
+                                Dimension::Hertz,
+                                Dimension::Watts,
+                                Dimension::Joules,
+                                Dimension::Celsius,
+                                Dimension::KelvinPerWatt,
+                                Dimension::JoulesPerKelvin,
+                                Dimension::Volts,
+                                Dimension::MetresPerSecond,
+                                Dimension::Ratio};
 
 // The limits (README "Limits"): generous enough for any real device or scenario, tight enough that a
 // value can be multiplied by another one without overflowing a double or underflowing to a denormal.
@@ -118,22 +149,22 @@ struct LimitRow {
 };
 constexpr double kAbsoluteZero_C = -273.15;
 constexpr std::array kLimits{
-    LimitRow{Dimension::Bytes, {1e-3, 1e18, -1e18}},            // 1 EB
-    LimitRow{Dimension::BytesPerSecond, {1e-3, 1e16, -1e16}},   // 10 PB/s
-    LimitRow{Dimension::Ops, {1e-3, 1e21, -1e21}},              // 1 ZOP
-    LimitRow{Dimension::OpsPerSecond, {1e-3, 1e18, -1e18}},     // 1 EOP/s
-    LimitRow{Dimension::Seconds, {1e-15, 1e7, -1e7}},           // 1 fs .. 116 days
-    LimitRow{Dimension::Hertz, {1e-6, 1e12, -1e12}},            // 1 THz
-    LimitRow{Dimension::Watts, {1e-15, 1e6, -1e6}},             // 1 MW
+    LimitRow{Dimension::Bytes, {1e-3, 1e18, -1e18}},           // 1 EB
+    LimitRow{Dimension::BytesPerSecond, {1e-3, 1e16, -1e16}},  // 10 PB/s
+    LimitRow{Dimension::Ops, {1e-3, 1e21, -1e21}},             // 1 ZOP
+    LimitRow{Dimension::OpsPerSecond, {1e-3, 1e18, -1e18}},    // 1 EOP/s
+    LimitRow{Dimension::Seconds, {1e-15, 1e7, -1e7}},          // 1 fs .. 116 days
+    LimitRow{Dimension::Hertz, {1e-6, 1e12, -1e12}},           // 1 THz
+    LimitRow{Dimension::Watts, {1e-15, 1e6, -1e6}},            // 1 MW
     LimitRow{Dimension::Joules, {1e-21, 1e12, -1e12}},
-    LimitRow{Dimension::JoulesPerByte, {1e-21, 1e-3, -1e-3}},   // 1 mJ per byte
+    LimitRow{Dimension::JoulesPerByte, {1e-21, 1e-3, -1e-3}},  // 1 mJ per byte
     LimitRow{Dimension::JoulesPerOp, {1e-21, 1e-3, -1e-3}},
-    LimitRow{Dimension::Celsius, {0, 1e4, kAbsoluteZero_C}},    // absolute zero .. 10000 C
+    LimitRow{Dimension::Celsius, {0, 1e4, kAbsoluteZero_C}},  // absolute zero .. 10000 C
     LimitRow{Dimension::KelvinPerWatt, {1e-6, 1e6, -1e6}},
     LimitRow{Dimension::JoulesPerKelvin, {1e-6, 1e9, -1e9}},
     LimitRow{Dimension::Volts, {1e-6, 1e4, -1e4}},
-    LimitRow{Dimension::MetresPerSecond, {1e-9, 3e8, -3e8}},    // the speed of light
-    LimitRow{Dimension::Ratio, {1e-12, 1e18, -1e18}},           // also every plain number in YAML
+    LimitRow{Dimension::MetresPerSecond, {1e-9, 3e8, -3e8}},  // the speed of light
+    LimitRow{Dimension::Ratio, {1e-12, 1e18, -1e18}},         // also every plain number in YAML
 };
 
 std::string_view trim(std::string_view s) {
@@ -292,8 +323,7 @@ ParsedQuantity parse_quantity(std::string_view text, Dimension dim) {
   for (Dimension other : kAllDimensions) {
     if (other == dim || other == Dimension::Ratio) continue;
     if (unit_factor(split.unit, other)) {
-      return {std::nullopt,
-              fmt::format("{} ({} is a {})", message, quote_capped(split.unit), dimension_name(other))};
+      return {std::nullopt, fmt::format("{} ({} is a {})", message, quote_capped(split.unit), dimension_name(other))};
     }
   }
   return {std::nullopt, fmt::format("{} (unknown unit \"{}\")", message, quote_capped(split.unit))};
@@ -328,8 +358,7 @@ std::string format_si(double value, std::string_view unit, int digits) {
     ++exponent3;
     mantissa = value / std::pow(10.0, 3 * exponent3);
   }
-  return fmt::format("{} {}{}", format_number(mantissa, digits), kNames[static_cast<std::size_t>(exponent3 + 5)],
-                     unit);
+  return fmt::format("{} {}{}", format_number(mantissa, digits), kNames[static_cast<std::size_t>(exponent3 + 5)], unit);
 }
 
 std::string format_seconds(double seconds) { return format_si(seconds, "s"); }

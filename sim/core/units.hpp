@@ -53,7 +53,8 @@ struct QuantityLimits {
 };
 /// The one table of limits, by dimension.
 const QuantityLimits& quantity_limits(Dimension d);
-/// Why `value_si` (a value in base units of `d`) is outside the limits, e.g. "too large: at most 1e+07 s"; nothing if inside.
+/// Why `value_si` (a value in base units of `d`) is outside the limits, e.g. "too large: at most 1e+07 s"; nothing if
+/// inside.
 std::optional<std::string> quantity_range_problem(double value_si, Dimension d);
 
 /// Result of parsing one quantity: a value in SI base units, or a message for the user.
@@ -68,15 +69,15 @@ struct ParsedQuantity {
 ParsedQuantity parse_quantity(std::string_view text, Dimension dim);
 
 // ---- formatting for reports (4 significant digits, engineering prefixes) ----
-std::string format_seconds(double seconds);          // "1.074 ms", "84.05 us"
-std::string format_bytes(double bytes);              // "12.58 MB"
-std::string format_capacity(double bytes);           // "8 GiB" (IEC: how memories are sized)
-std::string format_bandwidth(double bytes_per_s);    // "50 GB/s"
-std::string format_ops(double ops);                  // "2.147 GOP"
-std::string format_ops_rate(double ops_per_s);       // "2 TOP/s"
-std::string format_joules(double joules);            // "6.4 mJ"
-std::string format_watts(double watts);              // "190 mW"
-std::string format_hertz(double hertz);              // "1.3 GHz"
+std::string format_seconds(double seconds);        // "1.074 ms", "84.05 us"
+std::string format_bytes(double bytes);            // "12.58 MB"
+std::string format_capacity(double bytes);         // "8 GiB" (IEC: how memories are sized)
+std::string format_bandwidth(double bytes_per_s);  // "50 GB/s"
+std::string format_ops(double ops);                // "2.147 GOP"
+std::string format_ops_rate(double ops_per_s);     // "2 TOP/s"
+std::string format_joules(double joules);          // "6.4 mJ"
+std::string format_watts(double watts);            // "190 mW"
+std::string format_hertz(double hertz);            // "1.3 GHz"
 /// `value` with an SI prefix and `unit`, `digits` significant digits, trailing zeros removed.
 std::string format_si(double value, std::string_view unit, int digits = 4);
 /// A plain number with `digits` significant digits and no exponent for ordinary magnitudes.

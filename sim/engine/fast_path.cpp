@@ -65,7 +65,8 @@ const FluidSystem::FlowSpec& FastPath::flow_spec(const Job& job, const KernelPla
   for (std::size_t lv = 0; lv < k.bytes.size(); ++lv) {
     const double bytes = k.bytes[lv] * job.byte_scale;
     if (bytes <= 0) continue;
-    if (unit_port_[job.unit][lv] >= 0) f.elements.push_back({static_cast<std::size_t>(unit_port_[job.unit][lv]), bytes});
+    if (unit_port_[job.unit][lv] >= 0)
+      f.elements.push_back({static_cast<std::size_t>(unit_port_[job.unit][lv]), bytes});
     f.elements.push_back({level_bus_[lv], bytes});
   }
   f.latency_s = k.overhead_s;

@@ -80,13 +80,13 @@ class FastPath : public PlatformListener {
   RecordSink& sink_;
   RunTotals& totals_;
   FluidSystem fluid_;
-  std::vector<std::size_t> unit_cpu_;                  // constraint of each unit's cores
-  std::vector<std::size_t> level_bus_;                 // constraint of each level's bus
-  std::vector<std::vector<std::int64_t>> unit_port_;   // [unit][level]: its Little's-law port, or -1
+  std::vector<std::size_t> unit_cpu_;                 // constraint of each unit's cores
+  std::vector<std::size_t> level_bus_;                // constraint of each level's bus
+  std::vector<std::vector<std::int64_t>> unit_port_;  // [unit][level]: its Little's-law port, or -1
   std::vector<std::size_t> background_port_;
   std::vector<std::size_t> background_flow_;
-  std::vector<double> background_booked_;             // work of each background flow booked so far
-  std::deque<Job> jobs_;                               // by id - first_job_
+  std::vector<double> background_booked_;  // work of each background flow booked so far
+  std::deque<Job> jobs_;                   // by id - first_job_
   std::uint64_t first_job_ = 0;
   mutable FluidSystem::FlowSpec scratch_;
   std::vector<double> predicted_ends_s_;  // ascending

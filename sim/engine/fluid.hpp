@@ -76,11 +76,11 @@ class FluidSystem {
     double cycles_per_entry = 0;
     double latency_s = 0;
     double remains = 1;
-    double done = 0;   // endless flows: work done
+    double done = 0;  // endless flows: work done
     bool endless = false;
     double value = 0;  // rate
     double bound = -1;
-    double mu = 0;     // the solver's increment of the current round
+    double mu = 0;  // the solver's increment of the current round
     bool alive = false;
     bool fixed = false;  // solver: no longer in the list of flows to raise
     std::uint64_t owner = 0;
@@ -89,9 +89,9 @@ class FluidSystem {
     double capacity = 0;
     double speed = 0;
     int cores = 1;
-    double remaining = 0;  // solver
-    double usage = 0;      // solver
-    bool listed = false;   // solver
+    double remaining = 0;                      // solver
+    double usage = 0;                          // solver
+    bool listed = false;                       // solver
     std::size_t uses_begin = 0, uses_end = 0;  // solver: its range of uses_
   };
   struct Use {
@@ -109,7 +109,7 @@ class FluidSystem {
   std::vector<Constraint> constraints_;
   double now_s_ = 0;
   bool dirty_ = true;
-  std::vector<std::size_t> finished_;  // scratch
+  std::vector<std::size_t> finished_;      // scratch
   std::vector<std::size_t> list_, cnsts_;  // solver scratch
   std::vector<Use> uses_;
 };

@@ -4,7 +4,8 @@
 
 namespace framesim::engine {
 
-std::int64_t FrameBook::capture(std::size_t sensor, double t_s, double temperature_C, std::vector<double> frequency_Hz) {
+std::int64_t FrameBook::capture(std::size_t sensor, double t_s, double temperature_C,
+                                std::vector<double> frequency_Hz) {
   const std::int64_t id = next_++;
   Frame& f = frames_.emplace_back();
   f.sensor = sensor;

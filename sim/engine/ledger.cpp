@@ -18,7 +18,8 @@ Ledger::Ledger(const model::ScenarioSpec& spec, Platform& platform)
       level_bytes_(platform.levels.size(), 0.0),
       temperature_C_(spec.initial_temperature_C.value_or(spec.hardware.thermal ? ambient_C(0) : 25.0)) {
   now_.temperature_C = temperature_C_;
-  for (const auto& u : platform_.units) now_.unit_frequency_Hz.push_back(u.spec->operating_points[u.pstate].frequency_Hz);
+  for (const auto& u : platform_.units)
+    now_.unit_frequency_Hz.push_back(u.spec->operating_points[u.pstate].frequency_Hz);
   before_last_tick_ = now_;
 }
 
@@ -112,9 +113,9 @@ void Ledger::book_running() {
   for (const auto& r : running_) probes.push_back({r.id, r.exec, 0.0});
   for (auto& p : probes) {
     const auto state = p.exec->get_state();
-    p.remaining = state == sg4::Activity::State::STARTED ? p.exec->get_remaining_ratio()
+    p.remaining = state == sg4::Activity::State::STARTED    ? p.exec->get_remaining_ratio()
                   : state == sg4::Activity::State::FINISHED ? 0.0
-                                                             : 1.0;  // not started, or cancelled: no progress
+                                                            : 1.0;  // not started, or cancelled: no progress
   }
   auto probe = probes.begin();
   for (auto& r : running_) {
@@ -189,7 +190,7 @@ TickRecord Ledger::tick(double now, Governor governor) {
 
 void Ledger::govern_step(const model::ThermalSpec& th) {
   int step = 0;
-  if (temperature_C_ >= th.trip_C) step = +1;        // slower
+  if (temperature_C_ >= th.trip_C) step = +1;          // slower
   else if (temperature_C_ <= th.release_C) step = -1;  // faster
   if (step == 0) return;
   const bool all_the_way = th.policy == model::GovernorPolicy::bang_bang;

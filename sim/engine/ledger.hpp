@@ -25,8 +25,8 @@ inline constexpr double kSameInstant_s = 1e-9;
 struct Running : boost::intrusive::list_base_hook<boost::intrusive::link_mode<boost::intrusive::auto_unlink>> {
   std::uint64_t id = 0;  // increasing: the ledger's list stays sorted by id
   sg4::ExecPtr exec;
-  std::size_t master = 0;                             // units first, then background masters
-  const KernelPlan* kernels = nullptr;                // the kernels it runs (one, or a merged run)
+  std::size_t master = 0;               // units first, then background masters
+  const KernelPlan* kernels = nullptr;  // the kernels it runs (one, or a merged run)
   std::size_t count = 1;
   const std::vector<double>* breaks = &kWholeKernel;  // where each kernel's share of the progress ends
   double cycle_scale = 1;

@@ -60,21 +60,22 @@ std::vector<std::optional<double>> replay_times(const model::ScenarioSpec& spec,
     if (!out[k]) continue;
     ++matched;
     const auto alone = model::kernel_time(kernel, unit, bandwidths);
-    const double memory_s = alone.memory_s.empty() ? 0.0 : *std::max_element(alone.memory_s.begin(), alone.memory_s.end());
+    const double memory_s =
+        alone.memory_s.empty() ? 0.0 : *std::max_element(alone.memory_s.begin(), alone.memory_s.end());
     if (*out[k] < memory_s)
-      totals.warnings.push_back(fmt::format("stage \"{}\": measured {} for {} is faster than its memory bound {}: "
-                                             "the bus binds it",
-                                             stage.name, core::format_seconds(*out[k]), kernel.name,
-                                             core::format_seconds(memory_s)));
+      totals.warnings.push_back(
+          fmt::format("stage \"{}\": measured {} for {} is faster than its memory bound {}: "
+                      "the bus binds it",
+                      stage.name, core::format_seconds(*out[k]), kernel.name, core::format_seconds(memory_s)));
   }
   std::vector<std::string> unused;
   for (const auto& [name, t] : by_name)
     if (!used.count(name)) unused.push_back(name);
-  totals.notes.push_back(fmt::format("stage \"{}\": replayed {} of {} from {}{}", stage.name, matched,
-                                         core::counted(xplan.kernels.size(), "kernel"), stage.measured_file,
-                                         unused.empty() ? std::string()
-                                                        : fmt::format("; names matching no kernel or layer: {}",
-                                                                      fmt::join(unused, ", "))));
+  totals.notes.push_back(
+      fmt::format("stage \"{}\": replayed {} of {} from {}{}", stage.name, matched,
+                  core::counted(xplan.kernels.size(), "kernel"), stage.measured_file,
+                  unused.empty() ? std::string()
+                                 : fmt::format("; names matching no kernel or layer: {}", fmt::join(unused, ", "))));
   return out;
 }
 
@@ -93,7 +94,8 @@ void prepare(KernelPlan& k, sg4::Host* unit_host, int cores, const std::vector<L
   k.matrix.clear();
   if (!level_of.empty()) {
     k.matrix.assign(n * n, 0.0);
-    for (std::size_t j = 0; j < level_of.size(); ++j) k.matrix[static_cast<std::size_t>(cores) + j] = k.bytes[level_of[j]];
+    for (std::size_t j = 0; j < level_of.size(); ++j)
+      k.matrix[static_cast<std::size_t>(cores) + j] = k.bytes[level_of[j]];
   }
 }
 
@@ -143,7 +145,8 @@ std::vector<KernelPlan> plan_kernels(const model::ScenarioSpec& spec, const Plat
     case model::WorkSpec::Kind::network: {
       const auto& net = spec.networks[static_cast<std::size_t>(work.network)].network;
       const auto xplan = model::plan_network(net, hw, unit_index);
-      const auto replayed = stage ? replay_times(spec, *stage, net, xplan, totals) : std::vector<std::optional<double>>(xplan.kernels.size());
+      const auto replayed = stage ? replay_times(spec, *stage, net, xplan, totals)
+                                  : std::vector<std::optional<double>>(xplan.kernels.size());
       for (std::size_t ki = 0; ki < xplan.kernels.size(); ++ki) {
         const auto& k = xplan.kernels[ki];
         KernelPlan kp;

@@ -72,8 +72,8 @@ Platform build_platform(const model::ScenarioSpec& spec, bool overhead_as_route_
       // A private port when the unit has a Little's-law cap on the level or the level a contention curve: the
       // ledger reloads it every tick (model/contention.hpp). Alone it carries the unit's effective bandwidth.
       if (auto cap = model::port_bandwidth_Bps(hw.memory[lv], unit, 0, 0.0)) {
-        p.ports[u][lv] = zone->create_link(fmt::format("port:{}:{}", unit.name, hw.memory[lv].name), *cap)
-                             ->set_latency(latency);
+        p.ports[u][lv] =
+            zone->create_link(fmt::format("port:{}:{}", unit.name, hw.memory[lv].name), *cap)->set_latency(latency);
         route.emplace_back(p.ports[u][lv]);
       } else if (latency > 0) {
         if (!dispatch) dispatch = zone->create_link("dispatch:" + unit.name, kUnboundedBps)->set_latency(latency);

@@ -43,7 +43,7 @@ struct Platform {
   std::vector<std::vector<sg4::Link*>> ports;  // [unit][level]: its Little's-law cap, or null
   std::vector<bool> overhead_in_route;         // [unit]: its dispatch overhead is the latency of its routes
   std::vector<sg4::Host*> background_hosts;
-  std::vector<sg4::Link*> background_ports;    // caps each background master at its rate
+  std::vector<sg4::Link*> background_ports;  // caps each background master at its rate
 
   std::size_t unit_index(const UnitState& u) const { return static_cast<std::size_t>(&u - units.data()); }
   /// Masters are units first, then background sources (window byte counts are kept per master).

@@ -47,11 +47,11 @@ struct FrameRecord {
   std::size_t sensor = 0;
   double capture_s = 0;
   FrameOutcome outcome = FrameOutcome::completed;
-  double done_s = 0;         // completion (completed) or the first drop (dropped)
+  double done_s = 0;  // completion (completed) or the first drop (dropped)
   int drop_stage = -1;
   DropReason reason = DropReason::none;
-  double energy_J = 0;       // dynamic energy of the kernels run for this frame
-  double temperature_C = 0;  // die temperature at capture
+  double energy_J = 0;                    // dynamic energy of the kernels run for this frame
+  double temperature_C = 0;               // die temperature at capture
   std::vector<double> unit_frequency_Hz;  // clock of every unit at capture
 };
 
@@ -62,8 +62,8 @@ struct StageRecord {
   std::int64_t frame = 0;
   std::size_t stage = 0;
   double capture_s = 0;
-  double enqueue_s = 0;   // its trigger input arrived
-  double start_s = 0;     // it first held the unit's cores
+  double enqueue_s = 0;  // its trigger input arrived
+  double start_s = 0;    // it first held the unit's cores
   double end_s = 0;
   double blocked_s = 0;
   double energy_J = 0;
@@ -82,7 +82,7 @@ struct TaskRecord {
   std::size_t task = 0;
   std::int64_t job = 0;  // release number
   double release_s = 0;
-  double start_s = 0;    // it first held the unit's cores
+  double start_s = 0;  // it first held the unit's cores
   double end_s = 0;
   double blocked_s = 0;  // as in StageRecord
   double energy_J = 0;
@@ -99,15 +99,15 @@ struct ChainRecord {
 struct TickRecord {
   double time_s = 0;
   double temperature_C = 0;
-  double power_W = 0;                   // average over the interval ending here
-  double dynamic_J = 0;                 // over the interval
+  double power_W = 0;    // average over the interval ending here
+  double dynamic_J = 0;  // over the interval
   double static_J = 0;
-  std::vector<double> unit_frequency_Hz;     // after this tick's governor decision
-  std::vector<double> level_bandwidth_Bps;   // bytes served per second over the interval, per memory level
-  bool throttled = false;                    // any unit or memory level below its top operating point
-  std::vector<double> level_utilisation;     // per memory level: bytes served / what it could serve, over the interval
-  std::vector<double> unit_busy;             // per unit: core-time held by jobs / core-time, over the interval
-  std::vector<double> stage_queue_depth;     // per stage: time-average of its input queue over the interval
+  std::vector<double> unit_frequency_Hz;    // after this tick's governor decision
+  std::vector<double> level_bandwidth_Bps;  // bytes served per second over the interval, per memory level
+  bool throttled = false;                   // any unit or memory level below its top operating point
+  std::vector<double> level_utilisation;    // per memory level: bytes served / what it could serve, over the interval
+  std::vector<double> unit_busy;            // per unit: core-time held by jobs / core-time, over the interval
+  std::vector<double> stage_queue_depth;    // per stage: time-average of its input queue over the interval
 };
 
 struct KernelRecord {
@@ -138,10 +138,10 @@ struct StuckReport {
 
 /// Totals over the whole run.
 struct RunTotals {
-  double end_s = 0;                     // simulated time when everything drained
-  double frames_energy_J = 0;           // dynamic energy attributed to frames
-  double tasks_energy_J = 0;            // dynamic energy of periodic tasks
-  double background_energy_J = 0;       // memory energy of background traffic
+  double end_s = 0;                // simulated time when everything drained
+  double frames_energy_J = 0;      // dynamic energy attributed to frames
+  double tasks_energy_J = 0;       // dynamic energy of periodic tasks
+  double background_energy_J = 0;  // memory energy of background traffic
   double static_energy_J = 0;
   std::vector<double> compute_energy_J;  // per unit: arithmetic energy (frames + tasks)
   std::vector<double> memory_energy_J;   // per level: frames + tasks + background
@@ -150,19 +150,19 @@ struct RunTotals {
   double throttled_s = 0;                // time anything was throttled
   double in_system_integral = 0;         // integral over time of frames in the system (Little's law)
   std::int64_t frames_captured = 0;
-  std::int64_t activities = 0;           // ptasks run
-  std::int64_t kernels = 0;              // kernels executed
-  std::int64_t dispatch_sleeps = 0;      // dispatch overheads waited by an actor (the rest are route latency)
-  bool fast_path = false;                // jobs ran in framesim's own sharing model (fast_path.hpp)
+  std::int64_t activities = 0;       // ptasks run
+  std::int64_t kernels = 0;          // kernels executed
+  std::int64_t dispatch_sleeps = 0;  // dispatch overheads waited by an actor (the rest are route latency)
+  bool fast_path = false;            // jobs ran in framesim's own sharing model (fast_path.hpp)
   double wall_s = 0;
-  std::vector<double> unit_busy_core_s;  // per unit: core-seconds held by jobs (running, launching, switching)
-  std::vector<double> stage_busy_core_s; // per stage: core-seconds its executions held
-  std::vector<double> task_busy_core_s;  // per task
-  std::vector<double> level_bytes;       // per memory level: bytes served (frames, tasks, background)
-  std::vector<double> stage_queue_mean;  // per stage: time-average depth of its input queue
+  std::vector<double> unit_busy_core_s;   // per unit: core-seconds held by jobs (running, launching, switching)
+  std::vector<double> stage_busy_core_s;  // per stage: core-seconds its executions held
+  std::vector<double> task_busy_core_s;   // per task
+  std::vector<double> level_bytes;        // per memory level: bytes served (frames, tasks, background)
+  std::vector<double> stage_queue_mean;   // per stage: time-average depth of its input queue
   std::vector<int> stage_queue_max;
-  std::int64_t preemptions = 0;          // kernels stopped mid-way (preemptive) or switched out (time_slice)
-  std::optional<StuckReport> stuck;       // set when the pipeline did not drain (also a warning)
+  std::int64_t preemptions = 0;      // kernels stopped mid-way (preemptive) or switched out (time_slice)
+  std::optional<StuckReport> stuck;  // set when the pipeline did not drain (also a warning)
   std::vector<std::string> warnings;
   std::vector<std::string> notes;  // what the run did that a reader should know (e.g. replayed measurements)
   double total_energy_J() const { return frames_energy_J + tasks_energy_J + background_energy_J + static_energy_J; }

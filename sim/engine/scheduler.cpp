@@ -10,7 +10,9 @@ namespace framesim::engine {
 using model::SchedulingPolicy;
 
 UnitScheduler::UnitScheduler(const model::SchedulerSpec& spec, int cores, std::size_t owners)
-    : spec_(spec), cores_(cores), all_(cores >= kMaxCores ? ~CoreMask{0} : (CoreMask{1} << cores) - 1),
+    : spec_(spec),
+      cores_(cores),
+      all_(cores >= kMaxCores ? ~CoreMask{0} : (CoreMask{1} << cores) - 1),
       owner_core_s_(owners, 0.0) {
   FRAMESIM_ASSERT(cores >= 1 && cores <= kMaxCores, "a unit has 1 to 64 cores");
 }
@@ -37,8 +39,7 @@ bool UnitScheduler::ranks_before(const Job& a, const Job& b) const {
       if (a.priority != b.priority) return a.priority > b.priority;
       return a.order < b.order;
     case SchedulingPolicy::fifo:
-    case SchedulingPolicy::time_slice:
-      return a.order < b.order;
+    case SchedulingPolicy::time_slice: return a.order < b.order;
   }
   return false;
 }

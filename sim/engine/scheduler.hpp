@@ -27,9 +27,9 @@ struct Job {
   enum class State { outside, waiting, holding };
   // Written by the scheduler only.
   State state = State::outside;
-  CoreMask held = 0;                 // the cores it holds
-  std::uint64_t order = 0;           // release order; time_slice: its place in the round
-  bool owes_switch = false;          // a forced switch happened: it idles switch_cost_s before running on
+  CoreMask held = 0;         // the cores it holds
+  std::uint64_t order = 0;   // release order; time_slice: its place in the round
+  bool owes_switch = false;  // a forced switch happened: it idles switch_cost_s before running on
   double slice_end_s = std::numeric_limits<double>::infinity();  // time_slice: when its quantum ends
 };
 

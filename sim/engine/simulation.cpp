@@ -65,9 +65,9 @@ struct QueueGauge {
 /// A job as the engine runs it: the scheduler's view plus what is needed to stop and resume it.
 struct JobSlot : Job {
   sg4::SemaphorePtr granted = sg4::Semaphore::create(0);  // released once per grant of cores
-  sg4::ExecPtr exec;        // the kernel activity while it runs
-  double stop_ratio = 1;    // the remaining ratio of `exec` when it was stopped
-  bool stopped = false;     // `exec` was cancelled by a preemption
+  sg4::ExecPtr exec;                                      // the kernel activity while it runs
+  double stop_ratio = 1;                                  // the remaining ratio of `exec` when it was stopped
+  bool stopped = false;                                   // `exec` was cancelled by a preemption
 };
 
 /// One entry of a stage's side work (model::SideWorkSpec): its kernels on the other unit and the job it runs as.
@@ -84,8 +84,8 @@ struct Stage {
   std::size_t index = 0;
   UnitState* unit = nullptr;
   int cores = 1;
-  std::vector<std::deque<Item>> queues;        // one per input edge
-  std::vector<std::optional<Item>> last_side;  // `latest`: the side input last used
+  std::vector<std::deque<Item>> queues;                      // one per input edge
+  std::vector<std::optional<Item>> last_side;                // `latest`: the side input last used
   std::vector<std::pair<std::size_t, std::size_t>> outputs;  // (consumer stage, its input edge)
   std::vector<KernelPlan> kernels;
   std::vector<SideJob> side;  // its side work on other units
@@ -153,12 +153,15 @@ class Simulation {
       st.spec = &ss;
       st.index = s;
       st.unit = &platform_.units[ss.unit];
-      st.cores = ss.cores > 0 ? ss.cores : ss.pinned.empty() ? st.unit->spec->cores : static_cast<int>(ss.pinned.size());
+      st.cores = ss.cores > 0        ? ss.cores
+                 : ss.pinned.empty() ? st.unit->spec->cores
+                                     : static_cast<int>(ss.pinned.size());
       st.queues.resize(ss.inputs.size());
       st.last_side.resize(ss.inputs.size());
       st.kernels = plan_kernels(spec_, platform_, ss.work, ss.unit, st.cores, &ss, totals_);
       const bool exclusive =
-          std::count_if(spec_.stages.begin(), spec_.stages.end(), [&](const auto& o) { return o.unit == ss.unit; }) == 1 &&
+          std::count_if(spec_.stages.begin(), spec_.stages.end(), [&](const auto& o) { return o.unit == ss.unit; }) ==
+              1 &&
           std::none_of(spec_.tasks.begin(), spec_.tasks.end(), [&](const auto& t) { return t.unit == ss.unit; }) &&
           !receives_side_work(ss.unit);
       if (exclusive && options_.merge_kernels && !fast_) mark_runs(st.kernels, spec_, platform_, ss.unit, st.cores);
@@ -186,7 +189,9 @@ class Simulation {
       task.index = t;
       if (ts.unit) {
         task.unit = &platform_.units[*ts.unit];
-        task.cores = ts.cores > 0 ? ts.cores : ts.pinned.empty() ? task.unit->spec->cores : static_cast<int>(ts.pinned.size());
+        task.cores = ts.cores > 0        ? ts.cores
+                     : ts.pinned.empty() ? task.unit->spec->cores
+                                         : static_cast<int>(ts.pinned.size());
         task.kernels = plan_kernels(spec_, platform_, ts.work, *ts.unit, task.cores, nullptr, totals_);
         static_cast<Job&>(task.slot) = job_for(spec_.stages.size() + t, ts.priority, task.cores, ts.pinned);
       }
@@ -437,9 +442,8 @@ class Simulation {
       const double scale = std::max(0.0, st.spec->work.scale.sample(st.rng));
       const double energy_before = frames_.at(item.frame).energy_J;
       const double side_before_s = run_side_work(st, false, item.frame);
-      JobTimes times =
-          run_job(*st.unit, st.slot, st.kernels, work_amount(st.spec->work, st.rng) * scale, scale,
-                  static_cast<int>(st.index), -1, item.frame, &frames_.at(item.frame).energy_J);
+      JobTimes times = run_job(*st.unit, st.slot, st.kernels, work_amount(st.spec->work, st.rng) * scale, scale,
+                               static_cast<int>(st.index), -1, item.frame, &frames_.at(item.frame).energy_J);
       if (side_before_s >= 0) times.start_s = side_before_s;
       run_side_work(st, true, item.frame);
       const double end = now();
@@ -567,7 +571,7 @@ class Simulation {
     hold(unit, slot, times);
     times.start_s = now();
     times.blocked_s = 0;  // the wait before the first start is the job's wait, not its blocking
-    if (fast_) {  // alone on its unit: the fluid system runs every kernel
+    if (fast_) {          // alone on its unit: the fluid system runs every kernel
       fast_->run_job(unit_index, slot.cores, kernels, cycle_scale, byte_scale, stage, task, frame, bucket);
       changed.clear();
       sched.finish(slot, now(), changed);
@@ -586,17 +590,18 @@ class Simulation {
       const bool traced = dispatch_start < spec_.kernel_trace_s - kSameInstant_s;  // one at its end is out
       const std::size_t end = k.run_end > i + 1 && !traced ? k.run_end : i + 1;
       // A kernel that moves bytes pays its overhead as the latency of its route (see platform.cpp).
-      const bool in_route = k.overhead_s > 0 && platform_.overhead_in_route[unit_index] && !k.matrix.empty() && byte_scale > 0;
+      const bool in_route =
+          k.overhead_s > 0 && platform_.overhead_in_route[unit_index] && !k.matrix.empty() && byte_scale > 0;
       if (k.overhead_s > 0 && !in_route) {
         sg4::this_actor::sleep_for(k.overhead_s);
         ++totals_.dispatch_sleeps;
         if (slot.state != Job::State::holding) hold(unit, slot, times);  // preempted while launching
       }
       const double start = in_route ? dispatch_start + k.overhead_s : now();
-      if (!kernels[i].empty(cycle_scale) || end > i + 1) execute(unit, slot, times, kernels, i, end, cycle_scale, byte_scale, bucket);
+      if (!kernels[i].empty(cycle_scale) || end > i + 1)
+        execute(unit, slot, times, kernels, i, end, cycle_scale, byte_scale, bucket);
       totals_.kernels += static_cast<std::int64_t>(end - i);
-      if (traced)
-        sink_.on_kernel({unit_index, stage, task, k.name, frame, start, now(), start - dispatch_start});
+      if (traced) sink_.on_kernel({unit_index, stage, task, k.name, frame, start, now(), start - dispatch_start});
       i = end;
     }
     changed.clear();
@@ -853,10 +858,10 @@ class Simulation {
                                         stuck.queued, core::join_list(stuck.waiting_for, ", ", true)));
       report.stages.push_back(std::move(stuck));
     }
-    totals_.warnings.push_back(fmt::format(
-        "the pipeline did not drain within {} after the sensors stopped: {} frame(s) unfinished{}{}",
-        core::format_seconds(report.drain_limit_s), report.unfinished_frames, where.empty() ? "" : "; ",
-        fmt::join(where, "; ")));
+    totals_.warnings.push_back(
+        fmt::format("the pipeline did not drain within {} after the sensors stopped: {} frame(s) unfinished{}{}",
+                    core::format_seconds(report.drain_limit_s), report.unfinished_frames, where.empty() ? "" : "; ",
+                    fmt::join(where, "; ")));
     totals_.stuck = std::move(report);
   }
 
@@ -888,8 +893,8 @@ class Simulation {
       totals_.stage_queue_max.push_back(static_cast<int>(st.queue.max));
       for (std::size_t e = 1; e < st.spec->inputs.size(); ++e)
         if (st.spec->policy == model::InputPolicy::latest && !st.last_side[e])
-          totals_.warnings.push_back(fmt::format("stage \"{}\" never received input \"{}\"", st.spec->name,
-                                                 st.spec->input_names[e]));
+          totals_.warnings.push_back(
+              fmt::format("stage \"{}\" never received input \"{}\"", st.spec->name, st.spec->input_names[e]));
     }
   }
 

@@ -45,7 +45,8 @@ Diagnosis diagnose(double measured_over_estimate, double measured_over_bound) {
 std::optional<std::size_t> find_kernel(const ExecutionPlan& plan, const NetworkSpec& net, std::string_view name) {
   for (std::size_t k = 0; k < plan.kernels.size(); ++k)
     if (plan.kernels[k].name == name) return k;
-  if (auto layer = net.find_layer(name)) return static_cast<std::size_t>(plan.kernel_of_layer[static_cast<std::size_t>(*layer)]);
+  if (auto layer = net.find_layer(name))
+    return static_cast<std::size_t>(plan.kernel_of_layer[static_cast<std::size_t>(*layer)]);
   return std::nullopt;
 }
 
@@ -281,9 +282,8 @@ BudgetReport make_budget(const HardwareSpec& hw, const NetworkSpec& net, const B
         r.total_diagnosis = diagnose(it->second / r.estimate_s, it->second / r.bound_s);
     }
     for (const auto& m : options.measured)
-      if (!used.count(m.name) &&
-          std::find(r.unmatched_measurements.begin(), r.unmatched_measurements.end(), m.name) ==
-              r.unmatched_measurements.end())
+      if (!used.count(m.name) && std::find(r.unmatched_measurements.begin(), r.unmatched_measurements.end(), m.name) ==
+                                     r.unmatched_measurements.end())
         r.unmatched_measurements.push_back(m.name);
   }
   return r;

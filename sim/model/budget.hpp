@@ -42,9 +42,9 @@ struct RoofRow {
 struct LevelRow {
   std::size_t level = 0;
   double peak_Bps = 0;
-  double streaming_Bps = 0;                // x efficiency x memory clock
-  std::optional<double> littles_cap_Bps;   // outstanding / latency
-  double effective_Bps = 0;                // what kernels get: min of the two
+  double streaming_Bps = 0;                              // x efficiency x memory clock
+  std::optional<double> littles_cap_Bps;                 // outstanding / latency
+  double effective_Bps = 0;                              // what kernels get: min of the two
   std::vector<std::pair<Precision, double>> ridge;       // effective C / effective B (ops per byte)
   std::vector<std::pair<Precision, double>> peak_ridge;  // peak C / peak B
 };
@@ -90,12 +90,12 @@ struct FusionRow {
 
 struct FusionSummary {
   int traversals_before = 0, traversals_after = 0;
-  double bytes_before = 0, bytes_after = 0;        // all levels
+  double bytes_before = 0, bytes_after = 0;  // all levels
   double offchip_bytes_before = 0, offchip_bytes_after = 0;
-  double memory_s_before = 0, memory_s_after = 0;  // sum over kernels of the binding memory time
+  double memory_s_before = 0, memory_s_after = 0;    // sum over kernels of the binding memory time
   double traffic_s_before = 0, traffic_s_after = 0;  // sum over kernels and levels of M_l / B_l
   double floor_s_before = 0, floor_s_after = 0;
-  std::vector<FusionRow> groups;                   // kernels of more than one layer
+  std::vector<FusionRow> groups;  // kernels of more than one layer
 };
 
 struct BudgetReport {

@@ -702,8 +702,8 @@ TotalsFit fit_totals(const HardwareSpec& hw, std::size_t unit, const std::vector
       int n = 0;
       for (std::size_t i = 0; i < samples.size(); ++i) {
         if (!samples[i].measured_J) continue;
-        const double d = std::log(std::max(predict(parts[i], values[ia], values[ib]), 1e-300)) -
-                         std::log(*samples[i].measured_J);
+        const double d =
+            std::log(std::max(predict(parts[i], values[ia], values[ib]), 1e-300)) - std::log(*samples[i].measured_J);
         sum += d * d;
         ++n;
       }
@@ -742,15 +742,17 @@ TotalsFit fit_totals(const HardwareSpec& hw, std::size_t unit, const std::vector
     if (p.kind == TotalParameterKind::dispatch_overhead) {
       p.at_bound = p.pinned && p.fitted <= 1e-9;
       if (p.pinned && p.fitted > 0.3 * min_measured)
-        fit.warnings.push_back(fmt::format("dispatch overhead {} is over 30 % of the fastest sample ({}): the "
-                                           "overhead is absorbing what the roofline misses",
-                                           core::format_seconds(p.fitted), core::format_seconds(min_measured)));
+        fit.warnings.push_back(
+            fmt::format("dispatch overhead {} is over 30 % of the fastest sample ({}): the "
+                        "overhead is absorbing what the roofline misses",
+                        core::format_seconds(p.fitted), core::format_seconds(min_measured)));
     } else if (is_time_parameter(p.kind)) {
       p.at_bound = p.pinned && (p.fitted >= 0.999 || p.fitted <= kEfficiencyFloor * 1.01);
       if (p.pinned && p.fitted < 0.02)
-        fit.warnings.push_back(fmt::format("{} {}: below 2 % of peak, an implausible roof (check the bytes and "
-                                           "where the tensors are placed)",
-                                           total_parameter_name(hw, p), core::format_number(p.fitted, 3)));
+        fit.warnings.push_back(
+            fmt::format("{} {}: below 2 % of peak, an implausible roof (check the bytes and "
+                        "where the tensors are placed)",
+                        total_parameter_name(hw, p), core::format_number(p.fitted, 3)));
     } else {
       p.at_bound = p.pinned && (p.fitted <= 1.001e-3 || p.fitted >= 999);
     }
@@ -769,8 +771,7 @@ TotalsFit fit_totals(const HardwareSpec& hw, std::size_t unit, const std::vector
 }
 
 std::vector<LeaveOneOut> leave_one_network_out(const HardwareSpec& hw, std::size_t unit,
-                                               const std::vector<TotalSample>& samples,
-                                               const TotalsOptions& options) {
+                                               const std::vector<TotalSample>& samples, const TotalsOptions& options) {
   std::vector<std::string> networks;
   for (const auto& s : samples)
     if (std::find(networks.begin(), networks.end(), s.network) == networks.end()) networks.push_back(s.network);

@@ -129,11 +129,17 @@ struct TotalSample {
   std::string label;    // for reports
   std::vector<Kernel> kernels;
   RunPoint run;
-  double measured_s = 0;              // > 0
-  std::optional<double> measured_J;   // > 0 when given
+  double measured_s = 0;             // > 0
+  std::optional<double> measured_J;  // > 0 when given
 };
 
-enum class TotalParameterKind { class_efficiency, bandwidth_efficiency, dispatch_overhead, energy_per_op, static_power };
+enum class TotalParameterKind {
+  class_efficiency,
+  bandwidth_efficiency,
+  dispatch_overhead,
+  energy_per_op,
+  static_power
+};
 
 struct TotalParameter {
   TotalParameterKind kind = TotalParameterKind::class_efficiency;
@@ -147,18 +153,18 @@ struct TotalParameter {
 };
 
 struct TotalsOptions {
-  double lambda = 0.01;            // weight of the pull toward the priors
-  double min_sensitivity = 0.05;   // below this a parameter is not pinned down by the data
+  double lambda = 0.01;           // weight of the pull toward the priors
+  double min_sensitivity = 0.05;  // below this a parameter is not pinned down by the data
   int max_evaluations = 20000;
 };
 
 struct TotalsFit {
   HardwareSpec calibrated;
   std::vector<TotalParameter> parameters;
-  std::vector<double> predicted_s;                // per sample, calibrated estimate
-  std::vector<std::optional<double>> predicted_J; // per sample with a measured energy
-  double rms_log_s = 0;                           // sqrt(mean (ln predicted / measured)^2) over samples
-  std::vector<std::string> warnings;              // implausible values, said out loud
+  std::vector<double> predicted_s;                 // per sample, calibrated estimate
+  std::vector<std::optional<double>> predicted_J;  // per sample with a measured energy
+  double rms_log_s = 0;                            // sqrt(mean (ln predicted / measured)^2) over samples
+  std::vector<std::string> warnings;               // implausible values, said out loud
 };
 
 /// The estimate (effective roofs) of a sample's total time on `unit` of `hw`.

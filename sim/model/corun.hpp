@@ -48,9 +48,9 @@ struct CorunRow {
 std::vector<double> corun_slowdowns(const HardwareSpec& hw, const std::vector<CorunMember>& members);
 
 struct CorunOptions {
-  double lambda = 1e-6;           // weight of the pull toward the file's sensitivities: a tie-breaker
-  double max_sensitivity = 10;    // upper bound of every sensitivity
-  int significant_digits = 4;     // fitted values are rounded to this many digits (what the YAML says)
+  double lambda = 1e-6;         // weight of the pull toward the file's sensitivities: a tie-breaker
+  double max_sensitivity = 10;  // upper bound of every sensitivity
+  int significant_digits = 4;   // fitted values are rounded to this many digits (what the YAML says)
 };
 
 struct CorunParameter {

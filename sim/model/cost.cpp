@@ -23,8 +23,7 @@ std::optional<double> littles_cap_Bps(const ComputeUnitSpec& unit, double latenc
   return *unit.outstanding_bytes / latency_s;
 }
 
-std::vector<double> effective_bandwidths_Bps(const HardwareSpec& hw, const ComputeUnitSpec& unit,
-                                             const RunPoint& run) {
+std::vector<double> effective_bandwidths_Bps(const HardwareSpec& hw, const ComputeUnitSpec& unit, const RunPoint& run) {
   std::vector<double> out(hw.memory.size(), 0.0);
   for (std::size_t lv : unit.memory_path) {
     const auto& level = hw.memory[lv];
@@ -36,9 +35,7 @@ std::vector<double> effective_bandwidths_Bps(const HardwareSpec& hw, const Compu
   return out;
 }
 
-std::string_view roofs_name(Roofs r) {
-  return r == Roofs::peak ? "bound (peak roofs)" : "estimate (effective roofs)";
-}
+std::string_view roofs_name(Roofs r) { return r == Roofs::peak ? "bound (peak roofs)" : "estimate (effective roofs)"; }
 
 std::vector<double> peak_bandwidths_Bps(const HardwareSpec& hw, const ComputeUnitSpec& unit, const RunPoint& run) {
   std::vector<double> out(hw.memory.size(), 0.0);
@@ -61,8 +58,8 @@ double compute_time_s(const Kernel& kernel, const ComputeUnitSpec& unit, const R
     if (!ops || *ops <= 0) continue;
     const auto& peak = unit.peak_ops_per_s[p];
     FRAMESIM_ASSERT(peak && *peak > 0, "validated: the unit has a roof for every precision it computes in");
-    const double roof = *peak * unit.operating_points[run.operating_point].frequency_Hz /
-                        unit.nominal().frequency_Hz * run.core_fraction;
+    const double roof = *peak * unit.operating_points[run.operating_point].frequency_Hz / unit.nominal().frequency_Hz *
+                        run.core_fraction;
     double classified = 0;
     for (OpClass c : kAllOpClasses) {
       const auto& class_ops = kernel.ops_by_class[static_cast<std::size_t>(c)][p];
@@ -114,9 +111,7 @@ KernelTime kernel_time(const Kernel& kernel, const ComputeUnitSpec& unit, const 
   return t;
 }
 
-double Energy::total_J() const {
-  return compute_J + std::accumulate(memory_J.begin(), memory_J.end(), 0.0) + static_J;
-}
+double Energy::total_J() const { return compute_J + std::accumulate(memory_J.begin(), memory_J.end(), 0.0) + static_J; }
 
 double dynamic_energy_scale(const ComputeUnitSpec& unit, std::size_t op) {
   const double v = unit.operating_points[op].voltage_V / unit.nominal().voltage_V;
@@ -149,7 +144,8 @@ Energy kernel_energy(const Kernel& kernel, const HardwareSpec& hw, const Compute
     e.compute_J += *ops * energy_per_op_J(unit, p, op).value_or(0.0);
   }
   e.memory_J.assign(kernel.bytes.size(), 0.0);
-  for (std::size_t lv = 0; lv < kernel.bytes.size(); ++lv) e.memory_J[lv] = kernel.bytes[lv] * hw.memory[lv].energy_per_byte_J;
+  for (std::size_t lv = 0; lv < kernel.bytes.size(); ++lv)
+    e.memory_J[lv] = kernel.bytes[lv] * hw.memory[lv].energy_per_byte_J;
   e.static_J = static_power_W(unit, op) * duration_s;
   return e;
 }

@@ -27,9 +27,9 @@ namespace framesim::model {
 
 /// The unit's clock and share: which operating points, how many of its cores.
 struct RunPoint {
-  std::size_t operating_point = 0;           // index into ComputeUnitSpec::operating_points
-  std::vector<std::size_t> memory_points;    // per memory level (empty: all at their first point)
-  double core_fraction = 1.0;                // cores used / cores of the unit
+  std::size_t operating_point = 0;         // index into ComputeUnitSpec::operating_points
+  std::vector<std::size_t> memory_points;  // per memory level (empty: all at their first point)
+  double core_fraction = 1.0;              // cores used / cores of the unit
 };
 
 /// Which roofs a time is computed at (see the header): the estimate's or the bound's.
@@ -76,7 +76,7 @@ struct KernelTime {
   double bound_s = 0;       // max(compute, memory) + overhead, at the roofs it was computed at (see Roofs)
   double no_overlap_s = 0;  // compute + sum(memory) + overhead
   LimitKind limit = LimitKind::compute;
-  int limit_level = -1;     // the binding memory level when limit == memory, else the most loaded level
+  int limit_level = -1;  // the binding memory level when limit == memory, else the most loaded level
   /// Intensity at the binding (or most loaded) level: F / M_l, and that level's ridge C / B_l.
   double intensity = 0;
   double ridge = 0;

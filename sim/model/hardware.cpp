@@ -20,9 +20,7 @@ double ThermalSpec::step_C(double temperature_C, double ambient, double power_W,
   return steady_C + (temperature_C - steady_C) * std::exp(-dt_s / (resistance_K_per_W * capacitance_J_per_K));
 }
 
-std::string_view scheduling_policy_name(SchedulingPolicy p) {
-  return kSchedulingPolicies[static_cast<std::size_t>(p)];
-}
+std::string_view scheduling_policy_name(SchedulingPolicy p) { return kSchedulingPolicies[static_cast<std::size_t>(p)]; }
 
 std::string_view unit_kind_name(UnitKind k) {
   switch (k) {

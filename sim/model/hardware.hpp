@@ -19,7 +19,9 @@ namespace framesim::model {
 enum class MemoryKind { registers, sram, cache, dram, flash };
 std::string_view memory_kind_name(MemoryKind k);
 /// On-chip levels can hold a whole weight set; flash is read-only (weights only).
-inline bool is_on_chip(MemoryKind k) { return k == MemoryKind::registers || k == MemoryKind::sram || k == MemoryKind::cache; }
+inline bool is_on_chip(MemoryKind k) {
+  return k == MemoryKind::registers || k == MemoryKind::sram || k == MemoryKind::cache;
+}
 inline bool is_writable(MemoryKind k) { return k != MemoryKind::flash; }
 
 /// A memory clock setting: bandwidth scales with frequency relative to the first (highest) point.
@@ -41,11 +43,11 @@ struct MemoryLevelSpec {
   std::string name;
   MemoryKind kind = MemoryKind::dram;
   double capacity_bytes = 0;
-  double bandwidth_Bps = 0;      // peak, at the first memory operating point
-  double efficiency = 1.0;       // fraction of peak a streaming kernel reaches (the soft roof)
-  double latency_s = 0;          // unloaded access latency
-  double energy_per_byte_J = 0;  // per byte served by this level
-  double line_bytes = 64;        // access granularity: a random access pulls a whole line
+  double bandwidth_Bps = 0;                            // peak, at the first memory operating point
+  double efficiency = 1.0;                             // fraction of peak a streaming kernel reaches (the soft roof)
+  double latency_s = 0;                                // unloaded access latency
+  double energy_per_byte_J = 0;                        // per byte served by this level
+  double line_bytes = 64;                              // access granularity: a random access pulls a whole line
   std::vector<MemoryOperatingPoint> operating_points;  // empty: fixed clock
   std::vector<std::string> users;                      // units whose memory path includes this level
   std::optional<ContentionCurve> contention;           // none: no slowdown below saturation (max-min only)
@@ -93,12 +95,12 @@ struct ComputeUnitSpec {
   PerPrecision<double> efficiency;      // soft roof per precision (unset: 1)
   /// Soft roof per op class and precision (`efficiency.by_op`); unset entries fall back to `efficiency`.
   std::array<PerPrecision<double>, kOpClassCount> efficiency_by_op{};
-  double dispatch_overhead_s = 0;       // per kernel launch
+  double dispatch_overhead_s = 0;           // per kernel launch
   std::optional<double> outstanding_bytes;  // bytes it can keep in flight (Little's law cap)
   /// How strongly contention curves act on this unit: its factor is 1 + sensitivity x (curve - 1). 1: as the
   /// curve says; 0: immune (e.g. a unit whose traffic the memory controller prioritises).
   double contention_sensitivity = 1.0;
-  std::vector<std::size_t> memory_path;     // indices into HardwareSpec::memory, innermost first
+  std::vector<std::size_t> memory_path;          // indices into HardwareSpec::memory, innermost first
   std::vector<OperatingPoint> operating_points;  // descending frequency; [0] is nominal
   double static_power_W = 0;                     // at the nominal operating point
   PerPrecision<double> energy_per_op_J;          // at the nominal voltage

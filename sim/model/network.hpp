@@ -39,22 +39,22 @@ struct Access {
 double effective_bytes(const Access& a, double line_bytes);
 
 enum class OpKind {
-  linear,       // activation x weights (matmul with a weight operand)
-  matmul,       // activation x activation
+  linear,  // activation x weights (matmul with a weight operand)
+  matmul,  // activation x activation
   conv2d,
   pool,
   global_pool,
   elementwise,  // n-ary, broadcasting (add, mul, ...)
   activation,   // unary (relu, sigmoid, ...), also cast
   batchnorm,
-  norm,         // layernorm / rmsnorm
+  norm,  // layernorm / rmsnorm
   softmax,
-  embedding,    // gather of weight rows
+  embedding,  // gather of weight rows
   attention,
-  reshape,      // free: aliases its input
-  copy,         // transpose, pad, concat (unless in place), slice, explicit copies
+  reshape,  // free: aliases its input
+  copy,     // transpose, pad, concat (unless in place), slice, explicit copies
   resize,
-  custom,       // stated ops and output shape; also unknown imported ops (data movement only)
+  custom,  // stated ops and output shape; also unknown imported ops (data movement only)
 };
 
 /// The op class of a kind (a conv2d with one input channel per group is built as depthwise instead).
@@ -71,7 +71,7 @@ struct LayerSpec {
   std::string op;  // as written: "conv2d", "relu", "add", ...
   OpKind kind = OpKind::custom;
   OpClass op_class = OpClass::data_movement;  // which efficiency its arithmetic runs at (op_class.hpp)
-  OpParams params;  // as given, so the layer can be rebuilt (e.g. at another precision)
+  OpParams params;                            // as given, so the layer can be rebuilt (e.g. at another precision)
   LayerPrecision precision;
   std::vector<int> inputs;           // tensor ids read
   std::vector<Access> input_access;  // how each input is read (parallel to inputs)
@@ -105,9 +105,9 @@ struct NetworkSpec {
   std::string description;
   std::string source_file;
   std::vector<TensorSpec> tensors;
-  std::vector<LayerSpec> layers;  // topological order
-  std::vector<int> inputs;        // graph input tensor ids
-  std::vector<int> outputs;       // graph output tensor ids
+  std::vector<LayerSpec> layers;         // topological order
+  std::vector<int> inputs;               // graph input tensor ids
+  std::vector<int> outputs;              // graph output tensor ids
   std::vector<std::vector<int>> groups;  // explicit fusion groups (layer indices)
   FusionMode fusion = FusionMode::automatic;
 
@@ -173,9 +173,8 @@ struct BuiltLayer {
 
 /// Computes a layer's output shape, operations and bytes from its inputs and parameters.
 /// `inputs` are the tensors it reads, in order. The output tensor is named after the layer.
-std::variant<BuiltLayer, OpError> build_layer(const OpSchema& schema, const std::string& name,
-                                              const OpParams& params, const std::vector<const TensorSpec*>& inputs,
-                                              LayerPrecision precision);
+std::variant<BuiltLayer, OpError> build_layer(const OpSchema& schema, const std::string& name, const OpParams& params,
+                                              const std::vector<const TensorSpec*>& inputs, LayerPrecision precision);
 
 /// The same network with one precision for every layer and graph input (the budget's --precision).
 NetworkSpec with_precision(const NetworkSpec& net, const LayerPrecision& precision);

@@ -21,9 +21,8 @@ enum class OpClass {
   data_movement,  // copies, gathers, resizes, custom ops with no stated arithmetic
 };
 inline constexpr std::size_t kOpClassCount = 6;
-inline constexpr std::array<OpClass, kOpClassCount> kAllOpClasses{OpClass::conv,        OpClass::depthwise,
-                                                                   OpClass::matmul,      OpClass::elementwise,
-                                                                   OpClass::pooling,     OpClass::data_movement};
+inline constexpr std::array<OpClass, kOpClassCount> kAllOpClasses{
+    OpClass::conv, OpClass::depthwise, OpClass::matmul, OpClass::elementwise, OpClass::pooling, OpClass::data_movement};
 
 std::string_view op_class_name(OpClass c);
 std::optional<OpClass> parse_op_class(std::string_view name);

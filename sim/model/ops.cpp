@@ -112,8 +112,7 @@ std::vector<int> NetworkSpec::consumers(int tensor) const {
   return out;
 }
 
-ConsumerIndex::ConsumerIndex(const NetworkSpec& net)
-    : consumers_(net.tensors.size()), aliases_(net.tensors.size()) {
+ConsumerIndex::ConsumerIndex(const NetworkSpec& net) : consumers_(net.tensors.size()), aliases_(net.tensors.size()) {
   for (std::size_t i = 0; i < net.layers.size(); ++i) {
     for (int t : net.layers[i].inputs) {
       auto& list = consumers_[static_cast<std::size_t>(t)];
@@ -121,13 +120,12 @@ ConsumerIndex::ConsumerIndex(const NetworkSpec& net)
     }
   }
   for (std::size_t t = 0; t < net.tensors.size(); ++t)
-    if (net.tensors[t].alias_of >= 0) aliases_[static_cast<std::size_t>(net.tensors[t].alias_of)].push_back(static_cast<int>(t));
+    if (net.tensors[t].alias_of >= 0)
+      aliases_[static_cast<std::size_t>(net.tensors[t].alias_of)].push_back(static_cast<int>(t));
 }
 
 bool ConsumerIndex::used(int tensor, const std::vector<int>& outputs) const {
-  auto direct = [&](int t) {
-    return !of(t).empty() || std::find(outputs.begin(), outputs.end(), t) != outputs.end();
-  };
+  auto direct = [&](int t) { return !of(t).empty() || std::find(outputs.begin(), outputs.end(), t) != outputs.end(); };
   if (direct(tensor)) return true;
   for (int a : aliases_[static_cast<std::size_t>(tensor)])
     if (direct(a)) return true;
@@ -135,7 +133,8 @@ bool ConsumerIndex::used(int tensor, const std::vector<int>& outputs) const {
 }
 
 int NetworkSpec::storage_of(int tensor) const {
-  while (tensors[static_cast<std::size_t>(tensor)].alias_of >= 0) tensor = tensors[static_cast<std::size_t>(tensor)].alias_of;
+  while (tensors[static_cast<std::size_t>(tensor)].alias_of >= 0)
+    tensor = tensors[static_cast<std::size_t>(tensor)].alias_of;
   return tensor;
 }
 
@@ -213,7 +212,7 @@ OpError err(std::string key, std::string message) { return OpError{std::move(key
 
 /// A per-dimension parameter given as one value or one per spatial dimension (2 for conv2d).
 std::variant<std::array<std::int64_t, 2>, OpError> pair_param(const Build& b, std::string_view key,
-                                                               std::int64_t fallback, std::int64_t minimum) {
+                                                              std::int64_t fallback, std::int64_t minimum) {
   auto v = b.integers(key);
   std::array<std::int64_t, 2> out{fallback, fallback};
   if (v) {
@@ -226,9 +225,8 @@ std::variant<std::array<std::int64_t, 2>, OpError> pair_param(const Build& b, st
   return out;
 }
 
-std::variant<std::array<std::int64_t, 4>, OpError> padding_param(const Build& b, std::string_view key,
-                                                                 std::int64_t h, std::int64_t w,
-                                                                 std::array<std::int64_t, 2> kernel,
+std::variant<std::array<std::int64_t, 4>, OpError> padding_param(const Build& b, std::string_view key, std::int64_t h,
+                                                                 std::int64_t w, std::array<std::int64_t, 2> kernel,
                                                                  std::array<std::int64_t, 2> stride,
                                                                  std::array<std::int64_t, 2> dilation) {
   // [top, left, bottom, right]
@@ -366,18 +364,20 @@ Result build_conv2d(Build& b) {
   const std::int64_t ho = (h + p[0] + p[2] - d[0] * (k[0] - 1) - 1) / s[0] + 1;
   const std::int64_t wo = (w + p[1] + p[3] - d[1] * (k[1] - 1) - 1) / s[1] + 1;
   if (ho <= 0 || wo <= 0)
-    return err("kernel", fmt::format("a {}x{} kernel does not fit the {}x{} input with this padding", k[0], k[1], h, w));
+    return err("kernel",
+               fmt::format("a {}x{} kernel does not fit the {}x{} input with this padding", k[0], k[1], h, w));
 
   const bool bias = b.flag("bias", false);
   const double outputs = shape_elements({n, cout, ho, wo});
-  const double macs_per_output = static_cast<double>(c / groups) * static_cast<double>(k[0]) * static_cast<double>(k[1]);
+  const double macs_per_output =
+      static_cast<double>(c / groups) * static_cast<double>(k[0]) * static_cast<double>(k[1]);
   b.out.layer.ops = 2.0 * outputs * macs_per_output + (bias ? outputs : 0.0);
   b.set_weights(static_cast<double>(cout) * macs_per_output + (bias ? static_cast<double>(cout) : 0.0));
   b.stream_inputs_to({n, cout, ho, wo});
   if (groups == c && c > 1) b.out.layer.op_class = OpClass::depthwise;
-  b.out.layer.summary = fmt::format("{}x{} s{} p{} {}{}->{} {}x{}->{}x{}", k[0], k[1], s[0], p[0],
-                                    groups == 1 ? "" : (groups == c ? "dw " : fmt::format("g{} ", groups)), c, cout, h,
-                                    w, ho, wo);
+  b.out.layer.summary =
+      fmt::format("{}x{} s{} p{} {}{}->{} {}x{}->{}x{}", k[0], k[1], s[0], p[0],
+                  groups == 1 ? "" : (groups == c ? "dw " : fmt::format("g{} ", groups)), c, cout, h, w, ho, wo);
   return std::move(b.out);
 }
 
@@ -474,7 +474,8 @@ Result build_activation(Build& b) {
 
 Result build_batchnorm(Build& b) {
   const Shape& x = b.shape(0);
-  if (x.size() < 2) return err("", fmt::format("batchnorm needs a channel dimension (axis 1), got {}", shape_to_string(x)));
+  if (x.size() < 2)
+    return err("", fmt::format("batchnorm needs a channel dimension (axis 1), got {}", shape_to_string(x)));
   // Inference form: one scale and one shift per channel (mean and variance already folded in).
   b.out.layer.ops = 2.0 * shape_elements(x);
   b.set_weights(2.0 * static_cast<double>(x[1]));
@@ -486,7 +487,8 @@ Result build_norm(Build& b) {
   const Shape& x = b.shape(0);
   if (x.empty()) return err("", "normalisation needs an input of rank 1 or more");
   const bool rms = b.schema.name == "rmsnorm";
-  // layernorm: mean (1), variance (3), normalise (2), affine (2) per element; rmsnorm: square-sum (2), scale (1), affine (1).
+  // layernorm: mean (1), variance (3), normalise (2), affine (2) per element; rmsnorm: square-sum (2), scale (1),
+  // affine (1).
   b.out.layer.ops = (rms ? 4.0 : 8.0) * shape_elements(x);
   b.set_weights((rms ? 1.0 : 2.0) * static_cast<double>(x.back()));
   b.stream_inputs_to(x);
@@ -638,8 +640,8 @@ Result build_copy(Build& b) {
       if (t->shape.size() != b.shape(0).size()) return err("", "concat inputs must have the same rank");
       for (std::size_t i = 0; i < t->shape.size(); ++i)
         if (i != ax && t->shape[i] != b.shape(0)[i])
-          return err("", fmt::format("concat inputs differ outside axis {}: {} and {}", ax,
-                                     shape_to_string(b.shape(0)), shape_to_string(t->shape)));
+          return err("", fmt::format("concat inputs differ outside axis {}: {} and {}", ax, shape_to_string(b.shape(0)),
+                                     shape_to_string(t->shape)));
       y[ax] += t->shape[ax];
     }
   } else if (op == "pad") {
@@ -698,8 +700,9 @@ Result build_custom(Build& b) {
   b.stream_inputs_to(y);
   if (auto text = b.text("class")) {
     auto c = parse_op_class(*text);
-    if (!c) return err("class", fmt::format("\"{}\" is not an op class; allowed: {}", *text,
-                                            fmt::join(op_class_names(), ", ")));
+    if (!c)
+      return err("class",
+                 fmt::format("\"{}\" is not an op class; allowed: {}", *text, fmt::join(op_class_names(), ", ")));
     b.out.layer.op_class = *c;
   }
   b.out.layer.summary = fmt::format("{} ops", ops);
@@ -737,14 +740,18 @@ const ParamSchema kOpsPerElement{"ops_per_element", ParamType::number, "override
 
 std::vector<OpSchema> make_catalogue() {
   std::vector<OpSchema> ops;
-  ops.push_back({"linear", OpKind::linear, "fully connected: input [..., k] x weights [k, n]",
+  ops.push_back({"linear",
+                 OpKind::linear,
+                 "fully connected: input [..., k] x weights [k, n]",
                  {{"out_features", ParamType::integer, "n, the output features", true},
                   kBias,
                   {"m", ParamType::integer, "check: rows of the input"},
                   {"k", ParamType::integer, "check: input features"},
                   kWeightsFrom},
-                 1, 1});
-  ops.push_back({"matmul", OpKind::matmul,
+                 1,
+                 1});
+  ops.push_back({"matmul",
+                 OpKind::matmul,
                  "matrix multiply: with n, input [..., m, k] x weights [k, n]; with two inputs, A x B of activations",
                  {{"n", ParamType::integer, "output columns of the weight operand (one input)"},
                   {"m", ParamType::integer, "check: rows of the input"},
@@ -752,8 +759,11 @@ std::vector<OpSchema> make_catalogue() {
                   {"transpose_b", ParamType::boolean, "second input is [..., n, k] (two inputs)"},
                   kBias,
                   kWeightsFrom},
-                 1, 2});
-  ops.push_back({"conv2d", OpKind::conv2d, "2-D convolution over NCHW, incl. grouped and depthwise",
+                 1,
+                 2});
+  ops.push_back({"conv2d",
+                 OpKind::conv2d,
+                 "2-D convolution over NCHW, incl. grouped and depthwise",
                  {{"out_channels", ParamType::integer, "output channels (default: input channels when depthwise)"},
                   {"kernel", ParamType::integers, "kernel size, k or [kh, kw]", true},
                   {"stride", ParamType::integers, "stride (default 1)"},
@@ -762,37 +772,63 @@ std::vector<OpSchema> make_catalogue() {
                   {"groups", ParamType::integer, "channel groups (default 1)"},
                   {"depthwise", ParamType::boolean, "groups = input channels"},
                   kBias},
-                 1, 1});
+                 1,
+                 1});
   for (std::string_view name : {"maxpool", "avgpool"}) {
-    ops.push_back({name, OpKind::pool, "pooling window over NCHW",
+    ops.push_back({name,
+                   OpKind::pool,
+                   "pooling window over NCHW",
                    {{"kernel", ParamType::integers, "window, k or [kh, kw]", true},
                     {"stride", ParamType::integers, "stride (default: the window)"},
                     {"padding", ParamType::integers, "padding: p, [ph, pw], [t, l, b, r], \"same\" or \"valid\""}},
-                   1, 1});
+                   1,
+                   1});
   }
   for (std::string_view name : {"global_avgpool", "global_maxpool"})
     ops.push_back({name, OpKind::global_pool, "pool every spatial position to 1x1", {}, 1, 1});
   for (std::string_view name : {"add", "sub", "mul", "div", "max", "min", "pow"})
-    ops.push_back({name, OpKind::elementwise, "elementwise over broadcast inputs: inputs-1 ops per element",
-                   {kOpsPerElement}, 2, -1});
-  ops.push_back({"elementwise", OpKind::elementwise, "generic elementwise op over broadcast inputs",
-                 {{"ops_per_element", ParamType::number, "operations per output element", true}}, 1, -1});
+    ops.push_back({name,
+                   OpKind::elementwise,
+                   "elementwise over broadcast inputs: inputs-1 ops per element",
+                   {kOpsPerElement},
+                   2,
+                   -1});
+  ops.push_back({"elementwise",
+                 OpKind::elementwise,
+                 "generic elementwise op over broadcast inputs",
+                 {{"ops_per_element", ParamType::number, "operations per output element", true}},
+                 1,
+                 -1});
   for (std::string_view name : {"relu", "relu6", "leaky_relu", "clip", "sigmoid", "hardsigmoid", "tanh", "gelu", "silu",
                                 "hardswish", "exp", "log", "sqrt", "abs", "neg", "reciprocal", "erf"})
     ops.push_back({name, OpKind::activation, "unary activation", {kOpsPerElement}, 1, 1});
-  ops.push_back({"activation", OpKind::activation, "generic unary op",
-                 {{"ops_per_element", ParamType::number, "operations per element", true}}, 1, 1});
-  ops.push_back({"cast", OpKind::activation, "convert precision (no arithmetic)",
-                 {{"to", ParamType::precision, "output precision", true}}, 1, 1});
-  ops.push_back({"batchnorm", OpKind::batchnorm, "inference batch normalisation (scale and shift per channel)", {}, 1, 1});
+  ops.push_back({"activation",
+                 OpKind::activation,
+                 "generic unary op",
+                 {{"ops_per_element", ParamType::number, "operations per element", true}},
+                 1,
+                 1});
+  ops.push_back({"cast",
+                 OpKind::activation,
+                 "convert precision (no arithmetic)",
+                 {{"to", ParamType::precision, "output precision", true}},
+                 1,
+                 1});
+  ops.push_back(
+      {"batchnorm", OpKind::batchnorm, "inference batch normalisation (scale and shift per channel)", {}, 1, 1});
   ops.push_back({"layernorm", OpKind::norm, "layer normalisation over the last axis", {}, 1, 1});
   ops.push_back({"rmsnorm", OpKind::norm, "RMS normalisation over the last axis", {}, 1, 1});
   ops.push_back({"softmax", OpKind::softmax, "softmax over the last axis", {}, 1, 1});
-  ops.push_back({"embedding", OpKind::embedding, "gather rows of a weight table (random access: whole lines)",
+  ops.push_back({"embedding",
+                 OpKind::embedding,
+                 "gather rows of a weight table (random access: whole lines)",
                  {{"num_embeddings", ParamType::integer, "rows of the table", true},
                   {"embedding_dim", ParamType::integer, "row length", true}},
-                 1, 1});
-  ops.push_back({"attention", OpKind::attention, "scaled dot-product attention over q, k, v",
+                 1,
+                 1});
+  ops.push_back({"attention",
+                 OpKind::attention,
+                 "scaled dot-product attention over q, k, v",
                  {{"heads", ParamType::integer, "query heads", true},
                   {"kv_heads", ParamType::integer, "key/value heads (grouped-query attention; default heads)"},
                   {"head_dim", ParamType::integer, "per-head dimension (default q features / heads)"},
@@ -801,31 +837,62 @@ std::vector<OpSchema> make_catalogue() {
                   {"kv_cache", ParamType::boolean, "k, v are appended to a cache read every step (decode)"},
                   {"context", ParamType::integer, "tokens already in the KV cache"},
                   {"kv_precision", ParamType::precision, "precision of the KV cache (default activations)"}},
-                 3, 3});
-  ops.push_back({"reshape", OpKind::reshape, "change the shape, no data moved",
-                 {{"shape", ParamType::integers, "new shape; -1 once for the rest, 0 keeps a dimension", true}}, 1, 1});
-  ops.push_back({"flatten", OpKind::reshape, "flatten to 2-D at an axis, no data moved",
-                 {{"axis", ParamType::integer, "first flattened axis (default 1)"}}, 1, 1});
-  ops.push_back({"transpose", OpKind::copy, "permute axes (a copy)",
-                 {{"perm", ParamType::integers, "permutation (default reverse)"}}, 1, 1});
-  ops.push_back({"concat", OpKind::copy, "concatenate along an axis (a copy)",
-                 {{"axis", ParamType::integer, "axis (default 1)"}}, 2, -1});
-  ops.push_back({"pad", OpKind::copy, "pad the spatial dimensions of NCHW (a copy)",
-                 {{"pads", ParamType::integers, "p, [ph, pw] or [t, l, b, r]", true}}, 1, 1});
-  ops.push_back({"slice", OpKind::copy, "take a part of the input (reads only that part)",
-                 {{"shape", ParamType::integers, "output shape", true}}, 1, 1});
+                 3,
+                 3});
+  ops.push_back({"reshape",
+                 OpKind::reshape,
+                 "change the shape, no data moved",
+                 {{"shape", ParamType::integers, "new shape; -1 once for the rest, 0 keeps a dimension", true}},
+                 1,
+                 1});
+  ops.push_back({"flatten",
+                 OpKind::reshape,
+                 "flatten to 2-D at an axis, no data moved",
+                 {{"axis", ParamType::integer, "first flattened axis (default 1)"}},
+                 1,
+                 1});
+  ops.push_back({"transpose",
+                 OpKind::copy,
+                 "permute axes (a copy)",
+                 {{"perm", ParamType::integers, "permutation (default reverse)"}},
+                 1,
+                 1});
+  ops.push_back({"concat",
+                 OpKind::copy,
+                 "concatenate along an axis (a copy)",
+                 {{"axis", ParamType::integer, "axis (default 1)"}},
+                 2,
+                 -1});
+  ops.push_back({"pad",
+                 OpKind::copy,
+                 "pad the spatial dimensions of NCHW (a copy)",
+                 {{"pads", ParamType::integers, "p, [ph, pw] or [t, l, b, r]", true}},
+                 1,
+                 1});
+  ops.push_back({"slice",
+                 OpKind::copy,
+                 "take a part of the input (reads only that part)",
+                 {{"shape", ParamType::integers, "output shape", true}},
+                 1,
+                 1});
   ops.push_back({"copy", OpKind::copy, "an explicit copy", {}, 1, 1});
-  ops.push_back({"resize", OpKind::resize, "spatial resize of NCHW",
+  ops.push_back({"resize",
+                 OpKind::resize,
+                 "spatial resize of NCHW",
                  {{"scale", ParamType::integers, "integer scale, s or [sh, sw]"},
                   {"size", ParamType::integers, "output [height, width]"},
                   {"mode", ParamType::text, "nearest (default) or linear"}},
-                 1, 1});
-  ops.push_back({"custom", OpKind::custom, "stated work: reads its inputs, writes its output",
+                 1,
+                 1});
+  ops.push_back({"custom",
+                 OpKind::custom,
+                 "stated work: reads its inputs, writes its output",
                  {{"ops", ParamType::number, "operations"},
                   {"output_shape", ParamType::integers, "output shape (default: first input's)"},
                   {"weights", ParamType::integer, "weight elements"},
                   {"class", ParamType::text, "op class its arithmetic runs at (default data_movement)"}},
-                 0, -1});
+                 0,
+                 -1});
   return ops;
 }
 
@@ -849,8 +916,7 @@ std::vector<std::string> op_names() {
 }
 
 std::variant<BuiltLayer, OpError> build_layer(const OpSchema& schema, const std::string& name, const OpParams& params,
-                                              const std::vector<const TensorSpec*>& inputs,
-                                              LayerPrecision precision) {
+                                              const std::vector<const TensorSpec*>& inputs, LayerPrecision precision) {
   const int n = static_cast<int>(inputs.size());
   if (n < schema.min_inputs || (schema.max_inputs >= 0 && n > schema.max_inputs)) {
     std::string want = schema.max_inputs < 0 ? fmt::format("at least {}", schema.min_inputs)
@@ -878,7 +944,8 @@ std::variant<BuiltLayer, OpError> build_layer(const OpSchema& schema, const std:
     // Counts must stay finite and exact enough to be meaningful: 2^53 elements is far beyond any real tensor.
     constexpr double kMaxElements = 9007199254740992.0;
     if (built->output.elements() > kMaxElements)
-      return OpError{"", fmt::format("the output {} has more than 2^53 elements", shape_to_string(built->output.shape))};
+      return OpError{"",
+                     fmt::format("the output {} has more than 2^53 elements", shape_to_string(built->output.shape))};
     if (!std::isfinite(built->layer.ops) || built->layer.ops > 1e30) {
       const bool per_element = params.find("ops_per_element") != params.end();
       return OpError{per_element ? "ops_per_element" : (params.find("ops") != params.end() ? "ops" : ""),

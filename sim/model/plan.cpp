@@ -174,7 +174,8 @@ ExecutionPlan plan_network(const NetworkSpec& net, const HardwareSpec& hw, std::
         redirect[static_cast<std::size_t>(bn.output)] = storage[static_cast<std::size_t>(bn.inputs[0])];
       }
     for (std::size_t t = 0; t < n_tensors; ++t)
-      while (redirect[static_cast<std::size_t>(storage[t])] >= 0) storage[t] = redirect[static_cast<std::size_t>(storage[t])];
+      while (redirect[static_cast<std::size_t>(storage[t])] >= 0)
+        storage[t] = redirect[static_cast<std::size_t>(storage[t])];
   }
 
   // Which kernels read each stored tensor, and whether it must be written to memory at all.
@@ -186,7 +187,8 @@ ExecutionPlan plan_network(const NetworkSpec& net, const HardwareSpec& hw, std::
   for (std::size_t l = 0; l < n_layers; ++l) {
     const auto& layer = net.layers[l];
     const int k = plan.kernel_of_layer[l];
-    if (layer.writes_output()) producer_kernel[static_cast<std::size_t>(storage[static_cast<std::size_t>(layer.output)])] = k;
+    if (layer.writes_output())
+      producer_kernel[static_cast<std::size_t>(storage[static_cast<std::size_t>(layer.output)])] = k;
   }
   for (std::size_t l = 0; l < n_layers; ++l) {
     const auto& layer = net.layers[l];
@@ -259,13 +261,15 @@ ExecutionPlan plan_network(const NetworkSpec& net, const HardwareSpec& hw, std::
     }
     plan.tensor_level[s] = chosen;
   }
-  for (std::size_t t = 0; t < n_tensors; ++t) plan.tensor_level[t] = plan.tensor_level[static_cast<std::size_t>(storage[t])];
+  for (std::size_t t = 0; t < n_tensors; ++t)
+    plan.tensor_level[t] = plan.tensor_level[static_cast<std::size_t>(storage[t])];
 
   // Footprint per level.
   auto footprint = [&](int lv) -> LevelFootprint& {
     for (auto& f : plan.footprint)
       if (static_cast<int>(f.level) == lv) return f;
-    plan.footprint.push_back({static_cast<std::size_t>(lv), 0, 0, 0, hw.memory[static_cast<std::size_t>(lv)].capacity_bytes});
+    plan.footprint.push_back(
+        {static_cast<std::size_t>(lv), 0, 0, 0, hw.memory[static_cast<std::size_t>(lv)].capacity_bytes});
     return plan.footprint.back();
   };
   footprint(plan.weight_level).weight_bytes += total_weights;
@@ -339,7 +343,8 @@ ExecutionPlan plan_network(const NetworkSpec& net, const HardwareSpec& hw, std::
         if (!anchor) ++kernel.tail_traversals;
       }
       const int out = storage[static_cast<std::size_t>(layer.output)];
-      if (stored[static_cast<std::size_t>(out)] && (last_reader[static_cast<std::size_t>(out)] > k || graph_outputs.count(out))) {
+      if (stored[static_cast<std::size_t>(out)] &&
+          (last_reader[static_cast<std::size_t>(out)] > k || graph_outputs.count(out))) {
         const double b = net.tensors[static_cast<std::size_t>(out)].bytes();
         add_bytes(plan.tensor_level[static_cast<std::size_t>(out)], b);
         ++kernel.traversals;
@@ -347,7 +352,8 @@ ExecutionPlan plan_network(const NetworkSpec& net, const HardwareSpec& hw, std::
         kernel.activation_bytes += b;
       }
       if (layer.weight_access.bytes > 0) {
-        const double b = effective_bytes(layer.weight_access, hw.memory[static_cast<std::size_t>(plan.weight_level)].line_bytes);
+        const double b =
+            effective_bytes(layer.weight_access, hw.memory[static_cast<std::size_t>(plan.weight_level)].line_bytes);
         add_bytes(plan.weight_level, b);
         kernel.weight_bytes += b;
       }

@@ -31,8 +31,8 @@ struct Kernel {
   double weight_bytes = 0;  // weight bytes read (part of `bytes`)
 
   // Traversals: full reads or writes of activation tensors in memory (the seed's fusion measure).
-  int traversals_unfused = 0;  // if every member ran as its own kernel
-  int traversals = 0;          // as fused
+  int traversals_unfused = 0;       // if every member ran as its own kernel
+  int traversals = 0;               // as fused
   int tail_traversals_unfused = 0;  // the same without the anchor's own input reads
   int tail_traversals = 0;
   double activation_bytes_unfused = 0;  // activation bytes those traversals move
@@ -50,14 +50,14 @@ struct LevelFootprint {
 
 struct ExecutionPlan {
   std::size_t unit = 0;
-  std::vector<Kernel> kernels;         // execution order
-  std::vector<int> kernel_of_layer;    // kernel index per layer
-  std::vector<int> tensor_level;       // level holding each tensor's storage; -1 never stored
+  std::vector<Kernel> kernels;       // execution order
+  std::vector<int> kernel_of_layer;  // kernel index per layer
+  std::vector<int> tensor_level;     // level holding each tensor's storage; -1 never stored
   int weight_level = -1;
   int state_level = -1;
-  int activation_home = -1;            // outermost writable level of the unit's path
-  double peak_activation_bytes = 0;    // largest live set of stored activations
-  std::size_t peak_kernel = 0;         // where it happens
+  int activation_home = -1;               // outermost writable level of the unit's path
+  double peak_activation_bytes = 0;       // largest live set of stored activations
+  std::size_t peak_kernel = 0;            // where it happens
   std::vector<LevelFootprint> footprint;  // per level of the unit's path that holds something
   bool fits() const;
 };

@@ -87,7 +87,8 @@ std::optional<LayerPrecision> parse_layer_precision(std::string_view text) {
 
 std::string layer_precision_name(const LayerPrecision& p) {
   if (p.weights == p.activations && p.activations == p.compute) return std::string(precision_name(p.weights));
-  std::string out = "w" + std::to_string(precision_bits(p.weights)) + "a" + std::to_string(precision_bits(p.activations));
+  std::string out =
+      "w" + std::to_string(precision_bits(p.weights)) + "a" + std::to_string(precision_bits(p.activations));
   if (p.compute != p.activations) out += "/" + std::string(precision_name(p.compute));
   return out;
 }

@@ -13,7 +13,7 @@ namespace framesim::model {
 enum class Precision { fp32, fp16, bf16, int32, int16, int8, int4 };
 inline constexpr std::size_t kPrecisionCount = 7;
 inline constexpr std::array<Precision, kPrecisionCount> kAllPrecisions{
-    Precision::fp32, Precision::fp16, Precision::bf16, Precision::int32,
+    Precision::fp32,  Precision::fp16, Precision::bf16, Precision::int32,
     Precision::int16, Precision::int8, Precision::int4};
 
 std::string_view precision_name(Precision p);

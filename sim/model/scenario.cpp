@@ -69,7 +69,8 @@ double ScenarioSpec::stage_floor_s(std::size_t s, Roofs roofs, std::size_t opera
       return kernel_time(k, unit, bandwidths_Bps(hardware, unit, run, roofs), run, roofs).bound_s;
     }
     case WorkSpec::Kind::network: {
-      const auto plan = plan_network(networks[static_cast<std::size_t>(stage.work.network)].network, hardware, stage.unit);
+      const auto plan =
+          plan_network(networks[static_cast<std::size_t>(stage.work.network)].network, hardware, stage.unit);
       const auto bandwidths = bandwidths_Bps(hardware, unit, run, roofs);
       double total = 0;
       for (const auto& k : plan.kernels) total += kernel_time(k, unit, bandwidths, run, roofs).bound_s;

@@ -35,8 +35,8 @@ struct SensorSpec {
   std::string name;
   double rate_Hz = 30;
   double phase_s = 0;
-  Distribution jitter_s;                 // added to each nominal capture time (zero-mean)
-  std::vector<double> timestamps_s;      // replayed instead of rate + jitter when not empty
+  Distribution jitter_s;             // added to each nominal capture time (zero-mean)
+  std::vector<double> timestamps_s;  // replayed instead of rate + jitter when not empty
 };
 
 enum class InputPolicy { all, latest };
@@ -48,9 +48,9 @@ std::string_view overflow_name(Overflow o);
 struct WorkSpec {
   enum class Kind { none, network, time, ops };
   Kind kind = Kind::none;
-  int network = -1;         // index into ScenarioSpec::networks (kind == network)
-  Distribution time_s;      // compute time at the nominal clock (kind == time); scales with DVFS
-  double ops = 0;           // kind == ops
+  int network = -1;     // index into ScenarioSpec::networks (kind == network)
+  Distribution time_s;  // compute time at the nominal clock (kind == time); scales with DVFS
+  double ops = 0;       // kind == ops
   Precision precision = Precision::fp32;
   std::vector<double> bytes_per_level;  // kind == ops: bytes at each memory level (index as HardwareSpec::memory)
   Distribution scale = Distribution::fixed(1.0);  // per-item multiplier on all work (service-time variability)
@@ -78,7 +78,7 @@ inline constexpr double kDefaultContentionPeriod_s = 0.01;
 struct StageSpec {
   std::string name;
   std::size_t unit = 0;
-  int cores = 0;  // 0: all of the unit's cores (or of `pinned`)
+  int cores = 0;            // 0: all of the unit's cores (or of `pinned`)
   std::vector<int> pinned;  // the unit's cores it may run on (partitioned scheduling); empty: any
   std::vector<InputRef> inputs;
   std::vector<std::string> input_names;
@@ -88,7 +88,7 @@ struct StageSpec {
   int priority = 0;  // higher runs first on a shared unit
   WorkSpec work;
   std::vector<SideWorkSpec> side_work;  // on other units, for every item
-  std::optional<double> slice_s;  // the stage's share of the frame budget
+  std::optional<double> slice_s;        // the stage's share of the frame budget
   /// Measured layer times replayed instead of the roofline (network work): each matched kernel runs alone in
   /// its measured time at the nominal clock, still moving its bytes (so contention stays modelled).
   std::vector<Measurement> measured;
@@ -135,9 +135,9 @@ struct BackgroundSpec {
 struct ChainSpec {
   std::string name;
   std::size_t sensor = 0;
-  std::vector<std::size_t> stages;        // in path order; stages[0] reads the sensor
-  std::vector<std::size_t> input_edges;   // per stage: its input edge from the previous element
-  std::optional<std::size_t> task;        // reads stages.back()
+  std::vector<std::size_t> stages;       // in path order; stages[0] reads the sensor
+  std::vector<std::size_t> input_edges;  // per stage: its input edge from the previous element
+  std::optional<std::size_t> task;       // reads stages.back()
 };
 
 struct NamedNetwork {
@@ -157,24 +157,25 @@ struct ScenarioSpec {
   std::vector<BackgroundSpec> background;
   std::vector<ChainSpec> chains;
 
-  double duration_s = 10;        // sensors capture in [0, duration)
-  double warmup_s = 0;           // frames captured before this are simulated but not counted
-  double cold_window_s = 0;      // 0: automatic (a quarter of the counted time, at most 60 s)
-  double sustained_window_s = 0; // likewise, at the end
+  double duration_s = 10;         // sensors capture in [0, duration)
+  double warmup_s = 0;            // frames captured before this are simulated but not counted
+  double cold_window_s = 0;       // 0: automatic (a quarter of the counted time, at most 60 s)
+  double sustained_window_s = 0;  // likewise, at the end
   std::uint64_t seed = 1;
-  double deadline_s = 0.0333;    // end to end, capture -> last stage
-  std::optional<double> ambient_C;          // overrides the hardware's thermal ambient
+  double deadline_s = 0.0333;                                // end to end, capture -> last stage
+  std::optional<double> ambient_C;                           // overrides the hardware's thermal ambient
   std::vector<std::pair<double, double>> ambient_profile_C;  // (time_s, ambient) steps, replayed when not empty
-  std::optional<double> initial_temperature_C;  // default: ambient (a cold start)
-  std::optional<double> speed_mps;          // for staleness in distance
+  std::optional<double> initial_temperature_C;               // default: ambient (a cold start)
+  std::optional<double> speed_mps;                           // for staleness in distance
   double sample_period_s = 0.1;  // timeseries and thermal step when the hardware has no governor
   /// How often the engine reloads each unit's memory ports from the others' traffic (contention below
   /// saturation, model/contention.hpp). Unset: kDefaultContentionPeriod_s when a level has a contention curve,
   /// else at every tick. Never coarser than the tick.
   std::optional<double> contention_period_s;
-  double kernel_trace_s = 1.0;   // per-kernel slices in trace.json for the first this many seconds
+  double kernel_trace_s = 1.0;     // per-kernel slices in trace.json for the first this many seconds
   std::vector<std::string> notes;  // what loading did that a reader should know (e.g. ops an import could not map)
-  std::vector<std::string> input_files;  // every file loading read, in reading order: scenario, hardware, networks, traces
+  std::vector<std::string>
+      input_files;  // every file loading read, in reading order: scenario, hardware, networks, traces
   /// Doubts about the input that are not errors (a measured trace that matches part of its network); printed on
   /// stderr, and errors under --strict.
   std::vector<core::Diagnostic> warnings;

@@ -14,8 +14,8 @@ namespace framesim::trace {
 
 namespace {
 
-const std::vector<std::string> kColumns{"row",       "corun",       "unit",          "alone_latency",
-                                        "together_latency", "alone_qps", "together_qps", "source"};
+const std::vector<std::string> kColumns{"row",       "corun",        "unit",  "alone_latency", "together_latency",
+                                        "alone_qps", "together_qps", "source"};
 
 std::string trim(const std::string& s) {
   const auto first = s.find_first_not_of(" \t");
@@ -120,10 +120,10 @@ CorunTable read_corun(const std::filesystem::path& path, const std::vector<std::
     const char* columns[2] = {alone_column, together_column};
     for (int i = 0; i < 2; ++i) {
       if (!cell(columns[i])) continue;
-      values[i] = row_latency ? read_cell(*cell(columns[i]), row.line, 0, core::Dimension::Seconds, columns[i],
-                                          out.display_path, d)
-                              : read_cell(*cell(columns[i]), row.line, 1, core::Dimension::Hertz, columns[i],
-                                          out.display_path, d);
+      values[i] =
+          row_latency
+              ? read_cell(*cell(columns[i]), row.line, 0, core::Dimension::Seconds, columns[i], out.display_path, d)
+              : read_cell(*cell(columns[i]), row.line, 1, core::Dimension::Hertz, columns[i], out.display_path, d);
       if (values[i] && *values[i] <= 0) {
         add(columns[i], fmt::format("must be positive, got \"{}\"", cell(columns[i])->text));
         values[i].reset();

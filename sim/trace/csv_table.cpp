@@ -23,9 +23,10 @@ std::string text_of_trace(const std::string& text, const std::string& display_pa
   if (body.substr(0, 3) == "\xEF\xBB\xBF") body.remove_prefix(3);  // a byte order mark: accepted, not content
   if (auto bad = core::invalid_utf8_offset(body)) {
     const auto [line, column] = core::line_column(body, *bad);
-    throw core::UserError({core::Diagnostic{{display_path, line, column}, "",
-                                            fmt::format("the text is not valid UTF-8 (byte 0x{:02X})",
-                                                        static_cast<unsigned char>(body[*bad]))}});
+    throw core::UserError({core::Diagnostic{
+        {display_path, line, column},
+        "",
+        fmt::format("the text is not valid UTF-8 (byte 0x{:02X})", static_cast<unsigned char>(body[*bad]))}});
   }
   return std::string(body);
 }
@@ -43,14 +44,11 @@ std::vector<core::CsvRow> read_table(const std::string& text, const std::string&
   return rows;
 }
 
-void report_unknown_column(const core::CsvRow& header, const core::CsvCell& cell,
-                           const std::vector<std::string>& known, const std::string& display_path,
-                           core::Diagnostics& d) {
+void report_unknown_column(const core::CsvRow& header, const core::CsvCell& cell, const std::vector<std::string>& known,
+                           const std::string& display_path, core::Diagnostics& d) {
   std::string message = fmt::format("unknown column \"{}\"", core::quote_capped(cell.text));
-  if (auto near = core::closest_match(cell.text, known))
-    message += fmt::format(" (did you mean \"{}\"?)", *near);
-  else
-    message += fmt::format("; columns: {}", core::join_list(known, ", "));
+  if (auto near = core::closest_match(cell.text, known)) message += fmt::format(" (did you mean \"{}\"?)", *near);
+  else message += fmt::format("; columns: {}", core::join_list(known, ", "));
   d.add({display_path, header.line, cell.column}, "header", message);
 }
 
@@ -113,7 +111,8 @@ std::optional<double> read_cell(const core::CsvCell& cell, int line, double scal
     return std::nullopt;
   }
   if (auto problem = core::quantity_range_problem(*v * scale, dimension)) {
-    d.add({display_path, line, cell.column}, column, fmt::format("\"{}\" is out of range ({})", core::quote_capped(cell.text), *problem));
+    d.add({display_path, line, cell.column}, column,
+          fmt::format("\"{}\" is out of range ({})", core::quote_capped(cell.text), *problem));
     return std::nullopt;
   }
   return *v * scale;

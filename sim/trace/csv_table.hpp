@@ -29,9 +29,8 @@ std::vector<core::CsvRow> read_table(const std::string& text, const std::string&
                                      std::string_view header_example, core::Diagnostics& d);
 
 /// Adds "unknown column" for a header cell that is none of `known`, naming the nearest or listing them all.
-void report_unknown_column(const core::CsvRow& header, const core::CsvCell& cell,
-                           const std::vector<std::string>& known, const std::string& display_path,
-                           core::Diagnostics& d);
+void report_unknown_column(const core::CsvRow& header, const core::CsvCell& cell, const std::vector<std::string>& known,
+                           const std::string& display_path, core::Diagnostics& d);
 
 /// Column name -> index of every known header cell; an unknown column (report_unknown_column) or one named
 /// twice is added to `d`.

@@ -49,7 +49,7 @@ MatchedMeasurements match_by_origin(const MeasuredTrace& trace, const model::Net
     std::vector<int>& ls = layers_of[i];
     if (int l = lookup(e.name); l >= 0) ls.push_back(l);
     // A kernel (grouped by its name) answers to its name alone.
-    const std::vector<std::string> origins = e.op == "kernel" ? std::vector<std::string>{}
+    const std::vector<std::string> origins = e.op == "kernel"    ? std::vector<std::string>{}
                                              : e.origins.empty() ? tensorrt_name_origins(e.name)
                                                                  : e.origins;
     for (const auto& o : origins) {
@@ -62,10 +62,8 @@ MatchedMeasurements match_by_origin(const MeasuredTrace& trace, const model::Net
         }
       }
       const int l = lookup(o);
-      if (l >= 0)
-        ls.push_back(l);
-      else if (unknown_nodes.size() < 1000)
-        unknown_nodes.push_back(o);
+      if (l >= 0) ls.push_back(l);
+      else if (unknown_nodes.size() < 1000) unknown_nodes.push_back(o);
     }
     std::sort(ls.begin(), ls.end());
     ls.erase(std::unique(ls.begin(), ls.end()), ls.end());
@@ -116,9 +114,9 @@ MatchedMeasurements match_by_origin(const MeasuredTrace& trace, const model::Net
       unmatched.push_back(e.name);
       passthrough.push_back({e.name, e.time_s});
     } else {
-      m.fate = ls.size() > 1                              ? EntryFate::merged
+      m.fate = ls.size() > 1                                ? EntryFate::merged
                : cover[static_cast<std::size_t>(ls[0])] > 1 ? EntryFate::split
-                                                          : EntryFate::matched;
+                                                            : EntryFate::matched;
       for (std::size_t k = 0; k < ls.size(); ++k) {
         credit(ls[k], e.name, k == 0 ? e.time_s : 0.0);
         m.layers.push_back(net.layers[static_cast<std::size_t>(ls[k])].name);
@@ -129,9 +127,9 @@ MatchedMeasurements match_by_origin(const MeasuredTrace& trace, const model::Net
   }
   std::size_t matched_entries = counts[0] + counts[1] + counts[2];
   // Kernel names (an Nsight kernel table without NVTX ranges) rarely name layers: no match is no surprise there.
-  const bool names_layers = trace.format != MeasuredFormat::nsys_csv &&
-                            std::any_of(trace.entries.begin(), trace.entries.end(),
-                                        [](const MeasuredEntry& e) { return e.op != "kernel"; });
+  const bool names_layers =
+      trace.format != MeasuredFormat::nsys_csv &&
+      std::any_of(trace.entries.begin(), trace.entries.end(), [](const MeasuredEntry& e) { return e.op != "kernel"; });
   if (matched_entries == 0 && !trace.entries.empty() && names_layers) {
     std::vector<std::string> recorded, layers;
     for (const auto& e : trace.entries) recorded.push_back(e.name);
@@ -161,12 +159,12 @@ MatchedMeasurements match_by_origin(const MeasuredTrace& trace, const model::Net
       layers_matched, net.layers.size(), net.name, trace.entries.size(), counts[0], counts[1], counts[2], counts[3],
       core::format_seconds(attributed_s), core::format_seconds(data_movement_s), counts[4]));
   if (!unmatched.empty())
-    out.notes.push_back(
-        fmt::format("entries matching no layer: {}", core::join_list(first_names(unmatched, 8), ", ")));
+    out.notes.push_back(fmt::format("entries matching no layer: {}", core::join_list(first_names(unmatched, 8), ", ")));
   if (!unknown_nodes.empty())
-    out.notes.push_back(fmt::format("ONNX nodes named by the profile that the network lacks (folded by the importer, "
-                                    "or another network?): {}",
-                                    core::join_list(first_names(unknown_nodes, 8), ", ")));
+    out.notes.push_back(
+        fmt::format("ONNX nodes named by the profile that the network lacks (folded by the importer, "
+                    "or another network?): {}",
+                    core::join_list(first_names(unknown_nodes, 8), ", ")));
   if (matched_entries * 2 < trace.entries.size() - counts[3])
     out.notes.push_back(fmt::format("warning: only {} of {} entries match a layer of {}: is this a profile of it?",
                                     matched_entries, trace.entries.size() - counts[3], net.name));

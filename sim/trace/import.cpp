@@ -15,8 +15,8 @@ namespace {
 ImportResult checked(ImportResult result, const std::filesystem::path& path) {
   auto& net = result.network;
   if (net.layers.size() > model::kMaxLayers)
-    throw core::UserError(fmt::format("{}: {} layers; framesim reads networks of at most {} layers", path.generic_string(),
-                                      net.layers.size(), model::kMaxLayers));
+    throw core::UserError(fmt::format("{}: {} layers; framesim reads networks of at most {} layers",
+                                      path.generic_string(), net.layers.size(), model::kMaxLayers));
   std::size_t fixed = 0;
   std::string first;
   auto fix = [&](std::string& name) {
@@ -32,8 +32,8 @@ ImportResult checked(ImportResult result, const std::filesystem::path& path) {
   for (auto& tensor : net.tensors) fix(tensor.name);
   for (auto& w : result.warnings) w = core::to_valid_utf8(w);
   if (fixed > 0)
-    result.warnings.push_back(fmt::format("{} name{} not valid UTF-8 (e.g. \"{}\"): invalid bytes shown as U+FFFD", fixed,
-                                          fixed == 1 ? " is" : "s are", core::quote_capped(first)));
+    result.warnings.push_back(fmt::format("{} name{} not valid UTF-8 (e.g. \"{}\"): invalid bytes shown as U+FFFD",
+                                          fixed, fixed == 1 ? " is" : "s are", core::quote_capped(first)));
   return result;
 }
 

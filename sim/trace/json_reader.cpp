@@ -124,7 +124,8 @@ void JsonReader::expect(char c, const std::string& key_path, const std::string& 
   ++pos_;
 }
 
-void JsonReader::events(const std::string& key_path, const std::function<void(const Json&, const std::string&)>& on_event) {
+void JsonReader::events(const std::string& key_path,
+                        const std::function<void(const Json&, const std::string&)>& on_event) {
   events_line_ = line_;
   events_column_ = column();
   ++pos_;  // '['
@@ -172,8 +173,7 @@ Json JsonReader::value(const std::string& key_path, int depth) {
         return v;
       }
       if (!first) {
-        if (peek() != ',')
-          fail(key_path, fmt::format("expected ',' or '}}' in this object, got {}", describe_here()));
+        if (peek() != ',') fail(key_path, fmt::format("expected ',' or '}}' in this object, got {}", describe_here()));
         ++pos_;
         ws();
         if (at_end()) truncated(key_path, "this object");
@@ -271,14 +271,10 @@ std::uint32_t JsonReader::hex4(const std::string& key_path) {
   for (int i = 0; i < 4; ++i) {
     const char c = s_[pos_++];
     v <<= 4;
-    if (c >= '0' && c <= '9')
-      v |= static_cast<std::uint32_t>(c - '0');
-    else if (c >= 'a' && c <= 'f')
-      v |= static_cast<std::uint32_t>(c - 'a' + 10);
-    else if (c >= 'A' && c <= 'F')
-      v |= static_cast<std::uint32_t>(c - 'A' + 10);
-    else
-      fail(key_path, "\\u must be followed by four hex digits");
+    if (c >= '0' && c <= '9') v |= static_cast<std::uint32_t>(c - '0');
+    else if (c >= 'a' && c <= 'f') v |= static_cast<std::uint32_t>(c - 'a' + 10);
+    else if (c >= 'A' && c <= 'F') v |= static_cast<std::uint32_t>(c - 'A' + 10);
+    else fail(key_path, "\\u must be followed by four hex digits");
   }
   return v;
 }

@@ -235,7 +235,8 @@ MeasuredTrace parse_measured_trace(const std::string& text_in, const std::string
     e.time_s = m.time_s;
     trace.entries.push_back(std::move(e));
   }
-  trace.notes.push_back(fmt::format("{}: {}", measured_format_name(trace.format), core::counted(trace.entries.size(), "row")));
+  trace.notes.push_back(
+      fmt::format("{}: {}", measured_format_name(trace.format), core::counted(trace.entries.size(), "row")));
   return trace;
 }
 
@@ -256,10 +257,10 @@ MeasuredTrace read_measured_trace(const std::filesystem::path& path) {
     if (!info.empty() && std::filesystem::is_regular_file(info, ec))
       add_tensorrt_layer_info(trace, core::read_file(info), info.lexically_normal().generic_string());
     else
-      trace.notes.push_back(fmt::format(
-          "no layer information beside it ({}): the ONNX nodes of each layer are read from its name",
-          info.empty() ? "its name has no \"profile\" to replace by \"layers\""
-                       : info.lexically_normal().generic_string() + " is missing"));
+      trace.notes.push_back(
+          fmt::format("no layer information beside it ({}): the ONNX nodes of each layer are read from its name",
+                      info.empty() ? "its name has no \"profile\" to replace by \"layers\""
+                                   : info.lexically_normal().generic_string() + " is missing"));
   }
   return trace;
 }

@@ -55,15 +55,15 @@ struct MeasuredEntry {
 
 /// One timed piece of one measured frame (inference): a kernel (Nsight Systems) or a node (ONNX Runtime).
 struct MeasuredSpan {
-  int entry = -1;         // index into MeasuredTrace::entries
-  double start_s = 0;     // from the start of the first frame
+  int entry = -1;      // index into MeasuredTrace::entries
+  double start_s = 0;  // from the start of the first frame
   double duration_s = 0;
-  std::string stream;     // CUDA stream, or thread
+  std::string stream;  // CUDA stream, or thread
 };
 
 /// One inference as recorded, for comparing a measured frame with a simulated one.
 struct MeasuredFrame {
-  double start_s = 0, end_s = 0;  // from the start of the first frame
+  double start_s = 0, end_s = 0;    // from the start of the first frame
   std::vector<MeasuredSpan> spans;  // in start order
 };
 
@@ -93,10 +93,10 @@ std::filesystem::path tensorrt_layer_info_path(const std::filesystem::path& prof
 void add_tensorrt_layer_info(MeasuredTrace& trace, const std::string& text, const std::string& display_path);
 
 enum class MatchMethod {
-  name,   // the recorded name is the layer's name
-  alias,  // another name the entry answers to (TFLite output tensor; a PyTorch range's dotted suffix)
-  order,  // PyTorch: the k-th top-level op of a type is the k-th layer of that type
-  origin, // TensorRT, Nsight, ONNX Runtime: an ONNX node the recorded layer was built from
+  name,    // the recorded name is the layer's name
+  alias,   // another name the entry answers to (TFLite output tensor; a PyTorch range's dotted suffix)
+  order,   // PyTorch: the k-th top-level op of a type is the k-th layer of that type
+  origin,  // TensorRT, Nsight, ONNX Runtime: an ONNX node the recorded layer was built from
 };
 std::string_view match_method_name(MatchMethod m);
 
@@ -118,7 +118,7 @@ enum class EntryFate {
 std::string_view entry_fate_name(EntryFate f);
 
 struct EntryMatch {
-  std::string recorded;             // the entry's name
+  std::string recorded;  // the entry's name
   EntryFate fate = EntryFate::unmatched;
   std::vector<std::string> layers;  // the network's layers it measures (data movement: the one it is added to)
   double time_s = 0;

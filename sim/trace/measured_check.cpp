@@ -23,7 +23,8 @@ std::string some(const std::vector<std::string>& names, std::size_t count = 4) {
 
 }  // namespace
 
-MatchVerdict judge_match(const MeasuredTrace& trace, const MatchedMeasurements& matched, const model::NetworkSpec& net) {
+MatchVerdict judge_match(const MeasuredTrace& trace, const MatchedMeasurements& matched,
+                         const model::NetworkSpec& net) {
   MatchVerdict verdict;
   std::vector<std::string> layer_names;
   for (const auto& l : net.layers) layer_names.push_back(l.name);
@@ -40,8 +41,8 @@ MatchVerdict judge_match(const MeasuredTrace& trace, const MatchedMeasurements& 
   }
   if (!any_layer && !trace.entries.empty()) {
     verdict.error = fmt::format("{}: nothing recorded matches a layer of {} ({}: {}; the network has {})", trace.path,
-                                net.source_file.empty() ? net.name : net.source_file, measured_format_name(trace.format),
-                                some(unmatched), some(layer_names));
+                                net.source_file.empty() ? net.name : net.source_file,
+                                measured_format_name(trace.format), some(unmatched), some(layer_names));
   } else if (!unmatched.empty()) {
     verdict.warning = fmt::format("{}: {} of {} recorded name{} match no layer of {} ({}): a trace of another network?",
                                   trace.path, unmatched.size(), matched.measurements.size(),

@@ -28,10 +28,8 @@ class Problems {
  public:
   explicit Problems(std::string path) : path_(std::move(path)) {}
   void add(int line, int column, std::string key_path, std::string message) {
-    if (d_.size() < kMax)
-      d_.add({path_, line, column}, std::move(key_path), std::move(message));
-    else
-      ++dropped_;
+    if (d_.size() < kMax) d_.add({path_, line, column}, std::move(key_path), std::move(message));
+    else ++dropped_;
   }
   bool empty() const { return d_.empty(); }
   void throw_if_any() {

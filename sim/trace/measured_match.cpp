@@ -206,10 +206,8 @@ void match_by_name(const MeasuredTrace& trace, Matching& matching) {
           method = MatchMethod::alias;
           break;
         }
-    if (layer >= 0)
-      matching.credit(layer, e.name, method, e.time_s);
-    else
-      matching.pass_through({recorded_name(trace, e), e.time_s});
+    if (layer >= 0) matching.credit(layer, e.name, method, e.time_s);
+    else matching.pass_through({recorded_name(trace, e), e.time_s});
   }
 }
 
@@ -301,10 +299,8 @@ OpsOutsideRanges ops_outside_ranges(const MeasuredTrace& trace, const RangeMatch
     }
     ops.occurrence_name[i] = fmt::format("{} #{}", e.op, ++occurrence_of_op[e.op]);
     const std::string c = torch_class(e.op);
-    if (c.empty())
-      ops.unclassified.push_back(i);
-    else
-      ops.by_class[c].push_back(i);
+    if (c.empty()) ops.unclassified.push_back(i);
+    else ops.by_class[c].push_back(i);
   }
   return ops;
 }
@@ -356,10 +352,9 @@ void match_ops_by_order(const MeasuredTrace& trace, const OpsOutsideRanges& ops,
         // One match per layer: the mean over the passes, under the first pass's name.
         double sum = 0;
         for (std::size_t r = j; r < entries.size(); r += n) sum += trace.entries[entries[r]].time_s;
-        matching.credit(layer,
-                        ops.occurrence_name[entries[j]] +
-                            (repeats > 1 ? fmt::format(" (mean of {} passes)", repeats) : ""),
-                        MatchMethod::order, sum / repeats);
+        matching.credit(
+            layer, ops.occurrence_name[entries[j]] + (repeats > 1 ? fmt::format(" (mean of {} passes)", repeats) : ""),
+            MatchMethod::order, sum / repeats);
         ++order_matched;
       }
       const auto& spec = net.layers[static_cast<std::size_t>(layer)];
@@ -422,10 +417,8 @@ MatchedMeasurements match_measurements(const MeasuredTrace& trace, const model::
   out.format = trace.format;
   out.notes = trace.notes;
   Matching matching(net);
-  if (trace.format == MeasuredFormat::pytorch_trace)
-    match_pytorch(trace, matching, out.notes);
-  else
-    match_by_name(trace, matching);
+  if (trace.format == MeasuredFormat::pytorch_trace) match_pytorch(trace, matching, out.notes);
+  else match_by_name(trace, matching);
   matching.finish(trace, out);
   return out;
 }

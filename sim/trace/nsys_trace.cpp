@@ -88,15 +88,14 @@ class RangeIndex {
     int best = -1;
     for (const auto& [th, list] : sorted_) {
       if (!thread.empty() && th != thread) continue;
-      auto it = std::upper_bound(list.begin(), list.end(), t_ns, [&](double t, int i) {
-        return t < ranges_[static_cast<std::size_t>(i)].start_ns;
-      });
+      auto it = std::upper_bound(list.begin(), list.end(), t_ns,
+                                 [&](double t, int i) { return t < ranges_[static_cast<std::size_t>(i)].start_ns; });
       if (it == list.begin()) continue;
       for (int r = *(it - 1); r >= 0; r = ranges_[static_cast<std::size_t>(r)].parent) {
         const auto& range = ranges_[static_cast<std::size_t>(r)];
         if (range.start_ns <= t_ns && t_ns < range.end_ns) {
-          if (best < 0 || range.end_ns - range.start_ns <
-                              ranges_[static_cast<std::size_t>(best)].end_ns - ranges_[static_cast<std::size_t>(best)].start_ns)
+          if (best < 0 || range.end_ns - range.start_ns < ranges_[static_cast<std::size_t>(best)].end_ns -
+                                                              ranges_[static_cast<std::size_t>(best)].start_ns)
             best = r;
           break;
         }
@@ -182,10 +181,8 @@ MeasuredTrace group_activities(std::vector<GpuActivity> acts, std::vector<NvtxRa
     std::map<int, int> number;
     for (std::size_t k = 0; k < order.size(); ++k) number[order[k]] = static_cast<int>(k);
     for (std::size_t i = 0; i < acts.size(); ++i) {
-      if (frame_range[i] >= 0)
-        frame_of[i] = number[frame_range[i]];
-      else
-        ++outside_frames;
+      if (frame_range[i] >= 0) frame_of[i] = number[frame_range[i]];
+      else ++outside_frames;
     }
     frames = order.size();
     frames_by = fmt::format("NVTX range \"{}\"", ranges[static_cast<std::size_t>(order.front())].text);
@@ -265,16 +262,15 @@ MeasuredTrace group_activities(std::vector<GpuActivity> acts, std::vector<NvtxRa
 
   std::size_t copies = 0;
   for (const auto& a : acts) copies += a.copy;
-  trace.notes.push_back(fmt::format(
-      "{}: {} GPU activities ({} kernels, {} copies), grouped {} into {} entries per frame", measured_format_name(format),
-      acts.size(), acts.size() - copies, copies,
-      ranges.empty() ? "by kernel name (no NVTX ranges)" : "by the NVTX range open at their launch", trace.entries.size()));
+  trace.notes.push_back(
+      fmt::format("{}: {} GPU activities ({} kernels, {} copies), grouped {} into {} entries per frame",
+                  measured_format_name(format), acts.size(), acts.size() - copies, copies,
+                  ranges.empty() ? "by kernel name (no NVTX ranges)" : "by the NVTX range open at their launch",
+                  trace.entries.size()));
   if (!ranges.empty())
-    trace.notes.push_back(fmt::format("{} of {} activities placed through the runtime call that launched them{}",
-                                      through_launch, acts.size(),
-                                      outside_ranges ? fmt::format("; {} outside every NVTX range, grouped by kernel name",
-                                                                   outside_ranges)
-                                                     : ""));
+    trace.notes.push_back(fmt::format(
+        "{} of {} activities placed through the runtime call that launched them{}", through_launch, acts.size(),
+        outside_ranges ? fmt::format("; {} outside every NVTX range, grouped by kernel name", outside_ranges) : ""));
   if (!frame_s.empty()) {
     double sum = 0, lo = frame_s.front(), hi = frame_s.front();
     for (double s : frame_s) {
@@ -325,8 +321,7 @@ class Database {
   }
   std::set<std::string> tables() {
     std::set<std::string> out;
-    query("SELECT name FROM sqlite_master WHERE type = 'table'",
-          [&](sqlite3_stmt* s) { out.insert(text(s, 0)); });
+    query("SELECT name FROM sqlite_master WHERE type = 'table'", [&](sqlite3_stmt* s) { out.insert(text(s, 0)); });
     return out;
   }
   std::set<std::string> columns(const std::string& table) {
@@ -339,8 +334,10 @@ class Database {
     return t ? reinterpret_cast<const char*>(t) : "";
   }
   [[noreturn]] void fail(const std::string& what, const std::string& detail) const {
-    throw core::UserError({core::Diagnostic{
-        {path_, 0, 0}, "", detail.empty() ? what : fmt::format("{} ({}): a truncated or damaged file?", what, detail)}});
+    throw core::UserError(
+        {core::Diagnostic{{path_, 0, 0},
+                          "",
+                          detail.empty() ? what : fmt::format("{} ({}): a truncated or damaged file?", what, detail)}});
   }
 
  private:
@@ -384,8 +381,8 @@ MeasuredTrace parse_nsys_sqlite(const std::string& bytes, const std::string& pat
   };
   const auto kernel_columns = require(kernels, {"start", "end", "streamId", "correlationId"});
   const char* name_column = kernel_columns.count("demangledName") ? "demangledName"
-                            : kernel_columns.count("shortName") ? "shortName"
-                                                                : nullptr;
+                            : kernel_columns.count("shortName")   ? "shortName"
+                                                                  : nullptr;
   if (!name_column) require(kernels, {"demangledName"});
 
   std::vector<GpuActivity> acts;
@@ -481,8 +478,8 @@ MeasuredTrace parse_nsys_csv(const std::string& text, const std::string& path) {
     if (h == "Strm") stream_col = static_cast<int>(c);
     if (h == "CorrId") corr_col = static_cast<int>(c);
   }
-  for (const auto& [col, name] : {std::pair{start_col, "Start (ns)"}, std::pair{dur_col, "Duration (ns)"},
-                                  std::pair{name_col, "Name"}})
+  for (const auto& [col, name] :
+       {std::pair{start_col, "Start (ns)"}, std::pair{dur_col, "Duration (ns)"}, std::pair{name_col, "Name"}})
     if (col < 0)
       d.add({path, header.line, 1}, "header",
             fmt::format("no \"{}\" column: expected the cuda_gpu_trace report of nsys stats (--format csv)", name));

@@ -173,8 +173,9 @@ std::optional<OnnxImporter::Value> OnnxImporter::compute_value(const onnx::NodeP
 }
 
 /// ConstantOfShape: the fill value (0 when not given) over the output shape.
-std::optional<OnnxImporter::Value> OnnxImporter::constant_of_shape_value(
-    const Ctx& c, const std::optional<Shape>& out_shape, int out_type) {
+std::optional<OnnxImporter::Value> OnnxImporter::constant_of_shape_value(const Ctx& c,
+                                                                         const std::optional<Shape>& out_shape,
+                                                                         int out_type) {
   if (!out_shape || model::shape_elements(*out_shape) > kMaxFoldedElements) return std::nullopt;
   std::vector<double> fill{0};
   if (const auto* a = attr(c, "value")) {
@@ -203,8 +204,8 @@ std::optional<OnnxImporter::Value> OnnxImporter::range_value(const std::vector<c
 }
 
 /// Gather: the slices of the data at the indices, along `axis`.
-std::optional<OnnxImporter::Value> OnnxImporter::gather_value(
-    const Ctx& c, const std::vector<const Value*>& in, int out_type) {
+std::optional<OnnxImporter::Value> OnnxImporter::gather_value(const Ctx& c, const std::vector<const Value*>& in,
+                                                              int out_type) {
   if (in.size() < 2 || !in[0] || !in[1]) return std::nullopt;
   const Value& d = *in[0];
   if (d.dims.empty()) return std::nullopt;
@@ -234,8 +235,8 @@ std::optional<OnnxImporter::Value> OnnxImporter::gather_value(
 }
 
 /// Concat: the inputs one after the other along `axis`.
-std::optional<OnnxImporter::Value> OnnxImporter::concat_value(
-    const Ctx& c, const std::vector<const Value*>& in, int out_type) {
+std::optional<OnnxImporter::Value> OnnxImporter::concat_value(const Ctx& c, const std::vector<const Value*>& in,
+                                                              int out_type) {
   if (in.empty()) return std::nullopt;
   for (const auto* v : in)
     if (!v || v->dims.size() != in[0]->dims.size() || v->dims.empty()) return std::nullopt;
@@ -259,8 +260,8 @@ std::optional<OnnxImporter::Value> OnnxImporter::concat_value(
 }
 
 /// Slice of rank-1 data (shape vectors); starts/ends/axes/steps as inputs (opset 10+) or attributes (before).
-std::optional<OnnxImporter::Value> OnnxImporter::slice_value(
-    const Ctx& c, const std::vector<const Value*>& in, int out_type) {
+std::optional<OnnxImporter::Value> OnnxImporter::slice_value(const Ctx& c, const std::vector<const Value*>& in,
+                                                             int out_type) {
   if (in.empty() || !in[0] || in[0]->dims.size() != 1) return std::nullopt;
   double start = 0, end = 0, step = 1;
   if (c.node.input_size() >= 3) {
@@ -295,8 +296,9 @@ std::optional<OnnxImporter::Value> OnnxImporter::slice_value(
 }
 
 /// ReduceProd, ReduceSum, ReduceMax, ReduceMin over every element (a shape vector): what shape arithmetic uses.
-std::optional<OnnxImporter::Value> OnnxImporter::reduce_value(
-    const std::string& op, const std::vector<const Value*>& in, const std::optional<Shape>& out_shape, int out_type) {
+std::optional<OnnxImporter::Value> OnnxImporter::reduce_value(const std::string& op,
+                                                              const std::vector<const Value*>& in,
+                                                              const std::optional<Shape>& out_shape, int out_type) {
   if (in.empty() || !in[0] || !out_shape || model::shape_elements(*out_shape) != 1 || in[0]->v.empty())
     return std::nullopt;
   double acc = op == "ReduceProd" ? 1.0 : op == "ReduceSum" ? 0.0 : in[0]->v[0];

@@ -103,10 +103,9 @@ void OnnxImporter::mark_needed(const std::vector<int>& order) {
     dropped.push_back(node_label(i));
   }
   if (!dropped.empty())
-    result_.warnings.push_back(fmt::format("{} node{} contribute{} to no graph output and {} dropped: {}",
-                                           dropped.size(), dropped.size() == 1 ? "" : "s",
-                                           dropped.size() == 1 ? "s" : "", dropped.size() == 1 ? "was" : "were",
-                                           join_names(dropped)));
+    result_.warnings.push_back(fmt::format(
+        "{} node{} contribute{} to no graph output and {} dropped: {}", dropped.size(), dropped.size() == 1 ? "" : "s",
+        dropped.size() == 1 ? "s" : "", dropped.size() == 1 ? "was" : "were", join_names(dropped)));
 
   // Layer names: the node name when non-empty and unique (and not a graph input's), else OpType_index.
   std::map<std::string, int> count;
@@ -179,8 +178,7 @@ std::optional<Shape> OnnxImporter::known_shape(const std::string& name) const {
 Shape OnnxImporter::require_shape(const std::string& name, const std::string& where) const {
   const auto* t = type_of(name);
   if (t && !t->has_tensor_type())
-    fail(
-        fmt::format("{}: \"{}\" is {}, not a tensor: framesim imports tensor graphs only", where, name, kind_of(*t)));
+    fail(fmt::format("{}: \"{}\" is {}, not a tensor: framesim imports tensor graphs only", where, name, kind_of(*t)));
   auto s = known_shape(name);
   if (!s)
     fail(

@@ -132,11 +132,11 @@ void OnnxImporter::reject_control_flow() const {
     int count = 0;
     for (const auto& other : g.node())
       if (other.op_type() == op && (other.domain().empty() || other.domain() == "ai.onnx")) ++count;
-    fail(fmt::format("node {} ({} \"{}\"){}: control flow ({} runs a subgraph chosen or repeated at run time) is "
-                     "not supported: framesim costs a static graph. Export the model with the branch resolved "
-                     "(e.g. a constant condition folded by onnx-simplifier) or without it",
-                     i, op, node.name(), count > 1 ? fmt::format(", the first of {} {} nodes", count, op) : "",
-                     op));
+    fail(
+        fmt::format("node {} ({} \"{}\"){}: control flow ({} runs a subgraph chosen or repeated at run time) is "
+                    "not supported: framesim costs a static graph. Export the model with the branch resolved "
+                    "(e.g. a constant condition folded by onnx-simplifier) or without it",
+                    i, op, node.name(), count > 1 ? fmt::format(", the first of {} {} nodes", count, op) : "", op));
   }
 }
 
@@ -160,8 +160,7 @@ void OnnxImporter::load() {
                     "or not ONNX)",
                     bytes.size()));
   if (!model_.has_graph() || model_.ir_version() <= 0)
-    fail(
-        "not an ONNX model: it parses as protobuf but has no graph or no IR version (a truncated file, or not ONNX)");
+    fail("not an ONNX model: it parses as protobuf but has no graph or no IR version (a truncated file, or not ONNX)");
   if (model_.opset_import_size() == 0 && model_.ir_version() >= 3)
     fail("not a usable ONNX model: it has no opset_import (a truncated or corrupt file?)");
   for (const auto& node : model_.graph().node())
@@ -211,8 +210,8 @@ void OnnxImporter::prepare_inputs() {
     if (consts_.count(name))
       fail(fmt::format("--input {}: \"{}\" is a weight (an initializer), not a graph input; the inputs are: {}", name,
                        name, described.empty() ? "none" : join_names(described, 50)));
-    fail(fmt::format("--input {}={}: the model has no input \"{}\"; its inputs are: {}", name, shape_text(shape),
-                     name, described.empty() ? "none" : join_names(described, 50)));
+    fail(fmt::format("--input {}={}: the model has no input \"{}\"; its inputs are: {}", name, shape_text(shape), name,
+                     described.empty() ? "none" : join_names(described, 50)));
   }
   for (const auto& [name, shape] : options_.input_shapes)
     for (auto d : shape)
@@ -258,8 +257,8 @@ void OnnxImporter::prepare_inputs() {
       }
     }
     if (why.empty()) continue;
-    const std::string hint = example.empty() ? fmt::format("{}=1x3x224x224", i.name())
-                                             : fmt::format("{}={}", i.name(), shape_text(example));
+    const std::string hint =
+        example.empty() ? fmt::format("{}=1x3x224x224", i.name()) : fmt::format("{}={}", i.name(), shape_text(example));
     problems.push_back(
         zero_sized ? fmt::format("input \"{}\" is empty ({}: {}) and framesim needs non-empty tensors: give it a "
                                  "shape with --input {} (ImportOptions::input_shapes)",

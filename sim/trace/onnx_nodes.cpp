@@ -211,10 +211,8 @@ void OnnxImporter::data_movement(const Ctx& c, const std::vector<Operand>& ops) 
     const Precision out = out_precision(c, i, ops);
     const LayerPrecision prec = precision_for(ops, out, wprec.value_or(out));
     const std::string suffix = outs > 1 ? fmt::format("_{}", i) : "";
-    if (first)
-      emit_custom(c, v, activations(ops), 0, constant_weights(ops), prec, suffix);
-    else
-      emit_custom(c, v, {}, 0, 0, prec, suffix);
+    if (first) emit_custom(c, v, activations(ops), 0, constant_weights(ops), prec, suffix);
+    else emit_custom(c, v, {}, 0, 0, prec, suffix);
     first = false;
   }
 }

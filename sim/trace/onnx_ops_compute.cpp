@@ -9,12 +9,9 @@ namespace framesim::trace::onnx_detail {
 OnnxImporter::ConvGeometry OnnxImporter::conv_geometry(const Ctx& c, const Shape& x, const std::optional<Shape>& w) {
   ConvGeometry g;
   const std::size_t spatial = x.size() >= 2 ? x.size() - 2 : 0;
-  if (auto k = attr_ints(c, "kernel_shape"))
-    g.kernel = *k;
-  else if (w && w->size() == spatial + 2)
-    g.kernel = Shape(w->begin() + 2, w->end());
-  else
-    g.kernel = Shape(spatial, 1);
+  if (auto k = attr_ints(c, "kernel_shape")) g.kernel = *k;
+  else if (w && w->size() == spatial + 2) g.kernel = Shape(w->begin() + 2, w->end());
+  else g.kernel = Shape(spatial, 1);
   g.stride = attr_ints(c, "strides").value_or(Shape(spatial, 1));
   g.dilation = attr_ints(c, "dilations").value_or(Shape(spatial, 1));
   g.groups = attr_int(c, "group", 1);
@@ -35,8 +32,8 @@ std::optional<model::ParamValue> OnnxImporter::padding_2d(const ConvGeometry& g,
       const auto s = g.stride[static_cast<std::size_t>(d)];
       const auto out = (size + s - 1) / s;
       total[d] = std::max<std::int64_t>(
-          0, (out - 1) * s + g.dilation[static_cast<std::size_t>(d)] * (g.kernel[static_cast<std::size_t>(d)] - 1) +
-                 1 - size);
+          0, (out - 1) * s + g.dilation[static_cast<std::size_t>(d)] * (g.kernel[static_cast<std::size_t>(d)] - 1) + 1 -
+                 size);
     }
     // The odd pixel goes at the start (top, left).
     return model::ParamValue{

@@ -77,8 +77,7 @@ void OnnxImporter::resize(const Ctx& c, const std::vector<Operand>& ops) {
     OpParams p{{"mode", mode}};
     if (ys[2] % xs[2] == 0 && ys[3] % xs[3] == 0 && ys[2] >= xs[2] && ys[3] >= xs[3])
       p["scale"] = std::vector<std::int64_t>{ys[2] / xs[2], ys[3] / xs[3]};
-    else
-      p["size"] = std::vector<std::int64_t>{ys[2], ys[3]};
+    else p["size"] = std::vector<std::int64_t>{ys[2], ys[3]};
     return single(c, ops, "resize", std::move(p));
   }
   const double per_output = mode == "cubic" ? 32.0 : mode == "linear" ? 7.0 : 0.0;  // 4x4 taps / as ops.cpp
@@ -126,10 +125,8 @@ void OnnxImporter::pad(const Ctx& c, const std::vector<Operand>& ops) {
     // The amounts from the pads (attribute before opset 11, an input after), else split from the shapes (the
     // split changes no count).
     std::vector<double> pads;
-    if (auto a = attr_ints(c, "pads"))
-      pads.assign(a->begin(), a->end());
-    else if (const Operand p = operand(c, 1); p.cst() && p.c->has_values)
-      pads = p.c->values;
+    if (auto a = attr_ints(c, "pads")) pads.assign(a->begin(), a->end());
+    else if (const Operand p = operand(c, 1); p.cst() && p.c->has_values) pads = p.c->values;
     std::vector<std::int64_t> tlbr;
     if (pads.size() == 8 && pads[0] == 0 && pads[1] == 0 && pads[4] == 0 && pads[5] == 0 && pads[2] >= 0 &&
         pads[3] >= 0 && pads[6] >= 0 && pads[7] >= 0) {
@@ -173,11 +170,9 @@ void OnnxImporter::split(const Ctx& c, const std::vector<Operand>& ops) {
     const Precision out = out_precision(c, i, ops);
     const std::string suffix = fmt::format("_{}", i);
     if (fits_inside(ys, tensor(x.tensor).shape))
-      emit(
-          c,
-          Spec{"slice", {{"shape", ys}}, {x.tensor}, precision_for(ops, out, std::nullopt), v, suffix, std::nullopt});
-    else
-      emit_custom(c, v, {x.tensor}, 0, 0, precision_for(ops, out, std::nullopt), suffix);
+      emit(c,
+           Spec{"slice", {{"shape", ys}}, {x.tensor}, precision_for(ops, out, std::nullopt), v, suffix, std::nullopt});
+    else emit_custom(c, v, {x.tensor}, 0, 0, precision_for(ops, out, std::nullopt), suffix);
   }
 }
 

@@ -42,10 +42,8 @@ void OnnxImporter::clip(const Ctx& c, const std::vector<Operand>& ops) {
     for (int i : {1, 2}) {
       const Operand o = operand(c, i);
       if (!o.present()) continue;
-      if (o.cst() && o.c->has_values && o.c->values.size() == 1)
-        (i == 1 ? lo : hi) = o.c->values[0];
-      else
-        known = false;
+      if (o.cst() && o.c->has_values && o.c->values.size() == 1) (i == 1 ? lo : hi) = o.c->values[0];
+      else known = false;
     }
   } else {  // before opset 11: attributes
     if (attr(c, "min")) lo = attr_float(c, "min", 0);
@@ -53,10 +51,8 @@ void OnnxImporter::clip(const Ctx& c, const std::vector<Operand>& ops) {
   }
   const bool unbounded_above = !hi || std::isinf(*hi) || *hi >= 3.4e38;
   std::string op = "clip";
-  if (known && lo && *lo == 0.0 && hi && *hi == 6.0)
-    op = "relu6";
-  else if (known && lo && *lo == 0.0 && unbounded_above)
-    op = "relu";
+  if (known && lo && *lo == 0.0 && hi && *hi == 6.0) op = "relu6";
+  else if (known && lo && *lo == 0.0 && unbounded_above) op = "relu";
   single(c, ops, op, {});
 }
 

@@ -114,8 +114,7 @@ bool read_values(const onnx::TensorProto& t, std::vector<double>& out) {
       from_ints([convert](std::int32_t v) { return convert(static_cast<std::uint16_t>(v)); });
       break;
     }
-    default:
-      return false;
+    default: return false;
   }
   return out.size() == count;
 }
@@ -131,30 +130,20 @@ Precision precision_of(int elem_type, bool& lossy) {
   using TP = onnx::TensorProto;
   lossy = false;
   switch (elem_type) {
-    case TP::FLOAT:
-      return Precision::fp32;
-    case TP::FLOAT16:
-      return Precision::fp16;
-    case TP::BFLOAT16:
-      return Precision::bf16;
+    case TP::FLOAT: return Precision::fp32;
+    case TP::FLOAT16: return Precision::fp16;
+    case TP::BFLOAT16: return Precision::bf16;
     case TP::INT8:
     case TP::UINT8:
-    case TP::BOOL:
-      return Precision::int8;
+    case TP::BOOL: return Precision::int8;
     case TP::INT16:
-    case TP::UINT16:
-      return Precision::int16;
+    case TP::UINT16: return Precision::int16;
     case TP::INT32:
-    case TP::UINT32:
-      return Precision::int32;
+    case TP::UINT32: return Precision::int32;
     case TP::INT64:
     case TP::UINT64:
-    case TP::STRING:
-      lossy = true;
-      return Precision::int32;
-    default:
-      lossy = true;
-      return Precision::fp32;  // double, complex, undefined
+    case TP::STRING: lossy = true; return Precision::int32;
+    default: lossy = true; return Precision::fp32;  // double, complex, undefined
   }
 }
 

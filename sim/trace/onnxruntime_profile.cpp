@@ -42,7 +42,8 @@ MeasuredTrace parse_onnxruntime_profile(const Json& doc, const std::string& path
     const Json& e = doc.items[i];
     const std::string here = fmt::format("[{}]", i);
     if (e.type != Json::Type::object) {
-      problems.add(e.line, e.column, here, fmt::format("expected an event (an object), got {}", json_type_name(e.type)));
+      problems.add(e.line, e.column, here,
+                   fmt::format("expected an event (an object), got {}", json_type_name(e.type)));
       continue;
     }
     const JsonFields f(e, here, problems);
@@ -74,7 +75,8 @@ MeasuredTrace parse_onnxruntime_profile(const Json& doc, const std::string& path
       r.op = a.text("op_name", false).value_or("");
       r.provider = a.text("provider", false).value_or("");
     }
-    if (const Json* tid = e.find("tid"); tid && tid->type == Json::Type::number) r.thread = fmt::format("{}", tid->number);
+    if (const Json* tid = e.find("tid"); tid && tid->type == Json::Type::number)
+      r.thread = fmt::format("{}", tid->number);
     if (r.node.empty()) {
       problems.add(e.find("name")->line, e.find("name")->column, here + ".name", "a kernel time without a node name");
       continue;
@@ -100,10 +102,8 @@ MeasuredTrace parse_onnxruntime_profile(const Json& doc, const std::string& path
     for (std::size_t i = 0; i < runs_of_nodes.size(); ++i) {
       const double ts = runs_of_nodes[i].ts_us;
       while (k < model_runs.size() && model_runs[k].first + model_runs[k].second < ts) ++k;
-      if (k < model_runs.size() && model_runs[k].first <= ts)
-        frame_of[i] = static_cast<int>(k);
-      else
-        ++outside;
+      if (k < model_runs.size() && model_runs[k].first <= ts) frame_of[i] = static_cast<int>(k);
+      else ++outside;
     }
   } else {
     std::vector<std::string> names;

@@ -16,9 +16,8 @@ struct Column {
   double scale = 0;  // 0: cells carry units
 };
 
-const std::vector<std::pair<std::string, double>> kTimeColumns{{"time", 0},       {"time_s", 1},
-                                                               {"time_ms", 1e-3}, {"time_us", 1e-6},
-                                                               {"time_ns", 1e-9}, {"timestamp_ns", 1e-9}};
+const std::vector<std::pair<std::string, double>> kTimeColumns{
+    {"time", 0}, {"time_s", 1}, {"time_ms", 1e-3}, {"time_us", 1e-6}, {"time_ns", 1e-9}, {"timestamp_ns", 1e-9}};
 
 }  // namespace
 
@@ -56,7 +55,9 @@ std::vector<SeriesPoint> parse_series(const std::string& text, const std::string
     }
     if (!matched) report_unknown_column(header, cell, known, display_path, d);
   }
-  if (time.index < 0) d.add({display_path, header.line, 1}, "header", "no time column (time, time_s, time_ms, time_us, time_ns or timestamp_ns)");
+  if (time.index < 0)
+    d.add({display_path, header.line, 1}, "header",
+          "no time column (time, time_s, time_ms, time_us, time_ns or timestamp_ns)");
   if (value && val.index < 0)
     d.add({display_path, header.line, 1}, "header", fmt::format("no {} column ({})", value->name, [&] {
             std::vector<std::string> names{value->name};

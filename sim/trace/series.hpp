@@ -20,8 +20,8 @@ struct SeriesPoint {
 
 /// What a value column may be called: `name` with units in every cell, or `name_unit` with bare numbers.
 struct ValueColumn {
-  std::string name;                  // e.g. "rate"
-  core::Dimension dimension;         // e.g. BytesPerSecond
+  std::string name;                                  // e.g. "rate"
+  core::Dimension dimension;                         // e.g. BytesPerSecond
   std::vector<std::pair<std::string, double>> bare;  // e.g. {"rate_Bps", 1}, {"rate_GBps", 1e9}
 };
 

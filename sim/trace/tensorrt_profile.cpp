@@ -139,8 +139,8 @@ MeasuredTrace parse_tensorrt_profile(const Json& doc, const std::string& path) {
     const Json& r = doc.items[i];
     const std::string here = fmt::format("[{}]", i);
     if (r.type != Json::Type::object) {
-      problems.add(r.line, r.column, here, fmt::format("expected a layer record (an object), got {}",
-                                                       json_type_name(r.type)));
+      problems.add(r.line, r.column, here,
+                   fmt::format("expected a layer record (an object), got {}", json_type_name(r.type)));
       continue;
     }
     const JsonFields f(r, here, problems);
@@ -258,14 +258,15 @@ void add_tensorrt_layer_info(MeasuredTrace& trace, const std::string& text, cons
         fmt::format("none of the {} layers of the profile {} is here (\"{}\", ...): layer information of another "
                     "engine?",
                     trace.entries.size(), trace.path, trace.entries.front().name)}});
-  trace.notes.push_back(fmt::format(
-      "layer information from {}: {} of {} layers described, {} with their ONNX nodes{}", display_path, known,
-      trace.entries.size(), with_origins,
-      detailed ? "" : " (names only: build with --profilingVerbosity=detailed for the ONNX nodes)"));
+  trace.notes.push_back(
+      fmt::format("layer information from {}: {} of {} layers described, {} with their ONNX nodes{}", display_path,
+                  known, trace.entries.size(), with_origins,
+                  detailed ? "" : " (names only: build with --profilingVerbosity=detailed for the ONNX nodes)"));
   if (!missing.empty())
-    trace.notes.push_back(fmt::format("{} profiled layers not in the layer information (their ONNX nodes are read "
-                                      "from their names): {}",
-                                      missing.size(), core::join_list(missing, ", ")));
+    trace.notes.push_back(
+        fmt::format("{} profiled layers not in the layer information (their ONNX nodes are read "
+                    "from their names): {}",
+                    missing.size(), core::join_list(missing, ", ")));
 }
 
 }  // namespace framesim::trace

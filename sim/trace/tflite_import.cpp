@@ -57,9 +57,7 @@ ImportResult Importer::run() {
   return {std::move(net_), std::move(warnings_)};
 }
 
-void Importer::fail(const std::string& message) const {
-  throw core::UserError(fmt::format("{}: {}", file_, message));
-}
+void Importer::fail(const std::string& message) const { throw core::UserError(fmt::format("{}: {}", file_, message)); }
 
 void Importer::fail_op(const Op& o, const std::string& message) const {
   const std::string writes = o.out.empty() || o.out[0] < 0 ? "" : " -> " + tensor_name(o.out[0]);
@@ -85,8 +83,7 @@ void Importer::read_file() {
 
 void Importer::verify() {
   if (bytes_.size() < 8)
-    fail(fmt::format("{} bytes, too short for a TFLite model (a flatbuffer with identifier \"TFL3\")",
-                     bytes_.size()));
+    fail(fmt::format("{} bytes, too short for a TFLite model (a flatbuffer with identifier \"TFL3\")", bytes_.size()));
   if (!fb::ModelBufferHasIdentifier(bytes_.data())) {
     std::string id;
     for (std::size_t i = 4; i < 8; ++i) {
@@ -108,9 +105,10 @@ void Importer::verify() {
   if (!graph_->tensors() || graph_->tensors()->size() == 0) fail("subgraph 0 has no tensors");
   if (!graph_->operators() || graph_->operators()->size() == 0) fail("subgraph 0 has no operators");
   if (model_->subgraphs()->size() > 1)
-    warnings_.push_back(fmt::format("the model has {} subgraphs; only subgraph 0 (the main graph) is imported: ops "
-                                    "calling the others (WHILE, IF, CALL_ONCE) are unknown ops",
-                                    model_->subgraphs()->size()));
+    warnings_.push_back(
+        fmt::format("the model has {} subgraphs; only subgraph 0 (the main graph) is imported: ops "
+                    "calling the others (WHILE, IF, CALL_ONCE) are unknown ops",
+                    model_->subgraphs()->size()));
 }
 
 std::size_t Importer::tensor_count() const { return graph_->tensors()->size(); }
@@ -165,8 +163,8 @@ void Importer::check_references() {
   for (std::size_t k = 0; k < graph_->operators()->size(); ++k) {
     const auto* op = graph_->operators()->Get(static_cast<flatbuffers::uoffset_t>(k));
     if (op->opcode_index() >= codes)
-      fail(fmt::format("operator {} uses operator code {}, but the model has {} operator codes", k,
-                       op->opcode_index(), codes));
+      fail(fmt::format("operator {} uses operator code {}, but the model has {} operator codes", k, op->opcode_index(),
+                       codes));
     const std::string what = fmt::format("operator {} ({})", k, op_code_name(code_of(*op)));
     check_list(op->inputs(), what + ": input", true);
     check_list(op->outputs(), what + ": output", false);
@@ -186,13 +184,13 @@ void Importer::finish() {
   for (auto t : *graph_->outputs()) {
     const auto& s = slots_[static_cast<std::size_t>(t)];
     if (s.framesim < 0) {
-      warnings_.push_back(fmt::format("graph output '{}' is a constant: not an output of the imported network",
-                                      tensor_name(t)));
+      warnings_.push_back(
+          fmt::format("graph output '{}' is a constant: not an output of the imported network", tensor_name(t)));
       continue;
     }
     if (spec(s.framesim).producer < 0 && spec(s.framesim).alias_of < 0) {
-      warnings_.push_back(fmt::format("graph output '{}' is a graph input passed through: no layer writes it",
-                                      tensor_name(t)));
+      warnings_.push_back(
+          fmt::format("graph output '{}' is a graph input passed through: no layer writes it", tensor_name(t)));
       continue;
     }
     if (outputs.insert(s.framesim).second) net_.outputs.push_back(s.framesim);
@@ -223,61 +221,67 @@ void Importer::finish() {
   net_.source_file = file_;
   net_.fusion = model::FusionMode::automatic;
   const auto* desc = model_->description();
-  net_.description = fmt::format(
-      "TFLite model{}: {} operators -> {} layers from {} operators, {} folded; 4-D tensors NHWC -> NCHW",
-      desc && desc->size() ? fmt::format(" ({})", desc->str()) : "", operators, net_.layers.size(),
-      sourced_ops_.size(), folded);
+  net_.description =
+      fmt::format("TFLite model{}: {} operators -> {} layers from {} operators, {} folded; 4-D tensors NHWC -> NCHW",
+                  desc && desc->size() ? fmt::format(" ({})", desc->str()) : "", operators, net_.layers.size(),
+                  sourced_ops_.size(), folded);
   FRAMESIM_ASSERT(sourced_ops_.size() + folded == operators, "every operator is a layer or folded");
 
   if (!folded_dequantize_.empty()) {
     std::vector<std::string> parts;
     for (const auto& [type, count] : folded_dequantize_) parts.push_back(fmt::format("{} of {}", count, type));
-    warnings_.push_back(fmt::format("{} DEQUANTIZE operators of constant tensors ({}) folded into the layers they "
-                                    "feed: those layers hold their weights at the stored precision",
-                                    dequantize_folded, core::join_list(parts, ", ")));
+    warnings_.push_back(
+        fmt::format("{} DEQUANTIZE operators of constant tensors ({}) folded into the layers they "
+                    "feed: those layers hold their weights at the stored precision",
+                    dequantize_folded, core::join_list(parts, ", ")));
   }
   if (!folded_other_.empty()) {
     std::vector<std::string> parts;
     for (const auto& [name, count] : folded_other_) parts.push_back(fmt::format("{} x{}", name, count));
-    warnings_.push_back(fmt::format("{} operators with only constant inputs folded (computed once, not per "
-                                    "inference): {}",
-                                    other_folded, core::join_list(parts, ", ")));
+    warnings_.push_back(
+        fmt::format("{} operators with only constant inputs folded (computed once, not per "
+                    "inference): {}",
+                    other_folded, core::join_list(parts, ", ")));
   }
   for (const auto& [name, layers] : unknown_)
-    warnings_.push_back(fmt::format("unknown op {} ({}x): imported as custom layers (0 operations; reading their "
-                                    "inputs, writing their outputs, constant inputs as weights): {}",
-                                    name, layers.size(), list_some(layers)));
+    warnings_.push_back(
+        fmt::format("unknown op {} ({}x): imported as custom layers (0 operations; reading their "
+                    "inputs, writing their outputs, constant inputs as weights): {}",
+                    name, layers.size(), list_some(layers)));
   if (!other_pads_.empty())
-    warnings_.push_back(fmt::format("{} PAD operators pad axes other than height and width (e.g. channels); "
-                                    "framesim's pad pads H and W only, so they are custom copy layers (0 "
-                                    "operations): {}",
-                                    other_pads_.size(), list_some(other_pads_)));
+    warnings_.push_back(
+        fmt::format("{} PAD operators pad axes other than height and width (e.g. channels); "
+                    "framesim's pad pads H and W only, so they are custom copy layers (0 "
+                    "operations): {}",
+                    other_pads_.size(), list_some(other_pads_)));
   if (!other_reductions_.empty())
-    warnings_.push_back(fmt::format("{} reductions over axes other than height and width are custom layers of one "
-                                    "operation per input element: {}",
-                                    other_reductions_.size(), list_some(other_reductions_)));
+    warnings_.push_back(
+        fmt::format("{} reductions over axes other than height and width are custom layers of one "
+                    "operation per input element: {}",
+                    other_reductions_.size(), list_some(other_reductions_)));
   if (!constant_operands_.empty())
-    warnings_.push_back(fmt::format("{} constant operands of elementwise ops ({} bytes) are not counted as weights "
-                                    "or traffic: {}",
-                                    constant_operands_.size(), constant_operand_bytes_,
-                                    list_some(constant_operands_)));
+    warnings_.push_back(
+        fmt::format("{} constant operands of elementwise ops ({} bytes) are not counted as weights "
+                    "or traffic: {}",
+                    constant_operands_.size(), constant_operand_bytes_, list_some(constant_operands_)));
   if (!batched_constants_.empty())
-    warnings_.push_back(fmt::format("BATCH_MATMUL with a batched constant right operand counts one batch of "
-                                    "weights: {}",
-                                    list_some(batched_constants_)));
+    warnings_.push_back(
+        fmt::format("BATCH_MATMUL with a batched constant right operand counts one batch of "
+                    "weights: {}",
+                    list_some(batched_constants_)));
   if (!computed_weights_.empty())
-    warnings_.push_back(fmt::format("kernels computed at run time are counted as stored weights: {}",
-                                    list_some(computed_weights_)));
+    warnings_.push_back(
+        fmt::format("kernels computed at run time are counted as stored weights: {}", list_some(computed_weights_)));
   if (!variables_.empty())
-    warnings_.push_back(fmt::format("variable tensors (state kept between runs) are read like constants: {}",
-                                    list_some(variables_)));
+    warnings_.push_back(
+        fmt::format("variable tensors (state kept between runs) are read like constants: {}", list_some(variables_)));
   for (const auto& [type, tensors] : odd_types_)
     warnings_.push_back(fmt::format("{} tensors have no framesim precision; counted as {}: {}", type,
                                     type == "FLOAT64" || type.rfind("COMPLEX", 0) == 0 ? "fp32" : "int32",
                                     list_some({tensors.begin(), tensors.end()})));
   if (!mismatches_.empty())
-    warnings_.push_back(fmt::format("{} layer shapes differ from the model's: {}", mismatches_.size(),
-                                    list_some(mismatches_, 3)));
+    warnings_.push_back(
+        fmt::format("{} layer shapes differ from the model's: {}", mismatches_.size(), list_some(mismatches_, 3)));
   if (!unread.empty())
     warnings_.push_back(fmt::format("layer outputs no one reads are kept as graph outputs: {}", list_some(unread)));
 }

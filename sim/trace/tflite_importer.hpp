@@ -5,8 +5,8 @@
 //   tflite_ops.cpp      operators: folding, dispatch by operator code, one costing function per op family
 #pragma once
 
-#include <fmt/format.h>
 #include <flatbuffers/flatbuffers.h>
+#include <fmt/format.h>
 
 #include <cstdint>
 #include <filesystem>
@@ -142,7 +142,7 @@ class Importer {
   model::NetworkSpec net_;
   std::vector<std::string> warnings_;
   std::set<std::string> used_names_;
-  std::set<std::size_t> sourced_ops_;  // operators that became at least one layer
+  std::set<std::size_t> sourced_ops_;             // operators that became at least one layer
   std::map<std::string, int> folded_dequantize_;  // by stored type
   std::map<std::string, int> folded_other_;       // by op name
   std::map<std::string, std::vector<std::string>> unknown_;

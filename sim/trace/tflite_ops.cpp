@@ -188,21 +188,23 @@ void Importer::transpose_conv(const Op& o, std::size_t x, std::size_t w, std::si
   if (ws.size() != 4) fail_op(o, fmt::format("expects a kernel [O, kh, kw, I], got {}", model::shape_to_string(ws)));
   const Shape ys = out_shape(o);
   const double outputs = model::shape_elements(ys);
-  const double ops = 2.0 * model::shape_elements(xs) * static_cast<double>(ws[0] * ws[1] * ws[2]) +
-                     (bt >= 0 ? outputs : 0.0);
+  const double ops =
+      2.0 * model::shape_elements(xs) * static_cast<double>(ws[0] * ws[1] * ws[2]) + (bt >= 0 ? outputs : 0.0);
   double weights = model::shape_elements(ws);
   if (bt >= 0) weights += model::shape_elements(file_shape(bt));
   weights_from_activation(o, wt);
   const Precision a = out_precision(o);
-  OpParams params{{"output_shape", ys}, {"ops", ops}, {"weights", static_cast<std::int64_t>(weights)},
+  OpParams params{{"output_shape", ys},
+                  {"ops", ops},
+                  {"weights", static_cast<std::int64_t>(weights)},
                   {"class", std::string("conv")}};
   bind(o, 0, emit(o, "custom", out_name(o), params, {act(o, xt)}, {stored_precision(wt), a, a}));
 }
 
 void Importer::weights_from_activation(const Op& o, int w) {
   if (!is_const(w))
-    computed_weights_.push_back(fmt::format("{} (operator {} {}, weights '{}')", out_name(o), o.index, o.name,
-                                            tensor_name(w)));
+    computed_weights_.push_back(
+        fmt::format("{} (operator {} {}, weights '{}')", out_name(o), o.index, o.name, tensor_name(w)));
 }
 
 void Importer::fully_connected(const Op& o) {
@@ -331,8 +333,9 @@ void Importer::concatenation(const Op& o) {
   const auto activations = activation_inputs(o);
   const auto constants = constant_inputs(o);
   const int fs_axis = framesim_axis(axis, file_shape(o.out[0]).size());
-  if (fs_axis < 0) fail_op(o, fmt::format("axis {} is out of range for the output {}", axis,
-                                          model::shape_to_string(file_shape(o.out[0]))));
+  if (fs_axis < 0)
+    fail_op(o, fmt::format("axis {} is out of range for the output {}", axis,
+                           model::shape_to_string(file_shape(o.out[0]))));
   const Precision a = out_precision(o);
   int t;
   if (constants.empty() && activations.size() >= 2) {
@@ -411,8 +414,8 @@ void Importer::resize(const Op& o, std::string_view mode) {
   if (size && size->size() == 2) hw = *size;
   else if (file_shape(o.out[0]).size() == 4) hw = {file_shape(o.out[0])[1], file_shape(o.out[0])[2]};
   else fail_op(o, "needs a constant size [height, width]");
-  const int t = emit(o, "resize", out_name(o), {{"size", hw}, {"mode", std::string(mode)}}, {act(o, x)},
-                     same(out_precision(o)));
+  const int t =
+      emit(o, "resize", out_name(o), {{"size", hw}, {"mode", std::string(mode)}}, {act(o, x)}, same(out_precision(o)));
   bind(o, 0, t);
 }
 
@@ -461,8 +464,8 @@ void Importer::gather(const Op& o) {
     // Rows of a constant table: framesim's embedding (scattered row reads).
     const std::int64_t rows = ps[0];
     const auto dim = static_cast<std::int64_t>(model::shape_elements(Shape(ps.begin() + 1, ps.end())));
-    int t = emit(o, "embedding", out_name(o), {{"num_embeddings", rows}, {"embedding_dim", dim}},
-                 {act(o, indices)}, {stored_precision(params), a, a});
+    int t = emit(o, "embedding", out_name(o), {{"num_embeddings", rows}, {"embedding_dim", dim}}, {act(o, indices)},
+                 {stored_precision(params), a, a});
     t = conform(o, t, 0);
     bind(o, 0, t);
     return;
@@ -499,8 +502,7 @@ void Importer::batch_matmul(const Op& o) {
   if (ys.size() < 2) fail_op(o, fmt::format("expects a rank >= 2 right operand, got {}", model::shape_to_string(ys)));
   if (is_const(y)) {
     const std::int64_t n = adj_y ? ys[ys.size() - 2] : ys.back();
-    if (model::shape_elements(Shape(ys.begin(), ys.end() - 2)) > 1)
-      batched_constants_.push_back(out_name(o));
+    if (model::shape_elements(Shape(ys.begin(), ys.end() - 2)) > 1) batched_constants_.push_back(out_name(o));
     t = emit(o, "matmul", out_name(o), {{"n", n}}, {in}, {stored_precision(y), a, a});
   } else {
     const int rhs = reshape(o, act(o, y), ys, out_name(o) + "/b");

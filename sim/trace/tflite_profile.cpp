@@ -17,7 +17,6 @@ namespace framesim::trace {
 
 namespace {
 
-
 // ---------------------------------------------------------------------------------------------------------------
 // TFLite benchmark_model op profile (--enable_op_profiling=true --profiling_output_csv_file=F)
 //
@@ -70,7 +69,6 @@ std::vector<Field> split_commas(std::string_view line) {
   return out;
 }
 
-
 /// The other names of a TFLite node, most specific first: "[a/b;c/d, e]:12" answers to "a/b", "c/d", "a/b;c/d",
 /// "e" and "a/b;c/d, e" (outputs separated by ", ", names the converter merged by ';').
 std::vector<std::string> tflite_aliases(const std::string& name) {
@@ -116,14 +114,13 @@ std::optional<MeasuredEntry> read_run_order_row(std::string_view line, int line_
   const int numeric = header.fields - 2;  // between the node type and the name
   if (static_cast<int>(fields.size()) < header.fields) {
     problems.add(line_no, 1, "",
-                 fmt::format("expected {} fields like the header on line {}, got {} (truncated line?)",
-                             header.fields, header.line, fields.size()));
+                 fmt::format("expected {} fields like the header on line {}, got {} (truncated line?)", header.fields,
+                             header.line, fields.size()));
     return std::nullopt;
   }
   auto parse_field = [&](const Field& f, int column) -> std::optional<double> {
     std::string_view s = f.text;
-    if (header.names[static_cast<std::size_t>(column)].find('%') != std::string::npos && !s.empty() &&
-        s.back() == '%')
+    if (header.names[static_cast<std::size_t>(column)].find('%') != std::string::npos && !s.empty() && s.back() == '%')
       s.remove_suffix(1);
     return whole_number(s);
   };

@@ -65,8 +65,8 @@ Precision Importer::precision_of_type(fb::TensorType type, int t) {
   }
   const char* name = fb::EnumNameTensorType(type);
   const std::string type_name = name && *name ? name : fmt::format("type {}", static_cast<int>(type));
-  const bool wide_float = type == fb::TensorType_FLOAT64 || type == fb::TensorType_COMPLEX64 ||
-                          type == fb::TensorType_COMPLEX128;
+  const bool wide_float =
+      type == fb::TensorType_FLOAT64 || type == fb::TensorType_COMPLEX64 || type == fb::TensorType_COMPLEX128;
   odd_types_[type_name].insert(tensor_name(t));
   return wide_float ? Precision::fp32 : Precision::int32;
 }
@@ -169,9 +169,10 @@ void Importer::make_inputs() {
         Shape sig;
         if (const auto* v = tensor(t)->shape_signature())
           for (auto d : *v) sig.push_back(d);
-        fail(fmt::format("input '{}' has a dynamic shape ({}); give it with --input {}=DIMS (in the model's own "
-                         "layout, NHWC for images)",
-                         name, sig.empty() ? "no static shape" : model::shape_to_string(sig), name));
+        fail(
+            fmt::format("input '{}' has a dynamic shape ({}); give it with --input {}=DIMS (in the model's own "
+                        "layout, NHWC for images)",
+                        name, sig.empty() ? "no static shape" : model::shape_to_string(sig), name));
       }
     }
     for (auto d : shape)
@@ -269,9 +270,7 @@ Shape Importer::out_shape(const Op& o, std::size_t pos) const { return to_frames
 
 std::string Importer::out_name(const Op& o, std::size_t pos) const { return tensor_name(o.out[pos]); }
 
-Precision Importer::out_precision(const Op& o, std::size_t pos) {
-  return precision_of(o.out[pos]);
-}
+Precision Importer::out_precision(const Op& o, std::size_t pos) { return precision_of(o.out[pos]); }
 
 /// A layer reading `inputs` (TFLite ids) and writing output `pos` with the file's shape: data movement only.
 /// With `constants_as_weights`, the op's constant inputs are its weights (unknown ops, constant concat pieces);

@@ -12,8 +12,9 @@ namespace framesim::trace {
 
 namespace {
 
-const std::vector<std::string> kColumns{"network", "precision", "operating_point", "latency", "energy", "hardware",
-                                        "unit",    "set",       "id",              "device",  "mode",   "source"};
+const std::vector<std::string> kColumns{
+    "network", "precision", "operating_point", "latency", "energy", "hardware", "unit",
+    "set",     "id",        "device",          "mode",    "source"};
 
 }  // namespace
 

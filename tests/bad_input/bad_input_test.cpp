@@ -190,8 +190,8 @@ TEST_P(BadInput, Case) {
   ASSERT_FALSE(args.empty()) << relative << ": empty `# command:`";
 
   // A private scratch folder: `capture` holds stdout/stderr, `written` is where the SVG or run folder would go.
-  const fs::path scratch = fs::temp_directory_path() / ("framesim_bad_input_" + std::to_string(::getpid()) + "_" +
-                                                        test_name(file));
+  const fs::path scratch =
+      fs::temp_directory_path() / ("framesim_bad_input_" + std::to_string(::getpid()) + "_" + test_name(file));
   const fs::path capture = scratch / "capture";
   const fs::path written = scratch / "written";
   fs::remove_all(scratch);
@@ -245,8 +245,7 @@ TEST_P(BadInput, Case) {
   std::vector<std::string> problems;
 
   // Exit code 2: never a crash, never success.
-  if (r.hung)
-    problems.push_back("framesim did not finish within 30 s on bad input: a hang");
+  if (r.hung) problems.push_back("framesim did not finish within 30 s on bad input: a hang");
   else if (!r.exited)
     problems.push_back("framesim was killed by signal " + std::to_string(r.signal) + " (" + strsignal(r.signal) +
                        "): a crash on bad input");

@@ -98,10 +98,11 @@ TEST(Cli, CompletionListsEveryCommandAndOption) {
 /// What bash completes for the words `line` (the last one being completed), with the generated script loaded.
 std::vector<std::string> complete(const framesim::testing::Scratch& scratch, const fs::path& script,
                                   const std::string& line) {
-  const auto test = scratch.write(
-      "complete.sh", "source '" + script.string() + "'\nCOMP_WORDS=(" + line + ")\nCOMP_CWORD=$((${#COMP_WORDS[@]} - 1))\n" +
-                         "[[ \"" + line + "\" == *' ' ]] && { COMP_WORDS+=(''); COMP_CWORD=$((COMP_CWORD + 1)); }\n" +
-                         "_framesim\nprintf '%s\\n' \"${COMPREPLY[@]}\"\n");
+  const auto test =
+      scratch.write("complete.sh", "source '" + script.string() + "'\nCOMP_WORDS=(" + line +
+                                       ")\nCOMP_CWORD=$((${#COMP_WORDS[@]} - 1))\n" + "[[ \"" + line +
+                                       "\" == *' ' ]] && { COMP_WORDS+=(''); COMP_CWORD=$((COMP_CWORD + 1)); }\n" +
+                                       "_framesim\nprintf '%s\\n' \"${COMPREPLY[@]}\"\n");
   const auto out = scratch.dir() / "out.txt";
   EXPECT_EQ(std::system(("bash '" + test.string() + "' > '" + out.string() + "'").c_str()), 0);
   auto lines = lines_of(core::read_file(out));
@@ -114,7 +115,8 @@ TEST(Cli, CompletionCompletesInBash) {
   const auto script = scratch.write("framesim.bash", run_cli("completion bash").out);
   EXPECT_EQ(complete(scratch, script, "framesim ru"), std::vector<std::string>{"run"});
   EXPECT_EQ(complete(scratch, script, "framesim b"), (std::vector<std::string>{"budget", "bench"}));
-  EXPECT_EQ(complete(scratch, script, "framesim run scenarios/robot_30fps.yaml --dur"), std::vector<std::string>{"--duration"});
+  EXPECT_EQ(complete(scratch, script, "framesim run scenarios/robot_30fps.yaml --dur"),
+            std::vector<std::string>{"--duration"});
   EXPECT_EQ(complete(scratch, script, "framesim sweep --jo"), std::vector<std::string>{"--jobs"});
   EXPECT_EQ(complete(scratch, script, "framesim --ver"), (std::vector<std::string>{"--version", "--verbose"}));
 }
@@ -156,7 +158,8 @@ TEST(Cli, TyposGetTheClosestNameAndExitCode2) {
   EXPECT_EQ(sweep.exit_code, 2);
   EXPECT_EQ(sweep.err, "framesim sweep: unknown option \"--jbos\" (did you mean \"--jobs\"?)\n");
   // Short flags together, values that look like options and -q/-v after the command are no typos.
-  EXPECT_EQ(run_cli("budget -qv hardware/seed_reference.yaml scenarios/networks/seed_matmuls.yaml --rate 30Hz").exit_code, 0);
+  EXPECT_EQ(
+      run_cli("budget -qv hardware/seed_reference.yaml scenarios/networks/seed_matmuls.yaml --rate 30Hz").exit_code, 0);
   EXPECT_EQ(run_cli("-q budget hardware/seed_reference.yaml scenarios/networks/seed_matmuls.yaml").exit_code, 0);
 }
 
@@ -164,7 +167,8 @@ TEST(Cli, TyposGetTheClosestNameAndExitCode2) {
 TEST(Cli, EveryCommandTakesQuietAndVerbose) {
   for (const auto& command : commands_in_help()) {
     const auto options = options_in_help(command);
-    for (const char* flag : {"-q", "--quiet", "-v", "--verbose"}) EXPECT_TRUE(options.count(flag)) << command << " " << flag;
+    for (const char* flag : {"-q", "--quiet", "-v", "--verbose"})
+      EXPECT_TRUE(options.count(flag)) << command << " " << flag;
   }
 }
 
@@ -173,11 +177,12 @@ TEST(Cli, EveryCommandTakesQuietAndVerbose) {
 TEST(Cli, QuietAndVerboseOnAWarning) {
   framesim::testing::Scratch scratch;
   const auto measured = scratch.write("m.csv", "layer,time\nconv1,10 us\nnope,5 us\n");
-  const std::string args =
-      "budget hardware/seed_reference.yaml tests/trace/fixtures/three_layers.yaml --measured '" + measured.string() + "'";
+  const std::string args = "budget hardware/seed_reference.yaml tests/trace/fixtures/three_layers.yaml --measured '" +
+                           measured.string() + "'";
   const auto normal = run_cli(args), quiet = run_cli(args + " -q"), verbose = run_cli(args + " -v");
-  const std::string warning = "--measured: warning: " + measured.string() +
-                              ": 1 of 2 recorded names match no layer of three-layers (nope): a trace of another network?\n";
+  const std::string warning =
+      "--measured: warning: " + measured.string() +
+      ": 1 of 2 recorded names match no layer of three-layers (nope): a trace of another network?\n";
   EXPECT_EQ(normal.err, warning);
   EXPECT_EQ(quiet.err, "");
   EXPECT_EQ(verbose.err.rfind(warning, 0), 0u) << verbose.err;
@@ -185,7 +190,8 @@ TEST(Cli, QuietAndVerboseOnAWarning) {
   EXPECT_EQ(quiet.out, normal.out);
   EXPECT_EQ(verbose.out, normal.out);
   // Errors still show under -q.
-  const auto error = run_cli("budget -q hardware/seed_reference.yaml tests/trace/fixtures/three_layers.yaml --rate 0Hz");
+  const auto error =
+      run_cli("budget -q hardware/seed_reference.yaml tests/trace/fixtures/three_layers.yaml --rate 0Hz");
   EXPECT_EQ(error.exit_code, 2);
   EXPECT_NE(error.err, "");
 }
@@ -196,7 +202,8 @@ TEST(Cli, RunWritesWhereItsHelpSays) {
   const auto help = run_cli("run --help").out;
   ASSERT_NE(help.find("default: runs/<scenario file name without .yaml>"), std::string::npos) << help;
   framesim::testing::Scratch scratch;
-  const std::string command = "cd '" + scratch.dir().string() + "' && '" + FRAMESIM_BINARY + "' run -q --duration 3s '" +
+  const std::string command = "cd '" + scratch.dir().string() + "' && '" + FRAMESIM_BINARY +
+                              "' run -q --duration 3s '" +
                               framesim::testing::source_path("scenarios/robot_30fps.yaml") + "' > /dev/null";
   ASSERT_EQ(std::system(command.c_str()), 0);
   EXPECT_TRUE(fs::exists(scratch.dir() / "runs" / "robot_30fps" / "summary.json"));
@@ -207,9 +214,9 @@ TEST(Cli, MeasuredHelpNamesEveryFormat) {
   for (const std::string command : {"budget", "calibrate"}) {
     std::string help = run_cli(command + " --help").out;
     std::replace(help.begin(), help.end(), '\n', ' ');
-    for (const char* format : {"plain CSV", "PyTorch profiler trace", "TFLite benchmark_model op profile",
-                               "TensorRT trtexec profile", "Nsight Systems cuda_gpu_trace CSV",
-                               "Nsight Systems SQLite export", "ONNX Runtime profile"})
+    for (const char* format :
+         {"plain CSV", "PyTorch profiler trace", "TFLite benchmark_model op profile", "TensorRT trtexec profile",
+          "Nsight Systems cuda_gpu_trace CSV", "Nsight Systems SQLite export", "ONNX Runtime profile"})
       EXPECT_NE(help.find(format), std::string::npos) << command << ": " << format;
   }
 }
@@ -228,7 +235,8 @@ std::string on_a_terminal(const framesim::testing::Scratch& scratch, const std::
 // before the summary; -q draws none. Not on a terminal (every other test), nothing of it appears.
 TEST(Cli, RunsProgressBarOnATerminalIsClearedBeforeTheSummary) {
   framesim::testing::Scratch scratch;
-  const std::string args = "run scenarios/robot_30fps.yaml --duration 30s -o '" + (scratch.dir() / "run").string() + "'";
+  const std::string args =
+      "run scenarios/robot_30fps.yaml --duration 30s -o '" + (scratch.dir() / "run").string() + "'";
   const std::string shown = on_a_terminal(scratch, args);
   const auto bar = shown.find("\rrun robot-30fps [");
   ASSERT_NE(bar, std::string::npos) << shown.substr(0, 300);

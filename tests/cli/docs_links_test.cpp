@@ -44,9 +44,7 @@ std::vector<std::string> dead_links(const fs::path& root) {
     std::istringstream in(core::read_file(file));
     bool fenced = false;
     const fs::path folder = file.parent_path();
-    auto report = [&](const std::string& target) {
-      dead.push_back(fs::relative(file, root).string() + ": " + target);
-    };
+    auto report = [&](const std::string& target) { dead.push_back(fs::relative(file, root).string() + ": " + target); };
     for (std::string line; std::getline(in, line);) {
       if (line.rfind("```", 0) == 0) fenced = !fenced;
       if (fenced) continue;
@@ -59,7 +57,8 @@ std::vector<std::string> dead_links(const fs::path& root) {
         const std::string target = (*m)[1];
         const std::string path = target.substr(0, target.find('#'));
         const bool relative = path.rfind("../", 0) == 0 || path.rfind("./", 0) == 0;
-        const bool markdown = path.size() > 3 && path.substr(path.size() - 3) == ".md" && path.find('*') == std::string::npos;
+        const bool markdown =
+            path.size() > 3 && path.substr(path.size() - 3) == ".md" && path.find('*') == std::string::npos;
         if (relative && !fs::exists(folder / path)) report(target);
         else if (!relative && markdown && !fs::exists(folder / path) && !fs::exists(root / path)) report(target);
       }
@@ -76,13 +75,15 @@ TEST(DocsLinks, EveryRelativeLinkNamesAFileOfTheRepository) {
 TEST(DocsLinks, TheCheckReportsDeadLinks) {
   framesim::testing::Scratch scratch;
   fs::create_directories(scratch.dir() / "docs");
-  scratch.write("README.md", "See [the guide](docs/guide.md), [gone](docs/gone.md), [web](https://example.org),\n"
-                             "[here](#top) and `docs/guide.md`.\n```sh\ncat `../outside/in/code.md`\n```\n");
-  scratch.write("docs/guide.md", "Back to [the top](../README.md#top); `../../shared/notes/x.md`; `missing.md`;\n"
-                                 "`./guide.md` and `README.md` (from the root) are fine.\n");
-  EXPECT_EQ(dead_links(scratch.dir()), (std::vector<std::string>{"README.md: docs/gone.md",
-                                                                 "docs/guide.md: ../../shared/notes/x.md",
-                                                                 "docs/guide.md: missing.md"}));
+  scratch.write("README.md",
+                "See [the guide](docs/guide.md), [gone](docs/gone.md), [web](https://example.org),\n"
+                "[here](#top) and `docs/guide.md`.\n```sh\ncat `../outside/in/code.md`\n```\n");
+  scratch.write("docs/guide.md",
+                "Back to [the top](../README.md#top); `../../shared/notes/x.md`; `missing.md`;\n"
+                "`./guide.md` and `README.md` (from the root) are fine.\n");
+  EXPECT_EQ(dead_links(scratch.dir()),
+            (std::vector<std::string>{"README.md: docs/gone.md", "docs/guide.md: ../../shared/notes/x.md",
+                                      "docs/guide.md: missing.md"}));
 }
 
 }  // namespace

@@ -43,12 +43,15 @@ std::vector<std::string> path_names(const model::HardwareSpec& hw, const model::
 
 /// A batch-1 linear layer (256 -> 256) in `precision`: small enough to fit the smallest part's memories.
 model::NetworkSpec small_linear(Precision precision) {
-  const std::string text = "name: small-linear\n"
-                           "precision: " + std::string(model::precision_name(precision)) + "\n"
-                           "inputs:\n"
-                           "  x: [1, 256]\n"
-                           "layers:\n"
-                           "  - {name: fc, op: linear, input: x, out_features: 256}\n";
+  const std::string text =
+      "name: small-linear\n"
+      "precision: " +
+      std::string(model::precision_name(precision)) +
+      "\n"
+      "inputs:\n"
+      "  x: [1, 256]\n"
+      "layers:\n"
+      "  - {name: fc, op: linear, input: x, out_features: 256}\n";
   return config::parse_network(text, "small_linear.yaml");
 }
 
@@ -64,9 +67,9 @@ Precision a_precision_of(const model::ComputeUnitSpec& u) {
 TEST(HardwareFiles, TheRealPartsAreShipped) {
   std::vector<std::string> names;
   for (const auto& f : testing::shipped_yaml_files("hardware")) names.push_back(f.filename().string());
-  for (const char* expected : {"jetson_orin_nano_8gb.yaml", "jetson_orin_nx_16gb.yaml", "jetson_agx_orin_64gb.yaml",
-                               "raspberry_pi_5.yaml", "coral_edge_tpu.yaml", "stm32h7.yaml",
-                               "seed_reference.yaml", "seed_npu.yaml", "seed_68gbs.yaml"})
+  for (const char* expected :
+       {"jetson_orin_nano_8gb.yaml", "jetson_orin_nx_16gb.yaml", "jetson_agx_orin_64gb.yaml", "raspberry_pi_5.yaml",
+        "coral_edge_tpu.yaml", "stm32h7.yaml", "seed_reference.yaml", "seed_npu.yaml", "seed_68gbs.yaml"})
     EXPECT_NE(std::find(names.begin(), names.end(), expected), names.end()) << expected;
 }
 
@@ -126,7 +129,7 @@ TEST(HardwareFiles, OrinNano8gb) {
   const auto& cpu = unit(hw, "cpu");
   EXPECT_EQ(cpu.cores, 6);
   EXPECT_FALSE(cpu.peak_ops_per_s[Precision::bf16].has_value());  // the A78AE has no BF16
-  EXPECT_FALSE(hw.find_unit("dla0").has_value());                   // no DLA on the Orin Nano
+  EXPECT_FALSE(hw.find_unit("dla0").has_value());                 // no DLA on the Orin Nano
   // The DRAM is shared by the CPU and the GPU: a contended level.
   EXPECT_TRUE(dram.shared());
   // The thermal envelope matches the 15 W power mode.

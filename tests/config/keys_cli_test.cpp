@@ -96,9 +96,10 @@ TEST(KeysCli, ValidateReportsEveryProblemOfEveryFile) {
   const fs::path dir = scratch.dir();
   // Two mistakes in one hardware file, and a scenario naming it: the hardware's problems come through the
   // scenario too; an unreadable kind is said so. Exit code 2, the good file still "ok".
-  std::ofstream(dir / "hw.yaml") << "name: x\n"
-                                    "memory: {dram: {kind: dram, capacity: \"1 GB\", bandwidth: \"68\"}}\n"
-                                    "units: {gpu: {kind: gpu, peak: {fp32: \"1 TFLOP/s\"}, memory: [dram], coress: 2}}\n";
+  std::ofstream(dir / "hw.yaml")
+      << "name: x\n"
+         "memory: {dram: {kind: dram, capacity: \"1 GB\", bandwidth: \"68\"}}\n"
+         "units: {gpu: {kind: gpu, peak: {fp32: \"1 TFLOP/s\"}, memory: [dram], coress: 2}}\n";
   std::ofstream(dir / "sc.yaml") << "name: s\nhardware: hw.yaml\nduration: \"1 s\"\n"
                                     "sensors: {cam: {rate: \"30 Hz\"}}\nstages: {det: {unit: gpu, inputs: [cam]}}\n";
   std::ofstream(dir / "what.yaml") << "colour: blue\n";
@@ -108,7 +109,8 @@ TEST(KeysCli, ValidateReportsEveryProblemOfEveryFile) {
   EXPECT_EQ(r.out, "hardware/seed_reference.yaml: ok (hardware)\n");
   const std::string hw = (dir / "hw.yaml").string();
   // Columns counted by hand: "68" starts at column 58 of line 2, "coress" at column 69 of line 3.
-  const std::string bandwidth = hw + ":2:58: memory.dram.bandwidth: expected a bandwidth like \"68 GB/s\", got \"68\" (the unit is missing)";
+  const std::string bandwidth =
+      hw + ":2:58: memory.dram.bandwidth: expected a bandwidth like \"68 GB/s\", got \"68\" (the unit is missing)";
   const std::string cores = hw + ":3:69: units.gpu.coress: unknown key \"coress\" (did you mean \"cores\"?)";
   std::istringstream lines(r.err);
   std::vector<std::string> got;

@@ -25,7 +25,8 @@ TEST(NetworkWriter, EveryShippedNetworkRoundTrips) {
       EXPECT_DOUBLE_EQ(b.ops, a.ops) << a.name;
       EXPECT_DOUBLE_EQ(b.weight_bytes, a.weight_bytes) << a.name;
       EXPECT_DOUBLE_EQ(b.weight_access.bytes, a.weight_access.bytes) << a.name;
-      EXPECT_EQ(back.tensors[static_cast<std::size_t>(b.output)].shape, original.tensors[static_cast<std::size_t>(a.output)].shape)
+      EXPECT_EQ(back.tensors[static_cast<std::size_t>(b.output)].shape,
+                original.tensors[static_cast<std::size_t>(a.output)].shape)
           << a.name;
       EXPECT_EQ(model::layer_precision_name(b.precision), model::layer_precision_name(a.precision)) << a.name;
     }

@@ -3,8 +3,8 @@
 // on the seed's devices (peak roofs as the seed states them).
 #include <chrono>
 #include <cmath>
-#include <iostream>
 #include <fstream>
+#include <iostream>
 #include <string>
 #include <vector>
 
@@ -174,10 +174,10 @@ TEST(PublishedNetworks, SegmenterIsSmallAndDense) {
   // No published figure for this exact configuration: check its shape and framesim's own count (1.90 M
   // parameters: MobileNetV2's 3.50 M less the 1x1-to-1280 layer and classifier, plus an 85 k head).
   const auto net = load("lraspp_mobilenet_v2_seg.yaml");
-  EXPECT_LT(relative(net.total_params(), 3504872.0 - (320.0 * 1280 + 2 * 1280) - (1280.0 * 1000 + 1000) +
-                                             (320.0 * 128 + 2 * 128) + 320.0 * 128 + (32.0 * 19 + 19) +
-                                             (128.0 * 19 + 19)),
-            1e-12);
+  EXPECT_LT(
+      relative(net.total_params(), 3504872.0 - (320.0 * 1280 + 2 * 1280) - (1280.0 * 1000 + 1000) +
+                                       (320.0 * 128 + 2 * 128) + 320.0 * 128 + (32.0 * 19 + 19) + (128.0 * 19 + 19)),
+      1e-12);
   // framesim's MAC count (a regression check, not a published figure): 1.217 G at 256x512, output stride 16.
   EXPECT_LT(relative(mac_layer_ops(net) / 2, 1.2174e9), 0.001);
   const auto& logits = net.tensors[static_cast<std::size_t>(net.outputs.front())];
@@ -214,8 +214,8 @@ TEST(SeedNetworks, ThreeBillionInt4DecodeShortAndLongContext) {
   const double kv_bytes = 26.0 * 4096 * 2 * 8 * 96 * 2;
   EXPECT_DOUBLE_EQ(long_ctx.state_bytes, 327155712.0);
   EXPECT_LT(relative(long_ctx.estimate_s - short_ctx.estimate_s, kv_bytes / b), 0.002);  // +6.9 ms
-  EXPECT_LT(relative(long_ctx.estimate_s, 38e-3), 0.01);                              // ~38 ms
-  EXPECT_NEAR(1.0 / long_ctx.estimate_s, 26.0, 0.5);                                  // ~26 tokens/s
+  EXPECT_LT(relative(long_ctx.estimate_s, 38e-3), 0.01);                                 // ~38 ms
+  EXPECT_NEAR(1.0 / long_ctx.estimate_s, 26.0, 0.5);                                     // ~26 tokens/s
 }
 
 TEST(SeedNetworks, ResidualTailFusionSaves3msOverSixteenBlocks) {

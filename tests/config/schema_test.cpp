@@ -51,7 +51,8 @@ void undeclared(const schema::Table& table, const YAML::Node& node, const std::s
     const std::string child = path.empty() ? component : path + "." + component;
     const auto m = schema::match(table, child);
     if (!m) {
-      const model::OpSchema* op = network_item && node["op"].IsDefined() ? model::find_op(node["op"].Scalar()) : nullptr;
+      const model::OpSchema* op =
+          network_item && node["op"].IsDefined() ? model::find_op(node["op"].Scalar()) : nullptr;
       const bool op_param = op && std::any_of(op->params.begin(), op->params.end(),
                                               [&](const model::ParamSchema& p) { return p.key == key; });
       if (!op_param) out.push_back(child);
@@ -118,7 +119,7 @@ TEST(Declarations, EveryShippedFileUsesOnlyDeclaredKeys) {
     if (entry.path().extension() != ".yaml") continue;
     SCOPED_TRACE(entry.path().string());
     const YAML::Node root = YAML::LoadFile(entry.path().string());
-    const schema::Table& table = root["units"] ? schema::hardware_table()
+    const schema::Table& table = root["units"]    ? schema::hardware_table()
                                  : root["layers"] ? schema::network_table()
                                                   : schema::scenario_table();
     EXPECT_EQ(undeclared_in(table, root), std::vector<std::string>{});
@@ -238,7 +239,8 @@ TEST(Declarations, EveryUnitSpellingTheSchemasListParses) {
     const auto dim = static_cast<core::Dimension>(d);
     const auto spellings = core::unit_spellings(dim);
     EXPECT_FALSE(spellings.empty());
-    for (const auto& s : spellings) EXPECT_TRUE(core::parse_quantity("0 " + s, dim).value.has_value()) << s;  // 0: in range whatever the prefix
+    for (const auto& s : spellings)
+      EXPECT_TRUE(core::parse_quantity("0 " + s, dim).value.has_value()) << s;  // 0: in range whatever the prefix
   }
   const auto bandwidth = core::unit_spellings(core::Dimension::BytesPerSecond);
   EXPECT_NE(std::find(bandwidth.begin(), bandwidth.end(), "GB/s"), bandwidth.end());

@@ -88,7 +88,7 @@ sensors:
 stages:
   model: {{unit: {}, inputs: [camera], network: net}}
 )",
-                                                       source_path(hardware), source_path(network), precision, unit));
+                                                      source_path(hardware), source_path(network), precision, unit));
   const auto r = run_framesim(scenario, s.dir() / "out");
   ASSERT_EQ(r.exit_code, 0) << r.output;
 
@@ -176,11 +176,13 @@ TEST(Engine, SameSeedSameBytesOtherSeedOtherFrames) {
   const auto c = run_framesim(source_path("scenarios/robot_30fps.yaml"), s.dir() / "c", "--duration 5s --seed 99");
   ASSERT_EQ(a.exit_code, 0) << a.output;
   std::set<std::string> files;
-  for (const auto& entry : std::filesystem::directory_iterator(s.dir() / "a")) files.insert(entry.path().filename().string());
+  for (const auto& entry : std::filesystem::directory_iterator(s.dir() / "a"))
+    files.insert(entry.path().filename().string());
   EXPECT_GE(files.size(), 9u);
   for (const auto& f : files)
     EXPECT_EQ(framesim::core::read_file(s.dir() / "a" / f), framesim::core::read_file(s.dir() / "b" / f)) << f;
-  EXPECT_NE(framesim::core::read_file(s.dir() / "a" / "frames.csv"), framesim::core::read_file(s.dir() / "c" / "frames.csv"));
+  EXPECT_NE(framesim::core::read_file(s.dir() / "a" / "frames.csv"),
+            framesim::core::read_file(s.dir() / "c" / "frames.csv"));
 }
 
 TEST(Engine, TraceFollowsTheChromeTraceEventFormat) {
@@ -231,7 +233,8 @@ TEST(Engine, TraceFollowsTheChromeTraceEventFormat) {
     std::sort(list.begin(), list.end());
     for (std::size_t i = 1; i < list.size(); ++i)  // slices on one track nest or follow, never overlap
       EXPECT_TRUE(list[i].first >= list[i - 1].second || list[i].second <= list[i - 1].second)
-          << "track " << track.second << ": " << list[i - 1].first << "-" << list[i - 1].second << " vs " << list[i].first;
+          << "track " << track.second << ": " << list[i - 1].first << "-" << list[i - 1].second << " vs "
+          << list[i].first;
   }
   for (const char* c : {"temperature", "power", "frequency gpu", "frequency dla0", "bandwidth dram", "busy gpu",
                         "utilisation dram", "queue detector"}) {
@@ -239,8 +242,8 @@ TEST(Engine, TraceFollowsTheChromeTraceEventFormat) {
     EXPECT_TRUE(counters_at_zero.count(c)) << c << " has no sample at t = 0";
   }
   // One process for the pipeline and one per unit.
-  EXPECT_EQ(processes.size(), 1 + framesim::config::load_hardware(source_path("hardware/jetson_orin_nx_16gb.yaml"))
-                                      .units.size());
+  EXPECT_EQ(processes.size(),
+            1 + framesim::config::load_hardware(source_path("hardware/jetson_orin_nx_16gb.yaml")).units.size());
   // Every flow arrow starts and ends once; a frame's stages are linked (fusion joins the two branches).
   std::sort(flow_starts.begin(), flow_starts.end());
   std::sort(flow_ends.begin(), flow_ends.end());
@@ -267,7 +270,8 @@ TEST(Engine, TraceOpensInAnIndependentReader) {
   const auto r = run_framesim(source_path("scenarios/detector_segmenter_depth.yaml"), s.dir() / "out", "--duration 3s");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const std::string out = (s.dir() / "reader.txt").string();
-  const int status = std::system(("node '" + reader + "' '" + (s.dir() / "out" / "trace.json").string() + "' > '" + out + "' 2>&1").c_str());
+  const int status = std::system(
+      ("node '" + reader + "' '" + (s.dir() / "out" / "trace.json").string() + "' > '" + out + "' 2>&1").c_str());
   const std::string text = framesim::core::read_file(out);
   ASSERT_EQ(status, 0) << text;
   const json summary = json::parse(text);
@@ -331,8 +335,8 @@ stages:
 background:
   display: {{memory: dram, rate: "2 GB/s"}}
 )",
-                                                       source_path("scenarios/networks/resnet18.yaml"),
-                                                       source_path("scenarios/networks/mobilenet_v2.yaml")));
+                                                      source_path("scenarios/networks/resnet18.yaml"),
+                                                      source_path("scenarios/networks/mobilenet_v2.yaml")));
   const auto merged = run_framesim(scenario, s.dir() / "merged");
   const auto single = run_framesim(scenario, s.dir() / "single", "--no-merge");
   ASSERT_EQ(merged.exit_code, 0) << merged.output;
@@ -400,8 +404,8 @@ tasks:
 background:
   display: {{memory: dram, rate: "3 GB/s"}}
 )",
-                                                       source_path("scenarios/networks/resnet18.yaml"),
-                                                       source_path("scenarios/networks/mobilenet_v2.yaml")));
+                                                      source_path("scenarios/networks/resnet18.yaml"),
+                                                      source_path("scenarios/networks/mobilenet_v2.yaml")));
   const auto latency = run_framesim(scenario, s.dir() / "latency");
   const auto sleeps = run_framesim(scenario, s.dir() / "sleeps", "--no-merge");
   ASSERT_EQ(latency.exit_code, 0) << latency.output;
@@ -455,7 +459,8 @@ TEST(Engine, RealModelsImportBudgetAndRun) {
   if (!std::filesystem::exists(onnx) || !std::filesystem::exists(tflite))
     GTEST_SKIP() << "the real models are not in " << cache << ": run traces/fetch_models.sh";
   Scratch s;
-  const auto scenario = s.write("s.yaml", fmt::format(R"(name: faces
+  const auto scenario =
+      s.write("s.yaml", fmt::format(R"(name: faces
 hardware: {}
 networks:
   blazeface: {}
@@ -468,16 +473,15 @@ stages:
   onnx_model: {{unit: gpu, inputs: [camera], network: blazeface}}
   tflite_model: {{unit: cpu, inputs: [camera], network: mediapipe}}
 )",
-                                                       source_path("hardware/jetson_orin_nano_8gb.yaml"), onnx.string(),
-                                                       tflite.string()));
+                                    source_path("hardware/jetson_orin_nano_8gb.yaml"), onnx.string(), tflite.string()));
   const auto r = run_framesim(scenario, s.dir() / "out");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(r.summary["frames"]["completed"].get<int>(), 30);
   // Each stage ran every kernel of its network's budget.
   for (const auto& [stage, file] : {std::pair{"onnx_model", onnx}, std::pair{"tflite_model", tflite}}) {
-    const auto run = run_cli(fmt::format("budget {} {} --unit {} --json",
-                                         source_path("hardware/jetson_orin_nano_8gb.yaml"), file.string(),
-                                         std::string(stage) == "onnx_model" ? "gpu" : "cpu"));
+    const auto run =
+        run_cli(fmt::format("budget {} {} --unit {} --json", source_path("hardware/jetson_orin_nano_8gb.yaml"),
+                            file.string(), std::string(stage) == "onnx_model" ? "gpu" : "cpu"));
     ASSERT_EQ(run.exit_code, 0) << stage;
     const auto budget = json::parse(run.out);
     const auto row = r.stages.where("stage", stage).front();
@@ -500,9 +504,9 @@ sensors:
 stages:
   model: {{unit: gpu, inputs: [camera], network: net, measured: {}}}
 )",
-                                                       source_path("hardware/seed_reference.yaml"),
-                                                       source_path("tests/trace/fixtures/three_layers.yaml"),
-                                                       source_path("tests/trace/fixtures/pytorch_3layer_ranges.json")));
+                                                      source_path("hardware/seed_reference.yaml"),
+                                                      source_path("tests/trace/fixtures/three_layers.yaml"),
+                                                      source_path("tests/trace/fixtures/pytorch_3layer_ranges.json")));
   const auto r = run_framesim(scenario, s.dir() / "out");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const auto kernels = r.kernels.where("frame", "0");
@@ -522,17 +526,24 @@ TEST(Engine, BenchPrintsSpeedAndMemoryFigures) {
   ASSERT_EQ(bench.exit_code, 0) << out;
   EXPECT_NE(out.find("[7/7] memory, all the frames"), std::string::npos) << out;
   std::smatch m;
-  ASSERT_TRUE(std::regex_search(out, m, std::regex(R"(= ([0-9.]+) in CPU time on the reference \(target >= 3\), ([0-9.]+) on the stochastic)")))
+  ASSERT_TRUE(std::regex_search(
+      out, m, std::regex(R"(= ([0-9.]+) in CPU time on the reference \(target >= 3\), ([0-9.]+) on the stochastic)")))
       << out;
   EXPECT_GT(std::stod(m[1]), 0.0);
   EXPECT_GT(std::stod(m[2]), 0.0);
-  ASSERT_TRUE(std::regex_search(out, m, std::regex(R"(Reference: (\d+) kernels as (\d+) SimGrid activities \(([0-9.]+) per layer; --exact: ([0-9.]+)\), the bare loop (\d+) activities)")))
+  ASSERT_TRUE(std::regex_search(
+      out, m,
+      std::regex(
+          R"(Reference: (\d+) kernels as (\d+) SimGrid activities \(([0-9.]+) per layer; --exact: ([0-9.]+)\), the bare loop (\d+) activities)")))
       << out;
   EXPECT_GT(std::stod(m[1]), 1000.0);
   EXPECT_EQ(std::stod(m[2]), 0.0);
   EXPECT_GT(std::stod(m[4]), 0.9);
   EXPECT_LE(std::stod(m[4]), 1.0);
   EXPECT_LE(std::stod(m[5]), std::stod(m[1]));
-  EXPECT_TRUE(std::regex_search(out, std::regex(R"(memory: peak RSS [0-9.]+ MiB at 2000 frames \(target < 100 MB\), [0-9.]+ MiB at 200: -?[0-9.e+-]+ B per frame)")))
+  EXPECT_TRUE(std::regex_search(
+      out,
+      std::regex(
+          R"(memory: peak RSS [0-9.]+ MiB at 2000 frames \(target < 100 MB\), [0-9.]+ MiB at 200: -?[0-9.e+-]+ B per frame)")))
       << out;
 }

@@ -54,7 +54,8 @@ void expect_same_outputs(const std::filesystem::path& x, const std::filesystem::
 }
 
 /// Runs `scenario` both ways with `extra` options and compares; returns the fast run.
-RunResult both_ways(const std::filesystem::path& scenario, const std::string& extra, Scratch& s, const std::string& name) {
+RunResult both_ways(const std::filesystem::path& scenario, const std::string& extra, Scratch& s,
+                    const std::string& name) {
   const auto fast = run_framesim(scenario, s.dir() / (name + "-fast"), extra);
   const auto exact = run_framesim(scenario, s.dir() / (name + "-exact"), extra + " --exact");
   EXPECT_EQ(fast.exit_code, 0) << fast.output;
@@ -83,9 +84,9 @@ TEST(FastPath, EveryShippedScenarioAgreesWithTheExactPath) {
 TEST(FastPath, ThrottlingMidRunAgreesWithTheExactPath) {
   // The reference with a trip just above ambient: the governor steps the clocks down and up mid-kernel.
   Scratch s;
-  const auto r = both_ways(source_path("scenarios/bench/reference.yaml"),
-                           "--duration 8s --set 'hardware.thermal.trip=25.05 C' --set 'hardware.thermal.release=25.03 C'",
-                           s, "throttled");
+  const auto r = both_ways(
+      source_path("scenarios/bench/reference.yaml"),
+      "--duration 8s --set 'hardware.thermal.trip=25.05 C' --set 'hardware.thermal.release=25.03 C'", s, "throttled");
   ASSERT_EQ(r.exit_code, 0);
   EXPECT_TRUE(r.summary["run"]["fast_path"].get<bool>());
   EXPECT_GT(r.summary["thermal"]["throttled_s"].get<double>(), 2.0);

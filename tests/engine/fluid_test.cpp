@@ -12,8 +12,8 @@
 #include <random>
 
 #include <fmt/format.h>
-#include <simgrid/s4u.hpp>
 #include <xbt/log.h>
+#include <simgrid/s4u.hpp>
 
 #include "engine/fluid.hpp"
 
@@ -97,8 +97,9 @@ TEST(Fluid, AgreesWithSimGridsL07OnRandomIslands) {
     auto* bus = sg4::Link::by_name(fmt::format("bus{}", i));
     std::vector<sg4::Link*> ports;
     for (std::size_t k = 0; k < is.unit_cores.size(); ++k)
-      ports.push_back(is.port_Bps[k] > 0 ? zone->create_link(fmt::format("port{}_{}", i, k), is.port_Bps[k])->set_latency(0)
-                                         : nullptr);
+      ports.push_back(is.port_Bps[k] > 0
+                          ? zone->create_link(fmt::format("port{}_{}", i, k), is.port_Bps[k])->set_latency(0)
+                          : nullptr);
     for (std::size_t k = 0; k < is.unit_cores.size(); ++k) {
       std::vector<sg4::LinkInRoute> route;
       if (ports[k]) route.emplace_back(ports[k]);
@@ -163,9 +164,10 @@ TEST(Fluid, AgreesWithSimGridsL07OnRandomIslands) {
     }
     for (std::size_t t = 0; t < is.tasks.size(); ++t) {
       const Task& task = is.tasks[t];
-      const std::size_t c = task.latency_s > 0 ? fluid.add_constraint(is.unit_speed[task.unit] * is.unit_cores[task.unit],
-                                                                      is.unit_speed[task.unit], is.unit_cores[task.unit])
-                                               : cpu[task.unit];
+      const std::size_t c = task.latency_s > 0
+                                ? fluid.add_constraint(is.unit_speed[task.unit] * is.unit_cores[task.unit],
+                                                       is.unit_speed[task.unit], is.unit_cores[task.unit])
+                                : cpu[task.unit];
       FluidSystem::FlowSpec f;
       f.speed_of = c;
       if (task.flops > 0) {
@@ -196,10 +198,12 @@ TEST(Fluid, AgreesWithSimGridsL07OnRandomIslands) {
     const Island& is = islands[key.first];
     std::string desc;
     for (std::size_t k = 0; k < is.unit_cores.size(); ++k)
-      desc += fmt::format(" unit{}: {} cores {:g} Hz port {:g};", k, is.unit_cores[k], is.unit_speed[k], is.port_Bps[k]);
+      desc +=
+          fmt::format(" unit{}: {} cores {:g} Hz port {:g};", k, is.unit_cores[k], is.unit_speed[k], is.port_Bps[k]);
     desc += fmt::format(" bus {:g};", is.bus_Bps);
     for (const Task& t : is.tasks)
-      desc += fmt::format(" [u{} c{} F{:g} B{:g} lat{:g} at{:g}]", t.unit, t.cores, t.flops, t.bytes, t.latency_s, t.start_s);
+      desc += fmt::format(" [u{} c{} F{:g} B{:g} lat{:g} at{:g}]", t.unit, t.cores, t.flops, t.bytes, t.latency_s,
+                          t.start_s);
     EXPECT_NEAR(mine, end, 1e-9 * end) << "island " << key.first << " task " << key.second << ":" << desc;
     ++checked;
   }

@@ -46,7 +46,7 @@ TEST(RunOutput, SigtermRemovesTheTemporaryFolder) {
   const fs::path out = scratch.dir() / "run";
   // timeout sends SIGTERM after 0.5 s and passes on framesim's own exit status.
   const auto r = framesim::testing::run_cli(std::string(kLongRun) + " -o '" + out.string() + "'",
-                                           "timeout --preserve-status -s TERM 0.5 ");
+                                            "timeout --preserve-status -s TERM 0.5 ");
   EXPECT_EQ(r.exit_code, 128 + 15) << r.err;
   EXPECT_EQ(r.err, "framesim: interrupted by SIGTERM; nothing was written\n");
   EXPECT_FALSE(fs::exists(out));
@@ -61,7 +61,8 @@ TEST(RunOutput, AGoodRunFolderSurvivesAFailedRerun) {
   const std::string summary = core::read_file(out / "summary.json");
   // A user error, then a run stopped by the wall-time limit: the first run's folder is untouched.
   EXPECT_EQ(framesim::testing::run_cli(args + " --set sensors.camera.rate=0Hz").exit_code, 2);
-  EXPECT_EQ(framesim::testing::run_cli(std::string(kLongRun) + " --wall-limit 200ms -o '" + out.string() + "'").exit_code, 3);
+  EXPECT_EQ(
+      framesim::testing::run_cli(std::string(kLongRun) + " --wall-limit 200ms -o '" + out.string() + "'").exit_code, 3);
   EXPECT_EQ(core::read_file(out / "summary.json"), summary);
   EXPECT_TRUE(temporaries(out).empty());
   // A successful rerun replaces it whole.
@@ -80,7 +81,9 @@ TEST(RunOutput, ALaterRunRemovesWhatADeadRunLeft) {
   const fs::path stale = out.string() + ".tmp-" + std::to_string(dead);
   fs::create_directories(stale);
   std::ofstream(stale / "frames.csv") << "frame\n1\n";
-  ASSERT_EQ(framesim::testing::run_cli("run scenarios/robot_30fps.yaml -q --duration 3s -o '" + out.string() + "'").exit_code, 0);
+  ASSERT_EQ(
+      framesim::testing::run_cli("run scenarios/robot_30fps.yaml -q --duration 3s -o '" + out.string() + "'").exit_code,
+      0);
   EXPECT_FALSE(fs::exists(stale));
   EXPECT_TRUE(fs::exists(out / "summary.json"));
 }
@@ -125,7 +128,9 @@ TEST(RunOutput, SigintExits130AndRemovesTheTemporaryFolder) {
 TEST(RunOutput, SigtermKeepsTheOldRunFolder) {
   framesim::testing::Scratch scratch;
   const fs::path out = scratch.dir() / "run";
-  ASSERT_EQ(framesim::testing::run_cli("run scenarios/robot_30fps.yaml -q --duration 3s -o '" + out.string() + "'").exit_code, 0);
+  ASSERT_EQ(
+      framesim::testing::run_cli("run scenarios/robot_30fps.yaml -q --duration 3s -o '" + out.string() + "'").exit_code,
+      0);
   const std::string summary = core::read_file(out / "summary.json");
   const int code = interrupt_run({"scenarios/hot_enclosure_20min.yaml", "-q", "-o", out.string()}, out,
                                  scratch.dir() / "stderr.txt", SIGTERM);
@@ -140,7 +145,9 @@ TEST(RunOutput, ALaterRunKeepsALiveRunsTemporaryFolder) {
   const fs::path out = scratch.dir() / "run";
   const fs::path live = out.string() + ".tmp-" + std::to_string(::getpid());
   fs::create_directories(live);
-  ASSERT_EQ(framesim::testing::run_cli("run scenarios/robot_30fps.yaml -q --duration 3s -o '" + out.string() + "'").exit_code, 0);
+  ASSERT_EQ(
+      framesim::testing::run_cli("run scenarios/robot_30fps.yaml -q --duration 3s -o '" + out.string() + "'").exit_code,
+      0);
   EXPECT_TRUE(fs::exists(live));
 }
 
@@ -161,8 +168,9 @@ TEST(RunOutput, AFolderWithAUserFileIsReplacedOnlyWithForce) {
   const std::string args = "run scenarios/robot_30fps.yaml -q --duration 3s -o '" + out.string() + "'";
   ASSERT_EQ(framesim::testing::run_cli(args).exit_code, 0);
   // The list against the folder's own entries, read independently: every entry but the list itself.
-  std::string expected = "# written by framesim: what it wrote in this run folder. It replaces the folder on a rerun "
-                         "only when the folder holds nothing else (or with --force).\n";
+  std::string expected =
+      "# written by framesim: what it wrote in this run folder. It replaces the folder on a rerun "
+      "only when the folder holds nothing else (or with --force).\n";
   for (const auto& name : names_in(out))
     if (name != ".framesim-files") expected += name + "\n";
   EXPECT_EQ(core::read_file(out / ".framesim-files"), expected);
@@ -173,8 +181,9 @@ TEST(RunOutput, AFolderWithAUserFileIsReplacedOnlyWithForce) {
   std::ofstream(out / "notes.txt") << "my notes\n";
   const auto refused = framesim::testing::run_cli(args + " --seed 4");
   EXPECT_EQ(refused.exit_code, 2);
-  EXPECT_EQ(refused.err, "-o: " + out.string() + " holds a file framesim did not write (notes.txt): not replacing it; "
-                         "--force replaces it anyway, or choose another folder\n");
+  EXPECT_EQ(refused.err, "-o: " + out.string() +
+                             " holds a file framesim did not write (notes.txt): not replacing it; "
+                             "--force replaces it anyway, or choose another folder\n");
   EXPECT_EQ(core::read_file(out / "notes.txt"), "my notes\n");
   EXPECT_EQ(core::read_file(out / "summary.json"), summary);
   EXPECT_TRUE(temporaries(out).empty());

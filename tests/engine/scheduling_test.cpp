@@ -93,8 +93,9 @@ double np_bound_s(const std::vector<PeriodicTask>& set, std::size_t i) {
 std::string tasks_yaml(const std::vector<PeriodicTask>& set, const std::vector<double>& phases_s = {}) {
   std::string out;
   for (std::size_t i = 0; i < set.size(); ++i)
-    out += fmt::format("  t{}: {{rate: \"{} Hz\", phase: \"{} s\", unit: cpu, priority: {}, work: {{time: \"{} s\"}}}}\n", i,
-                       1.0 / set[i].t_s, phases_s.empty() ? 0.0 : phases_s[i], set[i].priority, set[i].c_s);
+    out +=
+        fmt::format("  t{}: {{rate: \"{} Hz\", phase: \"{} s\", unit: cpu, priority: {}, work: {{time: \"{} s\"}}}}\n",
+                    i, 1.0 / set[i].t_s, phases_s.empty() ? 0.0 : phases_s[i], set[i].priority, set[i].c_s);
   return out;
 }
 
@@ -222,7 +223,8 @@ stages:
   expect_near_rel(number(hi, "end_s"), 0.0051, "hi ends");
   expect_near_rel(number(lo, "end_s"), 0.0122, "lo ends");
   expect_near_rel(number(lo, "blocked_s"), 0.0022, "lo lost 2.2 ms: hi's switch, hi, its own switch");
-  expect_near_rel(r.summary["energy"]["breakdown_per_frame_J"]["compute"]["cpu"].get<double>(), 12e-6, "compute energy");
+  expect_near_rel(r.summary["energy"]["breakdown_per_frame_J"]["compute"]["cpu"].get<double>(), 12e-6,
+                  "compute energy");
   // Bytes too: 2 MB at 1 pJ/B.
   expect_near_rel(r.summary["utilisation"]["memory"]["dram"]["bytes"].get<double>(), 2e6, "bytes served");
 }
@@ -387,8 +389,8 @@ stages:
     // the server never idles after t = 0 (13.7 ms of work arrives every 10 ms), so its starts are at 13.7 j ms.
     // Arrivals come at 10 k ms, k = 0..49. The queue first overflows at k = 12 (13 arrivals by 120 ms, 9 starts
     // by then: 13.7 x 8 = 109.6 ms, so 4 would wait); from then on at most one start falls between two arrivals, so
-    // 3 wait after every arrival. At the last arrival (490 ms) 36 have started (13.7 x 35 = 479.5 ms <= 490 < 493.2) and
-    // 3 wait; all of them are served. Dropped = 50 - 36 - 3 = 11.
+    // 3 wait after every arrival. At the last arrival (490 ms) 36 have started (13.7 x 35 = 479.5 ms <= 490 < 493.2)
+    // and 3 wait; all of them are served. Dropped = 50 - 36 - 3 = 11.
     EXPECT_EQ(dropped, 11u);
     EXPECT_EQ(r.summary["frames"]["dropped"].get<std::size_t>(), dropped);
     const auto& q = r.summary["utilisation"]["queues"]["server"];

@@ -1,7 +1,7 @@
 // The examples (examples/README.md): every scenario in examples/*/ runs through `framesim run`, as a user
-// would run it (and again with --exact), and every number its header derives by hand (`# expect:` lines, parsed by expect_lines.hpp)
-// must come out of the run folder within the tolerance the header states. The header is the only place
-// each number is written, so the test and the explanation cannot drift apart.
+// would run it (and again with --exact), and every number its header derives by hand (`# expect:` lines, parsed by
+// expect_lines.hpp) must come out of the run folder within the tolerance the header states. The header is the only
+// place each number is written, so the test and the explanation cannot drift apart.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -196,17 +196,17 @@ name: x
 }
 
 TEST(ExpectLines, RefusesWhatWouldDropOrWeakenACheck) {
-  for (const char* bad : {"# expects: a.b = 1 ± 0",           // a typo in the keyword
-                          "# Expect: a.b = 1 ± 0",            // another
-                          "# expected : a.b = 1 ± 0",         // and another
-                          "# expect: a.b = 1",                // no tolerance
-                          "# expect: a.b = one ± 0",          // not a number
-                          "# expect: a.b = 1 ± -1",           // a negative tolerance
-                          "# expect: a.b = 1 ± 0.5",          // looser than 2 % of the value
-                          "# expect: a.b = 0 ± 1e-6",         // a zero value with room to hide a wrong one
-                          "# expect: a.b == 1 ± 0",           // neither form
-                          "# expect: a..b = 1 ± 0",           // an empty key
-                          "# expect: a.\"b = 1 ± 0",          // an unclosed quote
+  for (const char* bad : {"# expects: a.b = 1 ± 0",            // a typo in the keyword
+                          "# Expect: a.b = 1 ± 0",             // another
+                          "# expected : a.b = 1 ± 0",          // and another
+                          "# expect: a.b = 1",                 // no tolerance
+                          "# expect: a.b = one ± 0",           // not a number
+                          "# expect: a.b = 1 ± -1",            // a negative tolerance
+                          "# expect: a.b = 1 ± 0.5",           // looser than 2 % of the value
+                          "# expect: a.b = 0 ± 1e-6",          // a zero value with room to hide a wrong one
+                          "# expect: a.b == 1 ± 0",            // neither form
+                          "# expect: a..b = 1 ± 0",            // an empty key
+                          "# expect: a.\"b = 1 ± 0",           // an unclosed quote
                           "# expect: t.csv[frame].x = 1 ± 0",  // a row condition without a value
                           "# expect: t.csv[frame=0] = 1 ± 0",  // no column
                           "# expect: notes contains replayed"}) {

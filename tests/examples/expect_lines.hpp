@@ -33,14 +33,14 @@ struct CsvCell {
 
 /// One `# expect:` line.
 struct Expectation {
-  int line = 0;              // 1-based line in the scenario file
-  std::string selector;      // as written
-  std::optional<CsvCell> csv;        // a CSV cell, or else
+  int line = 0;                        // 1-based line in the scenario file
+  std::string selector;                // as written
+  std::optional<CsvCell> csv;          // a CSV cell, or else
   std::vector<std::string> json_path;  // summary.json keys from the root
-  bool is_text = false;      // `contains` rather than a number
-  std::string text;          // for `contains`
+  bool is_text = false;                // `contains` rather than a number
+  std::string text;                    // for `contains`
   double value = 0;
-  double tolerance = 0;      // absolute, after converting a relative one
+  double tolerance = 0;  // absolute, after converting a relative one
 };
 
 /// A malformed `# expect:` line: `what()` names the line.
@@ -189,10 +189,8 @@ inline std::vector<Expectation> parse_expectations(const std::string& text, cons
     }
     if (e.selector.empty()) throw ExpectError(where + ": no selector");
     const auto dot_csv = e.selector.find(".csv[");
-    if (dot_csv != std::string::npos)
-      e.csv = detail::csv_cell(e.selector, where);
-    else
-      e.json_path = detail::json_path(e.selector, where);
+    if (dot_csv != std::string::npos) e.csv = detail::csv_cell(e.selector, where);
+    else e.json_path = detail::json_path(e.selector, where);
     out.push_back(std::move(e));
   }
   return out;

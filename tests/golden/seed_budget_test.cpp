@@ -48,7 +48,8 @@ TEST(SeedBudget, ReferenceDeviceRidgeAndTheTwoMatmuls) {
 }
 
 TEST(SeedBudget, ConvolutionAgainstItsDepthwiseTwin) {
-  const json b = budget("hardware/seed_reference.yaml scenarios/networks/seed_conv_vs_depthwise.yaml --compare depthwise3x3,conv3x3");
+  const json b = budget(
+      "hardware/seed_reference.yaml scenarios/networks/seed_conv_vs_depthwise.yaml --compare depthwise3x3,conv3x3");
   EXPECT_NEAR(kernel(b, "conv3x3")["bound_s"].get<double>(), 1.85e-3, 0.005e-3);
   EXPECT_NEAR(kernel(b, "depthwise3x3")["bound_s"].get<double>(), 129e-6, 0.5e-6);
   EXPECT_EQ(kernel(b, "depthwise3x3")["limit"], "dram");
@@ -63,7 +64,7 @@ TEST(SeedBudget, PureBandwidthOperators) {
   EXPECT_NEAR(kernel(b, "add")["intensity"].get<double>(), 1.0 / 12, 1e-9);
   EXPECT_NEAR(kernel(b, "relu")["intensity"].get<double>(), 0.125, 1e-9);
   EXPECT_NEAR(kernel(b, "layernorm")["intensity"].get<double>(), 1.0, 0.002);  // "about 1"
-  EXPECT_LT(kernel(b, "softmax")["intensity"].get<double>(), 1.0);            // "under 1"
+  EXPECT_LT(kernel(b, "softmax")["intensity"].get<double>(), 1.0);             // "under 1"
   EXPECT_DOUBLE_EQ(kernel(b, "gather")["intensity"].get<double>(), 0.0);       // "exactly zero"
   // "a 4-byte gather ... costs a 64-byte cache line": 1024 lookups of one fp32 value read 1024 lines.
   EXPECT_DOUBLE_EQ(kernel(b, "gather")["bytes"]["dram"].get<double>(), 1024.0 * 64 + 1024 * 4 + 1024 * 4);
@@ -135,7 +136,8 @@ namespace {
 /// The `diagnosis_band` of each kernel of seed_matmuls when it is measured at `square_s` and `linear_s`.
 std::pair<std::string, std::string> bands(const std::string& hardware, double square_s, double linear_s,
                                           const std::string& tag) {
-  const auto csv = std::filesystem::temp_directory_path() / ("measured-" + tag + "-" + std::to_string(::getpid()) + ".csv");
+  const auto csv =
+      std::filesystem::temp_directory_path() / ("measured-" + tag + "-" + std::to_string(::getpid()) + ".csv");
   char text[160];
   std::snprintf(text, sizeof text, "layer,time_s\nsquare_1024,%.17g\nbatch1_linear,%.17g\n", square_s, linear_s);
   std::ofstream(csv) << text;
@@ -154,8 +156,10 @@ TEST(SeedBudget, MeasuredTimesFallInTheSeedsFourBands) {
   // ("~3x"), >= 8 overhead ("~20x"). Each band is hit at its seed figure and just inside both of its edges.
   const std::string hw = "hardware/seed_reference.yaml";
   const double square = 2.0 * 1024 * 1024 * 1024 / 2e12, linear = 4202496.0 / 50e9;
-  EXPECT_EQ(bands(hw, 0.8 * square, 20 * linear, "a"), std::make_pair(std::string("below_bound"), std::string("overhead")));
-  EXPECT_EQ(bands(hw, 1.2 * square, 3 * linear, "b"), std::make_pair(std::string("at_roof"), std::string("uncounted_bytes")));
+  EXPECT_EQ(bands(hw, 0.8 * square, 20 * linear, "a"),
+            std::make_pair(std::string("below_bound"), std::string("overhead")));
+  EXPECT_EQ(bands(hw, 1.2 * square, 3 * linear, "b"),
+            std::make_pair(std::string("at_roof"), std::string("uncounted_bytes")));
   EXPECT_EQ(bands(hw, 1.001 * square, 2.001 * linear, "c"),
             std::make_pair(std::string("at_roof"), std::string("uncounted_bytes")));
   EXPECT_EQ(bands(hw, 1.999 * square, 7.999 * linear, "d"),
@@ -199,8 +203,9 @@ TEST(SeedBudget, MeasuredRatiosAndUnmatchedNames) {
 
 TEST(SeedBudget, RooflineSvgHasEveryKernelAsAPoint) {
   const auto svg = std::filesystem::temp_directory_path() / ("roofline-" + std::to_string(::getpid()) + ".svg");
-  const CliRun o = run_cli("budget hardware/jetson_orin_nx_16gb.yaml scenarios/networks/resnet18.yaml --unit gpu --precision int8 --svg " +
-                            svg.string());
+  const CliRun o = run_cli(
+      "budget hardware/jetson_orin_nx_16gb.yaml scenarios/networks/resnet18.yaml --unit gpu --precision int8 --svg " +
+      svg.string());
   ASSERT_EQ(o.exit_code, 0) << o.err;
   const std::string text = framesim::core::read_file(svg);
   std::filesystem::remove(svg);
@@ -217,7 +222,8 @@ TEST(SeedBudget, RooflinePointsWearTheColourOfWhatBindsThem) {
   // slope drawn before the DRAM one) the int8 classifier is bound by DRAM and avgpool+flatten by dispatch
   // overhead. Each point has the colour of the line that binds it; overhead, which has no line, is grey.
   auto roofline = [](const std::string& args) {
-    const auto svg = std::filesystem::temp_directory_path() / ("roofline-colours-" + std::to_string(::getpid()) + ".svg");
+    const auto svg =
+        std::filesystem::temp_directory_path() / ("roofline-colours-" + std::to_string(::getpid()) + ".svg");
     const CliRun o = run_cli("budget " + args + " --svg " + svg.string());
     EXPECT_EQ(o.exit_code, 0) << o.err;
     std::string text = framesim::core::read_file(svg);
@@ -241,7 +247,8 @@ TEST(SeedBudget, RooflinePointsWearTheColourOfWhatBindsThem) {
   EXPECT_NE(seed.find(">kernel: dram-bound</text>"), std::string::npos);
   EXPECT_NE(seed.find(">kernel: fp32-bound</text>"), std::string::npos);
 
-  const std::string orin = roofline("hardware/jetson_orin_nx_16gb.yaml scenarios/networks/mobilenet_v2.yaml --precision int8");
+  const std::string orin =
+      roofline("hardware/jetson_orin_nx_16gb.yaml scenarios/networks/mobilenet_v2.yaml --precision int8");
   EXPECT_EQ(point_colour(orin, "classifier"), line_colour(orin, "estimate: dram 71.68 GB/s"));
   EXPECT_NE(point_colour(orin, "classifier"), line_colour(orin, "estimate: gpu_l2 329 GB/s"));
   EXPECT_EQ(point_colour(orin, "avgpool+flatten"), "#7f7f7f");

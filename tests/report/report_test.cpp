@@ -72,14 +72,16 @@ bool have_chromium() { return std::system("command -v chromium > /dev/null 2>&1"
 
 Rendered render(const fs::path& html, const fs::path& scratch) {
   Rendered r;
-  const std::string flags = fmt::format("--headless --no-sandbox --disable-gpu --hide-scrollbars --no-first-run "
-                                        "--user-data-dir='{}' --enable-logging=stderr --v=0",
-                                        (scratch / "profile").string());
+  const std::string flags = fmt::format(
+      "--headless --no-sandbox --disable-gpu --hide-scrollbars --no-first-run "
+      "--user-data-dir='{}' --enable-logging=stderr --v=0",
+      (scratch / "profile").string());
   const std::string url = "file://" + fs::absolute(html).string();
   const fs::path dom = scratch / "dom.html", err = scratch / "chromium.err", png = scratch / "shot.png",
                  stats = scratch / "png.txt";
-  std::system(fmt::format("timeout 120 chromium {} --dump-dom '{}' > '{}' 2> '{}'", flags, url, dom.string(), err.string())
-                  .c_str());
+  std::system(
+      fmt::format("timeout 120 chromium {} --dump-dom '{}' > '{}' 2> '{}'", flags, url, dom.string(), err.string())
+          .c_str());
   std::system(fmt::format("timeout 120 chromium {} --window-size=1200,1600 --screenshot='{}' '{}' > /dev/null 2>> '{}'",
                           flags, png.string(), url, err.string())
                   .c_str());
@@ -132,14 +134,14 @@ TEST(Report, PercentilesAndIntervalsMatchFramesCsv) {
   const auto& windows = r.summary["windows"];
   expect_summary_matches(windows["all"]["latency_s"], counted_latencies(r.frames), "all");
   for (const char* w : {"cold", "sustained"})
-    expect_summary_matches(windows[w]["latency_s"],
-                           counted_latencies(r.frames, windows[w]["from_s"].get<double>(), windows[w]["to_s"].get<double>()),
-                           w);
+    expect_summary_matches(
+        windows[w]["latency_s"],
+        counted_latencies(r.frames, windows[w]["from_s"].get<double>(), windows[w]["to_s"].get<double>()), w);
   // The verdict at the confidence follows from the sustained interval and the deadline.
   const auto& v = r.summary["verdict"];
   const auto& ci = v["sustained_p99"]["ci"];
   const double deadline = v["deadline_s"].get<double>();
-  const std::string expected = !ci[1].is_null() && ci[1].get<double>() <= deadline ? "met"
+  const std::string expected = !ci[1].is_null() && ci[1].get<double>() <= deadline  ? "met"
                                : !ci[0].is_null() && ci[0].get<double>() > deadline ? "missed"
                                                                                     : "undecided";
   EXPECT_EQ(v["at_confidence"], expected);
@@ -169,7 +171,8 @@ TEST(Report, BreakdownOfTheWorstFramesAddsUpAndMatchesStagesCsv) {
     for (const auto& step : f["path"]) {
       bool found = false;
       for (const auto& row : r.stages.rows) {
-        if (row.at("frame") != std::to_string(f["frame"].get<std::int64_t>()) || row.at("stage") != step["stage"]) continue;
+        if (row.at("frame") != std::to_string(f["frame"].get<std::int64_t>()) || row.at("stage") != step["stage"])
+          continue;
         EXPECT_NEAR(step["queue_s"].get<double>(), std::stod(row.at("wait_s")), 1e-12);
         EXPECT_NEAR(step["blocked_s"].get<double>(), std::stod(row.at("blocked_s")), 1e-12);
         found = true;
@@ -180,7 +183,8 @@ TEST(Report, BreakdownOfTheWorstFramesAddsUpAndMatchesStagesCsv) {
   // The tail: the frames at or above p99, and its critical stage is one of the pipeline's.
   const auto& tail = why["tail"];
   const double p99 = r.summary["windows"]["all"]["latency_s"]["p99"].get<double>();
-  EXPECT_EQ(tail["frames"].get<std::int64_t>(), std::count_if(all.begin(), all.end(), [&](double x) { return x >= p99; }));
+  EXPECT_EQ(tail["frames"].get<std::int64_t>(),
+            std::count_if(all.begin(), all.end(), [&](double x) { return x >= p99; }));
   EXPECT_TRUE(r.summary["windows"]["all"]["stages"].contains(tail["critical_stage"].get<std::string>()));
 }
 
@@ -202,7 +206,9 @@ TEST(Report, ProvenanceHashesEveryInputFile) {
     names.insert(fs::path(file).filename().string());
     // The oracle: coreutils sha256sum.
     const auto out = s.dir() / "sum.txt";
-    ASSERT_EQ(std::system(fmt::format("cd '{}' && sha256sum '{}' > '{}'", FRAMESIM_SOURCE_DIR, file, out.string()).c_str()), 0);
+    ASSERT_EQ(
+        std::system(fmt::format("cd '{}' && sha256sum '{}' > '{}'", FRAMESIM_SOURCE_DIR, file, out.string()).c_str()),
+        0);
     EXPECT_EQ(read_file(out).substr(0, 64), in["sha256"].get<std::string>()) << file;
   }
   for (const char* f : {"robot_30fps.yaml", "jetson_orin_nano_8gb.yaml"}) EXPECT_TRUE(names.count(f)) << f;
@@ -226,29 +232,33 @@ TEST(Report, RunReportRendersInChromium) {
   const auto& all = r.summary["windows"]["all"]["latency_s"];
   const std::string p99 = framesim::core::format_seconds(all["p99"].get<double>()) +
                           (all["few_samples"].dump().find("p99\"") != std::string::npos ? "*" : "");
-  expect_renders(s.dir() / "out" / "report.html", s,
-                 {"<span id=\"p99\">" + p99 + "</span>",
-                  "<span id=\"critical-stage\">" + r.summary["why"]["tail"]["critical_stage"].get<std::string>() + "</span>",
-                  "id=\"cdf\"", "id=\"thermal\"", "id=\"roofline1\"", "Utilisation"});
+  expect_renders(
+      s.dir() / "out" / "report.html", s,
+      {"<span id=\"p99\">" + p99 + "</span>",
+       "<span id=\"critical-stage\">" + r.summary["why"]["tail"]["critical_stage"].get<std::string>() + "</span>",
+       "id=\"cdf\"", "id=\"thermal\"", "id=\"roofline1\"", "Utilisation"});
 }
 
 TEST(Report, BudgetReportRendersInChromium) {
   Scratch s;
   const auto html = s.dir() / "budget.html";
-  const auto run = run_cli(fmt::format("budget hardware/jetson_orin_nx_16gb.yaml scenarios/networks/resnet18.yaml "
-                                       "--slice 12ms --html '{}' --json",
-                                       html.string()));
+  const auto run =
+      run_cli(fmt::format("budget hardware/jetson_orin_nx_16gb.yaml scenarios/networks/resnet18.yaml "
+                          "--slice 12ms --html '{}' --json",
+                          html.string()));
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const json j = json::parse(run.out);
-  expect_renders(html, s,
-                 {"<span id=\"estimate\">" + framesim::core::format_seconds(j["floor"]["estimate_s"].get<double>()) + "</span>",
-                  "id=\"roofline\""});
+  expect_renders(
+      html, s,
+      {"<span id=\"estimate\">" + framesim::core::format_seconds(j["floor"]["estimate_s"].get<double>()) + "</span>",
+       "id=\"roofline\""});
 }
 
 TEST(Report, SweepReportRendersInChromium) {
   Scratch s;
   framesim::testing::write_small_sweep(s);
-  const auto run = run_cli(fmt::format("sweep '{}' -j 2 -o '{}'", (s.dir() / "sweep.yaml").string(), (s.dir() / "out").string()));
+  const auto run =
+      run_cli(fmt::format("sweep '{}' -j 2 -o '{}'", (s.dir() / "sweep.yaml").string(), (s.dir() / "out").string()));
   ASSERT_EQ(run.exit_code, 0) << run.err;
   // Axis columns: the value in SI base units, and the label beside it.
   const auto csv = framesim::testing::read_table(s.dir() / "out" / "results.csv");
@@ -263,8 +273,7 @@ TEST(Report, SweepReportRendersInChromium) {
   EXPECT_GT(j["tie_tolerance"].get<double>(), 0);
   // Every point is labelled and has its axis values on hover.
   const std::string html = read_file(s.dir() / "out" / "report.html");
-  for (int i = 0; i < 12; ++i)
-    EXPECT_NE(html.find(fmt::format("<title>point {}: p99", i)), std::string::npos) << i;
+  for (int i = 0; i < 12; ++i) EXPECT_NE(html.find(fmt::format("<title>point {}: p99", i)), std::string::npos) << i;
   EXPECT_NE(html.find("networks.net.precision = fp16"), std::string::npos);
   expect_renders(s.dir() / "out" / "report.html", s, {"<span id=\"points\">12</span>", "id=\"pareto\""});
 }
@@ -319,18 +328,22 @@ TEST(Compare, HandMadeRunsDifferByFiveMilliseconds) {
     EXPECT_NEAR(rows[name]["ci"][1].get<double>(), (u + 5.0) * 1e-3 - l * 1e-3, 1e-12) << name;
   }
   EXPECT_TRUE(rows["latency mean"]["significant"].is_boolean());
-  for (const char* f : {"compare.json", "compare.txt", "report.html"}) EXPECT_TRUE(fs::exists(s.dir() / "cmp" / f)) << f;
+  for (const char* f : {"compare.json", "compare.txt", "report.html"})
+    EXPECT_TRUE(fs::exists(s.dir() / "cmp" / f)) << f;
   expect_renders(s.dir() / "cmp" / "report.html", s, {"<span id=\"first-difference\">5 ms</span>", "id=\"tails\""});
 }
 
 TEST(Compare, TwoBudgetsDifferExactly) {
   Scratch s;
-  const auto slow = run_cli("budget hardware/seed_reference.yaml scenarios/networks/seed_matmuls.yaml --precision int8 --json");
-  const auto fast = run_cli("budget hardware/seed_npu.yaml scenarios/networks/seed_matmuls.yaml --precision int8 --json");
+  const auto slow =
+      run_cli("budget hardware/seed_reference.yaml scenarios/networks/seed_matmuls.yaml --precision int8 --json");
+  const auto fast =
+      run_cli("budget hardware/seed_npu.yaml scenarios/networks/seed_matmuls.yaml --precision int8 --json");
   ASSERT_EQ(slow.exit_code, 0) << slow.err;
   ASSERT_EQ(fast.exit_code, 0) << fast.err;
   const auto a = s.write("a.json", slow.out), b = s.write("b.json", fast.out);
-  const auto run = run_cli(fmt::format("compare '{}' '{}' -o '{}' --json", a.string(), b.string(), (s.dir() / "cmp").string()));
+  const auto run =
+      run_cli(fmt::format("compare '{}' '{}' -o '{}' --json", a.string(), b.string(), (s.dir() / "cmp").string()));
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const json c = json::parse(run.out);
   EXPECT_EQ(c["kind"], "budgets");
@@ -340,8 +353,8 @@ TEST(Compare, TwoBudgetsDifferExactly) {
   EXPECT_DOUBLE_EQ(c["rows"][0]["difference"].get<double>(), fb - fa);
   // A run folder and a budget are not compared.
   hand_made_run(s.dir() / "run", "R", {0.01, 0.02});
-  const auto mixed = run_cli(fmt::format("compare '{}' '{}' -o '{}'", (s.dir() / "run").string(), a.string(),
-                                         (s.dir() / "cmp2").string()));
+  const auto mixed = run_cli(
+      fmt::format("compare '{}' '{}' -o '{}'", (s.dir() / "run").string(), a.string(), (s.dir() / "cmp2").string()));
   EXPECT_EQ(mixed.exit_code, 2);
   EXPECT_NE(mixed.err.find("compare two runs or two budgets"), std::string::npos) << mixed.err;
 }

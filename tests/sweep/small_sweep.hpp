@@ -35,5 +35,4 @@ axes:
                                     mode));
 }
 
-
 }  // namespace framesim::testing

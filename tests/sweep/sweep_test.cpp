@@ -49,8 +49,10 @@ axes:
   // Every tenth of each axis (log scale for the bandwidth) holds exactly one sample.
   std::set<int> bw_strata, rate_strata;
   for (const auto& p : lhs) {
-    const double bw = *framesim::core::parse_quantity(p.overrides[0].value_yaml, framesim::core::Dimension::BytesPerSecond).value;
-    const double rate = *framesim::core::parse_quantity(p.overrides[1].value_yaml, framesim::core::Dimension::Hertz).value;
+    const double bw =
+        *framesim::core::parse_quantity(p.overrides[0].value_yaml, framesim::core::Dimension::BytesPerSecond).value;
+    const double rate =
+        *framesim::core::parse_quantity(p.overrides[1].value_yaml, framesim::core::Dimension::Hertz).value;
     bw_strata.insert(static_cast<int>(std::log10(bw / 10e9) / 2 * 10));
     rate_strata.insert(static_cast<int>((rate - 10) / 10 * 10));
   }
@@ -141,10 +143,10 @@ TEST(Sweep, ShardsMergeIntoTheLocalTable) {
 TEST(Sweep, SlurmJobArrayScript) {
   Scratch s;
   write_small_sweep(s);
-  ASSERT_EQ(run_cli(fmt::format("sweep {} --emit slurm -o {}", (s.dir() / "sweep.yaml").string(),
-                                (s.dir() / "out").string()))
-                .exit_code,
-            0);
+  ASSERT_EQ(
+      run_cli(fmt::format("sweep {} --emit slurm -o {}", (s.dir() / "sweep.yaml").string(), (s.dir() / "out").string()))
+          .exit_code,
+      0);
   const std::string script = framesim::core::read_file(s.dir() / "out" / "sweep.sbatch");
   EXPECT_NE(script.find("#SBATCH --array=0-11"), std::string::npos) << script;
   EXPECT_NE(script.find("sweep "), std::string::npos);

@@ -125,8 +125,7 @@ TEST(HardwareWriter, EveryShippedFileRoundTrips) {
     EXPECT_EQ(config::write_hardware_yaml(again), text);
     // The sources come along.
     EXPECT_FALSE(spec.sources.empty());  // every shipped file says where its figures come from
-    for (const auto& [key, source] : spec.sources)
-      EXPECT_NE(text.find(source.substr(0, 20)), std::string::npos) << key;
+    for (const auto& [key, source] : spec.sources) EXPECT_NE(text.find(source.substr(0, 20)), std::string::npos) << key;
   }
 }
 
@@ -363,8 +362,8 @@ TEST(Calibrate, TheWorkedExampleOfTracesReadmeRecoversTheRoofsItsSyntheticTraces
     return net;
   };
   auto samples_from = [&](const model::NetworkSpec& net, const std::string& file) {
-    const auto matched =
-        trace::match_measurements(trace::read_measured_trace(testing::source_path("tests/trace/fixtures/" + file)), net);
+    const auto matched = trace::match_measurements(
+        trace::read_measured_trace(testing::source_path("tests/trace/fixtures/" + file)), net);
     return model::match_samples(hw, gpu(hw), net, matched.measurements);
   };
   const auto resnet = samples_from(eager("resnet18"), "orin_nx_gpu_resnet18.json");
@@ -410,11 +409,10 @@ TEST_F(CalibrateCommand, FitsSyntheticTimesAndWritesALoadableFile) {
   const fs::path resnet = write_csv("resnet18", truth), mobilenet = write_csv("mobilenet_v2", truth),
                  yolo = write_csv("yolov3_tiny", truth);
   const fs::path out = scratch_.dir() / "orin.calibrated.yaml";
-  const testing::CliRun r =
-      testing::run_cli("calibrate hardware/jetson_orin_nx_16gb.yaml scenarios/networks/resnet18.yaml '" +
-                       resnet.string() + "' scenarios/networks/mobilenet_v2.yaml '" + mobilenet.string() +
-                       "' --unit gpu -o '" + out.string() + "' --predict scenarios/networks/yolov3_tiny.yaml '" +
-                       yolo.string() + "'");
+  const testing::CliRun r = testing::run_cli(
+      "calibrate hardware/jetson_orin_nx_16gb.yaml scenarios/networks/resnet18.yaml '" + resnet.string() +
+      "' scenarios/networks/mobilenet_v2.yaml '" + mobilenet.string() + "' --unit gpu -o '" + out.string() +
+      "' --predict scenarios/networks/yolov3_tiny.yaml '" + yolo.string() + "'");
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   // The --predict section is console text only (no structured output carries it): that it is there is all
   // that is checked of the console; the fit is checked in the file it wrote.

@@ -28,5 +28,5 @@ TEST(CorunTable, LatenciesAndThroughputsGiveTheSlowdown) {
   EXPECT_EQ(t.rows[0].measured, 1u);
   EXPECT_DOUBLE_EQ(t.rows[0].slowdown, 1.25);  // 2.5 ms / 2 ms
   EXPECT_EQ(t.rows[1].measured, 0u);
-  EXPECT_DOUBLE_EQ(t.rows[1].slowdown, 1.6);   // 400 / 250 qps
+  EXPECT_DOUBLE_EQ(t.rows[1].slowdown, 1.6);  // 400 / 250 qps
 }

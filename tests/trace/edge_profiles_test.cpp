@@ -192,8 +192,7 @@ TEST(NsightSystems, BadExportsAreLocatedErrors) {
   EXPECT_NE(error_in("nsys_old_schema.sqlite").find("CUPTI_ACTIVITY_KIND_KERNEL: no column \"correlationId\""),
             std::string::npos)
       << error_in("nsys_old_schema.sqlite");
-  const std::string other =
-      error_of([&] { matched("nsys_other_network.sqlite", tiny()); });
+  const std::string other = error_of([&] { matched("nsys_other_network.sqlite", tiny()); });
   EXPECT_NE(other.find("a profile of another network?"), std::string::npos) << other;
 }
 
@@ -257,8 +256,8 @@ TEST_F(EdgeProfilesCli, CalibrationFromEachFormatIsTheCalibrationFromItsCsvTwin)
   const std::string hw = "hardware/jetson_orin_nx_16gb.yaml", onnx = kEdge + "tiny_convnet.onnx";
   for (const auto& [profile, twin] : kTwins) {
     const fs::path a = dir_ / "a.yaml", b = dir_ / "b.yaml";
-    const auto ra = testing::run_cli(fmt::format("calibrate {} {} {} --unit gpu -o '{}'", hw, onnx, kEdge + profile,
-                                                 a.string()));
+    const auto ra =
+        testing::run_cli(fmt::format("calibrate {} {} {} --unit gpu -o '{}'", hw, onnx, kEdge + profile, a.string()));
     const auto rb =
         testing::run_cli(fmt::format("calibrate {} {} {} --unit gpu -o '{}'", hw, onnx, kEdge + twin, b.string()));
     ASSERT_EQ(ra.exit_code, 0) << ra.err;
@@ -300,7 +299,8 @@ TEST_F(EdgeProfilesCli, AReplayedNsightProfileShowsItsOwnFramesBesideTheSimulate
   const fs::path file = dir_ / "frames.yaml";
   std::ofstream(file) << fmt::format(
       "name: frames\nhardware: {}\nnetworks:\n  net: {{file: {}}}\nduration: \"1 s\"\ndeadline: \"10 ms\"\n"
-      "sensors:\n  camera: {{rate: \"30 Hz\"}}\nstages:\n  infer: {{unit: gpu, inputs: [camera], network: net, measured: {}}}\n",
+      "sensors:\n  camera: {{rate: \"30 Hz\"}}\nstages:\n  infer: {{unit: gpu, inputs: [camera], network: net, "
+      "measured: {}}}\n",
       testing::source_path("hardware/jetson_orin_nx_16gb.yaml"), fixture("tiny_convnet.onnx"),
       fixture("tiny_convnet_nsys.sqlite"));
   const fs::path out = dir_ / "run-frames";

@@ -29,10 +29,8 @@ class GraphBuilder {
     t->set_elem_type(type);
     auto* s = t->mutable_shape();
     for (auto d : dims) {
-      if (d < 0)
-        s->add_dim()->set_dim_param("N");
-      else
-        s->add_dim()->set_dim_value(d);
+      if (d < 0) s->add_dim()->set_dim_param("N");
+      else s->add_dim()->set_dim_value(d);
     }
     return *this;
   }

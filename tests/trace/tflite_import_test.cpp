@@ -116,9 +116,9 @@ class ModelWriter {
     std::vector<flatbuffers::Offset<tfl::OperatorCode>> codes;
     for (const auto& c : codes_) {
       const auto small = static_cast<int8_t>(std::min(c.code, 127));
-      codes.push_back(tfl::CreateOperatorCode(fbb, small, c.custom.empty() ? 0 : fbb.CreateString(c.custom), 1,
-                                              c.old_style ? tfl::BuiltinOperator_ADD
-                                                          : static_cast<tfl::BuiltinOperator>(c.code)));
+      codes.push_back(
+          tfl::CreateOperatorCode(fbb, small, c.custom.empty() ? 0 : fbb.CreateString(c.custom), 1,
+                                  c.old_style ? tfl::BuiltinOperator_ADD : static_cast<tfl::BuiltinOperator>(c.code)));
     }
     auto graph = tfl::CreateSubGraph(fbb, fbb.CreateVector(tensors), fbb.CreateVector(inputs),
                                      fbb.CreateVector(outputs), fbb.CreateVector(ops), fbb.CreateString("main"));
@@ -267,7 +267,7 @@ TEST_F(TfliteImport, MediapipeFaceDetectionShortRange) {
       << net.description;
   std::map<std::string, int> by_op;
   for (const auto& l : net.layers) by_op[l.op]++;
-  EXPECT_EQ(by_op, (std::map<std::string, int>{{"conv2d", 37},   // 21 CONV_2D + 16 DEPTHWISE_CONV_2D
+  EXPECT_EQ(by_op, (std::map<std::string, int>{{"conv2d", 37},  // 21 CONV_2D + 16 DEPTHWISE_CONV_2D
                                                {"relu", 17},
                                                {"add", 16},
                                                {"custom", 11},  // PAD of channels (framesim pads H, W only)
@@ -361,8 +361,9 @@ TEST_F(TfliteImport, MediapipeFaceDetectionTruncatedIsAClearError) {
   std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   bytes.resize(bytes.size() / 2);
   const auto p = write("half.tflite", bytes);
-  EXPECT_EQ(error_of(p), p.string() + ": not a valid TFLite model: the flatbuffer does not verify (114516 bytes; "
-                                      "truncated or corrupt?)");
+  EXPECT_EQ(error_of(p), p.string() +
+                             ": not a valid TFLite model: the flatbuffer does not verify (114516 bytes; "
+                             "truncated or corrupt?)");
 }
 
 // ---- small models written here ----
@@ -416,8 +417,9 @@ TEST_F(TfliteImport, Int8ConvAndFullyConnectedCountExactly) {
 
 TEST_F(TfliteImport, DynamicBatchNeedsAnInputShape) {
   const auto p = write("dynamic.tflite", int8_conv_fc(true));
-  EXPECT_EQ(error_of(p), p.string() + ": input 'image' has a dynamic shape (-1x8x8x3); give it with --input "
-                                      "image=DIMS (in the model's own layout, NHWC for images)");
+  EXPECT_EQ(error_of(p), p.string() +
+                             ": input 'image' has a dynamic shape (-1x8x8x3); give it with --input "
+                             "image=DIMS (in the model's own layout, NHWC for images)");
   trace::ImportOptions options;
   options.input_shapes["image"] = {2, 8, 8, 3};  // NHWC, as the model states it
   const auto result = trace::import_tflite(p, options);
@@ -528,8 +530,9 @@ TEST_F(TfliteImport, OperatorMappings) {
 
   // Two warnings: the folded DEQUANTIZE and the constant operand of the ADD. No shape differs from the file's.
   ASSERT_EQ(result.warnings.size(), 2u) << join(result.warnings);
-  EXPECT_EQ(result.warnings[0], "1 DEQUANTIZE operators of constant tensors (1 of FLOAT16) folded into the layers "
-                                "they feed: those layers hold their weights at the stored precision");
+  EXPECT_EQ(result.warnings[0],
+            "1 DEQUANTIZE operators of constant tensors (1 of FLOAT16) folded into the layers "
+            "they feed: those layers hold their weights at the stored precision");
   EXPECT_EQ(result.warnings[1],
             "1 constant operands of elementwise ops (64 bytes) are not counted as weights or traffic: shifted (shift)");
 
@@ -640,8 +643,7 @@ TEST_F(TfliteImport, TransposedConvolutionsCountTheirMultiplyAdds) {
     if (mediapipe)
       w.op(tfl::BuiltinOperator_CUSTOM, {x, kernel, bias}, {y}, tfl::BuiltinOptions_NONE, 0,
            "Convolution2DTransposeBias");
-    else
-      w.op(tfl::BuiltinOperator_TRANSPOSE_CONV, {shape, kernel, x, bias}, {y});
+    else w.op(tfl::BuiltinOperator_TRANSPOSE_CONV, {shape, kernel, x, bias}, {y});
     w.inputs = {x};
     w.outputs = {y};
     const auto result = trace::import_tflite(write("deconv.tflite", w.finish()));
@@ -745,8 +747,9 @@ TEST_F(TfliteImport, DanglingReferencesNameTheOperator) {
     w.inputs = {x};
     w.outputs = {y};
     const auto p = write("orphan.tflite", w.finish());
-    EXPECT_EQ(error_of(p), p.string() + ": operator 0 (ADD -> y): reads tensor 1 ('orphan'), which is not a graph "
-                                        "input, a constant, or the output of an earlier operator");
+    EXPECT_EQ(error_of(p), p.string() +
+                               ": operator 0 (ADD -> y): reads tensor 1 ('orphan'), which is not a graph "
+                               "input, a constant, or the output of an earlier operator");
   }
   {
     // A shape framesim cannot build: the op is named with the reason.
@@ -759,8 +762,9 @@ TEST_F(TfliteImport, DanglingReferencesNameTheOperator) {
     w.inputs = {x};
     w.outputs = {y};
     const auto p = write("too_small.tflite", w.finish());
-    EXPECT_EQ(error_of(p), p.string() + ": operator 0 (CONV_2D -> y): cannot be imported as framesim conv2d (kernel: "
-                                        "a 5x5 kernel does not fit the 2x2 input with this padding; inputs x 1x3x2x2)");
+    EXPECT_EQ(error_of(p), p.string() +
+                               ": operator 0 (CONV_2D -> y): cannot be imported as framesim conv2d (kernel: "
+                               "a 5x5 kernel does not fit the 2x2 input with this padding; inputs x 1x3x2x2)");
   }
 }
 

@@ -22,10 +22,10 @@ HardwareSpec seed_with_curve() {
 TEST(Contention, CurveIsPiecewiseLinearFromOneAndFlatAfterItsLastPoint) {
   const ContentionCurve c{{{0.2, 1.1}, {0.6, 1.9}}};
   EXPECT_DOUBLE_EQ(curve_slowdown(c, 0.0), 1.0);
-  EXPECT_DOUBLE_EQ(curve_slowdown(c, 0.1), 1.05);             // halfway from (0, 1) to (0.2, 1.1)
-  EXPECT_DOUBLE_EQ(curve_slowdown(c, 0.4), 1.5);              // halfway from (0.2, 1.1) to (0.6, 1.9)
-  EXPECT_DOUBLE_EQ(curve_slowdown(c, 0.9), 1.9);              // flat after the last point
-  EXPECT_DOUBLE_EQ(curve_slowdown(c, -0.5), 1.0);             // clamped to [0, 1]
+  EXPECT_DOUBLE_EQ(curve_slowdown(c, 0.1), 1.05);  // halfway from (0, 1) to (0.2, 1.1)
+  EXPECT_DOUBLE_EQ(curve_slowdown(c, 0.4), 1.5);   // halfway from (0.2, 1.1) to (0.6, 1.9)
+  EXPECT_DOUBLE_EQ(curve_slowdown(c, 0.9), 1.9);   // flat after the last point
+  EXPECT_DOUBLE_EQ(curve_slowdown(c, -0.5), 1.0);  // clamped to [0, 1]
   EXPECT_DOUBLE_EQ(curve_slowdown(ContentionCurve{{{0.0, 1.0}, {1.0, 3.0}}}, 0.25), 1.5);
 }
 
@@ -46,7 +46,8 @@ TEST(Contention, PortCarriesTheBudgetBandwidthAloneAndLessUnderLoad) {
   // 4 KiB at 400 ns = 10.24 GB/s binds below the bus alone; the curve then loads the latency: 10.24 / 1.5.
   hw.units[0].outstanding_bytes = 4096;
   hw.memory[0].latency_s = 400e-9;
-  EXPECT_DOUBLE_EQ(*port_bandwidth_Bps(hw.memory[0], hw.units[0], 0, 0.0), effective_bandwidths_Bps(hw, hw.units[0])[0]);
+  EXPECT_DOUBLE_EQ(*port_bandwidth_Bps(hw.memory[0], hw.units[0], 0, 0.0),
+                   effective_bandwidths_Bps(hw, hw.units[0])[0]);
   EXPECT_DOUBLE_EQ(*port_bandwidth_Bps(hw.memory[0], hw.units[0], 0, 0.4), 4096 / 400e-9 / 1.5);
 }
 

@@ -34,8 +34,8 @@ HardwareSpec seed_device_with_sram(double capacity_bytes) {
 TEST(Cost, RidgePointOfTheReferenceDevice) {
   // 2 TFLOP/s / 50 GB/s = 40 FLOP/byte.
   const auto hw = seed_device();
-  EXPECT_DOUBLE_EQ(effective_compute_ops_per_s(hw.units[0], Precision::fp32) / effective_bandwidths_Bps(hw, hw.units[0])[0],
-                   40.0);
+  EXPECT_DOUBLE_EQ(
+      effective_compute_ops_per_s(hw.units[0], Precision::fp32) / effective_bandwidths_Bps(hw, hw.units[0])[0], 40.0);
 }
 
 TEST(Cost, SquareMatmulIsComputeBound) {
@@ -68,7 +68,8 @@ TEST(Cost, ConvVersusDepthwise) {
   // Standard: compute-bound 1.85 ms. Depthwise: 256x fewer ops, 73 % of the bytes, memory-bound 129 us: 14.4x.
   NetBuilder b;
   int x = b.input("x", {1, 256, 56, 56});
-  b.layer("conv2d", "conv", {x}, {{"out_channels", std::int64_t{256}}, {"kernel", std::int64_t{3}}, {"padding", std::int64_t{1}}});
+  b.layer("conv2d", "conv", {x},
+          {{"out_channels", std::int64_t{256}}, {"kernel", std::int64_t{3}}, {"padding", std::int64_t{1}}});
   b.layer("conv2d", "dw", {x}, {{"depthwise", true}, {"kernel", std::int64_t{3}}, {"padding", std::int64_t{1}}});
   const auto net = b.done();
   const auto hw = seed_device();
@@ -155,8 +156,9 @@ TEST(Plan, FusionOfAResidualTailEightTraversalsToTwo) {
   NetBuilder b;
   int x = b.input("x", {1, 64, 112, 112}, Precision::fp16);
   const LayerPrecision fp16{Precision::fp16, Precision::fp16, Precision::fp16};
-  int c = b.layer("conv2d", "conv", {x}, {{"out_channels", std::int64_t{64}}, {"kernel", std::int64_t{3}},
-                                          {"padding", std::int64_t{1}}}, fp16);
+  int c =
+      b.layer("conv2d", "conv", {x},
+              {{"out_channels", std::int64_t{64}}, {"kernel", std::int64_t{3}}, {"padding", std::int64_t{1}}}, fp16);
   int n = b.layer("batchnorm", "bn", {c}, {}, fp16);
   int r = b.layer("relu", "relu", {n}, {}, fp16);
   b.layer("add", "add", {r, x}, {}, fp16);
@@ -299,8 +301,8 @@ TEST(OpClass, DepthwiseAndDenseConvolutionsRunAtTheirOwnEfficiency) {
   // that efficiency: its 6.4 MB at 50 GB/s take 128.5 us).
   NetBuilder b;
   int x = b.input("x", {1, 256, 56, 56});
-  b.layer("conv2d", "conv", {x}, {{"out_channels", std::int64_t{256}}, {"kernel", std::int64_t{3}},
-                                   {"padding", std::int64_t{1}}});
+  b.layer("conv2d", "conv", {x},
+          {{"out_channels", std::int64_t{256}}, {"kernel", std::int64_t{3}}, {"padding", std::int64_t{1}}});
   EXPECT_EQ(b.last().op_class, OpClass::conv);
   b.layer("conv2d", "dw", {x}, {{"depthwise", true}, {"kernel", std::int64_t{3}}, {"padding", std::int64_t{1}}});
   EXPECT_EQ(b.last().op_class, OpClass::depthwise);

@@ -27,9 +27,9 @@ TEST(FrameBook, FramesLeaveInCaptureOrderWhenTheirLastCopyLeaves) {
   const auto a = book.capture(0, 0.0, 25, {1e9});  // held once by the capture
   book.add_copy(a);                                // into two queues
   book.add_copy(a);
-  EXPECT_FALSE(book.release_copy(a, 0.0));         // the capture's hold
+  EXPECT_FALSE(book.release_copy(a, 0.0));  // the capture's hold
   const auto b = book.capture(0, 1.0, 25, {1e9});
-  EXPECT_TRUE(book.release_copy(b, 1.5));          // b had no consumer: done at 1.5, but a is older
+  EXPECT_TRUE(book.release_copy(b, 1.5));  // b had no consumer: done at 1.5, but a is older
   EXPECT_TRUE(sink.frames.empty());
   EXPECT_FALSE(book.drop(a, 3, DropReason::queue_full, 2.0));
   EXPECT_TRUE(book.drop(a, 4, DropReason::superseded, 4.0));  // the last copy: a is done, then b follows

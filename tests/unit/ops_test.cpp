@@ -41,8 +41,8 @@ TEST(Ops, Conv3x3SameShape) {
   // The seed's conv: 256 -> 256, 3x3, pad 1, 56x56: 2 * 56*56*256 * 256*9 ops.
   NetBuilder b;
   int x = b.input("x", {1, 256, 56, 56});
-  int y = b.layer("conv2d", "conv", {x}, {{"out_channels", std::int64_t{256}}, {"kernel", std::int64_t{3}},
-                                          {"padding", std::int64_t{1}}});
+  int y = b.layer("conv2d", "conv", {x},
+                  {{"out_channels", std::int64_t{256}}, {"kernel", std::int64_t{3}}, {"padding", std::int64_t{1}}});
   (void)y;
   EXPECT_DOUBLE_EQ(b.last().ops, 2.0 * 56 * 56 * 256 * 256 * 9);
   EXPECT_DOUBLE_EQ(b.last().weight_access.bytes, 4.0 * 256 * 256 * 9);
@@ -60,8 +60,11 @@ TEST(Ops, StridedConvSamePadding) {
   // 224 -> 112 with a 7x7 stride-2 kernel and "same" padding (ResNet stem).
   NetBuilder b;
   int x = b.input("x", {1, 3, 224, 224});
-  int y = b.layer("conv2d", "stem", {x}, {{"out_channels", std::int64_t{64}}, {"kernel", std::int64_t{7}},
-                                          {"stride", std::int64_t{2}}, {"padding", std::string("same")}});
+  int y = b.layer("conv2d", "stem", {x},
+                  {{"out_channels", std::int64_t{64}},
+                   {"kernel", std::int64_t{7}},
+                   {"stride", std::int64_t{2}},
+                   {"padding", std::string("same")}});
   (void)y;
   EXPECT_DOUBLE_EQ(b.last().ops, 2.0 * 112 * 112 * 64 * 3 * 49);
 }
@@ -69,8 +72,11 @@ TEST(Ops, StridedConvSamePadding) {
 TEST(Ops, GroupedAndDilated) {
   NetBuilder b;
   int x = b.input("x", {1, 32, 20, 20});
-  b.layer("conv2d", "g", {x}, {{"out_channels", std::int64_t{64}}, {"kernel", std::int64_t{3}},
-                               {"groups", std::int64_t{4}}, {"dilation", std::int64_t{2}}});
+  b.layer("conv2d", "g", {x},
+          {{"out_channels", std::int64_t{64}},
+           {"kernel", std::int64_t{3}},
+           {"groups", std::int64_t{4}},
+           {"dilation", std::int64_t{2}}});
   // Output 20 - 2*2 = 16; each output reads 32/4 channels x 9.
   EXPECT_DOUBLE_EQ(b.last().ops, 2.0 * 64 * 16 * 16 * 8 * 9);
 }
@@ -115,10 +121,10 @@ TEST(Ops, AttentionDecodeWithKvCache) {
   int q = b.input("q", {1, 4096}, Precision::fp16);
   int k = b.input("k", {1, 1024}, Precision::fp16);
   int v = b.input("v", {1, 1024}, Precision::fp16);
-  b.layer("attention", "attn", {q, k, v},
-          {{"heads", std::int64_t{32}}, {"kv_heads", std::int64_t{8}}, {"kv_cache", true},
-           {"context", std::int64_t{4095}}},
-          {Precision::fp16, Precision::fp16, Precision::fp16});
+  b.layer(
+      "attention", "attn", {q, k, v},
+      {{"heads", std::int64_t{32}}, {"kv_heads", std::int64_t{8}}, {"kv_cache", true}, {"context", std::int64_t{4095}}},
+      {Precision::fp16, Precision::fp16, Precision::fp16});
   const auto& l = b.last();
   EXPECT_DOUBLE_EQ(l.ops, 32.0 * 4096 * (2 * 128 + 5 + 2 * 128));
   EXPECT_DOUBLE_EQ(l.state_read.bytes, 4095.0 * 2 * 1024 * 2);
@@ -154,8 +160,8 @@ TEST(Ops, Int4WeightsPackTwoPerByte) {
 TEST(Ops, ShapeErrorsNameTheParameter) {
   const OpSchema* conv = find_op("conv2d");
   TensorSpec x{"x", {1, 30, 8, 8}, Precision::fp32, -1, -1};
-  auto r = build_layer(*conv, "c", {{"out_channels", std::int64_t{64}}, {"kernel", std::int64_t{3}},
-                                    {"groups", std::int64_t{4}}},
+  auto r = build_layer(*conv, "c",
+                       {{"out_channels", std::int64_t{64}}, {"kernel", std::int64_t{3}}, {"groups", std::int64_t{4}}},
                        {&x}, {});
   ASSERT_TRUE(std::holds_alternative<OpError>(r));
   EXPECT_EQ(std::get<OpError>(r).key, "groups");

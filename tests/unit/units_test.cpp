@@ -115,7 +115,10 @@ TEST(Units, PowerEnergyVoltage) {
 
 TEST(Units, Thermal) {
   EXPECT_DOUBLE_EQ(parse("85 C", Dimension::Celsius), 85);
-  EXPECT_DOUBLE_EQ(parse("85 \xC2\xB0""C", Dimension::Celsius), 85);
+  EXPECT_DOUBLE_EQ(parse("85 \xC2\xB0"
+                         "C",
+                         Dimension::Celsius),
+                   85);
   EXPECT_DOUBLE_EQ(parse("-20 C", Dimension::Celsius), -20);
   EXPECT_NEAR(parse("358.15 K", Dimension::Celsius), 85, 1e-9);
   EXPECT_DOUBLE_EQ(parse("8 C/W", Dimension::KelvinPerWatt), 8);
@@ -143,8 +146,9 @@ TEST(Units, WrongDimensionNamesWhatItIs) {
 }
 
 TEST(Units, AmbiguousKiloIsRejected) {
-  EXPECT_EQ(error("64 KB", Dimension::Bytes),
-            "expected a size like \"2 MiB\", got \"64 KB\" (\"K\" is ambiguous: write kB for 1000 B or KiB for 1024 B)");
+  EXPECT_EQ(
+      error("64 KB", Dimension::Bytes),
+      "expected a size like \"2 MiB\", got \"64 KB\" (\"K\" is ambiguous: write kB for 1000 B or KiB for 1024 B)");
 }
 
 TEST(Units, NotANumber) {

@@ -43,8 +43,8 @@ TEST(Validation, HeldOutErrorStaysBelowTheRatchet) {
   const auto j = validate();
   const auto& s = j["summary"];
   std::cout << "held-out geomean error: latency " << s["latency_geomean_error_held_out"] << ", energy "
-            << s["energy_geomean_error_held_out"] << "; calibration: latency "
-            << s["latency_geomean_error_calibration"] << "\n";
+            << s["energy_geomean_error_held_out"] << "; calibration: latency " << s["latency_geomean_error_calibration"]
+            << "\n";
   EXPECT_LT(s["latency_geomean_error_held_out"].get<double>(), 0.27);
   EXPECT_LT(s["energy_geomean_error_held_out"].get<double>(), 0.24);
   EXPECT_GE(s["held_out_rows"].get<int>(), 4);
@@ -55,9 +55,9 @@ TEST(Validation, HeldOutErrorStaysBelowTheRatchet) {
   std::set<std::string> devices;
   for (const auto& d : j["devices"]) devices.insert(d["device"].get<std::string>());
   for (const char* file : {"stm32h7a3.yaml", "coral_edge_tpu.yaml", "jetson_agx_orin_64gb.yaml"})
-    EXPECT_TRUE(std::any_of(devices.begin(), devices.end(),
-                            [&](const std::string& d) { return d.find(file) != std::string::npos; }))
-        << file;
+    EXPECT_TRUE(std::any_of(devices.begin(), devices.end(), [&](const std::string& d) {
+      return d.find(file) != std::string::npos;
+    })) << file;
 }
 
 namespace {
@@ -67,8 +67,8 @@ model::TotalSample sample(const model::HardwareSpec& hw, bool conv, double measu
   NetBuilder b;
   if (conv) {
     int x = b.input("x", {1, 64, 56, 56});
-    b.layer("conv2d", "conv", {x}, {{"out_channels", std::int64_t{64}}, {"kernel", std::int64_t{3}},
-                                     {"padding", std::int64_t{1}}});
+    b.layer("conv2d", "conv", {x},
+            {{"out_channels", std::int64_t{64}}, {"kernel", std::int64_t{3}}, {"padding", std::int64_t{1}}});
   } else {
     int x = b.input("x", {64, 1024});
     b.layer("linear", "fc", {x}, {{"out_features", std::int64_t{1024}}});

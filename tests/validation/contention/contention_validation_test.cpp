@@ -74,8 +74,10 @@ TEST(Validation, CoRunSlowdownsOnAgxOrinGpuAndDlas) {
 TEST(Validation, CoRunCalibrationOnTheForumRowsLeavesEverySensitivityAtItsPrior) {
   Scratch s;
   const auto out = s.dir() / "orin_corun.yaml";
-  const auto r = framesim::testing::run_cli("calibrate hardware/jetson_agx_orin_64gb.yaml --corun "
-                                            "tests/validation/contention/corun.csv -o '" + out.string() + "'");
+  const auto r = framesim::testing::run_cli(
+      "calibrate hardware/jetson_agx_orin_64gb.yaml --corun "
+      "tests/validation/contention/corun.csv -o '" +
+      out.string() + "'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   // The same fit through the library, to compare numbers rather than report text.
   const auto orin = framesim::config::load_hardware(source_path("hardware/jetson_agx_orin_64gb.yaml"));
