@@ -66,6 +66,7 @@ run: build
 # never silent) and end with a SKIPPED line, or say that every test ran.
 test: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) --label-exclude slow --output-junit ctest-junit.xml
+	$(MAKE) tidy
 	$(MAKE) test-asan
 	@tests/list_skipped.py $(BUILD_DIR)/ctest-junit.xml $(ASAN_DIR)/ctest-junit-asan.xml $(ASAN_DIR)/ctest-junit-fuzz.xml
 
@@ -98,3 +99,14 @@ clean:
 # Rewrites every C++ file as .clang-format says (the test format_check fails on a file that differs).
 format:
 	git ls-files '*.cpp' '*.hpp' | grep -v '^tests/layering/[a-z_]*_tree/' | xargs clang-format-14 -i
+
+# clang-tidy with the checks of .clang-tidy on every source file of sim/ and analysis/, $(JOBS) at a time (about
+# 10 CPU minutes); any finding fails. The compile commands are the release build's (GCC flags clang does not know
+# are ignored). The findings are printed; the whole log is in $(BUILD_DIR)/tidy.log.
+tidy: build
+	@echo "framesim: clang-tidy on sim/ and analysis/ ($(JOBS) jobs)"
+	@run-clang-tidy-14 -p $(BUILD_DIR) -quiet -j $(JOBS) -extra-arg=-Wno-unknown-warning-option \
+	  '$(CURDIR)/(sim|analysis)/.*\.cpp$$' > $(BUILD_DIR)/tidy.log 2>&1 || \
+	  { sed 's/\x1b\[[0-9;]*m//g' $(BUILD_DIR)/tidy.log | grep -E ': (warning|error): ' | sort -u; \
+	    echo "framesim: clang-tidy found the problems above (.clang-tidy)"; exit 1; }
+	@echo "framesim: clang-tidy found nothing"

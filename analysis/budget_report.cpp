@@ -190,9 +190,9 @@ void kernels_section(std::string& out, const BudgetReport& r, const model::Hardw
     std::vector<std::string> h{"kernel",  "op",     "prec",     "ops",   "bytes",   "I op/B", "ridge",
                                "compute", "memory", "estimate", "limit", "of peak", "bound"};
     if (r.has_measurements) {
-      h.push_back("measured");
-      h.push_back("/estimate");
-      h.push_back("diagnosis");
+      h.emplace_back("measured");
+      h.emplace_back("/estimate");
+      h.emplace_back("diagnosis");
     }
     return h;
   };

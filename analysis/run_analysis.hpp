@@ -51,8 +51,8 @@ class RunAnalysis : public engine::RecordSink {
   void set_provenance(nlohmann::json provenance) { provenance_ = std::move(provenance); }
   /// Closes the streams and writes summary.json, the plots and report.html. Returns the summary.
   nlohmann::json finish(const engine::RunTotals& totals);
-  /// The terminal summary of a finished run.
-  std::string text(const nlohmann::json& summary) const;
+  /// The terminal summary of a finished run, from its summary.json `j`.
+  std::string text(const nlohmann::json& j) const;
 
  private:
   bool counted(double capture_s) const { return capture_s >= spec_.warmup_s; }
@@ -60,7 +60,7 @@ class RunAnalysis : public engine::RecordSink {
   std::string svg_latency_cdf() const;
   std::string svg_latency_over_time() const;
   std::string svg_thermal() const;
-  std::string html_report(const nlohmann::json& summary) const;
+  std::string html_report(const nlohmann::json& j) const;
   /// Whether governor tick `tick` closes a full period (the last one, cut short by the end of the run, does not).
   bool full_period(std::size_t tick) const;
 

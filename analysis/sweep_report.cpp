@@ -443,7 +443,7 @@ std::string sweep_html(const std::string& title, const std::vector<SweepResult>&
     row.push_back(std::isfinite(number(m, "energy_mean_J")) ? core::format_joules(number(m, "energy_mean_J")) : "-");
     row.push_back(std::to_string(m["missed"].get<std::int64_t>()));
     row.push_back(std::to_string(m["dropped"].get<std::int64_t>()));
-    row.push_back(on_front[i] ? "yes" : "");
+    row.emplace_back(on_front[i] ? "yes" : "");
     rows.push_back(row);
   }
   b += html::table(header, rows);

@@ -13,8 +13,9 @@ std::size_t display_width(const std::string& s) {
 
 Table::Table(std::vector<std::string> header, std::vector<Align> align)
     : header_(std::move(header)), align_(std::move(align)) {
+  const bool defaulted = align_.empty();  // no alignment given: the first column (names) left, numbers right
   align_.resize(header_.size(), Align::right);
-  if (!align_.empty() && align.empty()) align_[0] = Align::left;
+  if (defaulted && !align_.empty()) align_[0] = Align::left;
 }
 
 void Table::add(std::vector<std::string> row) {

@@ -80,7 +80,7 @@ Measured measure(const model::HardwareSpec& hw, std::size_t unit, const model::R
       std::vector<std::string> names;
       for (const auto& item : items) {
         if (names.size() == 6) {
-          names.push_back("...");
+          names.emplace_back("...");
           break;
         }
         names.push_back(item.name);
@@ -234,7 +234,7 @@ int run_calibrate_totals(const CalibrateArgs& a) {
                                       p.pinned ? "" : " (not pinned down by the data: the prior)",
                                       p.at_bound ? " (at a bound)" : ""));
   for (const auto& w : fit.warnings) yaml.header.push_back("WARNING: " + w);
-  yaml.header.push_back("");
+  yaml.header.emplace_back("");
   core::write_file_atomic(a.out, config::write_hardware_yaml(fit.calibrated, yaml));
   out << fmt::format("\nwrote {}\n", fs::path(a.out).lexically_normal().generic_string());
   return 0;
@@ -315,7 +315,7 @@ int run_calibrate_corun(const CalibrateArgs& a) {
   yaml.header.push_back(fmt::format("Fit over {} rows: RMS of ln(predicted / measured slowdown) {} (the file: {}).",
                                     rows.size(), core::format_number(fit.rms_log, 3),
                                     core::format_number(fit.prior_rms_log, 3)));
-  yaml.header.push_back("");
+  yaml.header.emplace_back("");
   out << "fitted\n" << params.render(2);
   core::write_file_atomic(a.out, config::write_hardware_yaml(fit.calibrated, yaml));
   out << fmt::format("\nwrote {}\n", fs::path(a.out).lexically_normal().generic_string());
@@ -366,7 +366,7 @@ int run_calibrate(const CalibrateArgs& a) {
                                     hw.source_file, u.name, op.name,
                                     a.precision.empty() ? "" : ", every layer at " + a.precision,
                                     a.no_fusion ? ", every layer its own kernel (--no-fusion)" : ""));
-  yaml.header.push_back("Fitted to measured kernel times of:");
+  yaml.header.emplace_back("Fitted to measured kernel times of:");
   for (const auto& m : fit)
     yaml.header.push_back(fmt::format("  {} with {} ({}, {} kernels)", m.net.source_file, m.measured_path,
                                       trace::measured_format_name(m.matched.format), m.set.samples.size()));
@@ -393,10 +393,10 @@ int run_calibrate(const CalibrateArgs& a) {
   yaml.header.push_back("Fitted: " + core::join_list(changes, "; ") + ".");
   yaml.header.push_back(fmt::format("Fit over {} kernels: {} (the original file: {}).", samples.size(),
                                     error_line(result.after), error_line(result.before)));
-  yaml.header.push_back(
+  yaml.header.emplace_back(
       "Memory-level efficiencies belong to the level: they apply to every unit that uses it. Energy "
       "per operation is written out per precision (busy_power is not kept).");
-  yaml.header.push_back("");
+  yaml.header.emplace_back("");
   const std::string text = config::write_hardware_yaml(result.calibrated, yaml);
 
   // Report.

@@ -95,7 +95,7 @@ std::string key_text(const Table& table, const Key& key) {
 
 namespace {
 
-std::string cell(std::string text) {
+std::string cell(const std::string& text) {
   std::string out;
   for (char c : text) {
     if (c == '|') out += "\\|";

@@ -233,8 +233,8 @@ std::filesystem::path resolve_path(const Document& doc, const std::string& writt
   return (doc.folder() / p).lexically_normal();
 }
 
-Node::Node(std::shared_ptr<const Document> doc, YAML::Node node, std::string path)
-    : doc_(std::move(doc)), node_(std::move(node)), path_(std::move(path)) {}
+Node::Node(std::shared_ptr<const Document> doc, const YAML::Node& node, std::string path)
+    : doc_(std::move(doc)), node_(node), path_(std::move(path)) {}
 
 SourceLocation Node::location() const {
   if (auto origin = doc_->override_origin(node_)) return *origin;

@@ -66,7 +66,7 @@ class Document {
 /// A value inside a document with its key path ("units.gpu.peak.fp32").
 class Node {
  public:
-  Node(std::shared_ptr<const Document> doc, YAML::Node node, std::string path);
+  Node(std::shared_ptr<const Document> doc, const YAML::Node& node, std::string path);
 
   const std::string& path() const { return path_; }
   core::SourceLocation location() const;

@@ -358,7 +358,7 @@ std::string format_si(double value, std::string_view unit, int digits) {
     ++exponent3;
     mantissa = value / std::pow(10.0, 3 * exponent3);
   }
-  return fmt::format("{} {}{}", format_number(mantissa, digits), kNames[static_cast<std::size_t>(exponent3 + 5)], unit);
+  return fmt::format("{} {}{}", format_number(mantissa, digits), kNames[static_cast<std::size_t>(exponent3) + 5], unit);
 }
 
 std::string format_seconds(double seconds) { return format_si(seconds, "s"); }

@@ -369,8 +369,9 @@ Result build_conv2d(Build& b) {
 
   const bool bias = b.flag("bias", false);
   const double outputs = shape_elements({n, cout, ho, wo});
+  const auto channels_per_group = c / groups;  // checked above: groups divides the input channels
   const double macs_per_output =
-      static_cast<double>(c / groups) * static_cast<double>(k[0]) * static_cast<double>(k[1]);
+      static_cast<double>(channels_per_group) * static_cast<double>(k[0]) * static_cast<double>(k[1]);
   b.out.layer.ops = 2.0 * outputs * macs_per_output + (bias ? outputs : 0.0);
   b.set_weights(static_cast<double>(cout) * macs_per_output + (bias ? static_cast<double>(cout) : 0.0));
   b.stream_inputs_to({n, cout, ho, wo});

@@ -129,7 +129,7 @@ std::vector<Group> make_groups(const NetworkSpec& net, bool fuse) {
           if (layer.epilogue_fusable()) {
             group.layers.push_back(i);
             group_of[static_cast<std::size_t>(i)] = g;
-            if (layer.kind == OpKind::custom) group.patterns.push_back("scale/offset with constant operands");
+            if (layer.kind == OpKind::custom) group.patterns.emplace_back("scale/offset with constant operands");
             continue;
           }
         }

@@ -9,10 +9,10 @@ namespace framesim::model {
 
 double Distribution::mean() const {
   switch (kind) {
-    case Kind::constant: return a;
-    case Kind::normal: return a;
     case Kind::uniform: return (a + b) / 2;
-    case Kind::lognormal: return a;
+    case Kind::constant:
+    case Kind::normal:
+    case Kind::lognormal:  // a is the mean of the draws (not the median)
     case Kind::exponential: return a;
   }
   return a;

@@ -23,7 +23,7 @@ namespace {
 
 std::vector<std::string> first_names(const std::vector<std::string>& names, std::size_t n) {
   std::vector<std::string> out(names.begin(), names.begin() + static_cast<std::ptrdiff_t>(std::min(n, names.size())));
-  if (names.size() > n) out.push_back("...");
+  if (names.size() > n) out.emplace_back("...");
   return out;
 }
 

@@ -193,7 +193,7 @@ MeasuredTrace parse_measured_trace(const std::string& text_in, const std::string
   std::size_t first = pos;
   while (first < text.size() && (text[first] == ' ' || text[first] == '\t' || text[first] == '\r')) ++first;
   if (first < text.size() && (text[first] == '{' || text[first] == '[')) {
-    const std::string head = json_head(text, first, 64 * 1024);
+    const std::string head = json_head(text, first, std::size_t{64} * 1024);
     if (head.starts_with("[{\"count\":") ||
         (head.starts_with("[{") && head.find("\"averageMs\":") != std::string::npos)) {
       JsonReader reader(text, display_path, pos, line);

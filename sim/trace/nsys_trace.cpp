@@ -371,7 +371,7 @@ MeasuredTrace parse_nsys_sqlite(const std::string& bytes, const std::string& pat
   }
   if (!tables.count("StringIds")) user_error("StringIds", "missing: kernel names cannot be read");
   auto require = [&](const std::string& table, std::initializer_list<const char*> needed) {
-    const auto have = db.columns(table);
+    auto have = db.columns(table);
     for (const char* c : needed)
       if (!have.count(c))
         user_error(table, fmt::format("no column \"{}\" (it has {}): an export of an nsys version framesim does not "

@@ -180,7 +180,7 @@ class OnnxImporter {
   const onnx::AttributeProto* attr(const Ctx& c, std::string_view name) const;
   std::int64_t attr_int(const Ctx& c, std::string_view name, std::int64_t fallback) const;
   double attr_float(const Ctx& c, std::string_view name, double fallback) const;
-  std::string attr_string(const Ctx& c, std::string_view name, std::string fallback) const;
+  std::string attr_string(const Ctx& c, std::string_view name, const std::string& fallback) const;
   std::optional<std::vector<std::int64_t>> attr_ints(const Ctx& c, std::string_view name) const;
   Operand operand(const Ctx& c, int i) const;
   std::vector<Operand> operands(const Ctx& c) const;

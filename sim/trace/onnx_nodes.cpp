@@ -22,7 +22,7 @@ double OnnxImporter::attr_float(const Ctx& c, std::string_view name, double fall
   return a ? a->f() : fallback;
 }
 
-std::string OnnxImporter::attr_string(const Ctx& c, std::string_view name, std::string fallback) const {
+std::string OnnxImporter::attr_string(const Ctx& c, std::string_view name, const std::string& fallback) const {
   const auto* a = attr(c, name);
   return a ? a->s() : fallback;
 }

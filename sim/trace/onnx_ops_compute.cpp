@@ -48,7 +48,7 @@ void OnnxImporter::conv(const Ctx& c, const std::vector<Operand>& ops) {
   const std::string& op = c.node.op_type();
   const bool qlinear = op == "QLinearConv";
   const bool integer = qlinear || op == "ConvInteger";
-  const Operand x = ops.at(0);
+  const Operand& x = ops.at(0);
   const Operand w = operand(c, qlinear ? 3 : 1);
   const Operand b = operand(c, qlinear ? 8 : op == "Conv" ? 2 : 99);
   if (!x.act()) return unknown(c, ops);
@@ -63,7 +63,8 @@ void OnnxImporter::conv(const Ctx& c, const std::vector<Operand>& ops) {
   if (xs.size() >= 2 && ys.size() >= 2 && g.groups > 0) {
     double k = 1;
     for (auto d : g.kernel) k *= static_cast<double>(d);
-    ops_count = 2.0 * model::shape_elements(ys) * static_cast<double>(xs[1] / g.groups) * k +
+    const auto channels_per_group = xs[1] / g.groups;  // ONNX: input channels = group x weight channels
+    ops_count = 2.0 * model::shape_elements(ys) * static_cast<double>(channels_per_group) * k +
                 (b.present() ? model::shape_elements(ys) : 0.0);
   }
   const auto padding = xs.size() == 4 ? padding_2d(g, xs) : std::nullopt;
@@ -101,7 +102,7 @@ void OnnxImporter::conv(const Ctx& c, const std::vector<Operand>& ops) {
 }
 
 void OnnxImporter::conv_transpose(const Ctx& c, const std::vector<Operand>& ops) {
-  const Operand x = ops.at(0);
+  const Operand& x = ops.at(0);
   const Operand w = operand(c, 1);
   const Operand b = operand(c, 2);
   if (!x.act() || !w.present()) return unknown(c, ops);
@@ -123,7 +124,7 @@ void OnnxImporter::conv_transpose(const Ctx& c, const std::vector<Operand>& ops)
 }
 
 void OnnxImporter::gemm(const Ctx& c, const std::vector<Operand>& ops) {
-  const Operand a = ops.at(0);
+  const Operand& a = ops.at(0);
   const Operand b = operand(c, 1);
   const Operand bias = operand(c, 2);
   const bool ta = attr_int(c, "transA", 0) != 0, tb = attr_int(c, "transB", 0) != 0;
@@ -179,7 +180,7 @@ void OnnxImporter::matmul(const Ctx& c, const std::vector<Operand>& ops) {
   const std::string& op = c.node.op_type();
   const bool qlinear = op == "QLinearMatMul";
   const bool integer = qlinear || op == "MatMulInteger";
-  const Operand a = ops.at(0);
+  const Operand& a = ops.at(0);
   const Operand b = operand(c, qlinear ? 3 : 1);
   if (!a.present() || !b.present()) return unknown(c, ops);
   const Shape ys = require_shape(c.node.output(0), c.where);
@@ -223,7 +224,7 @@ void OnnxImporter::matmul(const Ctx& c, const std::vector<Operand>& ops) {
 
 void OnnxImporter::pool(const Ctx& c, const std::vector<Operand>& ops) {
   const std::string& op = c.node.op_type();
-  const Operand x = ops.at(0);
+  const Operand& x = ops.at(0);
   if (!x.act()) return unknown(c, ops);
   const Shape& xs = tensor(x.tensor).shape;
   const Shape ys = require_shape(c.node.output(0), c.where);

@@ -390,7 +390,7 @@ MeasuredTrace parse_pytorch_trace(const std::string& text, const std::string& pa
         gpu.by_correlation + gpu.by_external, gpu.events, gpu.total_us * 1e-3, gpu.by_correlation,
         gpu.by_external ? fmt::format(", {} through their External id", gpu.by_external) : std::string()));
   } else {
-    trace.notes.push_back("times are the ops' CPU time (the trace has no GPU kernel events)");
+    trace.notes.emplace_back("times are the ops' CPU time (the trace has no GPU kernel events)");
   }
   if (gpu.orphans > 0)
     trace.notes.push_back(

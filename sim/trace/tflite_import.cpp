@@ -215,7 +215,7 @@ void Importer::finish() {
     return n;
   };
   const int dequantize_folded = total(folded_dequantize_), other_folded = total(folded_other_);
-  const auto folded = static_cast<std::size_t>(dequantize_folded + other_folded);
+  const auto folded = static_cast<std::size_t>(dequantize_folded) + static_cast<std::size_t>(other_folded);
   const std::size_t operators = graph_->operators()->size();
   net_.name = path_.stem().string();
   net_.source_file = file_;

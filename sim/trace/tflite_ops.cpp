@@ -87,8 +87,8 @@ void Importer::dispatch(const Op& o) {
     case fb::BuiltinOperator_LOGISTIC: return unary(o, "sigmoid");
     case fb::BuiltinOperator_TANH: return unary(o, "tanh");
     case fb::BuiltinOperator_HARD_SWISH: return unary(o, "hardswish");
-    case fb::BuiltinOperator_LEAKY_RELU: return unary(o, "leaky_relu");
-    case fb::BuiltinOperator_PRELU: return unary(o, "leaky_relu");  // compare and multiply by the slope
+    case fb::BuiltinOperator_LEAKY_RELU:
+    case fb::BuiltinOperator_PRELU: return unary(o, "leaky_relu");  // PReLU: compare and multiply by the slope
     case fb::BuiltinOperator_GELU: return unary(o, "gelu");
     case fb::BuiltinOperator_EXP: return unary(o, "exp");
     case fb::BuiltinOperator_LOG: return unary(o, "log");

@@ -130,14 +130,14 @@ std::optional<MeasuredEntry> read_run_order_row(std::string_view line, int line_
   for (int i = 1; i + numeric < static_cast<int>(fields.size()) && first < 0; ++i) {
     bool all = true;
     for (int c = 0; c < numeric && all; ++c)
-      all = parse_field(fields[static_cast<std::size_t>(i + c)], c + 1).has_value();
+      all = parse_field(fields[static_cast<std::size_t>(i) + static_cast<std::size_t>(c)], c + 1).has_value();
     if (all) first = i;
   }
   if (first < 0) {
     for (int c = 0; c < numeric; ++c) {
-      const Field& f = fields[static_cast<std::size_t>(1 + c)];
+      const Field& f = fields[1 + static_cast<std::size_t>(c)];
       if (!parse_field(f, c + 1)) {
-        problems.add(line_no, static_cast<int>(f.begin) + 1, header.names[static_cast<std::size_t>(c + 1)],
+        problems.add(line_no, static_cast<int>(f.begin) + 1, header.names[static_cast<std::size_t>(c) + 1],
                      fmt::format("expected a number, got \"{}\"", std::string(f.text)));
         break;
       }
@@ -161,7 +161,7 @@ std::optional<MeasuredEntry> read_run_order_row(std::string_view line, int line_
                  fmt::format("must not be negative, got \"{}\"", std::string(avg_field.text)));
     return std::nullopt;
   }
-  const Field& name_field = fields[static_cast<std::size_t>(first + numeric)];
+  const Field& name_field = fields[static_cast<std::size_t>(first) + static_cast<std::size_t>(numeric)];
   const std::string name(trim(line.substr(name_field.begin)));
   const std::string type(trim(line.substr(0, fields[static_cast<std::size_t>(first - 1)].end)));
   if (name.empty()) {
@@ -351,7 +351,7 @@ MeasuredTrace parse_tflite_profile(const std::string& text, const std::string& p
                   measured_format_name(trace.format), trace.entries.size(), run_order_tables > 1 ? "s" : "",
                   run_count > 0 ? fmt::format(", averaged by benchmark_model over {} runs", run_count) : ""));
   if (delegate_rows)
-    trace.notes.push_back(
+    trace.notes.emplace_back(
         "delegate-internal rows are included under their own names (\"Delegate/...\"); they match "
         "no layer unless a layer has that name");
   return trace;
