@@ -9,6 +9,7 @@
 #include "cli/commands.hpp"
 #include "cli/console.hpp"
 #include "config/hardware.hpp"
+#include "config/input_kind.hpp"
 #include "config/network.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"
@@ -123,7 +124,37 @@ struct BudgetArgs {
   bool strict = false;
 };
 
+/// Budget takes a hardware file and a network: a scenario (or a file of another kind) given in their place is
+/// named as such, with the command line that does work, rather than its keys refused one by one.
+/// The kind of a YAML file, or "" when it cannot be told (its loader then says what is wrong, key by key).
+std::string kind_if_known(const std::string& path) {
+  if (!std::filesystem::is_regular_file(path)) return "";
+  try {
+    return config::input_kind(path);
+  } catch (const core::UserError&) {
+    return "";
+  }
+}
+
+void check_budget_inputs(const BudgetArgs& a) {
+  constexpr const char* kUsage = "framesim budget HARDWARE.yaml NETWORK.yaml (a scenario runs with framesim run)";
+  const std::string hw_kind = kind_if_known(a.hardware);
+  if (hw_kind == "network" && kind_if_known(a.network) == "hardware")
+    throw core::UserError(fmt::format("{} is a network and {} a hardware file: the hardware comes first: {}",
+                                      a.hardware, a.network, kUsage));
+  if (!hw_kind.empty() && hw_kind != "hardware")
+    throw core::UserError(fmt::format("{}: a {} file, not a hardware file: {}", a.hardware, hw_kind, kUsage));
+  if (a.network.empty()) throw core::UserError(fmt::format("budget: the network file is missing: {}", kUsage));
+  const auto ext = std::filesystem::path(a.network).extension();
+  if (ext == ".yaml" || ext == ".yml") {
+    const std::string net_kind = kind_if_known(a.network);
+    if (!net_kind.empty() && net_kind != "network")
+      throw core::UserError(fmt::format("{}: a {} file, not a network file: {}", a.network, net_kind, kUsage));
+  }
+}
+
 int run_budget(const BudgetArgs& a) {
+  check_budget_inputs(a);
   const model::HardwareSpec hw = config::load_hardware(a.hardware);
   // A network YAML, or a model file imported on the fly (as `framesim import` would).
   model::NetworkSpec net;
@@ -201,9 +232,9 @@ Command add_budget_command(CLI::App& app) {
                                  "the fifteen-minute budget: roofline bounds, the floor against the slice, "
                                  "fusion, the energy floor");
   sub->add_option("hardware", args->hardware, "hardware YAML (hardware/*.yaml)")->required();
+  // Not required for CLI11: a missing network is reported with the usage (check_budget_inputs).
   sub->add_option("network", args->network,
-                  "network YAML (scenarios/networks/*.yaml), or a model file (.onnx, .tflite)")
-      ->required();
+                  "network YAML (scenarios/networks/*.yaml), or a model file (.onnx, .tflite); required");
   sub->add_option("--input", args->inputs, "shape of a model file's dynamic input: NAME=1x3x224x224 (repeatable)");
   sub->add_option("--unit", args->unit, "compute unit to run on (default: the first with the network's precisions)");
   sub->add_option("--precision", args->precision, "run every layer at this precision (fp16, int8, w4a16, ...)");
