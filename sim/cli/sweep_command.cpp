@@ -21,6 +21,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/console.hpp"
+#include "cli/output_guard.hpp"
 #include "config/scenario.hpp"
 #include "config/sweep.hpp"
 #include "core/error.hpp"
@@ -251,6 +252,11 @@ int run_sweep(const SweepArgs& a) {
   const fs::path work_root = dir / "work" / std::to_string(::getpid());
   const pid_t parent = ::getpid();
   fs::create_directories(work_root);
+  // Ctrl-C: this invocation's work folder goes (the simulations in flight die with the sweep), the finished
+  // points stay, and the message says how to resume.
+  const OutputGuard guard(
+      work_root, 0, "",
+      fmt::format("the points finished so far are kept in {}: the same command resumes", (dir / "points").string()));
 
   std::vector<std::size_t> todo;
   std::size_t done_before = 0;
@@ -290,6 +296,7 @@ int run_sweep(const SweepArgs& a) {
     if (pid < 0) throw core::UserError("sweep: cannot fork");
     if (pid == 0) {
       ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // a killed sweep takes its simulations with it
+      unblock_guarded_signals();
       if (::getppid() != parent) std::_Exit(127);
       const int out = ::open((work / "stdout.json").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
       const int err = ::open((work / "stderr.txt").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
