@@ -252,8 +252,8 @@ int run_sweep(const SweepArgs& a) {
   const fs::path work_root = dir / "work" / std::to_string(::getpid());
   const pid_t parent = ::getpid();
   fs::create_directories(work_root);
-  // Ctrl-C: this invocation's work folder goes (the simulations in flight die with the sweep), the finished
-  // points stay, and the message says how to resume.
+  // Ctrl-C: this invocation's work folder goes (a simulation in flight, dying with the sweep, may leave a part
+  // that the next invocation removes), the finished points stay, and the message says how to resume.
   const OutputGuard guard(
       work_root, 0, "",
       fmt::format("the points finished so far are kept in {}: the same command resumes", (dir / "points").string()));
