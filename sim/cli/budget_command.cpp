@@ -6,11 +6,13 @@
 #include <fmt/format.h>
 
 #include "budget_report.hpp"
+#include "cli/app.hpp"
 #include "cli/commands.hpp"
 #include "cli/console.hpp"
 #include "config/hardware.hpp"
 #include "config/input_kind.hpp"
 #include "config/network.hpp"
+#include "config/schema.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"
 #include "core/text.hpp"
@@ -237,7 +239,9 @@ Command add_budget_command(CLI::App& app) {
                   "network YAML (scenarios/networks/*.yaml), or a model file (.onnx, .tflite); required");
   sub->add_option("--input", args->inputs, "shape of a model file's dynamic input: NAME=1x3x224x224 (repeatable)");
   sub->add_option("--unit", args->unit, "compute unit to run on (default: the first with the network's precisions)");
-  sub->add_option("--precision", args->precision, "run every layer at this precision (fp16, int8, w4a16, ...)");
+  set_completion_words(
+      sub->add_option("--precision", args->precision, "run every layer at this precision (fp16, int8, w4a16, ...)"),
+      config::schema::placeholder_names("<precision>").value_or(std::vector<std::string>{}));
   sub->add_option("--slice", args->slice, "the model's share of the frame, e.g. 12ms");
   sub->add_option("--rate", args->rate, "inferences per second, e.g. 30Hz (for watts)");
   sub->add_option("--operating-point", args->operating_point, "the unit's operating point (default: nominal)");

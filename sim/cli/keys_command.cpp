@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/app.hpp"
 #include "cli/commands.hpp"
 #include "cli/console.hpp"
 #include "cli/key_reference.hpp"
@@ -203,7 +204,8 @@ Command add_keys_command(CLI::App& app) {
   auto* sub = app.add_subcommand("keys",
                                  "the keys of hardware, network, scenario and sweep files: unit, range, "
                                  "default, description, example");
-  sub->add_option("kind", args->kind, "hardware, network, scenario or sweep (none: list the kinds)");
+  set_completion_words(
+      sub->add_option("kind", args->kind, "hardware, network, scenario or sweep (none: list the kinds)"), kind_names());
   sub->add_option("key", args->key,
                   "one key in full, as written in a file (memory.dram.bandwidth) or declared "
                   "(memory.<level>.bandwidth)");
@@ -215,14 +217,16 @@ Command add_schema_command(CLI::App& app) {
   auto args = std::make_shared<SchemaArgs>();
   auto* sub =
       app.add_subcommand("schema", "the JSON Schema of a kind of file, for editors (docs/schema/*.schema.json)");
-  sub->add_option("kind", args->kind, "hardware, network, scenario or sweep")->required();
+  set_completion_words(sub->add_option("kind", args->kind, "hardware, network, scenario or sweep")->required(),
+                       kind_names());
   return {sub, [args] { return run_schema(*args); }};
 }
 
 Command add_init_command(CLI::App& app) {
   auto args = std::make_shared<InitArgs>();
   auto* sub = app.add_subcommand("init", "write a commented template of a kind of file, every key explained");
-  sub->add_option("kind", args->kind, "hardware, network, scenario or sweep")->required();
+  set_completion_words(sub->add_option("kind", args->kind, "hardware, network, scenario or sweep")->required(),
+                       kind_names());
   sub->add_option("-o,--output", args->out,
                   "the file to write (default KIND.yaml: the scenario template names hardware.yaml and the sweep "
                   "template scenario.yaml); - prints it");

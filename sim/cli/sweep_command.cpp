@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <nlohmann/json.hpp>
 
+#include "cli/app.hpp"
 #include "cli/commands.hpp"
 #include "cli/console.hpp"
 #include "cli/output_guard.hpp"
@@ -427,7 +428,8 @@ Command add_sweep_command(CLI::App& app) {
   sub->add_option("-o,--out", args->out, "sweep folder (default: runs/sweep-<sweep file name without .yaml>)");
   sub->add_option("-j,--jobs", args->jobs, "simulations at once (default 1)")->check(CLI::Range(1, 1024));
   sub->add_option("--shard", args->shard, "run only points I, I+N, I+2N...: I/N (default: from SLURM_ARRAY_TASK_ID)");
-  sub->add_option("--emit", args->emit, "write a job script instead of running: slurm");
+  set_completion_words(sub->add_option("--emit", args->emit, "write a job script instead of running: slurm"),
+                       {"slurm"});
   sub->add_flag("--keep-runs", args->keep_runs, "keep every point's run folder under runs/");
   return {sub, [args] { return run_sweep(*args); }};
 }
