@@ -126,6 +126,8 @@ struct BudgetArgs {
   bool strict = false;
 };
 
+constexpr const char* kUsage = "framesim budget HARDWARE.yaml NETWORK.yaml (a scenario runs with framesim run)";
+
 /// Budget takes a hardware file and a network: a scenario (or a file of another kind) given in their place is
 /// named as such, with the command line that does work, rather than its keys refused one by one.
 /// The kind of a YAML file, or "" when it cannot be told (its loader then says what is wrong, key by key).
@@ -139,14 +141,12 @@ std::string kind_if_known(const std::string& path) {
 }
 
 void check_budget_inputs(const BudgetArgs& a) {
-  constexpr const char* kUsage = "framesim budget HARDWARE.yaml NETWORK.yaml (a scenario runs with framesim run)";
   const std::string hw_kind = kind_if_known(a.hardware);
   if (hw_kind == "network" && kind_if_known(a.network) == "hardware")
     throw core::UserError(fmt::format("{} is a network and {} a hardware file: the hardware comes first: {}",
                                       a.hardware, a.network, kUsage));
   if (!hw_kind.empty() && hw_kind != "hardware")
     throw core::UserError(fmt::format("{}: a {} file, not a hardware file: {}", a.hardware, hw_kind, kUsage));
-  if (a.network.empty()) throw core::UserError(fmt::format("budget: the network file is missing: {}", kUsage));
   const auto ext = std::filesystem::path(a.network).extension();
   if (ext == ".yaml" || ext == ".yml") {
     const std::string net_kind = kind_if_known(a.network);
@@ -228,15 +228,31 @@ int run_budget(const BudgetArgs& a) {
 
 }  // namespace
 
+std::optional<std::string> budget_missing_argument(const CLI::App& app) {
+  const auto subs = app.get_subcommands([](const CLI::App* c) { return c->get_name() == "budget" && c->parsed(); });
+  if (subs.empty()) return std::nullopt;
+  const CLI::App* sub = subs.front();
+  const auto* hardware = sub->get_option_no_throw("hardware");
+  if (hardware == nullptr || hardware->count() == 0) return std::nullopt;
+  BudgetArgs given;
+  given.hardware = hardware->as<std::string>();
+  try {
+    check_budget_inputs(given);  // a scenario or a network in the hardware's place
+  } catch (const core::UserError& e) {
+    return e.diagnostics().front().to_string();
+  }
+  return fmt::format("framesim budget: the network file is missing: {}", kUsage);
+}
+
 Command add_budget_command(CLI::App& app) {
   auto args = std::make_shared<BudgetArgs>();
   auto* sub = app.add_subcommand("budget",
                                  "the fifteen-minute budget: roofline bounds, the floor against the slice, "
                                  "fusion, the energy floor");
   sub->add_option("hardware", args->hardware, "hardware YAML (hardware/*.yaml)")->required();
-  // Not required for CLI11: a missing network is reported with the usage (check_budget_inputs).
   sub->add_option("network", args->network,
-                  "network YAML (scenarios/networks/*.yaml), or a model file (.onnx, .tflite); required");
+                  "network YAML (scenarios/networks/*.yaml), or a model file (.onnx, .tflite)")
+      ->required();
   sub->add_option("--input", args->inputs, "shape of a model file's dynamic input: NAME=1x3x224x224 (repeatable)");
   sub->add_option("--unit", args->unit, "compute unit to run on (default: the first with the network's precisions)");
   set_completion_words(
