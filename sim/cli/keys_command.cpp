@@ -56,6 +56,19 @@ std::vector<std::string> split_dots(const std::string& path) {
 std::pair<const Table*, const config::schema::Key*> find_key(const Table& table, const std::string& written) {
   if (const auto* k = table.find(written)) return {&table, k};
   if (auto m = config::schema::match(table, written)) return {m->table, m->key};
+  // A bare name ("capacity") that is declared deeper: where, as `keys` takes it.
+  if (written.find('.') == std::string::npos) {
+    std::vector<std::string> deeper;
+    for (const auto& f : config::schema::flatten(table)) {
+      const auto dot = f.path.rfind('.');
+      if (dot != std::string::npos && f.path.substr(dot + 1) == written) deeper.push_back(f.path);
+    }
+    if (!deeper.empty())
+      throw core::UserError(
+          fmt::format("the {} keys have no \"{}\" at the top; it is declared at {} (give the whole "
+                      "path: framesim keys {} {})",
+                      table.name, written, core::join_list(deeper, ", "), table.name, deeper.front()));
+  }
   // The longest prefix that is declared, and the keys under it.
   const auto parts = split_dots(written);
   for (std::size_t n = parts.size() - 1; n + 1 > 0; --n) {
