@@ -134,12 +134,13 @@ std::string RunAnalysis::text(const json& j) const {
     Table w({"window", "frames", "p50", "p99", "max", "missed", "temperature", "clocks"});
     for (const auto* win : {&cold, &hot}) {
       std::vector<std::string> clocks;
-      for (const auto& [u, f] : (*win)["mean_frequency_Hz"].items()) {
+      for (const auto& item : (*win)["mean_frequency_Hz"].items()) {
+        const std::string& name = item.key();
         // A unit without DVFS points runs at a placeholder clock that cannot move: not a clock worth showing.
         const auto unit = std::find_if(spec_.hardware.units.begin(), spec_.hardware.units.end(),
-                                       [&u](const model::ComputeUnitSpec& c) { return c.name == u; });
+                                       [&name](const model::ComputeUnitSpec& c) { return c.name == name; });
         if (unit != spec_.hardware.units.end() && unit->operating_points.size() < 2) continue;
-        clocks.push_back(u + " " + core::format_hertz(f.get<double>()));
+        clocks.push_back(name + " " + core::format_hertz(item.value().get<double>()));
       }
       w.add({fmt::format("{} {}-{}", win == &cold ? "cold" : "sustained",
                          format_seconds((*win)["from_s"].get<double>()), format_seconds((*win)["to_s"].get<double>())),

@@ -271,5 +271,24 @@ TEST(Cli, RunsProgressBarOnATerminalIsClearedBeforeTheSummary) {
   EXPECT_EQ(run_cli(args + " --force").err, "");
 }
 
+// The cold/sustained windows' clocks column names the units that have DVFS points only: the illustrative board
+// gives the cpu (2.4 GHz first) and the gpu (1 GHz first) operating points and the npu none, and at 25 C with an
+// 85 C trip nothing throttles, so both windows read "cpu 2.4 GHz, gpu 1 GHz" and never the npu's placeholder clock.
+TEST(Cli, WindowClocksLeaveOutUnitsWithoutOperatingPoints) {
+  framesim::testing::Scratch scratch;
+  const auto r = run_cli("run scenarios/two_camera_det_seg_illustrative.yaml --duration 8s -o '" +
+                         (scratch.dir() / "run").string() + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  int windows = 0;
+  std::istringstream lines(r.out);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("cold ", 0) != 0 && line.rfind("sustained ", 0) != 0) continue;
+    ++windows;
+    EXPECT_NE(line.find("cpu 2.4 GHz, gpu 1 GHz"), std::string::npos) << line;
+    EXPECT_EQ(line.find("npu"), std::string::npos) << line;
+  }
+  EXPECT_EQ(windows, 2) << r.out;
+}
+
 }  // namespace
 }  // namespace framesim
