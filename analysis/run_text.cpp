@@ -1,4 +1,5 @@
 // The terminal summary of a run, from its summary.json.
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -133,8 +134,14 @@ std::string RunAnalysis::text(const json& j) const {
     Table w({"window", "frames", "p50", "p99", "max", "missed", "temperature", "clocks"});
     for (const auto* win : {&cold, &hot}) {
       std::vector<std::string> clocks;
-      for (const auto& [u, f] : (*win)["mean_frequency_Hz"].items())
-        clocks.push_back(u + " " + core::format_hertz(f.get<double>()));
+      for (const auto& item : (*win)["mean_frequency_Hz"].items()) {
+        const std::string& name = item.key();
+        // A unit without DVFS points runs at a placeholder clock that cannot move: not a clock worth showing.
+        const auto unit = std::find_if(spec_.hardware.units.begin(), spec_.hardware.units.end(),
+                                       [&name](const model::ComputeUnitSpec& c) { return c.name == name; });
+        if (unit != spec_.hardware.units.end() && unit->operating_points.size() < 2) continue;
+        clocks.push_back(name + " " + core::format_hertz(item.value().get<double>()));
+      }
       w.add({fmt::format("{} {}-{}", win == &cold ? "cold" : "sustained",
                          format_seconds((*win)["from_s"].get<double>()), format_seconds((*win)["to_s"].get<double>())),
              std::to_string((*win)["frames"].get<std::int64_t>()),
@@ -145,7 +152,7 @@ std::string RunAnalysis::text(const json& j) const {
              (*win)["mean_temperature_C"].is_null()
                  ? "-"
                  : format_number((*win)["mean_temperature_C"].get<double>(), 3) + " C",
-             fmt::format("{}", fmt::join(clocks, ", "))});
+             clocks.empty() ? std::string("fixed") : fmt::format("{}", fmt::join(clocks, ", "))});
     }
     out += "\n" + w.render(0);
   }

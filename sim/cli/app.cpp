@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <iostream>
+#include <map>
 #include <set>
 
 #include <fmt/format.h>
@@ -125,8 +126,39 @@ std::optional<std::string> typo_message(const CLI::App& app, const std::vector<s
   return std::nullopt;
 }
 
+namespace {
+
+std::map<const CLI::Option*, std::vector<std::string>>& completion_words() {
+  static std::map<const CLI::Option*, std::vector<std::string>> words;
+  return words;
+}
+
+}  // namespace
+
+void set_completion_words(const CLI::Option* option, std::vector<std::string> words) {
+  completion_words()[option] = std::move(words);
+}
+
 std::string bash_completion(const CLI::App& app) {
   const auto commands = visible_commands(app);
+  // "COMMAND OPTION" (an option's value) and "COMMAND N" (the N-th positional, from 0) -> the words offered.
+  std::string word_cases;
+  for (const CLI::App* c : commands) {
+    const auto opts = options_of(*c);
+    for (const CLI::Option* o : opts.named) {
+      const auto w = completion_words().find(o);
+      if (w == completion_words().end()) continue;
+      for (const auto& s : spellings(*o))
+        word_cases +=
+            fmt::format("    \"{} {}\") words=\"{}\" ;;\n", c->get_name(), s, core::join_list(w->second, " "));
+    }
+    for (std::size_t i = 0; i < opts.positional.size(); ++i) {
+      const auto w = completion_words().find(opts.positional[i]);
+      if (w != completion_words().end())
+        word_cases +=
+            fmt::format("    \"{} {}\") words=\"{}\" ;;\n", c->get_name(), i, core::join_list(w->second, " "));
+    }
+  }
   std::vector<std::string> command_names, global;
   for (const CLI::App* c : commands) command_names.push_back(c->get_name());
   for (const CLI::Option* o : options_of(app).named)
@@ -149,10 +181,10 @@ std::string bash_completion(const CLI::App& app) {
 _framesim() {{
   local cur="${{COMP_WORDS[COMP_CWORD]}}" prev="${{COMP_WORDS[COMP_CWORD-1]}}"
   local commands="{commands}"
-  local command="" i
+  local command="" at=0 i
   for ((i = 1; i < COMP_CWORD; i++)); do
     case " $commands " in
-      *" ${{COMP_WORDS[i]}} "*) command="${{COMP_WORDS[i]}}"; break ;;
+      *" ${{COMP_WORDS[i]}} "*) command="${{COMP_WORDS[i]}}"; at=$i; break ;;
     esac
   done
   if [[ -z "$command" ]]; then
@@ -166,7 +198,21 @@ _framesim() {{
   local opts="" valued=""
   case "$command" in
 {cases}  esac
-  if [[ " $valued " == *" $prev "* ]]; then
+  # Which positional the word being completed is: the words after the command that are neither options nor
+  # an option's value.
+  local positional=0 skip=0
+  for ((i = at + 1; i < COMP_CWORD; i++)); do
+    if ((skip)); then skip=0; continue; fi
+    if [[ " $valued " == *" ${{COMP_WORDS[i]}} "* ]]; then skip=1
+    elif [[ "${{COMP_WORDS[i]}}" != -* ]]; then ((positional++)); fi
+  done
+  local words="" key="$command $positional"
+  [[ " $valued " == *" $prev "* ]] && key="$command $prev"
+  case "$key" in
+{word_cases}  esac
+  if [[ -n "$words" && "$cur" != -* ]]; then
+    COMPREPLY=($(compgen -W "$words" -- "$cur"))
+  elif [[ " $valued " == *" $prev "* ]]; then
     COMPREPLY=($(compgen -f -- "$cur"))
   elif [[ "$cur" == -* ]]; then
     COMPREPLY=($(compgen -W "$opts" -- "$cur"))
@@ -177,7 +223,7 @@ _framesim() {{
 complete -o filenames -o bashdefault -F _framesim framesim
 )",
       fmt::arg("commands", core::join_list(command_names, " ")), fmt::arg("global", core::join_list(global, " ")),
-      fmt::arg("cases", cases));
+      fmt::arg("cases", cases), fmt::arg("word_cases", word_cases));
 }
 
 namespace {
@@ -277,7 +323,8 @@ README.md, scenarios/README.md, hardware/README.md and traces/README.md in the f
 Command add_completion_command(CLI::App& app) {
   auto shell = std::make_shared<std::string>();
   auto* sub = app.add_subcommand("completion", "print the shell completion script: source <(framesim completion bash)");
-  sub->add_option("shell", *shell, "the shell (bash)")->required()->check(CLI::IsMember({"bash"}));
+  set_completion_words(sub->add_option("shell", *shell, "the shell (bash)")->required()->check(CLI::IsMember({"bash"})),
+                       {"bash"});
   return {sub, [&app, shell] {  // `shell` lives as long as the option that writes it
             std::cout << bash_completion(app);
             return 0;

@@ -28,7 +28,12 @@ std::vector<const CLI::App*> visible_commands(const CLI::App& app);
 /// "rnu" (did you mean "run"?)`, `framesim run: unknown option "--durration" (did you mean "--duration"?)`.
 std::optional<std::string> typo_message(const CLI::App& app, const std::vector<std::string>& args);
 
-/// The bash completion script of `app`: its commands, each command's options, file names for the rest.
+/// The words bash completion offers for `option`'s value (a positional or an option taking a value), e.g. the
+/// kinds of file for `keys KIND`; without any, it offers file names.
+void set_completion_words(const CLI::Option* option, std::vector<std::string> words);
+
+/// The bash completion script of `app`: its commands, each command's options, the words set for an argument or
+/// an option's value (set_completion_words), file names for the rest.
 std::string bash_completion(const CLI::App& app);
 /// The man page of `app` (roff, section 1): every command with its arguments and options, the exit codes.
 std::string man_page(const CLI::App& app);

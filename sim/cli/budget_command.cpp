@@ -6,10 +6,13 @@
 #include <fmt/format.h>
 
 #include "budget_report.hpp"
+#include "cli/app.hpp"
 #include "cli/commands.hpp"
 #include "cli/console.hpp"
 #include "config/hardware.hpp"
+#include "config/input_kind.hpp"
 #include "config/network.hpp"
+#include "config/schema.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"
 #include "core/text.hpp"
@@ -123,7 +126,37 @@ struct BudgetArgs {
   bool strict = false;
 };
 
+constexpr const char* kUsage = "framesim budget HARDWARE.yaml NETWORK.yaml (a scenario runs with framesim run)";
+
+/// Budget takes a hardware file and a network: a scenario (or a file of another kind) given in their place is
+/// named as such, with the command line that does work, rather than its keys refused one by one.
+/// The kind of a YAML file, or "" when it cannot be told (its loader then says what is wrong, key by key).
+std::string kind_if_known(const std::string& path) {
+  if (!std::filesystem::is_regular_file(path)) return "";
+  try {
+    return config::input_kind(path);
+  } catch (const core::UserError&) {
+    return "";
+  }
+}
+
+void check_budget_inputs(const BudgetArgs& a) {
+  const std::string hw_kind = kind_if_known(a.hardware);
+  if (hw_kind == "network" && kind_if_known(a.network) == "hardware")
+    throw core::UserError(fmt::format("{} is a network and {} a hardware file: the hardware comes first: {}",
+                                      a.hardware, a.network, kUsage));
+  if (!hw_kind.empty() && hw_kind != "hardware")
+    throw core::UserError(fmt::format("{}: a {} file, not a hardware file: {}", a.hardware, hw_kind, kUsage));
+  const auto ext = std::filesystem::path(a.network).extension();
+  if (ext == ".yaml" || ext == ".yml") {
+    const std::string net_kind = kind_if_known(a.network);
+    if (!net_kind.empty() && net_kind != "network")
+      throw core::UserError(fmt::format("{}: a {} file, not a network file: {}", a.network, net_kind, kUsage));
+  }
+}
+
 int run_budget(const BudgetArgs& a) {
+  check_budget_inputs(a);
   const model::HardwareSpec hw = config::load_hardware(a.hardware);
   // A network YAML, or a model file imported on the fly (as `framesim import` would).
   model::NetworkSpec net;
@@ -195,6 +228,22 @@ int run_budget(const BudgetArgs& a) {
 
 }  // namespace
 
+std::optional<std::string> budget_missing_argument(const CLI::App& app) {
+  const auto subs = app.get_subcommands([](const CLI::App* c) { return c->get_name() == "budget" && c->parsed(); });
+  if (subs.empty()) return std::nullopt;
+  const CLI::App* sub = subs.front();
+  const auto* hardware = sub->get_option_no_throw("hardware");
+  if (hardware == nullptr || hardware->count() == 0) return std::nullopt;
+  BudgetArgs given;
+  given.hardware = hardware->as<std::string>();
+  try {
+    check_budget_inputs(given);  // a scenario or a network in the hardware's place
+  } catch (const core::UserError& e) {
+    return e.diagnostics().front().to_string();
+  }
+  return fmt::format("framesim budget: the network file is missing: {}", kUsage);
+}
+
 Command add_budget_command(CLI::App& app) {
   auto args = std::make_shared<BudgetArgs>();
   auto* sub = app.add_subcommand("budget",
@@ -206,7 +255,9 @@ Command add_budget_command(CLI::App& app) {
       ->required();
   sub->add_option("--input", args->inputs, "shape of a model file's dynamic input: NAME=1x3x224x224 (repeatable)");
   sub->add_option("--unit", args->unit, "compute unit to run on (default: the first with the network's precisions)");
-  sub->add_option("--precision", args->precision, "run every layer at this precision (fp16, int8, w4a16, ...)");
+  set_completion_words(
+      sub->add_option("--precision", args->precision, "run every layer at this precision (fp16, int8, w4a16, ...)"),
+      config::schema::placeholder_names("<precision>").value_or(std::vector<std::string>{}));
   sub->add_option("--slice", args->slice, "the model's share of the frame, e.g. 12ms");
   sub->add_option("--rate", args->rate, "inferences per second, e.g. 30Hz (for watts)");
   sub->add_option("--operating-point", args->operating_point, "the unit's operating point (default: nominal)");

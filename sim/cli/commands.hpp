@@ -21,6 +21,9 @@ struct Command {
 };
 
 Command add_budget_command(CLI::App& app);
+/// When `budget` was given a hardware file but no network (CLI11 refused the command line): the message that
+/// says what is missing with the usage, or names the scenario (or network) given in the hardware's place.
+std::optional<std::string> budget_missing_argument(const CLI::App& app);
 Command add_ops_command(CLI::App& app);
 Command add_run_command(CLI::App& app);
 Command add_import_command(CLI::App& app);

@@ -47,8 +47,10 @@ ProgressBar::ProgressBar(std::string label)
 ProgressBar::~ProgressBar() { clear(); }
 
 void ProgressBar::set_label(std::string label) {
+  // Drawn by the next update(), whatever its throttle: drawing here would show the new label beside the old
+  // fraction ("3/6 ... 33%") until the throttle let a redraw through.
   label_ = std::move(label);
-  if (shown_) draw();
+  drawn_ = {};
 }
 
 void ProgressBar::update(double fraction, std::optional<double> left_s) {

@@ -45,6 +45,7 @@ class ProgressBar {
   /// `fraction` done in [0, 1]; `left_s` the time left when the caller knows better than elapsed x (1 - f) / f.
   /// Redraws at most ten times a second (and always at 1).
   void update(double fraction, std::optional<double> left_s = std::nullopt);
+  /// The new label shows at the next update(), which then redraws even within the throttle.
   void set_label(std::string label);
   /// Erases the line; the next update() draws it again.
   void clear();

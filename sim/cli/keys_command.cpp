@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/app.hpp"
 #include "cli/commands.hpp"
 #include "cli/console.hpp"
 #include "cli/key_reference.hpp"
@@ -55,6 +56,19 @@ std::vector<std::string> split_dots(const std::string& path) {
 std::pair<const Table*, const config::schema::Key*> find_key(const Table& table, const std::string& written) {
   if (const auto* k = table.find(written)) return {&table, k};
   if (auto m = config::schema::match(table, written)) return {m->table, m->key};
+  // A bare name ("capacity") that is declared deeper: where, as `keys` takes it.
+  if (written.find('.') == std::string::npos) {
+    std::vector<std::string> deeper;
+    for (const auto& f : config::schema::flatten(table)) {
+      const auto dot = f.path.rfind('.');
+      if (dot != std::string::npos && f.path.substr(dot + 1) == written) deeper.push_back(f.path);
+    }
+    if (!deeper.empty())
+      throw core::UserError(
+          fmt::format("the {} keys have no \"{}\" at the top; it is declared at {} (give the whole "
+                      "path: framesim keys {} {})",
+                      table.name, written, core::join_list(deeper, ", "), table.name, deeper.front()));
+  }
   // The longest prefix that is declared, and the keys under it.
   const auto parts = split_dots(written);
   for (std::size_t n = parts.size() - 1; n + 1 > 0; --n) {
@@ -203,7 +217,8 @@ Command add_keys_command(CLI::App& app) {
   auto* sub = app.add_subcommand("keys",
                                  "the keys of hardware, network, scenario and sweep files: unit, range, "
                                  "default, description, example");
-  sub->add_option("kind", args->kind, "hardware, network, scenario or sweep (none: list the kinds)");
+  set_completion_words(
+      sub->add_option("kind", args->kind, "hardware, network, scenario or sweep (none: list the kinds)"), kind_names());
   sub->add_option("key", args->key,
                   "one key in full, as written in a file (memory.dram.bandwidth) or declared "
                   "(memory.<level>.bandwidth)");
@@ -215,14 +230,16 @@ Command add_schema_command(CLI::App& app) {
   auto args = std::make_shared<SchemaArgs>();
   auto* sub =
       app.add_subcommand("schema", "the JSON Schema of a kind of file, for editors (docs/schema/*.schema.json)");
-  sub->add_option("kind", args->kind, "hardware, network, scenario or sweep")->required();
+  set_completion_words(sub->add_option("kind", args->kind, "hardware, network, scenario or sweep")->required(),
+                       kind_names());
   return {sub, [args] { return run_schema(*args); }};
 }
 
 Command add_init_command(CLI::App& app) {
   auto args = std::make_shared<InitArgs>();
   auto* sub = app.add_subcommand("init", "write a commented template of a kind of file, every key explained");
-  sub->add_option("kind", args->kind, "hardware, network, scenario or sweep")->required();
+  set_completion_words(sub->add_option("kind", args->kind, "hardware, network, scenario or sweep")->required(),
+                       kind_names());
   sub->add_option("-o,--output", args->out,
                   "the file to write (default KIND.yaml: the scenario template names hardware.yaml and the sweep "
                   "template scenario.yaml); - prints it");

@@ -49,6 +49,11 @@ int main(int argc, char** argv) {
       std::cerr << *typo << "\n";
       return 2;
     }
+    if (auto missing = framesim::cli::budget_missing_argument(app);
+        missing && dynamic_cast<const CLI::RequiredError*>(&e)) {
+      std::cerr << *missing << "\n";
+      return 2;
+    }
     app.exit(e);
     return 2;
   }

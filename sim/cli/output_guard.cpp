@@ -24,8 +24,11 @@ namespace framesim::cli {
 
 namespace fs = std::filesystem;
 
-OutputGuard::OutputGuard(fs::path tmp, double wall_limit_s, std::string option_name)
-    : tmp_(std::move(tmp)), wall_limit_s_(wall_limit_s), option_name_(std::move(option_name)) {
+OutputGuard::OutputGuard(fs::path tmp, double wall_limit_s, std::string option_name, std::string after_signal)
+    : tmp_(std::move(tmp)),
+      wall_limit_s_(wall_limit_s),
+      option_name_(std::move(option_name)),
+      after_signal_(std::move(after_signal)) {
   sigemptyset(&signals_);
   for (int s : {SIGINT, SIGTERM, SIGHUP, SIGUSR2}) sigaddset(&signals_, s);
   pthread_sigmask(SIG_BLOCK, &signals_, &previous_mask_);
@@ -61,7 +64,7 @@ void OutputGuard::watch() {
     siginfo_t info{};
     const int s = sigtimedwait(&signals_, &info, &timeout);
     if (s < 0 || s == SIGUSR2) continue;  // a timeout, EINTR, or the destructor's wake-up
-    stop(fmt::format("framesim: interrupted by SIG{}; nothing was written", sigabbrev_np(s) ? sigabbrev_np(s) : "?"),
+    stop(fmt::format("framesim: interrupted by SIG{}; {}", sigabbrev_np(s) ? sigabbrev_np(s) : "?", after_signal_),
          128 + s);
   }
 }
@@ -85,6 +88,12 @@ void OutputGuard::publish(const std::function<void()>& publish) {
   std::lock_guard lock(mutex_);
   publish();
   published_ = true;
+}
+
+void unblock_guarded_signals() {
+  sigset_t none;
+  sigemptyset(&none);
+  pthread_sigmask(SIG_SETMASK, &none, nullptr);
 }
 
 namespace {

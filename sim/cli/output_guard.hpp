@@ -21,8 +21,11 @@ class OutputGuard {
  public:
   /// Guards `tmp` (a folder or file being written). `wall_limit_s` > 0 stops the process after that much wall
   /// time with exit code kExitWallLimit; a signal ends it with 128 + the signal's number. Each says so on stderr.
-  /// Construct it before any other thread starts: it blocks the signals in the calling thread.
-  OutputGuard(std::filesystem::path tmp, double wall_limit_s, std::string option_name);
+  /// Construct it before any other thread starts: it blocks the signals in the calling thread (a child a guarded
+  /// process forks inherits the mask: unblock them in the child, see unblock_guarded_signals). `after_signal` is
+  /// what the signal's message says of the output ("nothing was written").
+  OutputGuard(std::filesystem::path tmp, double wall_limit_s, std::string option_name,
+              std::string after_signal = "nothing was written");
   ~OutputGuard();
   OutputGuard(const OutputGuard&) = delete;
   OutputGuard& operator=(const OutputGuard&) = delete;
@@ -38,6 +41,7 @@ class OutputGuard {
   std::filesystem::path tmp_;
   double wall_limit_s_;
   std::string option_name_;
+  std::string after_signal_;
   sigset_t signals_{};
   sigset_t previous_mask_{};
   std::mutex mutex_;
@@ -45,6 +49,9 @@ class OutputGuard {
   std::atomic<bool> published_{false};
   std::thread watcher_;
 };
+
+/// In a child forked by a guarded process, before exec: the signals the guard blocked reach the child again.
+void unblock_guarded_signals();
 
 /// The file in a run folder listing what framesim wrote there, one name a line.
 inline constexpr const char* kWrittenFilesList = ".framesim-files";

@@ -19,8 +19,10 @@
 #include <unistd.h>
 #include <nlohmann/json.hpp>
 
+#include "cli/app.hpp"
 #include "cli/commands.hpp"
 #include "cli/console.hpp"
+#include "cli/output_guard.hpp"
 #include "config/scenario.hpp"
 #include "config/sweep.hpp"
 #include "core/error.hpp"
@@ -251,6 +253,11 @@ int run_sweep(const SweepArgs& a) {
   const fs::path work_root = dir / "work" / std::to_string(::getpid());
   const pid_t parent = ::getpid();
   fs::create_directories(work_root);
+  // Ctrl-C: this invocation's work folder goes (a simulation in flight, dying with the sweep, may leave a part
+  // that the next invocation removes), the finished points stay, and the message says how to resume.
+  const OutputGuard guard(
+      work_root, 0, "",
+      fmt::format("the points finished so far are kept in {}: the same command resumes", (dir / "points").string()));
 
   std::vector<std::size_t> todo;
   std::size_t done_before = 0;
@@ -290,6 +297,7 @@ int run_sweep(const SweepArgs& a) {
     if (pid < 0) throw core::UserError("sweep: cannot fork");
     if (pid == 0) {
       ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // a killed sweep takes its simulations with it
+      unblock_guarded_signals();
       if (::getppid() != parent) std::_Exit(127);
       const int out = ::open((work / "stdout.json").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
       const int err = ::open((work / "stderr.txt").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -420,7 +428,8 @@ Command add_sweep_command(CLI::App& app) {
   sub->add_option("-o,--out", args->out, "sweep folder (default: runs/sweep-<sweep file name without .yaml>)");
   sub->add_option("-j,--jobs", args->jobs, "simulations at once (default 1)")->check(CLI::Range(1, 1024));
   sub->add_option("--shard", args->shard, "run only points I, I+N, I+2N...: I/N (default: from SLURM_ARRAY_TASK_ID)");
-  sub->add_option("--emit", args->emit, "write a job script instead of running: slurm");
+  set_completion_words(sub->add_option("--emit", args->emit, "write a job script instead of running: slurm"),
+                       {"slurm"});
   sub->add_flag("--keep-runs", args->keep_runs, "keep every point's run folder under runs/");
   return {sub, [args] { return run_sweep(*args); }};
 }

@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "cli/app.hpp"
 #include "cli/commands.hpp"
 #include "cli/totals_support.hpp"
 #include "config/hardware.hpp"
@@ -232,9 +233,10 @@ Command add_validate_command(CLI::App& app) {
                   "input files (.yaml: hardware, network, scenario or sweep) to check without running them, each with "
                   "every problem at file:line:column and key (exit code 2) or \"ok\"; or one validation suite CSV "
                   "(default tests/validation/suite.csv) to compare predictions with published measurements");
-  sub->add_option("--kind", args->kind,
-                  "with input files: their kind (hardware, network, scenario, sweep) instead of "
-                  "telling it from their top-level keys");
+  set_completion_words(sub->add_option("--kind", args->kind,
+                                       "with input files: their kind (hardware, network, scenario, sweep) instead of "
+                                       "telling it from their top-level keys"),
+                       {"hardware", "network", "scenario", "sweep"});
   sub->add_flag("--json", args->json, "with a suite: print JSON instead of the text report");
   return {sub, [args] {
             const auto& files = args->arguments;

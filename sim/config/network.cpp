@@ -316,7 +316,11 @@ class NetworkReader {
       const bool declared = std::find(allowed.begin(), allowed.end(), e->key) != allowed.end();
       std::optional<Node> at = e->key.empty() || !declared ? std::nullopt : r.get(e->key);
       if (e->key == "inputs") at = r.get("inputs") ? r.get("inputs") : r.get("input");
-      (at ? *at : item).error(e->message);
+      // A parameter the op needs but the layer does not give: name it, since there is no node to point at.
+      const bool names_key = (" " + e->message + " ").find(" " + e->key + " ") != std::string::npos;
+      if (!at && declared && !e->key.empty() && !names_key)
+        item.error(fmt::format("{} (not given): {}", e->key, e->message));
+      else (at ? *at : item).error(e->message);
       return;
     }
     auto& built = std::get<model::BuiltLayer>(result);

@@ -501,7 +501,7 @@ const Table& hardware_table() {
           {.path = "units.<unit>.memory[]", .kind = Kind::text, .description = "a memory level's name"},
           {.path = "units.<unit>.operating_points",
            .kind = Kind::list,
-           .default_value = "one point, 1 Hz, 1 V",
+           .default_value = "one fixed clock (no DVFS: roofs never scale)",
            .description = "DVFS points, highest frequency first; compute roofs scale with frequency / first "
                           "frequency"},
           {.path = "units.<unit>.operating_points[]", .kind = Kind::map, .description = "one DVFS point"},

@@ -556,8 +556,12 @@ MapReader::MapReader(const Node& node, const schema::Table& table, std::string_v
     const std::string key = it->first.Scalar();
     if (std::find(allowed_.begin(), allowed_.end(), key) != allowed_.end()) continue;
     std::string message = fmt::format("unknown key \"{}\"", core::quote_capped(key));
-    if (auto near = core::closest_match(key, allowed_)) message += fmt::format(" (did you mean \"{}\"?)", *near);
-    else message += fmt::format("; allowed keys: {}", core::join_list(allowed_, ", "));
+    if (auto near = core::closest_match(key, allowed_)) {
+      message += fmt::format(" (did you mean \"{}\"?)", *near);
+      suggested_.emplace_back(*near);
+    } else {
+      message += fmt::format("; allowed keys: {}", core::join_list(allowed_, ", "));
+    }
     const std::string path =
         node_.path().empty() ? core::quote_capped(key) : node_.path() + "." + core::quote_capped(key);
     const auto mark = it->first.Mark();
@@ -587,9 +591,20 @@ std::optional<Node> MapReader::get(std::string_view key) const {
 
 std::optional<Node> MapReader::required(std::string_view key) const {
   auto n = get(key);
-  if (!n && ok_) {
+  // A misspelt key was already reported with this one as its correction: one message, not two.
+  const bool misspelt = std::find(suggested_.begin(), suggested_.end(), key) != suggested_.end();
+  if (!n && ok_ && !misspelt) {
     const std::string path = node_.path().empty() ? std::string(key) : node_.path() + "." + std::string(key);
-    node_.document().diagnostics().add(node_.location(), path, "missing required key");
+    std::string message = "missing required key";
+    const std::string pattern = pattern_.empty() ? std::string(key) : pattern_ + "." + std::string(key);
+    if (const schema::Key* k = table_->find(pattern); k != nullptr && !k->example.empty()) {
+      // `framesim keys` takes the kinds of file, not the fragments (scheduler, work, ...) their keys share.
+      const bool kind_of_file = schema::file_table(table_->name) == table_;
+      message += kind_of_file ? fmt::format(" (for example {}: {}; `framesim keys {} {}` explains it)", key, k->example,
+                                            table_->name, k->path)
+                              : fmt::format(" (for example {}: {})", key, k->example);
+    }
+    node_.document().diagnostics().add(node_.location(), path, message);
   }
   return n;
 }

@@ -149,6 +149,7 @@ class MapReader {
   std::string pattern_;
   std::vector<std::string> allowed_;
   std::vector<std::string> extra_;
+  std::vector<std::string> suggested_;  // declared keys an unknown key was taken for: not reported missing again
   bool ok_ = true;
 };
 

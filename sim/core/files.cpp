@@ -61,7 +61,12 @@ void check_input_file(const std::filesystem::path& path, std::uintmax_t max_byte
 std::string read_file(const std::filesystem::path& path, std::uintmax_t max_bytes) {
   check_input_file(path, max_bytes);
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw UserError(display(path) + ": cannot open file");
+  if (!in) {
+    std::error_code ec;
+    const bool exists = std::filesystem::exists(path, ec);
+    throw UserError(display(path) + (exists ? ": cannot open file: not readable (check its permissions)"
+                                            : ": cannot open file: no such file"));
+  }
   std::stringstream buffer;
   buffer << in.rdbuf();
   return buffer.str();

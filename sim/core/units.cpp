@@ -323,7 +323,10 @@ ParsedQuantity parse_quantity(std::string_view text, Dimension dim) {
   for (Dimension other : kAllDimensions) {
     if (other == dim || other == Dimension::Ratio) continue;
     if (unit_factor(split.unit, other)) {
-      return {std::nullopt, fmt::format("{} ({} is a {})", message, quote_capped(split.unit), dimension_name(other))};
+      const std::string_view name = dimension_name(other);
+      const bool vowel = name.find_first_of("aeiou") == 0;
+      return {std::nullopt,
+              fmt::format("{} ({} is {} {})", message, quote_capped(split.unit), vowel ? "an" : "a", name)};
     }
   }
   return {std::nullopt, fmt::format("{} (unknown unit \"{}\")", message, quote_capped(split.unit))};

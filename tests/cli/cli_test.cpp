@@ -121,6 +121,26 @@ TEST(Cli, CompletionCompletesInBash) {
   EXPECT_EQ(complete(scratch, script, "framesim --ver"), (std::vector<std::string>{"--version", "--verbose"}));
 }
 
+// An argument or option that takes one of a few words completes to them, not to file names: the kinds of file
+// (docs/schema.md's four), the precisions, the shells; after the kind, keys' next argument gets file names again.
+TEST(Cli, CompletionOffersTheWordsAnArgumentTakes) {
+  framesim::testing::Scratch scratch;
+  const auto script = scratch.write("framesim.bash", run_cli("completion bash").out);
+  const std::vector<std::string> kinds{"hardware", "network", "scenario", "sweep"};
+  EXPECT_EQ(complete(scratch, script, "framesim keys "), kinds);
+  EXPECT_EQ(complete(scratch, script, "framesim schema "), kinds);
+  EXPECT_EQ(complete(scratch, script, "framesim init -q s"), (std::vector<std::string>{"scenario", "sweep"}));
+  EXPECT_EQ(complete(scratch, script, "framesim validate --kind net"), std::vector<std::string>{"network"});
+  EXPECT_EQ(complete(scratch, script, "framesim budget --precision int"),
+            (std::vector<std::string>{"int32", "int16", "int8", "int4"}));
+  EXPECT_EQ(complete(scratch, script, "framesim completion "), std::vector<std::string>{"bash"});
+  EXPECT_EQ(complete(scratch, script, "framesim sweep --emit "), std::vector<std::string>{"slurm"});
+  // File names there (the working folder has a hardware/ folder, but nothing named network or sweep).
+  const auto after_kind = complete(scratch, script, "framesim keys hardware ");
+  EXPECT_FALSE(after_kind.empty());
+  for (const char* k : {"network", "sweep"}) EXPECT_EQ(std::count(after_kind.begin(), after_kind.end(), k), 0) << k;
+}
+
 // The build writes the same two documents (build/share/...) as the commands print.
 TEST(Cli, TheBuildWritesTheManPageAndTheCompletion) {
   const fs::path build = fs::path(FRAMESIM_BINARY).parent_path();
@@ -249,6 +269,25 @@ TEST(Cli, RunsProgressBarOnATerminalIsClearedBeforeTheSummary) {
   EXPECT_EQ(quiet.find(" elapsed, "), std::string::npos);
   EXPECT_EQ(quiet.find("framesim run: robot-30fps"), 0u);
   EXPECT_EQ(run_cli(args + " --force").err, "");
+}
+
+// The cold/sustained windows' clocks column names the units that have DVFS points only: the illustrative board
+// gives the cpu (2.4 GHz first) and the gpu (1 GHz first) operating points and the npu none, and at 25 C with an
+// 85 C trip nothing throttles, so both windows read "cpu 2.4 GHz, gpu 1 GHz" and never the npu's placeholder clock.
+TEST(Cli, WindowClocksLeaveOutUnitsWithoutOperatingPoints) {
+  framesim::testing::Scratch scratch;
+  const auto r = run_cli("run scenarios/two_camera_det_seg_illustrative.yaml --duration 8s -o '" +
+                         (scratch.dir() / "run").string() + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  int windows = 0;
+  std::istringstream lines(r.out);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("cold ", 0) != 0 && line.rfind("sustained ", 0) != 0) continue;
+    ++windows;
+    EXPECT_NE(line.find("cpu 2.4 GHz, gpu 1 GHz"), std::string::npos) << line;
+    EXPECT_EQ(line.find("npu"), std::string::npos) << line;
+  }
+  EXPECT_EQ(windows, 2) << r.out;
 }
 
 }  // namespace

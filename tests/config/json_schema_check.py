@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """Checks the checked-in JSON Schemas (docs/schema/*.schema.json) with a validator framesim does not contain:
-python3-jsonschema. Every shipped input file must validate against its kind's schema, and a few broken files
+python3-jsonschema. Every shipped input file (examples/ included) must validate against its kind's schema and
+name it on its first line for yaml-language-server, and a few broken files
 from the bad-input gallery must not (a misspelt key, a bandwidth without a unit or with a frequency's, a choice misspelt, a missing
 required key, a negative integer), nor may any gallery case framesim refuses for an unknown key. Run from the
 repository root; exit code 0 when all holds."""
 import glob
 import json
+import os
 import sys
 
 try:
@@ -49,6 +51,20 @@ def kind_of(doc):
     return "scenario"
 
 
+def schema_line_problems(path, kind):
+    """A shipped file's first line points yaml-language-server at its kind's schema, by a path relative to the
+    file that exists: [] when it does, else the problem."""
+    with open(path) as f:
+        first = f.readline().rstrip("\n")
+    prefix = "# yaml-language-server: $schema="
+    if not first.startswith(prefix):
+        return [f"{path}: the first line is not `{prefix}...` (the editor's schema)"]
+    target = os.path.normpath(os.path.join(os.path.dirname(path), first[len(prefix):]))
+    if target != os.path.normpath(f"docs/schema/{kind}.schema.json"):
+        return [f"{path}: the schema line names {target}, not docs/schema/{kind}.schema.json"]
+    return []
+
+
 def validator(kind):
     with open(f"docs/schema/{kind}.schema.json") as f:
         schema = json.load(f)
@@ -69,12 +85,14 @@ def main():
                 for error in v.iter_errors(doc):
                     failures.append(f"{path}: {'.'.join(map(str, error.path))}: {error.message[:200]}")
                 checked += 1
+                failures += schema_line_problems(path, kind)
     validators = {kind: validator(kind) for kind in SHIPPED}
     for path in sorted(glob.glob("examples/*/*.yaml")):
         with open(path) as f:
             doc = yaml.safe_load(f)
         for error in validators[kind_of(doc)].iter_errors(doc):
             failures.append(f"{path}: {'.'.join(map(str, error.path))}: {error.message[:200]}")
+        failures += schema_line_problems(path, kind_of(doc))
         checked += 1
     if checked < 60:
         failures.append(f"only {checked} shipped files found")

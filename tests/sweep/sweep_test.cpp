@@ -117,6 +117,42 @@ TEST(Sweep, KilledAndRerunGivesTheSameTable) {
             framesim::core::read_file(s.dir() / "whole" / "results.json"));
 }
 
+// Ctrl-C (SIGINT to the sweep) as soon as its first point is done: a message saying the finished points are kept
+// and how to resume; the resumed sweep leaves no work folder and does not run the finished point again.
+TEST(Sweep, SigintKeepsTheFinishedPointsAndSaysSo) {
+  Scratch s;
+  write_small_sweep(s);
+  const auto out = s.dir() / "interrupted";
+  const std::string cmd = fmt::format("'{}' sweep {} -q -j 1 -o {} > /dev/null 2> {} & echo $!", FRAMESIM_BINARY,
+                                      (s.dir() / "sweep.yaml").string(), out.string(), (s.dir() / "err").string());
+  FILE* pipe = ::popen(cmd.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  int pid = 0;
+  ASSERT_EQ(std::fscanf(pipe, "%d", &pid), 1);
+  ::pclose(pipe);
+  const auto first_point = out / "points" / "000000.json";
+  for (int i = 0; i < 12000 && !std::filesystem::exists(first_point); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ASSERT_TRUE(std::filesystem::exists(first_point));
+  ASSERT_EQ(::kill(pid, SIGINT), 0);
+  // Not our child (the shell's): wait for it to go, then read what it said.
+  for (int i = 0; i < 2000 && ::kill(pid, 0) == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  EXPECT_NE(::kill(pid, 0), 0) << "the sweep did not stop on SIGINT";
+  EXPECT_EQ(framesim::core::read_file(s.dir() / "err"),
+            fmt::format("framesim: interrupted by SIGINT; the points finished so far are kept in {}: the same "
+                        "command resumes\n",
+                        (out / "points").string()));
+  EXPECT_FALSE(std::filesystem::exists(out / "results.csv"));
+  ASSERT_TRUE(std::filesystem::exists(first_point));
+  // The work folder is removed as the sweep stops, but a simulation in flight may still write into it until it
+  // dies with its parent: the resumed sweep removes what is left, and keeps the point already done.
+  const auto written = std::filesystem::last_write_time(first_point);
+  ASSERT_EQ(run_cli(fmt::format("sweep {} -q -j 2 -o {}", (s.dir() / "sweep.yaml").string(), out.string())).exit_code,
+            0);
+  EXPECT_FALSE(std::filesystem::exists(out / "work"));
+  EXPECT_EQ(std::filesystem::last_write_time(first_point), written);
+}
+
 TEST(Sweep, ShardsMergeIntoTheLocalTable) {
   Scratch s;
   write_small_sweep(s);
