@@ -72,6 +72,12 @@ void FrameBook::emit_finalized() {
   }
 }
 
+std::size_t FrameBook::outstanding_copies() const {
+  std::size_t copies = 0;
+  for (const Frame& f : frames_) copies += static_cast<std::size_t>(f.outstanding);
+  return copies;
+}
+
 void FrameBook::finish(double end_s) {
   while (!frames_.empty()) {
     if (frames_.front().finalized) {

@@ -42,6 +42,8 @@ class FrameBook {
 
   bool empty() const { return frames_.empty(); }
   std::int64_t captured() const { return next_; }
+  /// Copies of frames still in queues or being processed, over every frame in flight.
+  std::size_t outstanding_copies() const;
   /// Frames in flight now (captured, not finished).
   std::size_t in_flight() const { return frames_.size(); }
   double frames_energy_J() const { return frames_energy_J_; }

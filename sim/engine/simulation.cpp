@@ -825,6 +825,8 @@ class Simulation {
     }
     const double limit = now() + drain_limit_s();
     while (!drained()) {
+      release_unusable_side_inputs();
+      if (drained()) break;
       if (drained_cv_->wait_until(lock, limit) == std::cv_status::timeout) break;
     }
     lock.unlock();
@@ -837,6 +839,30 @@ class Simulation {
   }
 
   double drain_limit_s() const { return std::max(2.0, 20 * spec_.deadline_s); }
+
+  /// After the sensors stopped: when every copy of a frame still in the pipeline waits as a side input of a
+  /// `latest` stage, no trigger can come to use it, so its lineage ends as a side input passed over at a trigger
+  /// would (take()) — outcome side_input, not a stuck pipeline. Stages are all waiting then (a copy being
+  /// processed is outstanding too), and actors do not interleave within this call, so no queue lock is needed.
+  void release_unusable_side_inputs() {
+    std::size_t side_items = 0;
+    for (const auto& st : stages_)
+      if (st.spec->policy == model::InputPolicy::latest)
+        for (std::size_t e = 1; e < st.queues.size(); ++e) side_items += st.queues[e].size();
+    if (side_items == 0 || frames_.outstanding_copies() != side_items) return;
+    for (auto& st : stages_) {
+      if (st.spec->policy != model::InputPolicy::latest) continue;
+      for (std::size_t e = 1; e < st.queues.size(); ++e) {
+        auto& side = st.queues[e];
+        while (!side.empty()) {
+          st.last_side[e] = std::move(side.front());
+          side.pop_front();
+          release_copy(st.last_side[e]->frame);
+        }
+      }
+      st.queue.set(now(), queue_depth(st));
+    }
+  }
 
   /// The pipeline did not drain: say where frames are stuck and why (totals.stuck, and a warning).
   void report_stuck() {

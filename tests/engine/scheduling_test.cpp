@@ -471,6 +471,37 @@ stages:
   EXPECT_FALSE(r.summary["warnings"].empty());  // and the same as a warning for the reader of the summary
 }
 
+// The last item of a `latest` join's side input, arriving after the last trigger, is not stuck: no trigger can
+// come once the sensors stopped, so it ends as every passed-over side input does. By hand: the camera captures at
+// 0, 100, ..., 900 ms and triggers fuse; the radar (phase 50 ms) at 50, ..., 950 ms is fuse's side input. Camera
+// frame 0 waits for the first radar item (50 ms); every later camera frame runs at once (1 ms of work), the last
+// ending at 901 ms. Radar frames 50..850 ms are passed over at the next trigger; the 950 ms one waits with nothing
+// else in flight. So: 10 camera frames completed, 10 radar frames ended as side inputs, none unfinished, no stuck
+// report, no warning, and the run ends at its 1 s duration (before the fix: a false "did not drain" warning, a
+// stuck report naming fuse and the run extended to the 2 s drain limit, 3 s).
+TEST(Scheduling, ALatestJoinsLastSideInputIsNotStuck) {
+  Scratch s;
+  s.write("hw.yaml", one_core_hardware("scheduler: priority"));
+  const auto r = run_framesim(s.write("s.yaml", R"(name: latest-tail
+hardware: hw.yaml
+duration: "1 s"
+deadline: "50 ms"
+sensors:
+  camera: {rate: "10 Hz"}
+  radar: {rate: "10 Hz", phase: "50 ms"}
+stages:
+  fuse: {unit: cpu, inputs: [camera, radar], policy: latest, work: {time: "1 ms"}}
+)"),
+                              s.dir() / "out");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(r.summary["stuck"].is_null()) << r.summary["stuck"].dump(2);
+  EXPECT_TRUE(r.summary["warnings"].empty()) << r.summary["warnings"].dump(2);
+  EXPECT_NEAR(r.summary["run"]["simulated_s"].get<double>(), 1.0, 1e-9);
+  EXPECT_EQ(r.frames.where("outcome", "completed").size(), 10u);
+  EXPECT_EQ(r.frames.where("outcome", "side_input").size(), 10u);
+  EXPECT_EQ(r.frames.where("outcome", "unfinished").size(), 0u);
+}
+
 // A pipeline that drains has no stuck report.
 TEST(Scheduling, ADrainedPipelineHasNoStuckReport) {
   Scratch s;
