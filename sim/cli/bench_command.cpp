@@ -24,8 +24,10 @@
 #include "cli/console.hpp"
 #include "config/scenario.hpp"
 #include "core/error.hpp"
+#include "core/files.hpp"
 #include "core/units.hpp"
 #include "engine/module.hpp"
+#include "json_text.hpp"
 #include "model/scenario.hpp"
 #include "run_analysis.hpp"
 
@@ -42,6 +44,7 @@ struct BenchArgs {
   std::string duration;
   std::string memory_frames = "1000000";
   int repeat = 1;
+  std::string json;  // --json FILE: every figure, machine-readable
 };
 
 struct Measurement {
@@ -165,6 +168,12 @@ std::string row(const std::string& name, const Measurement& m, Measured what) {
                      core::format_seconds(m.wall_s), core::format_capacity(m.peak_rss_bytes));
 }
 
+nlohmann::json measurement_json(const Measurement& m) {
+  return {
+      {"wall_s", m.wall_s},   {"cpu_s", m.cpu_s},   {"simulated_s", m.simulated_s},      {"activities", m.activities},
+      {"kernels", m.kernels}, {"frames", m.frames}, {"peak_rss_bytes", m.peak_rss_bytes}};
+}
+
 int run_bench(const BenchArgs& a) {
   const model::ScenarioSpec spec = config::load_scenario(a.scenario);
   config::load_scenario(a.stochastic);  // checked before minutes are spent
@@ -178,6 +187,12 @@ int run_bench(const BenchArgs& a) {
   } catch (const std::exception&) {
   }
   if (frames < 10) throw core::UserError("--memory-frames: a whole number of frames, at least 10");
+  if (!a.json.empty()) {  // refused now, not after minutes of measuring
+    const fs::path parent = fs::absolute(a.json).parent_path();
+    if (fs::is_directory(a.json)) throw core::UserError(fmt::format("--json: {} is a folder; name a file", a.json));
+    if (!fs::is_directory(parent))
+      throw core::UserError(fmt::format("--json: no folder {} to write {} in", parent.string(), a.json));
+  }
   const double memory_rate = memory_spec.sensors.front().rate_Hz;
   const double memory_long_s = static_cast<double>(frames) / memory_rate;
   std::cout << fmt::format(
@@ -219,6 +234,27 @@ int run_bench(const BenchArgs& a) {
                            core::format_capacity(mem_long.peak_rss_bytes), core::format_number(mem_long.frames, 8),
                            core::format_capacity(mem_short.peak_rss_bytes), core::format_number(mem_short.frames, 8),
                            core::format_number(per_frame, 3));
+  if (!a.json.empty()) {
+    const nlohmann::json j{
+        {"scenario", spec.name},
+        {"duration_s", duration},
+        {"repeat", a.repeat},
+        {"measurements",
+         {{"reference_framesim", measurement_json(fast)},
+          {"reference_exact", measurement_json(exact)},
+          {"reference_bare_loop", measurement_json(bare)},
+          {"stochastic_framesim", measurement_json(sfast)},
+          {"stochastic_bare_loop", measurement_json(sbare)},
+          {"memory_tenth", measurement_json(mem_short)},
+          {"memory_all", measurement_json(mem_long)}}},
+        // bare-loop CPU time / framesim CPU time: above 1, framesim is the faster
+        {"speed_ratio", {{"reference", bare.cpu_s / fast.cpu_s}, {"stochastic", sbare.cpu_s / sfast.cpu_s}}},
+        {"activities_per_layer",
+         {{"framesim", fast.activities / std::max(1.0, fast.kernels)},
+          {"exact", exact.activities / std::max(1.0, exact.kernels)}}},
+        {"memory_bytes_per_frame", per_frame}};
+    core::write_file_atomic(a.json, analysis::json_text(j) + "\n");
+  }
   return 0;
 }
 
@@ -259,6 +295,7 @@ Command add_bench_command(CLI::App& app) {
   sub->add_option("--memory-frames", args->memory_frames, "frames of the long memory run (default 1000000)");
   sub->add_option("--repeat", args->repeat, "measure each speed variant this many times; keep the best (default 1)")
       ->check(CLI::Range(1, 100));
+  sub->add_option("--json", args->json, "also write every figure to this JSON file (bench.json)");
   return {sub, [args] { return run_bench(*args); }};
 }
 
