@@ -45,6 +45,10 @@ TEST(SeedBudget, ReferenceDeviceRidgeAndTheTwoMatmuls) {
   EXPECT_NEAR(linear["intensity"].get<double>(), 0.499, 0.0005);
   EXPECT_NEAR(linear["bound_s"].get<double>(), 84.0e-6, 0.05e-6);
   EXPECT_NEAR(linear["fraction_of_peak"].get<double>(), 0.0125, 0.00005);
+  // Each kernel's ridge: its compute roof over the bandwidth of the level that binds its memory time. Both are
+  // fp32 and the device has no derating: 2 TFLOP/s / 50 GB/s = 40 op/B, the machine's ridge above.
+  EXPECT_DOUBLE_EQ(square["ridge"].get<double>(), 40.0);
+  EXPECT_DOUBLE_EQ(linear["ridge"].get<double>(), 40.0);
 }
 
 TEST(SeedBudget, ConvolutionAgainstItsDepthwiseTwin) {
