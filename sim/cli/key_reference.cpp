@@ -403,8 +403,12 @@ class TemplateWriter {
       const bool has_keys = std::any_of(holder.keys.begin(), holder.keys.end(),
                                         [&](const Key& k) { return k.parent() == inner && k.name() != "[]"; });
       if (!c->example.empty()) {
+        if (has_keys) {  // the block form first, all commented: uncommenting it never sits under the one-liner
+          comment(indent, fmt::format("or as a block, in place of the `{}:` line below:", name));
+          out_ << std::string(static_cast<std::size_t>(indent), ' ') << "# " << name << ":\n";
+          emit(holder, inner, indent + 2, false);
+        }
         out_ << lead << name << ": " << c->example << "\n";
-        if (has_keys) emit(holder, inner, indent + 2, false);
       } else if (has_keys) {
         out_ << lead << name << ":\n";
         emit(holder, inner, indent + 2, active);

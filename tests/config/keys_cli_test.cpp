@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -89,6 +90,36 @@ TEST(KeysCli, InitWritesTemplatesThatValidateAndRun) {
   const auto forced = fst::run_cli("init hardware --force -o " + quoted(dir / "hardware.yaml"));
   EXPECT_EQ(forced.exit_code, 0) << forced.err;
   EXPECT_EQ(core::read_file(dir / "hardware.yaml"), hardware);
+}
+
+// A required key written as a one-line example (`peak: {...}`) shows its block form above it, commented: a user
+// who uncomments the block and drops the one-liner gets a valid file. Done here by plain text editing, the way a
+// user would, on the template as written.
+TEST(KeysCli, InitBlockFormsCanBeUncommented) {
+  fst::Scratch scratch;
+  const fs::path path = scratch.dir() / "hardware.yaml";
+  ASSERT_EQ(fst::run_cli("init hardware -o " + quoted(path)).exit_code, 0);
+  std::istringstream in(core::read_file(path));
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  std::string edited;
+  bool found = false;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (lines[i] != "    # peak:") {
+      edited += lines[i] + "\n";
+      continue;
+    }
+    found = true;
+    edited += "    peak:\n";
+    for (++i; i < lines.size() && lines[i].rfind("      # ", 0) == 0; ++i)  // the block's commented sub-keys
+      if (lines[i].find("fp16: \"") != std::string::npos) edited += "      " + lines[i].substr(8) + "\n";
+    ASSERT_LT(i, lines.size());
+    ASSERT_EQ(lines[i].rfind("    peak: {", 0), 0u) << lines[i];  // the one-liner right after: dropped
+  }
+  ASSERT_TRUE(found) << "no commented block form of peak in the template";
+  std::ofstream(path) << edited;
+  const auto validate = fst::run_cli("validate " + quoted(path));
+  EXPECT_EQ(validate.exit_code, 0) << validate.err << edited;
 }
 
 TEST(KeysCli, ValidateReportsEveryProblemOfEveryFile) {
