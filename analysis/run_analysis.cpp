@@ -270,7 +270,7 @@ json RunAnalysis::finish(const engine::RunTotals& totals) {
   wall_s_ = totals.wall_s;  // not in the run folder: outputs must be byte-identical for the same inputs and seed
   j["run"] = {
       {"simulated_s", totals.end_s},     {"frames_captured", totals.frames_captured}, {"kernels", totals.kernels},
-      {"activities", totals.activities}, {"dispatch_sleeps", totals.dispatch_sleeps}, {"fast_path", totals.fast_path}};
+      {"activities", totals.activities}, {"fast_path", totals.fast_path}};
 
   // Frames and latency
   json drops = json::object();

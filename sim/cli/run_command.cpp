@@ -33,7 +33,6 @@ struct RunArgs {
   std::vector<std::string> set;
   bool force = false;
   bool json = false;
-  bool no_merge = false;
   bool exact = false;
   bool strict = false;
   std::string wall_limit;
@@ -94,8 +93,7 @@ int run_scenario(const RunArgs& a) {
     ProgressBar bar(fmt::format("run {}", spec.name));
     engine::RunOptions options;
     if (bar.enabled()) options.progress = [&bar](double f) { bar.update(f); };
-    options.merge_kernels = !a.no_merge;
-    options.fluid = !a.no_merge && !a.exact;
+    options.fluid = !a.exact;
     const engine::RunTotals totals = engine::engine_module().simulate(spec, analysis, options);
     const auto simulated = std::chrono::steady_clock::now();
     const auto summary = analysis.finish(totals);
@@ -165,11 +163,8 @@ Command add_run_command(CLI::App& app) {
                   "stop the run after this much wall time, e.g. 10min: exit code 3, nothing written");
   sub->add_flag("--json", args->json, "print summary.json instead of the text summary");
   sub->add_flag("--exact", args->exact,
-                "every kernel as a SimGrid activity: no fast path (framesim's own sharing model for units nobody else "
-                "uses), which agrees with it to rounding (slower)");
-  sub->add_flag("--no-merge", args->no_merge,
-                "no engine shortcuts at all: --exact, and no merged kernel runs nor dispatch overhead as route latency "
-                "(slowest)");
+                "every kernel as a SimGrid activity instead of framesim's own fluid model of SimGrid's sharing: the "
+                "same decisions, agreeing with it to rounding (slower)");
   return {sub, [args] { return run_scenario(*args); }};
 }
 
