@@ -30,9 +30,9 @@ struct Worker {
   int cores = 1;
   CoreMask pinned = 0;
   int priority = 0;
-  std::size_t owner = 0;        // busy time is kept per owner: stage index, or stages + task index
-  std::uint64_t declared = 0;   // declaration order (ties of equal release times)
-  int stage = -1, task = -1;    // for kernel records
+  std::size_t owner = 0;       // busy time is kept per owner: stage index, or stages + task index
+  std::uint64_t declared = 0;  // declaration order (ties of equal release times)
+  int stage = -1, task = -1;   // for kernel records
   std::vector<KernelPlan> kernels;
   std::mt19937_64 rng;
 };
@@ -49,19 +49,19 @@ struct RunJob : Job {
   // Where it is.
   enum class Phase { idle, launching, switching, running };
   Phase phase = Phase::idle;
-  std::size_t next = 0;         // the kernel in flight, or the next one
-  bool in_kernel = false;       // kernel `next` has begun (its launch or its work)
-  double launch_left_s = 0;     // of kernel `next`'s dispatch overhead, when it was stopped while launching
-  double kernel_done = 0;       // fraction of kernel `next`'s work done
+  std::size_t next = 0;      // the kernel in flight, or the next one
+  bool in_kernel = false;    // kernel `next` has begun (its launch or its work)
+  double launch_left_s = 0;  // of kernel `next`'s dispatch overhead, when it was stopped while launching
+  double kernel_done = 0;    // fraction of kernel `next`'s work done
   double phase_start_s = 0;
-  double dispatch_start_s = 0;  // kernel `next`'s launch began
-  double work_start_s = -1;     // kernel `next`'s work began (-1: not yet)
-  std::uint64_t generation = 0;  // launch and switch timers of an older generation are void
+  double dispatch_start_s = 0;         // kernel `next`'s launch began
+  double work_start_s = -1;            // kernel `next`'s work began (-1: not yet)
+  std::uint64_t generation = 0;        // launch and switch timers of an older generation are void
   std::uint64_t slice_generation = 0;  // quantum timers likewise
-  bool had_cores = false;        // it held cores before the decision being applied
-  Running booking;               // the kernel in flight, booked by progress
-  std::size_t flow = 0;          // fluid executor: its flow
-  sg4::ExecPtr exec;             // exact executor: its activity
+  bool had_cores = false;              // it held cores before the decision being applied
+  Running booking;                     // the kernel in flight, booked by progress
+  std::size_t flow = 0;                // fluid executor: its flow
+  sg4::ExecPtr exec;                   // exact executor: its activity
 
   // How it did.
   double start_s = -1;  // it first held cores
@@ -76,8 +76,8 @@ class Dispatcher {
  public:
   /// `fluid`: kernels run in framesim's fluid system (SimGrid sees one wait per instant with a timer); else each
   /// kernel is a SimGrid activity.
-  Dispatcher(const model::ScenarioSpec& spec, Platform& platform, Ledger& ledger, RecordSink& sink,
-             RunTotals& totals, bool fluid);
+  Dispatcher(const model::ScenarioSpec& spec, Platform& platform, Ledger& ledger, RecordSink& sink, RunTotals& totals,
+             bool fluid);
   ~Dispatcher();
 
   /// Timer kinds, in the order they are applied within one instant (after the kernel and job ends).
@@ -140,7 +140,7 @@ class Dispatcher {
   std::unique_ptr<Executor> executor_;
   std::priority_queue<Timer, std::vector<Timer>, Later> timers_;
   std::uint64_t timer_seq_ = 0;
-  std::deque<RunJob> pool_;        // every job record ever made; reused once done
+  std::deque<RunJob> pool_;  // every job record ever made; reused once done
   std::vector<RunJob*> free_;
   std::uint64_t next_job_ = 0;
   std::vector<RunJob*> completed_;  // scratch: kernel ends of the instant

@@ -27,8 +27,7 @@ class FluidExecutor final : public Executor {
     for (std::size_t u = 0; u < platform_.units.size(); ++u)
       for (std::size_t lv = 0; lv < platform_.levels.size(); ++lv)
         if (platform_.ports[u][lv])
-          unit_port_[u][lv] =
-              static_cast<std::int64_t>(fluid_.add_constraint(platform_.ports[u][lv]->get_bandwidth()));
+          unit_port_[u][lv] = static_cast<std::int64_t>(fluid_.add_constraint(platform_.ports[u][lv]->get_bandwidth()));
     // A background master streams without end, one byte per unit of work, through its port and its level's bus.
     for (std::size_t b = 0; b < spec_.background.size(); ++b) {
       const auto& bg = spec_.background[b];

@@ -44,7 +44,7 @@ struct QueueGauge {
 
 /// One execution's inputs, as taken from a stage's queues.
 struct Taken {
-  Item trigger;      // its frame is the one processed; chain captures are those of the inputs it took
+  Item trigger;        // its frame is the one processed; chain captures are those of the inputs it took
   double ready_s = 0;  // when the last input it took was enqueued: the job's release time
 };
 

@@ -152,9 +152,9 @@ struct RunTotals {
   double throttled_s = 0;                // time anything was throttled
   double in_system_integral = 0;         // integral over time of frames in the system (Little's law)
   std::int64_t frames_captured = 0;
-  std::int64_t activities = 0;       // ptasks run
-  std::int64_t kernels = 0;          // kernels executed
-  bool fast_path = false;            // kernels ran in framesim's fluid system (not one SimGrid activity each)
+  std::int64_t activities = 0;  // ptasks run
+  std::int64_t kernels = 0;     // kernels executed
+  bool fast_path = false;       // kernels ran in framesim's fluid system (not one SimGrid activity each)
   double wall_s = 0;
   std::vector<double> unit_busy_core_s;   // per unit: core-seconds held by jobs (running, launching, switching)
   std::vector<double> stage_busy_core_s;  // per stage: core-seconds its executions held

@@ -231,8 +231,8 @@ void UnitScheduler::decide(double now_s, Decision& out) {
   }
   // Waiting jobs granted, in rank order (they are in `gets` in that order).
   for (Job* g : gets) {
-    const std::size_t i = static_cast<std::size_t>(std::find(candidates_.begin(), candidates_.end(), g) -
-                                                   candidates_.begin());
+    const std::size_t i =
+        static_cast<std::size_t>(std::find(candidates_.begin(), candidates_.end(), g) - candidates_.begin());
     waiting_.erase(std::find(waiting_.begin(), waiting_.end(), g));
     g->held = new_cores[i];
     busy_ |= g->held;

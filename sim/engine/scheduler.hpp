@@ -21,11 +21,11 @@ inline constexpr int kMaxCores = 64;
 /// One job's claim on a unit's cores. The caller owns it (it lives as long as the job); the scheduler keeps a
 /// pointer while the job waits or holds cores.
 struct Job {
-  std::size_t owner = 0;     // who the job is for (an index the caller chose): busy time is kept per owner
-  int priority = 0;          // higher first (priority, preemptive)
-  int cores = 1;             // how many cores it runs on
-  CoreMask pinned = 0;       // the cores it may use (0: any of the unit's)
-  double release_s = 0;      // when it was released: ranks equal priorities, and fifo
+  std::size_t owner = 0;       // who the job is for (an index the caller chose): busy time is kept per owner
+  int priority = 0;            // higher first (priority, preemptive)
+  int cores = 1;               // how many cores it runs on
+  CoreMask pinned = 0;         // the cores it may use (0: any of the unit's)
+  double release_s = 0;        // when it was released: ranks equal priorities, and fifo
   std::uint64_t declared = 0;  // the declaration order of whom it is for: breaks ties of equal release times
 
   enum class State { outside, waiting, holding };

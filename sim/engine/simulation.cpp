@@ -125,7 +125,8 @@ class Simulation {
       st.main.kernels = plan_kernels(spec_, platform_, ss.work, ss.unit, st.main.cores, &ss, totals_);
       for (std::size_t i = 0; i < ss.side_work.size(); ++i) {
         const auto& sw = ss.side_work[i];
-        Worker w = worker(sw.unit, 0, {}, ss.priority, s, declared++, stream_seed(spec_.seed, StreamKind::side_work, s, i));
+        Worker w =
+            worker(sw.unit, 0, {}, ss.priority, s, declared++, stream_seed(spec_.seed, StreamKind::side_work, s, i));
         w.stage = static_cast<int>(s);
         w.kernels = plan_kernels(spec_, platform_, sw.work, sw.unit, w.cores, nullptr, totals_);
         st.side.push_back(std::move(w));
@@ -283,8 +284,8 @@ class Simulation {
     const Item& item = st.current.trigger;
     const double end = now();
     const Frame& done = frames_.at(item.frame);
-    sink_.on_stage({item.frame, s, item.capture_s, item.enqueue_s, st.start_s < 0 ? end : st.start_s, end,
-                    st.blocked_s, done.energy_J - st.energy_before_J, static_cast<int>(st.main.kernels.size())});
+    sink_.on_stage({item.frame, s, item.capture_s, item.enqueue_s, st.start_s < 0 ? end : st.start_s, end, st.blocked_s,
+                    done.energy_J - st.energy_before_J, static_cast<int>(st.main.kernels.size())});
     for (std::size_t c = 0; c < spec_.chains.size(); ++c) {
       const auto& chain = spec_.chains[c];
       if (!chain.task && chain.stages.back() == s && !std::isnan(item.chain_capture_s[c]))
