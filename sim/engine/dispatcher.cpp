@@ -11,6 +11,9 @@ namespace framesim::engine {
 
 namespace {
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
+/// Events less than this apart are one instant: the rounding of two ways to the same time (k / rate against a
+/// sum of kernel times), and SimGrid's own resolution (framesim sets surf/precision to 1e-12).
+constexpr double kInstant_s = 1e-12;
 
 /// Kernel ends of one instant are applied in declaration order (then release order): never in the order an
 /// executor happened to report them.
@@ -86,8 +89,8 @@ void Dispatcher::run() {
     const double t = executor_->wait(next_timer, completed_);
     if (t == kInfinity) break;  // nothing can ever happen again
     now_ = std::max(now_, t);
-    // Kernel ends less than kSameInstant_s apart belong to one instant.
-    for (double p = executor_->peek_s(); p <= now_ + kSameInstant_s && p < kInfinity; p = executor_->peek_s())
+    // Kernel ends less than kInstant_s apart belong to one instant.
+    for (double p = executor_->peek_s(); p <= now_ + kInstant_s && p < kInfinity; p = executor_->peek_s())
       executor_->wait(p, completed_);
     instant();
   }
@@ -99,9 +102,9 @@ void Dispatcher::instant() {
   std::sort(completed_.begin(), completed_.end(), applied_before);
   for (RunJob* j : completed_) kernel_ended(*j);
   // 2. Timers of the instant, by kind; those they add at this instant join in.
-  while (!timers_.empty() && timers_.top().t_s <= now_ + kSameInstant_s) {
+  while (!timers_.empty() && timers_.top().t_s <= now_ + kInstant_s) {
     batch_.clear();
-    while (!timers_.empty() && timers_.top().t_s <= now_ + kSameInstant_s) {
+    while (!timers_.empty() && timers_.top().t_s <= now_ + kInstant_s) {
       batch_.push_back(timers_.top());
       timers_.pop();
     }
@@ -162,9 +165,15 @@ void Dispatcher::apply(UnitScheduler::Decision& d) {
       continue;
     }
     j.had_cores = true;
-    if (j.start_s < 0) j.start_s = now_;
-    else j.blocked_s += now_ - j.lost_s;
-    if (j.owes_switch && switch_s > 0) {
+    const bool switches = j.owes_switch && switch_s > 0;
+    // It starts once it holds cores and has paid the switch it owes: a first switch is part of its wait, later
+    // ones (and the time without cores after its start) are blocked time.
+    if (j.start_s < 0) {
+      if (!switches) j.start_s = now_;
+    } else {
+      j.blocked_s += now_ - j.lost_s;
+    }
+    if (switches) {
       j.phase = RunJob::Phase::switching;
       j.phase_start_s = now_;
       const std::uint64_t gen = (j.generation = ++stamp_);
@@ -172,7 +181,8 @@ void Dispatcher::apply(UnitScheduler::Decision& d) {
       at(now_ + switch_s, Kind::switched, j.declared, [this, p, gen] {
         if (p->generation != gen || p->phase != RunJob::Phase::switching) return;
         p->owes_switch = false;
-        p->blocked_s += now_ - p->phase_start_s;
+        if (p->start_s < 0) p->start_s = now_;
+        else p->blocked_s += now_ - p->phase_start_s;
         p->phase = RunJob::Phase::idle;
         ready_.push_back(p);
       });
@@ -195,7 +205,9 @@ void Dispatcher::stop_job(RunJob& j) {
       break;
     }
     case RunJob::Phase::launching: j.launch_left_s = std::max(0.0, j.launch_left_s - (now_ - j.phase_start_s)); break;
-    case RunJob::Phase::switching: j.blocked_s += now_ - j.phase_start_s; break;  // pays it again in full
+    case RunJob::Phase::switching:  // pays it again in full
+      if (j.start_s >= 0) j.blocked_s += now_ - j.phase_start_s;
+      break;
     case RunJob::Phase::idle: break;
   }
   j.phase = RunJob::Phase::idle;

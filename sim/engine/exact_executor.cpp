@@ -11,6 +11,9 @@ namespace framesim::engine {
 
 namespace {
 
+/// What is left of an activity that SimGrid would end at this time (its surf/precision, which framesim sets).
+constexpr double kDoneRatio = 1e-12;
+
 class ExactExecutor final : public Executor {
  public:
   ExactExecutor(Ledger& ledger, RunTotals& totals) : ledger_(ledger), totals_(totals) {}
@@ -48,11 +51,16 @@ class ExactExecutor final : public Executor {
     execs_.clear();
     for (const RunJob* j : running_) execs_.push_back(j->exec);
     const double timeout = until_s == std::numeric_limits<double>::infinity() ? -1.0 : std::max(0.0, until_s - now);
-    sg4::Exec::wait_any_for(execs_, timeout);
-    // Every activity that ended at this time, not only the one wait_any reported.
+    const bool timed_out = sg4::Exec::wait_any_for(execs_, timeout) < 0;
+    // Every activity that ended at this time, not only the one wait_any reported. A timeout and an activity ending
+    // at the same time: SimGrid may report the timeout first, with the activity's work done to its precision but
+    // not yet ended; it ends at this instant too (cancelled, booked in full), as on the fluid path.
     for (std::size_t i = 0; i < running_.size();) {
       RunJob* j = running_[i];
-      if (j->exec->get_state() == sg4::Activity::State::FINISHED || j->exec->test()) {
+      const bool done_now = timed_out && j->exec->get_state() == sg4::Activity::State::STARTED &&
+                            j->exec->get_remaining_ratio() <= kDoneRatio;
+      if (done_now) j->exec->cancel();
+      if (done_now || j->exec->get_state() == sg4::Activity::State::FINISHED || j->exec->test()) {
         ledger_.book(j->booking, 1.0);
         forget(*j);
         ended.push_back(j);

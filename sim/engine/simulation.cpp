@@ -46,7 +46,7 @@ struct Stage {
   Taken current;
   std::size_t step = 0;
   double scale = 1, amount = 1;
-  double energy_before_J = 0;
+  double energy_J = 0;  // of its jobs so far
   double start_s = -1, blocked_s = 0;
 };
 
@@ -239,7 +239,7 @@ class Simulation {
     st.blocked_s = 0;
     st.scale = std::max(0.0, st.spec->work.scale.sample(st.main.rng));
     st.amount = work_amount(st.spec->work, st.main.rng);
-    st.energy_before_J = frames_.at(st.current.trigger.frame).energy_J;
+    st.energy_J = 0;
     run_step(s, st.current.ready_s);
   }
 
@@ -269,23 +269,25 @@ class Simulation {
       w = &side;
     }
     const std::int64_t frame = st.current.trigger.frame;
-    dispatcher_->release(*w, release_s, cycle_scale, byte_scale, frame, &frames_.at(frame).energy_J,
-                         [this, s, own](RunJob& job) {
-                           Stage& stage = stages_[s];
-                           if (stage.start_s < 0) stage.start_s = job.start_s;
-                           if (own) stage.blocked_s = job.blocked_s;
-                           ++stage.step;
-                           run_step(s, now());
-                         });
+    // Each job books into its own total, added to the stage's and the frame's when it ends: a stage's energy is
+    // exactly its own jobs', whatever else books into the same frame meanwhile.
+    dispatcher_->release(*w, release_s, cycle_scale, byte_scale, frame, nullptr, [this, s, own, frame](RunJob& job) {
+      Stage& stage = stages_[s];
+      stage.energy_J += job.energy_J;
+      frames_.at(frame).energy_J += job.energy_J;
+      if (stage.start_s < 0) stage.start_s = job.start_s;
+      if (own) stage.blocked_s = job.blocked_s;
+      ++stage.step;
+      run_step(s, now());
+    });
   }
 
   void end_execution(std::size_t s) {
     Stage& st = stages_[s];
     const Item& item = st.current.trigger;
     const double end = now();
-    const Frame& done = frames_.at(item.frame);
     sink_.on_stage({item.frame, s, item.capture_s, item.enqueue_s, st.start_s < 0 ? end : st.start_s, end, st.blocked_s,
-                    done.energy_J - st.energy_before_J, static_cast<int>(st.main.kernels.size())});
+                    st.energy_J, static_cast<int>(st.main.kernels.size())});
     for (std::size_t c = 0; c < spec_.chains.size(); ++c) {
       const auto& chain = spec_.chains[c];
       if (!chain.task && chain.stages.back() == s && !std::isnan(item.chain_capture_s[c]))
