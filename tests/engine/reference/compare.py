@@ -29,7 +29,7 @@ from fractions import Fraction
 
 sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from reference_scheduler import POLICIES, Case, Periodic, StageSpec, simulate  # noqa: E402
+from reference_scheduler import POLICIES, Case, Periodic, StageSpec, self_test, simulate  # noqa: E402
 
 # Every period, phase, kernel, quantum and switch cost is a multiple of the grid's step, so releases coincide
 # exactly with each other and with kernel ends. Each period's rate (step count -> Hz) is written as a finite decimal
@@ -260,15 +260,19 @@ def describe(d) -> str:
 
 
 def run_framesim(framesim: str, argv: list) -> subprocess.CompletedProcess:
-    """framesim with argv; while the binary is being rebuilt (missing, or not executable) wait up to 5 minutes."""
-    for _ in range(300):
+    """framesim with argv; while it is being rebuilt (the binary missing or not executable, its engine module
+    half-written) wait and retry, up to 5 minutes."""
+    p = None
+    for _ in range(100):
         try:
             if os.access(framesim, os.X_OK):
-                return subprocess.run([framesim] + argv, capture_output=True, text=True)
+                p = subprocess.run([framesim] + argv, capture_output=True, text=True)
+                if "cannot load the simulation engine" not in p.stderr:
+                    return p
         except OSError:
             pass
-        time.sleep(1)
-    return subprocess.run([framesim] + argv, capture_output=True, text=True)
+        time.sleep(3)
+    return p or subprocess.run([framesim] + argv, capture_output=True, text=True)
 
 
 def run_case(args, index: int, root: str):
@@ -276,8 +280,10 @@ def run_case(args, index: int, root: str):
     title = f"reference-{args.seed}-{index:03d}"
     folder = os.path.join(root, f"case_{index:03d}")
     scenario = write_case(case, folder, title)
-    ref = simulate(case)
-    result = {"index": index, "folder": folder, "case": case, "jobs": len(ref), "diffs": {}, "error": None}
+    stats = {}
+    ref = simulate(case, stats)
+    result = {"index": index, "folder": folder, "case": case, "jobs": len(ref), "diffs": {}, "error": None,
+              "stats": stats}
     for mode, extra in (("fluid", []), ("exact", ["--exact"])):
         out = os.path.join(folder, f"out_{mode}")
         p = run_framesim(args.framesim, ["run", scenario, "-o", out, "-q"] + extra)
@@ -300,6 +306,10 @@ def main(argv) -> int:
     ap.add_argument("--grid", choices=sorted(GRIDS), default="decimal", help="the time grid (see GRIDS)")
     ap.add_argument("--chain-order", action="store_true", help="declare each chain's stages in chain order")
     args = ap.parse_args(argv)
+    failures = self_test()  # the oracle first, on cases worked by hand
+    if failures:
+        print("the reference itself fails:\n" + "\n".join(failures))
+        return 1
     root = args.keep or tempfile.mkdtemp(prefix="framesim-reference-")
     os.makedirs(root, exist_ok=True)
     with ThreadPoolExecutor(max_workers=args.workers) as pool:
@@ -320,6 +330,11 @@ def main(argv) -> int:
     total = mismatched["fluid"] + mismatched["exact"]
     print(f"reference: {len(results)} cases, {jobs} jobs, {total} mismatches "
           f"(fluid {mismatched['fluid']}, --exact {mismatched['exact']}), {len(errors)} failed runs")
+    exercised = {}
+    for r in results:
+        for k, v in r["stats"].items():
+            exercised[k] = exercised.get(k, 0) + v
+    print("exercised: " + ", ".join(f"{v} {k}" for k, v in exercised.items()))
     if not args.keep and not total and not errors:
         shutil.rmtree(root, ignore_errors=True)
     return 2 if errors else (1 if total else 0)

@@ -33,12 +33,17 @@ Readings of the README where it leaves room (told to the lead; compare.py report
      across kernel boundaries; a job ending its last kernel at its quantum's expiry simply ends.
   R5 Releases and captures happen at phase + k * period for every k with that time strictly before the duration
      (compare.py keeps every release off the duration); every job released is run to its end (no drain limit).
-  R6 A job's start is the first instant it holds a core (its switch, if it owes one, counts as held).
+  R6 A job's start is the first instant it holds a core with no switch owed: when its first kernel's work begins
+     (the README: "a job's start is when it holds cores and has paid the switch it owes").
   R7 A kernel boundary under priority/fifo is the instant a kernel ends with more to run; under fifo too a waiting
      job ranked above the holder (released earlier, e.g. a backlogged stage ranked by its input) takes the core there.
+  R8 Times are exact: two releases at one instant have equal times, so "earlier release" ties and declaration
+     order decides, whatever rounding framesim's doubles carry (the README: an instant is t and every event within
+     1 ps after it). Declaration order is the order of the stages in the file, not the order of the DAG.
 
 Usage as a program: reference_scheduler.py CASE.json prints every job (kind, name, index, release, start, end) in
-seconds; compare.py writes each case's JSON beside its YAML so a mismatch can be reproduced by hand.
+seconds, and with FROM_S TO_S the events of that window (releases, cores taken, switches, kernel ends, quanta,
+evictions); compare.py writes each case's JSON beside its YAML so a mismatch can be reproduced by hand.
 """
 from __future__ import annotations
 
@@ -132,6 +137,10 @@ class Job:
 class Reference:
     def __init__(self, case: Case, trace: bool = False):
         self.trace = [] if trace else None
+        # what a run exercised (compare.py sums it, to show what the comparison covered)
+        self.stats = dict.fromkeys(["release ties", "release at a kernel end", "boundary hand-overs",
+                                    "preemptions", "quantum hand-overs", "switches paid",
+                                    "backlogged stage jobs", "task overruns"], 0)
         if case.policy not in POLICIES:
             raise ValueError(f"unknown policy {case.policy}")
         if case.policy == "time_slice" and not case.quantum:
@@ -185,6 +194,8 @@ class Reference:
         j.capture = cap
         j.enqueue = enq
         self.busy[name] = True
+        if enq < self.t:
+            self.stats["backlogged stage jobs"] += 1
         self.waiting.append(j)
         self.note(j, "released")
 
@@ -208,9 +219,10 @@ class Reference:
     # ---- the three steps of an instant ----
     def kernel_ends(self) -> bool:
         news = False
+        self.ended_kernel_now = False
         for j in sorted(self.holders, key=lambda x: x.decl):
             if j.phase == "run" and j.kernel_end == self.t:
-                news = True
+                news = self.ended_kernel_now = True
                 j.kernels.pop(0)
                 self.note(j, f"kernel end, {len(j.kernels)} left")
                 if j.kernels:
@@ -222,6 +234,7 @@ class Reference:
     def timers(self) -> bool:
         news = False
         t, c = self.t, self.c
+        released = len(self.waiting) + len(self.holders)
         for j in self.holders:
             if j.phase == "switch" and j.switch_end == t:
                 j.phase, j.switch_end, j.owes_switch = "between", None, False
@@ -246,7 +259,15 @@ class Reference:
                 decl = len(c.stages) + c.tasks.index(task)
                 self.waiting.append(Job("task", task.name, k, decl, task.priority, t, task.kernels, t))
                 self.note(self.waiting[-1], "released")
+                if any(x.kind == "task" and x.name == task.name and x.end is None for x in self.waiting[:-1]
+                       + self.holders):
+                    self.stats["task overruns"] += 1
                 news = True
+        if len(self.waiting) + len(self.holders) > released and self.ended_kernel_now:
+            self.stats["release at a kernel end"] += 1
+        new = [j for j in self.waiting if j.release == t and j.start is None]
+        if len(new) > 1:
+            self.stats["release ties"] += 1
         return news
 
     def contested(self, j: Job) -> bool:
@@ -288,6 +309,8 @@ class Reference:
                 continue  # waits; with one-core jobs nobody ranked below can get a core either
             victim = max(open_holders, key=self.rank)
             evicted.add(id(victim))
+            self.stats[{"preemptive": "preemptions", "time_slice": "quantum hand-overs"}.get(
+                c.policy, "boundary hand-overs")] += 1
             self.evict(victim)
             if forced_policy:
                 victim.owes_switch = True
@@ -303,10 +326,10 @@ class Reference:
         self.holders.append(j)
         j.holding, j.phase, j.needs_quantum = True, "new", True
         self.note(j, "takes a core")
-        if j.start is None:
-            j.start = self.t
 
     def start_run(self, j: Job):
+        if j.start is None:  # R6
+            j.start = self.t
         j.phase = "run"
         j.kernel_end = self.t + j.kernels[0]
         self.note(j, f"runs {float(j.kernels[0])!r} s to {float(j.kernel_end)!r}")
@@ -317,6 +340,7 @@ class Reference:
             if j.phase == "new":
                 if j.owes_switch and c.switch_cost > 0:
                     j.phase, j.switch_end = "switch", t + c.switch_cost
+                    self.stats["switches paid"] += 1
                     self.note(j, "switches")
                 else:
                     j.owes_switch = False
@@ -362,11 +386,17 @@ class Reference:
         return self.done
 
 
-def simulate(case: Case) -> dict:
+def simulate(case: Case, stats: dict | None = None) -> dict:
     """Every job: {("task", name, k) or ("stage", name, frame): (release, start, end)}, exact. A stage's release is
-    its input's enqueue time (what framesim writes as enqueue_s); a task's its nominal release."""
+    its input's enqueue time (what framesim writes as enqueue_s); a task's its nominal release. With stats, adds
+    what the run exercised to it."""
     out = {}
-    for j in Reference(case).run():
+    ref = Reference(case)
+    done = ref.run()
+    if stats is not None:
+        for k, v in ref.stats.items():
+            stats[k] = stats.get(k, 0) + v
+    for j in done:
         if j.kind == "task":
             out[("task", j.name, j.index)] = (j.rank_time, j.start, j.end)
         else:
@@ -374,9 +404,67 @@ def simulate(case: Case) -> dict:
     return out
 
 
+def self_test() -> list:
+    """The reference on cases worked by hand (issue 20's and a few more); returns what disagrees (nothing)."""
+    ms = Fraction(1, 1000)
+    sc = Fraction(1, 10) * ms
+
+    def task(name, period_ms, priority, *kernels_ms, phase_ms=0):
+        return Periodic(name, period_ms * ms, phase_ms * ms, priority, [k * ms for k in kernels_ms])
+
+    pair = [task("lo", 10, 0, 5), task("hi", 10, 9, 1)]
+    cases = [
+        # priority, synchronous release: hi first although lo is declared first; the same every period
+        ("priority tie", Case(1, "priority", None, Fraction(0), 15 * ms, [], [], pair),
+         {("task", "hi", 0): (0, 0, 1), ("task", "lo", 0): (0, 1, 6), ("task", "hi", 1): (10, 10, 11),
+          ("task", "lo", 1): (10, 11, 16)}),
+        # a hand-off: s1 exists at s0's end (2 ms) and outranks t (released at 1 ms): s1 [2, 4], t [4, 7]
+        ("hand-off", Case(1, "priority", None, Fraction(0), 5 * ms, [Periodic("camera", 20 * ms, Fraction(0))],
+                          [StageSpec("s0", "camera", 1, [2 * ms]), StageSpec("s1", "s0", 9, [2 * ms])],
+                          [task("t", 20, -5, 3, phase_ms=1)]),
+         {("stage", "s0", 0): (0, 0, 2), ("stage", "s1", 0): (2, 2, 4), ("task", "t", 0): (1, 4, 7)}),
+        # preemptive, synchronous release: no preemption at 0, so no switch
+        ("no spurious preemption", Case(1, "preemptive", None, sc, 5 * ms, [], [], pair),
+         {("task", "hi", 0): (0, 0, 1), ("task", "lo", 0): (0, 1, 6)}),
+        # hi preempts lo at 2 ms: hi switches 2-2.1 and runs to 3.1; lo switches 3.1-3.2, its 3 ms left end at 6.2
+        ("preemption", Case(1, "preemptive", None, sc, 5 * ms, [], [],
+                            [task("lo", 10, 0, 5), task("hi", 10, 9, 1, phase_ms=2)]),
+         {("task", "lo", 0): (0, 0, Fraction(62, 10)), ("task", "hi", 0): (2, Fraction(21, 10), Fraction(31, 10))}),
+        # time slice 2 ms, switch 0.1 ms: a 0-2; b switches, runs 2.1-4.1; a switches, 4.2-6.2; b switches,
+        # 6.3-7.3 (its last 1 ms); a pays its owed switch on the free core, 7.4-8.4
+        ("round robin", Case(1, "time_slice", 2 * ms, sc, 5 * ms, [], [], [task("a", 10, 0, 5), task("b", 10, 9, 3)]),
+         {("task", "a", 0): (0, 0, Fraction(84, 10)), ("task", "b", 0): (0, Fraction(21, 10), Fraction(73, 10))}),
+        # a's quantum expires at 2 ms, the instant b is released: a goes behind b
+        ("expiry behind a release", Case(1, "time_slice", 2 * ms, Fraction(0), 5 * ms, [], [],
+                                         [task("a", 10, 0, 4), task("b", 10, 0, 1, phase_ms=2)]),
+         {("task", "a", 0): (0, 0, 5), ("task", "b", 0): (2, 2, 3)}),
+        # two cores, priority: z and y at 0; x takes y's core when y ends
+        ("two cores", Case(2, "priority", None, Fraction(0), 5 * ms, [], [],
+                           [task("x", 10, 0, 2), task("y", 10, 1, 1), task("z", 10, 2, 3)]),
+         {("task", "x", 0): (0, 1, 3), ("task", "y", 0): (0, 0, 1), ("task", "z", 0): (0, 0, 3)}),
+        # fifo, a backlogged stage: its jobs rank by their captures (0, 1, 2 ms), not by when s frees; t, released
+        # at 2 ms like frame 2, comes after it by declaration order: s 0-3, 3-6, 6-9, then t 9-10
+        ("fifo backlog", Case(1, "fifo", None, Fraction(0), Fraction(5, 2) * ms, [Periodic("cam", ms, Fraction(0))],
+                              [StageSpec("s", "cam", 0, [3 * ms])], [task("t", 10, 0, 1, phase_ms=2)]),
+         {("stage", "s", 0): (0, 0, 3), ("stage", "s", 1): (1, 3, 6), ("stage", "s", 2): (2, 6, 9),
+          ("task", "t", 0): (2, 9, 10)}),
+    ]
+    failures = []
+    for name, case, expected in cases:
+        got = simulate(case)
+        want = {k: tuple(Fraction(x) * ms for x in v) for k, v in expected.items()}
+        if got != want:
+            failures.append(f"{name}: expected {want}, got {got}")
+    return failures
+
+
 def main(argv):
+    if argv[1:] == ["--self-test"]:
+        failures = self_test()
+        print("\n".join(failures) or "reference self-test: every hand-worked case holds")
+        return 1 if failures else 0
     if len(argv) not in (2, 4):
-        print("usage: reference_scheduler.py CASE.json [FROM_S TO_S]  (with a window: the events in it)",
+        print("usage: reference_scheduler.py --self-test | CASE.json [FROM_S TO_S]  (with a window: its events)",
               file=sys.stderr)
         return 2
     with open(argv[1], encoding="utf-8") as f:
