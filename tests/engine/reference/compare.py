@@ -179,14 +179,16 @@ units:
         return f"network: n_{name}"
 
     # a one-kernel job is written as work: {time} or as a network at random (both must give the same schedule)
-    pick = random.Random(title)
+    def networked(name: str, ks: list) -> bool:  # per job, so that dropping one (reduce.py) keeps the others'
+        return len(ks) > 1 or random.Random(f"{title}/{name}").random() < 0.5
+
     lines_stages, lines_tasks = [], []
     for s in case.stages:
-        w = work(s.name, s.kernels, len(s.kernels) > 1 or pick.random() < 0.5)
+        w = work(s.name, s.kernels, networked(s.name, s.kernels))
         lines_stages.append(f"  {s.name}: {{unit: a, cores: 1, inputs: [{s.source}], priority: {s.priority}, "
                             f"{w}, queue: {{depth: 1000000}}}}\n")
     for t in case.tasks:
-        w = work(t.name, t.kernels, len(t.kernels) > 1 or pick.random() < 0.5)
+        w = work(t.name, t.kernels, networked(t.name, t.kernels))
         lines_tasks.append(f'  {t.name}: {{rate: "{rate(t.period)} Hz", phase: "{dec(t.phase)} s", unit: a, '
                            f"cores: 1, priority: {t.priority}, {w}}}\n")
     sensors = "".join(f'  {s.name}: {{rate: "{rate(s.period)} Hz", phase: "{dec(s.phase)} s"}}\n'
@@ -201,7 +203,7 @@ units:
                 + (f"networks:\n{nets}" if nets else "") + f"sensors:\n{sensors}stages:\n"
                 + "".join(lines_stages) + ("tasks:\n" + "".join(lines_tasks) if lines_tasks else ""))
     with open(os.path.join(folder, "case.json"), "w", encoding="utf-8") as f:
-        json.dump(case.to_json(), f, indent=1)
+        json.dump(dict(case.to_json(), title=title), f, indent=1)
     return scenario
 
 

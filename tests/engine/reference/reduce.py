@@ -25,7 +25,7 @@ from reference_scheduler import Case, simulate  # noqa: E402
 
 def mismatches(args, case: Case, folder: str):
     shutil.rmtree(folder, ignore_errors=True)
-    scenario = write_case(case, folder, "reduced")
+    scenario = write_case(case, folder, args.title)  # the title decides how each job is written: keep it
     ref = simulate(case)
     found = []
     for mode, extra in (("fluid", []), ("exact", ["--exact"])):
@@ -100,7 +100,8 @@ def main(argv) -> int:
     ap.add_argument("out")
     args = ap.parse_args(argv)
     with open(args.case, encoding="utf-8") as f:
-        case = Case.from_json(json.load(f))
+        data = json.load(f)
+    case, args.title = Case.from_json(data), data.get("title", "reduced")
     work = args.out + ".try"
     if not mismatches(args, case, work):
         print("no mismatch to reduce")
