@@ -25,7 +25,7 @@ bool applied_before(const RunJob* a, const RunJob* b) {
 
 Dispatcher::Dispatcher(const model::ScenarioSpec& spec, Platform& platform, Ledger& ledger, RecordSink& sink,
                        RunTotals& totals, bool fluid)
-    : spec_(spec), platform_(platform), ledger_(ledger), sink_(sink), totals_(totals), fluid_(fluid) {
+    : spec_(spec), platform_(platform), sink_(sink), totals_(totals), fluid_(fluid) {
   executor_ =
       fluid ? make_fluid_executor(spec, platform, ledger, totals) : make_exact_executor(spec, platform, ledger, totals);
 }

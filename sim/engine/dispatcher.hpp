@@ -133,7 +133,6 @@ class Dispatcher {
 
   const model::ScenarioSpec& spec_;
   Platform& platform_;
-  Ledger& ledger_;
   RecordSink& sink_;
   RunTotals& totals_;
   bool fluid_;

@@ -24,14 +24,14 @@ Pipeline::Pipeline(const model::ScenarioSpec& spec, FrameBook& frames)
   }
 }
 
-std::int64_t Pipeline::capture(std::size_t sensor, double now_s, double temperature_C,
+std::int64_t Pipeline::capture(std::size_t sensor, double capture_s, double now_s, double temperature_C,
                                std::vector<double> frequency_Hz) {
-  const std::int64_t id = frames_.capture(sensor, now_s, temperature_C, std::move(frequency_Hz));
-  Item item{id, now_s, now_s, {}};
+  const std::int64_t id = frames_.capture(sensor, capture_s, temperature_C, std::move(frequency_Hz));
+  Item item{id, capture_s, now_s, {}};
   if (!spec_.chains.empty()) {
     item.chain_capture_s.assign(spec_.chains.size(), kNoCapture);
     for (std::size_t c = 0; c < spec_.chains.size(); ++c)
-      if (spec_.chains[c].sensor == sensor) item.chain_capture_s[c] = now_s;
+      if (spec_.chains[c].sensor == sensor) item.chain_capture_s[c] = capture_s;
   }
   for (const auto& [stage, edge] : sensor_outputs_[sensor]) {
     frames_.add_copy(id);

@@ -52,9 +52,10 @@ class Pipeline {
  public:
   Pipeline(const model::ScenarioSpec& spec, FrameBook& frames);
 
-  /// A sensor's capture at `now_s`: a new frame, copied into every queue the sensor feeds (one hold of the
-  /// frame is released afterwards). Returns the frame's id.
-  std::int64_t capture(std::size_t sensor, double now_s, double temperature_C, std::vector<double> frequency_Hz);
+  /// A sensor's capture at `capture_s`, processed in the instant `now_s` (within 1 ps of it): a new frame, copied
+  /// into every queue the sensor feeds (one hold of the frame is released afterwards). Returns the frame's id.
+  std::int64_t capture(std::size_t sensor, double capture_s, double now_s, double temperature_C,
+                       std::vector<double> frequency_Hz);
   /// Stage `stage` finished `item` at `now_s`: it is its latest result, and a copy goes to every consumer (or
   /// it reached a sink). The processing copy is released.
   void finished(std::size_t stage, const Item& item, double now_s);

@@ -114,8 +114,12 @@ class Simulation {
   /// side-work entries, then the tasks.
   void plan_work() {
     stages_.resize(spec_.stages.size());
+    std::vector<std::size_t> in_file(spec_.stages.size());  // stage indices in file order
+    for (std::size_t s = 0; s < in_file.size(); ++s) in_file[s] = s;
+    std::sort(in_file.begin(), in_file.end(),
+              [&](std::size_t a, std::size_t b) { return spec_.stages[a].declared < spec_.stages[b].declared; });
     std::uint64_t declared = 0;
-    for (std::size_t s = 0; s < spec_.stages.size(); ++s) {
+    for (const std::size_t s : in_file) {
       const auto& ss = spec_.stages[s];
       Stage& st = stages_[s];
       st.spec = &ss;
@@ -218,7 +222,7 @@ class Simulation {
     sensor_last_s_[s] = t;
     dispatcher_->at(t, Kind::capture, s, [this, s, i, t] {
       const Ledger::State& state = ledger_->state_before(t);
-      pipeline_->capture(s, t, state.temperature_C, state.unit_frequency_Hz);
+      pipeline_->capture(s, t, now(), state.temperature_C, state.unit_frequency_Hz);
       ++totals_.frames_captured;
       for (std::size_t st = 0; st < stages_.size(); ++st) try_start(st);
       next_capture(s, i + 1);
@@ -336,7 +340,8 @@ class Simulation {
     const double amount = work_amount(ts.work, task.worker.rng) * scale;
     ++task.in_flight;
     task.pending.emplace(i, release);
-    dispatcher_->release(task.worker, release, amount, scale, -1, nullptr,
+    // Ranked as released at this instant (its nominal time may differ from the instant's by rounding).
+    dispatcher_->release(task.worker, now(), amount, scale, -1, nullptr,
                          [this, t, i, release, read, actuate](RunJob& job) {
                            Task& done = tasks_[t];
                            --done.in_flight;
