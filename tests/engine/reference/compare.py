@@ -2,15 +2,18 @@
 """framesim's unit scheduler against reference_scheduler.py (exact fractions, no code shared with the engine).
 
 What it shows: on random task sets and pipelines (fixed seeds; every policy; 1 to 4 cores with one-core jobs;
-synchronous releases, harmonic periods and kernel durations on a 1/8 ms grid, so releases coincide exactly with
-each other and with kernel ends, the instants where wake order used to decide), every job framesim writes to
-tasks.csv and stages.csv has the reference's release (a stage: its input's enqueue), start and end, the response
-within 1e-9 relative or 1e-12 s, both with the fluid executor and with --exact; no job is missing or extra.
+synchronous releases, harmonic periods and kernel durations on a grid (GRIDS), so releases coincide exactly with
+each other and with kernel ends, the instants where wake order used to decide; stages declared out of chain
+order), every job framesim writes to tasks.csv and stages.csv has the reference's release (a stage: its input's
+enqueue), start and end, the response within 1e-9 relative or 1e-12 s, both with the fluid executor and with
+--exact; no job is missing or extra. The reference first checks itself on cases worked by hand.
 
-    compare.py --framesim build/framesim [--cases 60] [--seed 20] [--keep DIR] [--workers 2]
+    compare.py --framesim build/framesim [--cases 60] [--seed 20] [--grid decimal|binary] [--chain-order]
+               [--keep DIR] [--workers 2] [--first N]
 
-Prints `reference: C cases, J jobs, M mismatches` and, per mismatch, the case's folder (its hardware, scenario
-and case.json, kept) and the first job that differs. Exit status 1 on any mismatch, 2 on a run that fails.
+Prints `reference: C cases, J jobs, M mismatches`, what the cases exercised (ties, preemptions, ...) and, per
+mismatch, the case's folder (its hardware, scenario and case.json, kept) and the first job that differs. Exit
+status 1 on any mismatch, 2 on a run that fails (a non-zero exit of framesim, a crash included).
 """
 from __future__ import annotations
 
@@ -35,7 +38,7 @@ from reference_scheduler import POLICIES, Case, Periodic, StageSpec, self_test, 
 # exactly with each other and with kernel ends. Each period's rate (step count -> Hz) is written as a finite decimal
 # whose reciprocal is the period exactly (a rate such as 333.3333333333333 Hz is not 3 ms). Two grids:
 #   decimal: 1/8 ms steps, as a user writes times ("0.375 ms"); framesim's sums of such times carry rounding
-#            errors of an ulp, so exact ties test that framesim treats one instant (1 ns) as one time;
+#            errors of an ulp, so exact ties test that framesim treats one instant (1 ps) as one time;
 #   binary:  1/8192 s steps and power-of-two periods: every time is exact in binary, so a tie is a tie in
 #            framesim's doubles too (separates the rules from the rounding).
 GRIDS = {
@@ -263,9 +266,9 @@ def describe(d) -> str:
 
 def run_framesim(framesim: str, argv: list) -> subprocess.CompletedProcess:
     """framesim with argv; while it is being rebuilt (the binary missing or not executable, its engine module
-    half-written) wait and retry, up to 5 minutes."""
+    half-written) wait and retry, up to 2 minutes."""
     p = None
-    for _ in range(100):
+    for _ in range(40):
         try:
             if os.access(framesim, os.X_OK):
                 p = subprocess.run([framesim] + argv, capture_output=True, text=True)
