@@ -90,7 +90,9 @@ def generate(index: int, seed: int, grid: str = "decimal", shuffle: bool = True)
     elif policy == "time_slice":
         switch_cost = rng.choice([0, 1, 1, 2]) * GRID * (1 if quantum >= 4 * GRID else 0)
     family = rng.choice(families)
-    priorities = rng.choice([[0], [0, 1], [0, 1, 2, 3], list(range(-3, 10))])
+    # all equal (ties decided by release and declaration) only where priorities do not rank anyway
+    priorities = rng.choice(([[0]] if policy in ("fifo", "time_slice") else []) +
+                            [[0, 1], [0, 1, 2, 3], list(range(-3, 10))])
     synchronous = rng.random() < 0.5
 
     def periodic(name: str, with_kernels: bool, networked: bool) -> Periodic:

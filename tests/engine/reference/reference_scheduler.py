@@ -423,6 +423,10 @@ def self_test() -> list:
                           [StageSpec("s0", "camera", 1, [2 * ms]), StageSpec("s1", "s0", 9, [2 * ms])],
                           [task("t", 20, -5, 3, phase_ms=1)]),
          {("stage", "s0", 0): (0, 0, 2), ("stage", "s1", 0): (2, 2, 4), ("task", "t", 0): (1, 4, 7)}),
+        # non-preemptive priority: hi, released at 0.5 ms, takes the core at lo's first kernel boundary (1 ms)
+        ("kernel boundary", Case(1, "priority", None, Fraction(0), 5 * ms, [], [],
+                                 [task("lo", 10, 0, 1, 1, 1), task("hi", 10, 9, 1, phase_ms=Fraction(1, 2))]),
+         {("task", "lo", 0): (0, 0, 4), ("task", "hi", 0): (Fraction(1, 2), 1, 2)}),
         # preemptive, synchronous release: no preemption at 0, so no switch
         ("no spurious preemption", Case(1, "preemptive", None, sc, 5 * ms, [], [], pair),
          {("task", "hi", 0): (0, 0, 1), ("task", "lo", 0): (0, 1, 6)}),
