@@ -62,6 +62,7 @@ struct RunJob : Job {
   Running booking;                     // the kernel in flight, booked by progress
   std::size_t flow = 0;                // fluid executor: its flow
   sg4::ExecPtr exec;                   // exact executor: its activity
+  double exec_start_s = 0;             // exact executor: when its activity started
 
   // How it did.
   double start_s = -1;  // it first held cores

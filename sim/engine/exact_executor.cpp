@@ -11,8 +11,8 @@ namespace framesim::engine {
 
 namespace {
 
-/// What is left of an activity that SimGrid would end at this time (its surf/precision, which framesim sets).
-constexpr double kDoneRatio = 1e-12;
+/// Two events less than this apart are one instant (as in the dispatcher).
+constexpr double kInstant_s = 1e-12;
 
 class ExactExecutor final : public Executor {
  public:
@@ -29,6 +29,7 @@ class ExactExecutor final : public Executor {
     j.booking.exec = j.exec;
     ledger_.track(j.booking);
     j.exec->start();
+    j.exec_start_s = sg4::Engine::get_clock();
     ++totals_.activities;
     running_.push_back(&j);
   }
@@ -51,14 +52,13 @@ class ExactExecutor final : public Executor {
     execs_.clear();
     for (const RunJob* j : running_) execs_.push_back(j->exec);
     const double timeout = until_s == std::numeric_limits<double>::infinity() ? -1.0 : std::max(0.0, until_s - now);
-    const bool timed_out = sg4::Exec::wait_any_for(execs_, timeout) < 0;
-    // Every activity that ended at this time, not only the one wait_any reported. A timeout and an activity ending
-    // at the same time: SimGrid may report the timeout first, with the activity's work done to its precision but
-    // not yet ended; it ends at this instant too (cancelled, booked in full), as on the fluid path.
+    sg4::Exec::wait_any_for(execs_, timeout);
+    // Every activity that ended at this time, not only the one wait_any reported. SimGrid may report a timeout or
+    // one activity first while another, due within 1 ps (rounding), has not ended yet: that one ends at this
+    // instant too (cancelled, booked in full), as on the fluid path.
     for (std::size_t i = 0; i < running_.size();) {
       RunJob* j = running_[i];
-      const bool done_now = timed_out && j->exec->get_state() == sg4::Activity::State::STARTED &&
-                            j->exec->get_remaining_ratio() <= kDoneRatio;
+      const bool done_now = j->exec->get_state() == sg4::Activity::State::STARTED && remaining_s(*j) <= kInstant_s;
       if (done_now) j->exec->cancel();
       if (done_now || j->exec->get_state() == sg4::Activity::State::FINISHED || j->exec->test()) {
         ledger_.book(j->booking, 1.0);
@@ -69,6 +69,13 @@ class ExactExecutor final : public Executor {
       }
     }
     return sg4::Engine::get_clock();
+  }
+
+  /// The time `j`'s activity still needs at the rate it went at so far (its rate changes only at events).
+  double remaining_s(const RunJob& j) const {
+    const double left = j.exec->get_remaining_ratio();
+    const double elapsed = sg4::Engine::get_clock() - j.exec_start_s;
+    return left >= 1.0 ? std::numeric_limits<double>::infinity() : left / (1.0 - left) * elapsed;
   }
 
   double peek_s() override { return std::numeric_limits<double>::infinity(); }
