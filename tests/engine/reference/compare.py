@@ -259,6 +259,11 @@ def differences(ref: dict, got: dict, unfinished: list) -> list:
     return out
 
 
+def largest_error(ref: dict, got: dict) -> float:
+    """The largest difference (s) between a time framesim wrote and the reference's, over the jobs both have."""
+    return max((abs(float(Fraction(got[k][i]) - ref[k][i])) for k in ref if k in got for i in range(3)), default=0.0)
+
+
 def describe(d) -> str:
     key, what, r, g = d
     fmt = lambda v: "-" if v is None else "release %.9g start %.9g end %.9g (response %.9g)" % (
@@ -299,6 +304,7 @@ def run_case(args, index: int, root: str):
             return result
         got, unfinished = framesim_jobs(out, case)
         result["diffs"][mode] = differences(ref, got, unfinished)
+        result.setdefault("largest", {})[mode] = largest_error(ref, got)
     return result
 
 
@@ -342,6 +348,10 @@ def main(argv) -> int:
         for k, v in r["stats"].items():
             exercised[k] = exercised.get(k, 0) + v
     print("exercised: " + ", ".join(f"{v} {k}" for k, v in exercised.items()))
+    largest = {m: max((r.get("largest", {}).get(m, 0.0) for r in results if not any(r["diffs"].values())),
+                      default=0.0) for m in ("fluid", "exact")}
+    print(f"largest time difference in the cases that agree: fluid {largest['fluid']:.3g} s, "
+          f"--exact {largest['exact']:.3g} s")
     if not args.keep and not total and not errors:
         shutil.rmtree(root, ignore_errors=True)
     return 2 if errors else (1 if total else 0)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Shrink a case that compare.py reported until nothing more can go and the mismatch stays: a small repro.
 
-    reduce.py --framesim build/framesim CASE.json OUT_DIR [--mode fluid|exact|either]
+    reduce.py --framesim build/framesim CASE.json OUT_DIR [--mode fluid|exact|either] [--min-diff S]
 
 Tries, greedily and repeatedly: a shorter duration, dropping a task, a pipeline's last stage or a whole pipeline,
 dropping or shortening a kernel, lowering a priority, moving a phase to 0, one core less. Writes the smallest case
@@ -23,6 +23,12 @@ from compare import describe, differences, framesim_jobs, run_framesim, write_ca
 from reference_scheduler import Case, simulate  # noqa: E402
 
 
+def big(d, min_diff: float) -> bool:
+    """A job missing, extra or unfinished, or one of its times off by more than min_diff seconds."""
+    _, what, r, g = d
+    return what != "differs" or max(abs(float(g[i]) - float(r[i])) for i in range(3)) > min_diff
+
+
 def mismatches(args, case: Case, folder: str):
     shutil.rmtree(folder, ignore_errors=True)
     scenario = write_case(case, folder, args.title)  # the title decides how each job is written: keep it
@@ -36,7 +42,7 @@ def mismatches(args, case: Case, folder: str):
         if p.returncode != 0:
             return []  # a variant framesim refuses is no repro
         got, unfinished = framesim_jobs(out, case)
-        found += [(mode, d) for d in differences(ref, got, unfinished)]
+        found += [(mode, d) for d in differences(ref, got, unfinished) if big(d, args.min_diff)]
     return found
 
 
@@ -96,6 +102,9 @@ def main(argv) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--framesim", required=True)
     ap.add_argument("--mode", choices=["fluid", "exact", "either"], default="either")
+    ap.add_argument("--min-diff", type=float, default=0.0,
+                    help="keep only mismatches where a time differs by more than this (s): 1e-9 follows a "
+                         "different decision rather than rounding")
     ap.add_argument("case")
     ap.add_argument("out")
     args = ap.parse_args(argv)
