@@ -217,6 +217,15 @@ def read_rows(path: str) -> list:
         return list(csv.DictReader(f))
 
 
+def num(text: str):
+    """A time framesim wrote, or None when it is not a finite number (an unfinished job's end)."""
+    try:
+        x = float(text)
+    except ValueError:
+        return None
+    return x if x == x and abs(x) != float("inf") else None
+
+
 def framesim_jobs(out: str, case: Case) -> dict:
     """framesim's jobs keyed as simulate() keys them: tasks by job index, a stage's by its input's order."""
     jobs, unfinished = {}, []
@@ -224,7 +233,9 @@ def framesim_jobs(out: str, case: Case) -> dict:
         key = ("task", row["task"], int(row["job"]))
         if row.get("finished", "1") != "1":
             unfinished.append(key)
-        jobs[key] = (float(row["release_s"]), float(row["start_s"]), float(row["end_s"]))
+        jobs[key] = (num(row["release_s"]), num(row["start_s"]), num(row["end_s"]))
+        if None in jobs[key]:
+            unfinished.append(key)
     by_stage = {}
     for row in read_rows(os.path.join(out, "stages.csv")):
         by_stage.setdefault(row["stage"], []).append(row)
@@ -233,7 +244,9 @@ def framesim_jobs(out: str, case: Case) -> dict:
         for k, row in enumerate(rows):
             if row.get("finished", "1") != "1":
                 unfinished.append(("stage", stage, k))
-            jobs[("stage", stage, k)] = (float(row["enqueue_s"]), float(row["start_s"]), float(row["end_s"]))
+            jobs[("stage", stage, k)] = (num(row["enqueue_s"]), num(row["start_s"]), num(row["end_s"]))
+            if None in jobs[("stage", stage, k)]:
+                unfinished.append(("stage", stage, k))
     return jobs, unfinished
 
 
@@ -250,10 +263,13 @@ def differences(ref: dict, got: dict, unfinished: list) -> list:
             out.append((key, "missing", r, None))
             continue
         g = got[key]
+        if key in unfinished:
+            out.append((key, "unfinished", r, g))
+            continue
         response_ok = close(g[2] - g[0], r[2] - r[0], r[2] - r[0])
         fields_ok = all(close(g[i], r[i], r[i]) for i in range(3))
-        if not (response_ok and fields_ok) or key in unfinished:
-            out.append((key, "unfinished" if key in unfinished else "differs", r, g))
+        if not (response_ok and fields_ok):
+            out.append((key, "differs", r, g))
     for key in sorted(set(got) - set(ref)):
         out.append((key, "extra", None, got[key]))
     return out
@@ -261,13 +277,19 @@ def differences(ref: dict, got: dict, unfinished: list) -> list:
 
 def largest_error(ref: dict, got: dict) -> float:
     """The largest difference (s) between a time framesim wrote and the reference's, over the jobs both have."""
-    return max((abs(float(Fraction(got[k][i]) - ref[k][i])) for k in ref if k in got for i in range(3)), default=0.0)
+    return max((abs(float(Fraction(got[k][i]) - ref[k][i])) for k in ref if k in got for i in range(3)
+                if got[k][i] is not None), default=0.0)
 
 
 def describe(d) -> str:
     key, what, r, g = d
-    fmt = lambda v: "-" if v is None else "release %.9g start %.9g end %.9g (response %.9g)" % (
-        float(v[0]), float(v[1]), float(v[2]), float(v[2]) - float(v[0]))
+    def fmt(v):
+        if v is None:
+            return "-"
+        if None in v:
+            return "release %s start %s end %s" % v
+        return "release %.9g start %.9g end %.9g (response %.9g)" % (
+            float(v[0]), float(v[1]), float(v[2]), float(v[2]) - float(v[0]))
     return f"{key[0]} {key[1]} job {key[2]} {what}: reference {fmt(r)}; framesim {fmt(g)}"
 
 
