@@ -19,12 +19,17 @@
 // connected component). Every step of the solver above involves one constraint and its flows, or one flow and its
 // constraints, so a component solved alone takes exactly the values it takes in a solve of everything: the rates
 // are the same to the last bit (the flows of a constraint are charged in flow order in both). A flow starting
-// in its latency changes no rate, so it costs no solve at all.
+// in its latency changes no rate, so it costs no solve at all. And a component is solved from what it depends on
+// alone (its flows' elements and bounds, in flow order, and its constraints' capacities): when exactly that was
+// solved before (the same kernels meeting again next frame, or a dry run's solve the advance repeats), its rates
+// are taken from a bounded table of past solves, compared word for word, not solved again.
 //
 // Snapshots and predictions. The rates in force are kept, so next_event_s() / next_finish() answer from them
 // without solving when nothing changed. A FluidSystem is a value: copying it (a dry run on the copy predicts
 // when flows will end) copies a few flat arrays, its rates included, so the copy starts solved; assigning to a
 // copy kept for the purpose (`dry = fluid;`) reuses its buffers and allocates nothing once they are large enough.
+// A copy shares the table of past solves with its original, so the solves of a dry run serve the advance that
+// follows it (the table only ever returns what solving would, so sharing it changes no result).
 #pragma once
 
 #include <cstdint>

@@ -1,8 +1,8 @@
 // framesim's fluid system (fluid.hpp) on small cases worked by hand, as SimGrid keeps beside its own solver: the
 // end times below are derived in the comments from the fair-bottleneck rule (each constraint offers what it has
 // left, split evenly among its unfixed flows; a flow takes the least offer / weight and what its bound leaves),
-// not from running the code. And the incremental solving: what is solved again after a change, and that a copy
-// carries the rates in force and runs on alone.
+// not from running the code. And the incremental solving: what is solved again after a change, that a copy
+// carries the rates in force and runs on alone, and that what a copy solved is not solved again by the original.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -128,6 +128,8 @@ TEST(FluidByHand, ACopyCarriesItsRatesAndRunsOnAlone) {
   EXPECT_NEAR(dry.next_event_s(), 0.2, 1e-12);
   EXPECT_EQ(dry.solves(), solved);  // the rates came with the copy
   const auto predicted = run_out(dry);
+  EXPECT_GT(dry.solves(), solved);  // flow 2 alone, after flow 1
   EXPECT_EQ(fluid.now_s(), 0.0);
   EXPECT_EQ(run_out(fluid), predicted);
+  EXPECT_EQ(fluid.solves(), solved);  // what the dry run solved served the original: nothing solved again
 }
