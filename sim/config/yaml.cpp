@@ -11,6 +11,7 @@
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/parser.h>
 
+#include "config/preload.hpp"
 #include "core/files.hpp"
 #include "core/text.hpp"
 
@@ -232,6 +233,7 @@ struct Peeked {
   std::string path, text;
   std::shared_ptr<Document> doc;
   std::vector<core::Diagnostic> problems;  // found while parsing it
+  bool prepared = false;                   // by Document::prepare (no limit on how many)
 };
 
 std::vector<Peeked>& peeked() {
@@ -257,17 +259,37 @@ std::shared_ptr<Document> Document::load(const std::filesystem::path& path, Diag
   return doc;
 }
 
-std::shared_ptr<const Document> Document::peek(const std::filesystem::path& path) {
+namespace {
+
+Peeked parse_for_later(const std::filesystem::path& path, const std::string& display_path) {
   Peeked p{path.string(), core::read_file(path), nullptr, {}};
   Diagnostics problems;
-  p.doc = parse(p.text, display(path), problems);
+  p.doc = Document::parse(p.text, display_path, problems);
+  p.problems = problems.items();
+  return p;
+}
+
+}  // namespace
+
+std::shared_ptr<const Document> Document::peek(const std::filesystem::path& path) {
+  Peeked p = parse_for_later(path, display(path));
   p.doc->folder_ = path.parent_path();
   p.doc->diagnostics_ = nullptr;  // until a load takes it
-  p.problems = problems.items();
   auto& kept = peeked();
-  if (kept.size() >= 4) kept.erase(kept.begin());
+  if (std::count_if(kept.begin(), kept.end(), [](const Peeked& k) { return !k.prepared; }) >= 4)
+    kept.erase(std::find_if(kept.begin(), kept.end(), [](const Peeked& k) { return !k.prepared; }));
   kept.push_back(std::move(p));
   return kept.back().doc;
+}
+
+void preload_yaml(const std::filesystem::path& path) { Document::prepare(path); }
+
+void Document::prepare(const std::filesystem::path& path) {
+  Peeked p = parse_for_later(path, display(path));
+  p.doc->folder_ = path.parent_path();
+  p.doc->diagnostics_ = nullptr;
+  p.prepared = true;
+  peeked().push_back(std::move(p));
 }
 
 std::shared_ptr<Document> Document::parse(const std::string& text, const std::string& display_path,

@@ -41,6 +41,9 @@ class Document {
   /// next load of the same path: that load takes it, with its problems, instead of parsing again, if the file's
   /// text is still the same. A few files are kept at most, each taken once.
   static std::shared_ptr<const Document> peek(const std::filesystem::path& path);
+  /// Parses `path` and keeps it, as peek does but with no limit on how many are kept: a process that will fork
+  /// children each loading the same files (a sweep's points) parses them once, before forking. Throws as load does.
+  static void prepare(const std::filesystem::path& path);
   /// Parses `text` as if it were the file `display_path` (for tests and generated configs).
   static std::shared_ptr<Document> parse(const std::string& text, const std::string& display_path,
                                          core::Diagnostics& diagnostics);
