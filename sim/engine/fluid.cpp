@@ -14,8 +14,9 @@ constexpr double kRemainsPrecision = 1e-5 * 1e-12;
 /// surf/precision: a latency below this has elapsed.
 constexpr double kTimingPrecision = 1e-12;
 
-/// Solved systems kept for reuse (a few MB at most).
-constexpr std::size_t kCacheEntries = 8192;
+/// Solved systems kept for reuse: a direct-mapped table (a slot per hash, the last solve wins), small enough to stay
+/// in the processor's cache (about half a megabyte) and allocating nothing once warm.
+constexpr std::size_t kCacheSlots = 1024;
 
 std::uint64_t bits(double x) {
   std::uint64_t b;
@@ -176,22 +177,27 @@ void FluidSystem::solve() {
       put(bits(constraints_[elements_[e].constraint].capacity));
     }
   }
-  h ^= h >> 29;
-  auto& known = cache_->solved;
-  if (auto it = known.find(h); it != known.end() && it->second.size() == key_.size() + list_.size() &&
-                               std::equal(key_.begin(), key_.end(), it->second.begin())) {
-    ++cache_->hits;
-    for (std::size_t n = 0; n < list_.size(); ++n) flows_[list_[n]].value = from_bits(it->second[key_.size() + n]);
+  h ^= h >> 33;  // the low bits pick the slot: mix the high ones in
+  h *= 0xff51afd7ed558ccdULL;
+  h ^= h >> 33;
+  if (cache_->hashes.empty()) {
+    cache_->hashes.assign(kCacheSlots, 0);
+    cache_->words.resize(kCacheSlots);
+  }
+  const std::size_t at = h & (kCacheSlots - 1);
+  std::vector<std::uint64_t>& entry = cache_->words[at];
+  if (cache_->hashes[at] == h && entry.size() == key_.size() + list_.size() &&
+      std::equal(key_.begin(), key_.end(), entry.begin())) {
+    for (std::size_t n = 0; n < list_.size(); ++n) flows_[list_[n]].value = from_bits(entry[key_.size() + n]);
     return;
   }
   ++solves_;
   flows_solved_ += list_.size();
-  const std::vector<std::size_t> solved = list_;  // solve_list empties list_
+  solved_.assign(list_.begin(), list_.end());  // solve_list empties list_
   solve_list();
-  if (known.size() >= kCacheEntries) known.clear();
-  std::vector<std::uint64_t>& entry = known[h];
+  cache_->hashes[at] = h;
   entry.assign(key_.begin(), key_.end());
-  for (std::size_t i : solved) entry.push_back(bits(flows_[i].value));
+  for (std::size_t i : solved_) entry.push_back(bits(flows_[i].value));
 }
 
 void FluidSystem::solve_list() {

@@ -22,7 +22,7 @@
 // in its latency changes no rate, so it costs no solve at all. And a component is solved from what it depends on
 // alone (its flows' elements and bounds, in flow order, and its constraints' capacities): when exactly that was
 // solved before (the same kernels meeting again next frame, or a dry run's solve the advance repeats), its rates
-// are taken from a bounded table of past solves, compared word for word, not solved again.
+// are taken from a small table of past solves (direct-mapped by hash, compared word for word), not solved again.
 //
 // Snapshots and predictions. The rates in force are kept, so next_event_s() / next_finish() answer from them
 // without solving when nothing changed. A FluidSystem is a value: copying it (a dry run on the copy predicts
@@ -35,7 +35,6 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
-#include <unordered_map>
 #include <vector>
 
 namespace framesim::engine {
@@ -172,10 +171,11 @@ class FluidSystem {
   std::vector<std::size_t> finished_, done_;  // scratch
   std::vector<std::size_t> list_, cnsts_;     // solver scratch
   std::vector<Use> uses_;
-  std::vector<std::uint64_t> key_;  // solver scratch: what a solve depends on
-  struct Cache {
-    std::unordered_map<std::uint64_t, std::vector<std::uint64_t>> solved;  // hash -> key, then the rates' bits
-    std::uint64_t hits = 0;
+  std::vector<std::uint64_t> key_;                  // solver scratch: what a solve depends on
+  std::vector<std::size_t> solved_;                 // solver scratch: the flows of the solve in progress
+  struct Cache {                                    // direct-mapped by hash
+    std::vector<std::uint64_t> hashes;              // per slot (compact: looked at on every solve)
+    std::vector<std::vector<std::uint64_t>> words;  // per slot: the key, then the rates' bits
   };
   std::shared_ptr<Cache> cache_ = std::make_shared<Cache>();  // shared with copies: a dry run fills it
 };
