@@ -22,6 +22,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/console.hpp"
+#include "config/hardware.hpp"
 #include "config/scenario.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"
@@ -228,6 +229,7 @@ int run_bench(const BenchArgs& a) {
   const model::ScenarioSpec spec = config::load_scenario(a.scenario);
   config::load_scenario(a.stochastic);  // checked before minutes are spent
   config::load_scenario(a.shared);
+  config::load_hardware(a.hardware);
   const model::ScenarioSpec memory_spec = config::load_scenario(a.memory);
   const double duration = a.duration.empty()
                               ? spec.duration_s
@@ -254,6 +256,13 @@ int run_bench(const BenchArgs& a) {
   // Start-up: a 1,000-layer network, written out layer by layer, checked and budgeted from process start to exit.
   const fs::path startup_dir = fs::temp_directory_path() / ("framesim-bench-startup-" + std::to_string(::getpid()));
   fs::create_directories(startup_dir);
+  struct Remove {  // also when a measurement fails
+    fs::path dir;
+    ~Remove() {
+      std::error_code ignored;
+      fs::remove_all(dir, ignored);
+    }
+  } remove_startup{startup_dir};
   const std::string network = (startup_dir / "layers_1000.yaml").string();
   core::write_file_atomic(network, thousand_layer_network());
   constexpr int kStartupRepeat = 5;
@@ -274,7 +283,6 @@ int run_bench(const BenchArgs& a) {
       progress.command("start-up: validate a 1,000-layer network", {"framesim", "validate", network}, kStartupRepeat);
   const Measurement budget_1000 = progress.command("start-up: budget of a 1,000-layer network",
                                                    {"framesim", "budget", a.hardware, network}, kStartupRepeat);
-  fs::remove_all(startup_dir);
   progress.finish();
 
   std::cout << fmt::format("\n  {:<40} {:>10} {:>12} {:>12} {:>9} {:>9} {:>10}\n", "", "act/layer", "activities/s",
