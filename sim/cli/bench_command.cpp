@@ -22,6 +22,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/console.hpp"
+#include "config/hardware.hpp"
 #include "config/scenario.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"
@@ -41,6 +42,8 @@ struct BenchArgs {
   std::string scenario = "scenarios/bench/reference.yaml";
   std::string stochastic = "scenarios/bench/stochastic.yaml";
   std::string memory = "scenarios/bench/memory.yaml";
+  std::string shared = "scenarios/bench/shared.yaml";
+  std::string hardware = "hardware/jetson_orin_nx_16gb.yaml";  // for the start-up measurement
   std::string duration;
   std::string memory_frames = "1000000";
   int repeat = 1;
@@ -55,16 +58,33 @@ struct Measurement {
   double kernels = 0;
   double frames = 0;
   double peak_rss_bytes = 0;
+  double loop_cpu_s = 0;  // CPU time of the simulation proper (from loading the engine to its end), by the child
 };
 
-/// Runs `framesim _bench-child MODE SCENARIO DURATION` as a fresh process and reads its one line of totals; CPU
-/// time and peak memory come from the kernel's accounting of that process. MODE: run (the fast path where it
-/// applies), exact (every kernel a SimGrid activity), bare (the bare SimGrid loop).
-Measurement measure(const std::string& mode, const std::string& scenario, double duration_s,
-                    const std::function<void()>& tick) {
+/// A network of 1,000 layers written out one by one (500 convolutions, each followed by a ReLU), for start-up.
+std::string thousand_layer_network() {
+  std::string text =
+      "# yaml-language-server: $schema=network.schema.json\n"
+      "name: layers-1000\ndescription: \"1,000 layers: 500 x (3x3 convolution, ReLU), 64 channels at 56x56\"\n"
+      "precision: int8\ninputs:\n  image: [1, 64, 56, 56]\nlayers:\n";
+  for (int i = 0; i < 500; ++i)
+    text += fmt::format(
+        "  - {{name: conv{0}, op: conv2d, out_channels: 64, kernel: 3, padding: 1}}\n  - {{name: relu{0}, op: relu}}\n",
+        i);
+  return text;
+}
+
+/// CPU time (user + system) and peak memory of a finished child, from the kernel's accounting of that process.
+void account(const struct rusage& usage, Measurement& m) {
+  m.cpu_s = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+            static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1e-6;
+  m.peak_rss_bytes = static_cast<double>(usage.ru_maxrss) * 1024.0;
+}
+
+/// Runs this executable with `args` as a fresh process, its standard output returned; `tick` about once a second.
+std::string run_self(const std::vector<std::string>& args, const std::function<void()>& tick, Measurement& m) {
   int fds[2];
   if (::pipe(fds) != 0) throw core::UserError("bench: cannot create a pipe");
-  const std::string duration = fmt::format("{}s", duration_s);
   std::fflush(nullptr);
   const pid_t pid = ::fork();
   if (pid < 0) throw core::UserError("bench: cannot fork");
@@ -72,9 +92,9 @@ Measurement measure(const std::string& mode, const std::string& scenario, double
     ::dup2(fds[1], STDOUT_FILENO);
     ::close(fds[0]);
     ::close(fds[1]);
-    std::vector<std::string> args{"framesim", "_bench-child", mode, scenario, duration};
+    std::vector<std::string> copy = args;
     std::vector<char*> argv;
-    for (auto& arg : args) argv.push_back(arg.data());
+    for (auto& arg : copy) argv.push_back(arg.data());
     argv.push_back(nullptr);
     ::execv("/proc/self/exe", argv.data());
     std::_Exit(127);
@@ -82,7 +102,7 @@ Measurement measure(const std::string& mode, const std::string& scenario, double
   ::close(fds[1]);
   std::string out;
   char buffer[512];
-  // Read the child's line, redrawing the progress bar about once a second while it runs.
+  // Read the child's output, redrawing the progress bar about once a second while it runs.
   for (;;) {
     pollfd fd{fds[0], POLLIN, 0};
     const int ready = ::poll(&fd, 1, 1000);
@@ -99,13 +119,22 @@ Measurement measure(const std::string& mode, const std::string& scenario, double
   int status = 0;
   struct rusage usage {};
   ::wait4(pid, &status, 0, &usage);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) throw core::UserError("bench: a measurement failed: " + out);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    throw core::UserError(fmt::format("bench: a measurement failed ({}): {}", fmt::join(args, " "), out));
+  account(usage, m);
+  return out;
+}
+
+/// Runs `framesim _bench-child MODE SCENARIO DURATION` as a fresh process and reads its one line of totals; CPU
+/// time and peak memory come from the kernel's accounting of that process. MODE: run (the fast path where it
+/// applies), exact (every kernel a SimGrid activity), bare (the bare SimGrid loop), limit (the sharing limit).
+Measurement measure(const std::string& mode, const std::string& scenario, double duration_s,
+                    const std::function<void()>& tick) {
   Measurement m;
+  const std::string out =
+      run_self({"framesim", "_bench-child", mode, scenario, fmt::format("{}s", duration_s)}, tick, m);
   std::istringstream in(out);
-  in >> m.wall_s >> m.activities >> m.kernels >> m.frames >> m.simulated_s;
-  m.cpu_s = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
-            static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1e-6;
-  m.peak_rss_bytes = static_cast<double>(usage.ru_maxrss) * 1024.0;
+  in >> m.wall_s >> m.activities >> m.kernels >> m.frames >> m.simulated_s >> m.loop_cpu_s;
   return m;
 }
 
@@ -139,6 +168,25 @@ class Progress {
     }
     return best_m;
   }
+  /// The least CPU time of `repeat` runs of `framesim ARGS...` (output discarded): what a command costs from
+  /// process start to exit.
+  Measurement command(const std::string& label, const std::vector<std::string>& args, int repeat) {
+    Measurement best_m;
+    for (int r = 0; r < repeat; ++r) {
+      const std::string what = fmt::format("[{}/{}] {}", done_ + 1, total_, label);
+      if (!bar_.enabled() && !is_quiet()) std::cerr << "  " << what << "..." << std::flush;
+      bar_.set_label("bench " + what);
+      Measurement m;
+      run_self(args, {}, m);
+      ++done_;
+      if (bar_.enabled()) bar_.clear();
+      if (!is_quiet())
+        std::cerr << (bar_.enabled() ? "  " + what + ":" : std::string()) << " " << core::format_seconds(m.cpu_s)
+                  << " CPU\n";
+      if (r == 0 || m.cpu_s < best_m.cpu_s) best_m = m;
+    }
+    return best_m;
+  }
   void finish() { bar_.clear(); }
 
  private:
@@ -154,15 +202,18 @@ class Progress {
   std::chrono::steady_clock::time_point start_;
 };
 
-/// What a row of the bench table measured: framesim (kernels grouped into activities), or the bare SimGrid loop
-/// (one activity per kernel, so no grouping ratio and no kernel rate of its own).
-enum class Measured { framesim, bare_loop };
+/// What a row of the bench table measured: framesim (kernels grouped into activities), the bare SimGrid loop
+/// (one activity per kernel, so no grouping ratio and no kernel rate of its own), or the minimal sharing loop (no
+/// SimGrid activity at all).
+enum class Measured { framesim, bare_loop, limit };
 
 std::string row(const std::string& name, const Measurement& m, Measured what) {
   const bool bare = what == Measured::bare_loop;
   auto per_s = [](double n, double seconds) { return seconds > 0 ? n / seconds : 0.0; };
   return fmt::format("  {:<40} {:>10} {:>12} {:>12} {:>9} {:>9} {:>10}\n", name,
-                     bare || m.kernels == 0 ? "1" : core::format_number(m.activities / m.kernels, 3),
+                     what == Measured::limit  ? "0"
+                     : bare || m.kernels == 0 ? "1"
+                                              : core::format_number(m.activities / m.kernels, 3),
                      core::format_number(per_s(m.activities, m.cpu_s), 4),
                      bare ? "-" : core::format_number(per_s(m.kernels, m.cpu_s), 4), core::format_seconds(m.cpu_s),
                      core::format_seconds(m.wall_s), core::format_capacity(m.peak_rss_bytes));
@@ -170,13 +221,15 @@ std::string row(const std::string& name, const Measurement& m, Measured what) {
 
 nlohmann::json measurement_json(const Measurement& m) {
   return {
-      {"wall_s", m.wall_s},   {"cpu_s", m.cpu_s},   {"simulated_s", m.simulated_s},      {"activities", m.activities},
-      {"kernels", m.kernels}, {"frames", m.frames}, {"peak_rss_bytes", m.peak_rss_bytes}};
+      {"wall_s", m.wall_s},   {"cpu_s", m.cpu_s},   {"simulated_s", m.simulated_s},       {"activities", m.activities},
+      {"kernels", m.kernels}, {"frames", m.frames}, {"peak_rss_bytes", m.peak_rss_bytes}, {"loop_cpu_s", m.loop_cpu_s}};
 }
 
 int run_bench(const BenchArgs& a) {
   const model::ScenarioSpec spec = config::load_scenario(a.scenario);
   config::load_scenario(a.stochastic);  // checked before minutes are spent
+  config::load_scenario(a.shared);
+  config::load_hardware(a.hardware);
   const model::ScenarioSpec memory_spec = config::load_scenario(a.memory);
   const double duration = a.duration.empty()
                               ? spec.duration_s
@@ -200,15 +253,36 @@ int run_bench(const BenchArgs& a) {
       "{} frames\n",
       spec.name, core::format_seconds(duration), a.repeat, frames);
   std::cout.flush();
-  Progress progress(5 * a.repeat + 2);
+  // Start-up: a 1,000-layer network, written out layer by layer, checked and budgeted from process start to exit.
+  const fs::path startup_dir = fs::temp_directory_path() / ("framesim-bench-startup-" + std::to_string(::getpid()));
+  fs::create_directories(startup_dir);
+  struct Remove {  // also when a measurement fails
+    fs::path dir;
+    ~Remove() {
+      std::error_code ignored;
+      fs::remove_all(dir, ignored);
+    }
+  } remove_startup{startup_dir};
+  const std::string network = (startup_dir / "layers_1000.yaml").string();
+  core::write_file_atomic(network, thousand_layer_network());
+  constexpr int kStartupRepeat = 5;
+  Progress progress(8 * a.repeat + 2 + 2 * kStartupRepeat);
   const Measurement fast = progress.measure("reference, framesim", "run", a.scenario, duration, a.repeat);
   const Measurement exact = progress.measure("reference, framesim --exact", "exact", a.scenario, duration, a.repeat);
   const Measurement bare = progress.measure("reference, bare SimGrid loop", "bare", a.scenario, duration, a.repeat);
+  const Measurement limit =
+      progress.measure("reference, minimal sharing loop", "limit", a.scenario, duration, a.repeat);
   const Measurement sfast = progress.measure("stochastic, framesim", "run", a.stochastic, duration, a.repeat);
   const Measurement sbare = progress.measure("stochastic, bare SimGrid loop", "bare", a.stochastic, duration, a.repeat);
+  const Measurement shfast = progress.measure("shared, framesim", "run", a.shared, duration, a.repeat);
+  const Measurement shbare = progress.measure("shared, bare SimGrid loop", "bare", a.shared, duration, a.repeat);
   const Measurement mem_short =
       progress.measure("memory, a tenth of the frames", "run", a.memory, memory_long_s / 10, 1);
   const Measurement mem_long = progress.measure("memory, all the frames", "run", a.memory, memory_long_s, 1);
+  const Measurement validate_1000 =
+      progress.command("start-up: validate a 1,000-layer network", {"framesim", "validate", network}, kStartupRepeat);
+  const Measurement budget_1000 = progress.command("start-up: budget of a 1,000-layer network",
+                                                   {"framesim", "budget", a.hardware, network}, kStartupRepeat);
   progress.finish();
 
   std::cout << fmt::format("\n  {:<40} {:>10} {:>12} {:>12} {:>9} {:>9} {:>10}\n", "", "act/layer", "activities/s",
@@ -216,18 +290,38 @@ int run_bench(const BenchArgs& a) {
   std::cout << row("reference: framesim", fast, Measured::framesim)
             << row("reference: framesim --exact", exact, Measured::framesim)
             << row("reference: bare SimGrid loop", bare, Measured::bare_loop)
+            << row("reference: minimal sharing loop", limit, Measured::limit)
             << row("stochastic: framesim", sfast, Measured::framesim)
-            << row("stochastic: bare SimGrid loop", sbare, Measured::bare_loop);
+            << row("stochastic: bare SimGrid loop", sbare, Measured::bare_loop)
+            << row("shared: framesim", shfast, Measured::framesim)
+            << row("shared: bare SimGrid loop", shbare, Measured::bare_loop);
   auto ratio = [](const Measurement& b, const Measurement& f) { return core::format_number(b.cpu_s / f.cpu_s, 3); };
+  auto rate = [](const Measurement& m) {  // kernels per CPU second (of the whole process), in millions
+    return core::format_number(m.cpu_s > 0 ? m.kernels / m.cpu_s / 1e6 : 0.0, 3);
+  };
+  // The sharing limit counts its loop alone (no process start, no platform); framesim its whole process.
+  const double limit_rate = limit.kernels / std::max(1e-9, limit.loop_cpu_s);
+  const double fast_rate = fast.kernels / std::max(1e-9, fast.cpu_s);
   std::cout << fmt::format(
-      "\n  speed: framesim / bare loop = {} in CPU time on the reference (target >= 3), {} on the stochastic variant "
-      "(target >= 2).\n"
+      "\n  speed: framesim / bare loop = {} in CPU time on the reference (target >= 10), {} M kernels per CPU second;\n"
+      "         {} on the stochastic variant (target >= 8), {} M kernels per CPU second.\n"
+      "  shared: framesim / bare loop = {} (target >= 5), {} M kernels per CPU second (units shared by priority, "
+      "preemption and time slices).\n"
+      "  sharing limit: a minimal loop of its own (the reference's kernels, a heap of events, max-min rates at every "
+      "kernel start and end, no outputs)\n"
+      "         runs {} M kernels per CPU second of its loop: framesim (whole process) is at {}% of it, {}x slower.\n"
       "         Reference: {} kernels as {} SimGrid activities ({} per layer; --exact: {}), the bare loop {} "
       "activities "
       "(one per kernel with work, its dispatch overhead as route latency).\n",
-      ratio(bare, fast), ratio(sbare, sfast), core::format_number(fast.kernels, 7),
+      ratio(bare, fast), rate(fast), ratio(sbare, sfast), rate(sfast), ratio(shbare, shfast), rate(shfast),
+      core::format_number(limit_rate / 1e6, 3), core::format_number(100.0 * fast_rate / limit_rate, 3),
+      core::format_number(limit_rate / std::max(1e-9, fast_rate), 3), core::format_number(fast.kernels, 7),
       core::format_number(fast.activities, 7), core::format_number(fast.activities / std::max(1.0, fast.kernels), 3),
       core::format_number(exact.activities / std::max(1.0, exact.kernels), 3), core::format_number(bare.activities, 7));
+  std::cout << fmt::format(
+      "  start-up: validate of a 1,000-layer network {} of CPU, budget {} (target < 30 ms; best of {}, from process "
+      "start to exit).\n",
+      core::format_seconds(validate_1000.cpu_s), core::format_seconds(budget_1000.cpu_s), kStartupRepeat);
   const double per_frame =
       (mem_long.peak_rss_bytes - mem_short.peak_rss_bytes) / std::max(1.0, mem_long.frames - mem_short.frames);
   std::cout << fmt::format("  memory: peak RSS {} at {} frames (target < 100 MB), {} at {}: {} B per frame.\n",
@@ -245,10 +339,26 @@ int run_bench(const BenchArgs& a) {
           {"reference_bare_loop", measurement_json(bare)},
           {"stochastic_framesim", measurement_json(sfast)},
           {"stochastic_bare_loop", measurement_json(sbare)},
+          {"reference_sharing_limit", measurement_json(limit)},
+          {"shared_framesim", measurement_json(shfast)},
+          {"shared_bare_loop", measurement_json(shbare)},
           {"memory_tenth", measurement_json(mem_short)},
-          {"memory_all", measurement_json(mem_long)}}},
+          {"memory_all", measurement_json(mem_long)},
+          {"startup_validate_1000_layers", measurement_json(validate_1000)},
+          {"startup_budget_1000_layers", measurement_json(budget_1000)}}},
         // bare-loop CPU time / framesim CPU time: above 1, framesim is the faster
-        {"speed_ratio", {{"reference", bare.cpu_s / fast.cpu_s}, {"stochastic", sbare.cpu_s / sfast.cpu_s}}},
+        {"speed_ratio",
+         {{"reference", bare.cpu_s / fast.cpu_s},
+          {"stochastic", sbare.cpu_s / sfast.cpu_s},
+          {"shared", shbare.cpu_s / shfast.cpu_s}}},
+        {"kernels_per_cpu_s",
+         {{"reference", fast.kernels / fast.cpu_s},
+          {"stochastic", sfast.kernels / sfast.cpu_s},
+          {"shared", shfast.kernels / shfast.cpu_s},
+          {"sharing_limit_loop", limit_rate}}},
+        // framesim's kernels per CPU second (whole process) / the minimal sharing loop's (its loop), on the reference
+        {"fraction_of_sharing_limit", fast_rate / limit_rate},
+        {"startup_cpu_s", {{"validate_1000_layers", validate_1000.cpu_s}, {"budget_1000_layers", budget_1000.cpu_s}}},
         {"activities_per_layer",
          {{"framesim", fast.activities / std::max(1.0, fast.kernels)},
           {"exact", exact.activities / std::max(1.0, exact.kernels)}}},
@@ -263,20 +373,32 @@ int run_child(const std::string& mode, const std::string& scenario, const std::s
   model::ScenarioSpec spec = config::load_scenario(scenario);
   spec.duration_s = option_quantity("duration", duration, static_cast<int>(core::Dimension::Seconds));
   engine::RunTotals totals;
+  const auto& engine = engine::engine_module();  // loaded before the clock starts: start-up is not the loop's
+  auto cpu_now = [] {
+    struct rusage usage {};
+    ::getrusage(RUSAGE_SELF, &usage);
+    Measurement m;
+    account(usage, m);
+    return m.cpu_s;
+  };
+  const double cpu_start = cpu_now();
   if (mode == "bare") {
-    totals = engine::engine_module().run_bare_loop(spec);
+    totals = engine.run_bare_loop(spec);
+  } else if (mode == "limit") {
+    totals = engine.run_sharing_limit(spec);
   } else {
     const fs::path folder = fs::temp_directory_path() / ("framesim-bench-" + std::to_string(::getpid()));
     fs::create_directories(folder);
     analysis::RunAnalysis analysis(spec, folder);
     engine::RunOptions options;
     options.fluid = mode == "run";
-    totals = engine::engine_module().simulate(spec, analysis, options);
+    totals = engine.simulate(spec, analysis, options);
     analysis.finish(totals);
     fs::remove_all(folder);
   }
-  std::cout << fmt::format("{} {} {} {} {}\n", totals.wall_s, totals.activities, totals.kernels,
-                           mode == "bare" ? 0 : totals.frames_captured, totals.end_s);
+  std::cout << fmt::format("{} {} {} {} {} {}\n", totals.wall_s, totals.activities, totals.kernels,
+                           mode == "bare" || mode == "limit" ? 0 : totals.frames_captured, totals.end_s,
+                           cpu_now() - cpu_start);
   return 0;
 }
 
@@ -288,6 +410,9 @@ Command add_bench_command(CLI::App& app) {
                                  "measure simulation speed against a bare SimGrid loop, and memory against run length");
   sub->add_option("--scenario", args->scenario, "the reference scenario (default scenarios/bench/reference.yaml)");
   sub->add_option("--stochastic", args->stochastic, "its stochastic variant (default scenarios/bench/stochastic.yaml)");
+  sub->add_option("--shared", args->shared, "the shared-unit reference (default scenarios/bench/shared.yaml)");
+  sub->add_option("--hardware", args->hardware,
+                  "hardware for the start-up measurement (default hardware/jetson_orin_nx_16gb.yaml)");
   sub->add_option("--memory", args->memory,
                   "the many-frames scenario for memory (default scenarios/bench/memory.yaml)");
   sub->add_option("--duration", args->duration,
@@ -306,7 +431,7 @@ Command add_bench_child_command(CLI::App& app) {
   auto args = std::make_shared<ChildArgs>();
   auto* sub = app.add_subcommand("_bench-child", "one measurement of `framesim bench` (internal)");
   sub->group("");  // not listed in --help
-  sub->add_option("mode", args->mode)->required()->check(CLI::IsMember({"run", "exact", "bare"}));
+  sub->add_option("mode", args->mode)->required()->check(CLI::IsMember({"run", "exact", "bare", "limit"}));
   sub->add_option("scenario", args->scenario)->required();
   sub->add_option("duration", args->duration)->required();
   return {sub, [args] { return run_child(args->mode, args->scenario, args->duration); }};

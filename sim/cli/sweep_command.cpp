@@ -1,5 +1,6 @@
 // `framesim sweep SWEEP.yaml -j N -o DIR [--shard I/N] [--emit slurm]` and `framesim merge DIR... -o OUT`.
-// Every point is one `framesim run` in its own process (SimGrid allows one engine per process). A point's
+// Every point is one `framesim run` in its own process (SimGrid allows one engine per process), a child forked
+// from this one once it has loaded everything (sweep_pool.hpp: no exec, no loading per point). A point's
 // result is written atomically to DIR/points/NNNNNN.json with the hash of everything it depends on, so a rerun
 // skips finished points and `kill -9` loses at most the points in flight. Shards (Slurm job arrays, GNU
 // parallel) write separate folders that `framesim merge` gathers into one table.
@@ -23,6 +24,7 @@
 #include "cli/commands.hpp"
 #include "cli/console.hpp"
 #include "cli/output_guard.hpp"
+#include "cli/sweep_pool.hpp"
 #include "config/scenario.hpp"
 #include "config/sweep.hpp"
 #include "core/error.hpp"
@@ -280,6 +282,7 @@ int run_sweep(const SweepArgs& a) {
                          shard.count > 1 ? fmt::format(" (shard {}/{})", shard.index, shard.count) : std::string(),
                          done_before, todo.size(), core::counted(static_cast<std::size_t>(a.jobs), "job")));
 
+  if (!todo.empty()) prepare_point_children(inputs);
   ProgressBar bar(fmt::format("sweep {}", spec.name));
   const double start = now_s();
   std::map<pid_t, Running> running;
@@ -293,6 +296,9 @@ int run_sweep(const SweepArgs& a) {
     if (spec.duration) args.insert(args.end(), {"--duration", *spec.duration});
     for (const auto& o : p.overrides) args.insert(args.end(), {"--set", o.path + "=" + o.value_yaml});
     fs::create_directories(work);
+    std::cout.flush();  // nothing buffered here may end up in the point's output
+    std::cerr.flush();
+    std::fflush(nullptr);
     const pid_t pid = ::fork();
     if (pid < 0) throw core::UserError("sweep: cannot fork");
     if (pid == 0) {
@@ -303,15 +309,12 @@ int run_sweep(const SweepArgs& a) {
       const int err = ::open((work / "stderr.txt").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
       ::dup2(out, STDOUT_FILENO);
       ::dup2(err, STDERR_FILENO);
-      std::vector<char*> argv;
-      for (auto& s : args) argv.push_back(s.data());
-      argv.push_back(nullptr);
-      ::execv(self.c_str(), argv.data());
-      std::_Exit(127);
+      run_point_child(args);  // `framesim run ARGS` in this fresh child of the loaded sweep (sweep_pool.hpp)
     }
     running[pid] = {index, now_s()};
   };
-  auto finish = [&](pid_t pid, int status) {
+  PointCosts costs;
+  auto finish = [&](pid_t pid, int status, const struct rusage& usage) {
     const Running r = running[pid];
     running.erase(pid);
     const auto& p = points[r.point];
@@ -323,6 +326,7 @@ int run_sweep(const SweepArgs& a) {
     } else {
       const json summary = json::parse(core::read_file(work / "stdout.json"));
       simulated_wall += summary["run"]["wall_s"].get<double>();
+      costs.add(usage, summary["run"].value("cpu_s", 0.0));
       point_wall += wall;
       json result{{"sweep", description}, {"index", p.index},           {"hash", hashes[p.index]},
                   {"labels", p.labels},   {"overrides", json::array()}, {"metrics", analysis::point_metrics(summary)}};
@@ -352,8 +356,9 @@ int run_sweep(const SweepArgs& a) {
   while (next < todo.size() || !running.empty()) {
     while (next < todo.size() && static_cast<int>(running.size()) < a.jobs) launch(todo[next++]);
     int status = 0;
-    const pid_t pid = ::waitpid(-1, &status, 0);
-    if (pid > 0 && running.count(pid)) finish(pid, status);
+    struct rusage usage {};
+    const pid_t pid = ::wait4(-1, &status, 0, &usage);
+    if (pid > 0 && running.count(pid)) finish(pid, status, usage);
   }
   bar.clear();
   fs::remove_all(work_root);
@@ -371,6 +376,7 @@ int run_sweep(const SweepArgs& a) {
                     core::format_seconds(point_wall / static_cast<double>(ran)),
                     core::format_seconds(simulated_wall / static_cast<double>(ran)),
                     core::format_seconds((point_wall - simulated_wall) / static_cast<double>(ran))));
+    print_note(costs.text());
   }
   for (const auto& f : failures) std::cerr << "failed: " << f;
   if (failed > 0)

@@ -8,8 +8,8 @@
 namespace framesim::config {
 
 std::string input_kind(const std::filesystem::path& path) {
-  core::Diagnostics ignored;  // duplicate keys and the like: reported by the reader that checks the file
-  const auto doc = Document::load(path, ignored);
+  // Duplicate keys and the like are reported by the reader that checks the file, which takes this parse.
+  const auto doc = Document::peek(path);
   const YAML::Node& root = doc->root();
   if (root.IsMap()) {
     auto has = [&](const char* key) { return root[key].IsDefined(); };

@@ -11,6 +11,7 @@
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/parser.h>
 
+#include "config/preload.hpp"
 #include "core/files.hpp"
 #include "core/text.hpp"
 
@@ -154,6 +155,21 @@ class ExpansionCounter : public YAML::EventHandler {
       {location_of(display_path, e.mark), {}, fmt::format("YAML syntax error: {}", e.msg)}});
 }
 
+/// Whether `text` can hold neither an alias nor a second document, and is too short to stand for more nodes than
+/// kMaxYamlNodes without aliases (a node takes at least a byte or two of text).
+bool may_skip_count(std::string_view text) {
+  static_assert(kMaxYamlNodes >= 4 * 1'000'000);
+  if (text.size() >= 1'000'000 || text.find('*') != std::string_view::npos) return false;
+  for (std::size_t at = 0; at < text.size();) {  // every line's start
+    const std::string_view line = text.substr(at, 3);
+    if (line == "---" || line == "...") return false;
+    const std::size_t eol = text.find('\n', at);
+    if (eol == std::string_view::npos) break;
+    at = eol + 1;
+  }
+  return true;
+}
+
 }  // namespace
 
 YAML::Node load_yaml(std::string_view text, const std::string& display_path, const std::string& key_path,
@@ -168,7 +184,17 @@ YAML::Node load_yaml(std::string_view text, const std::string& display_path, con
                             whole_file ? "" : fmt::format(" at byte {}", *bad + 1)));
   }
   // Count first: a few lines of aliases can stand for billions of nodes ("billion laughs"), and every
-  // reader, even one skipping an unknown key, would walk them all.
+  // reader, even one skipping an unknown key, would walk them all. Text with no alias (no "*" anywhere) and no
+  // second document (no line starting "---" or "...") stands for at most one node per byte or so: below the
+  // limit when it is under a megabyte, so it is parsed once, straight into its nodes (the count would find
+  // nothing: a 1,000-layer network is read in half the time).
+  if (may_skip_count(text)) {
+    try {
+      return YAML::Load(std::string(text));
+    } catch (const YAML::ParserException& e) {
+      throw_syntax_error(text, display_path, e);
+    }
+  }
   ExpansionCounter counter;
   try {
     std::istringstream in{std::string(text)};
@@ -200,11 +226,70 @@ YAML::Node load_yaml(std::string_view text, const std::string& display_path, con
 
 namespace {}  // namespace
 
+namespace {
+
+/// A document parsed by Document::peek, waiting for the load that takes it.
+struct Peeked {
+  std::string path, text;
+  std::shared_ptr<Document> doc;
+  std::vector<core::Diagnostic> problems;  // found while parsing it
+  bool prepared = false;                   // by Document::prepare (no limit on how many)
+};
+
+std::vector<Peeked>& peeked() {
+  static std::vector<Peeked> documents;
+  return documents;
+}
+
+}  // namespace
+
 std::shared_ptr<Document> Document::load(const std::filesystem::path& path, Diagnostics& diagnostics) {
   const std::string text = core::read_file(path);  // a folder, a missing file or one too large: a UserError
+  auto& kept = peeked();
+  for (auto it = kept.begin(); it != kept.end(); ++it) {
+    if (it->path != path.string() || it->text != text) continue;
+    auto doc = std::move(it->doc);
+    for (auto& d : it->problems) diagnostics.add(std::move(d));
+    kept.erase(it);
+    doc->diagnostics_ = &diagnostics;
+    return doc;
+  }
   auto doc = parse(text, display(path), diagnostics);
   doc->folder_ = path.parent_path();
   return doc;
+}
+
+namespace {
+
+Peeked parse_for_later(const std::filesystem::path& path, const std::string& display_path) {
+  Peeked p{path.string(), core::read_file(path), nullptr, {}};
+  Diagnostics problems;
+  p.doc = Document::parse(p.text, display_path, problems);
+  p.problems = problems.items();
+  return p;
+}
+
+}  // namespace
+
+std::shared_ptr<const Document> Document::peek(const std::filesystem::path& path) {
+  Peeked p = parse_for_later(path, display(path));
+  p.doc->folder_ = path.parent_path();
+  p.doc->diagnostics_ = nullptr;  // until a load takes it
+  auto& kept = peeked();
+  if (std::count_if(kept.begin(), kept.end(), [](const Peeked& k) { return !k.prepared; }) >= 4)
+    kept.erase(std::find_if(kept.begin(), kept.end(), [](const Peeked& k) { return !k.prepared; }));
+  kept.push_back(std::move(p));
+  return kept.back().doc;
+}
+
+void preload_yaml(const std::filesystem::path& path) { Document::prepare(path); }
+
+void Document::prepare(const std::filesystem::path& path) {
+  Peeked p = parse_for_later(path, display(path));
+  p.doc->folder_ = path.parent_path();
+  p.doc->diagnostics_ = nullptr;
+  p.prepared = true;
+  peeked().push_back(std::move(p));
 }
 
 std::shared_ptr<Document> Document::parse(const std::string& text, const std::string& display_path,
@@ -553,7 +638,8 @@ MapReader::MapReader(const Node& node, const schema::Table& table, std::string_v
   }
   for (auto it = node_.yaml().begin(); it != node_.yaml().end(); ++it) {
     if (!it->first.IsScalar()) continue;  // reported when the file was loaded
-    const std::string key = it->first.Scalar();
+    const std::string& key = it->first.Scalar();
+    entries_.emplace_back(key, it->second);
     if (std::find(allowed_.begin(), allowed_.end(), key) != allowed_.end()) continue;
     std::string message = fmt::format("unknown key \"{}\"", core::quote_capped(key));
     if (auto near = core::closest_match(key, allowed_)) {
@@ -578,15 +664,19 @@ const schema::Key& MapReader::declaration(std::string_view key) const {
   return *k;
 }
 
-bool MapReader::has(std::string_view key) const { return ok_ && node_.yaml()[std::string(key)].IsDefined(); }
+bool MapReader::has(std::string_view key) const {
+  return ok_ && std::any_of(entries_.begin(), entries_.end(), [&](const auto& e) { return e.first == key; });
+}
 
 std::optional<Node> MapReader::get(std::string_view key) const {
   FRAMESIM_ASSERT(std::find(allowed_.begin(), allowed_.end(), key) != allowed_.end(),
                   "MapReader::get of an undeclared key: " + std::string(key));
   if (!ok_) return std::nullopt;
-  const YAML::Node value = node_.yaml()[std::string(key)];
-  if (!value.IsDefined()) return std::nullopt;
-  return node_.child(std::string(key), value);
+  // As node[key], whose lookup converts every key of the mapping to a string to compare it: the keys were read
+  // once, by the constructor.
+  for (const auto& [name, value] : entries_)
+    if (name == key) return node_.child(name, value);
+  return std::nullopt;
 }
 
 std::optional<Node> MapReader::required(std::string_view key) const {

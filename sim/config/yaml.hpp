@@ -37,6 +37,13 @@ class Document {
   /// Reads and parses `path`. A missing file or a YAML syntax error throws UserError at once;
   /// duplicate keys are added to `diagnostics`.
   static std::shared_ptr<Document> load(const std::filesystem::path& path, core::Diagnostics& diagnostics);
+  /// Reads and parses `path` to look at it (which kind of input it is), throwing as load does, and keeps it for the
+  /// next load of the same path: that load takes it, with its problems, instead of parsing again, if the file's
+  /// text is still the same. A few files are kept at most, each taken once.
+  static std::shared_ptr<const Document> peek(const std::filesystem::path& path);
+  /// Parses `path` and keeps it, as peek does but with no limit on how many are kept: a process that will fork
+  /// children each loading the same files (a sweep's points) parses them once, before forking. Throws as load does.
+  static void prepare(const std::filesystem::path& path);
   /// Parses `text` as if it were the file `display_path` (for tests and generated configs).
   static std::shared_ptr<Document> parse(const std::string& text, const std::string& display_path,
                                          core::Diagnostics& diagnostics);
@@ -150,6 +157,7 @@ class MapReader {
   std::vector<std::string> allowed_;
   std::vector<std::string> extra_;
   std::vector<std::string> suggested_;  // declared keys an unknown key was taken for: not reported missing again
+  std::vector<std::pair<std::string, YAML::Node>> entries_;  // the mapping's scalar keys and their values, in order
   bool ok_ = true;
 };
 

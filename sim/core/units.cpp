@@ -356,12 +356,16 @@ std::string format_si(double value, std::string_view unit, int digits) {
   exponent3 = std::clamp(exponent3, -5, 5);
   double mantissa = value / std::pow(10.0, 3 * exponent3);
   // Rounding can carry to 1000 (999.96 -> "1000"): move to the next prefix then.
-  const double rounded = std::stod(format_number(mantissa, digits));
-  if (std::fabs(rounded) >= 1000.0 && exponent3 < 5) {
+  std::string text = format_number(mantissa, digits);
+  const bool plain = text.find_first_of("eE") == std::string::npos;  // fixed notation: count its integer digits
+  const std::size_t integer_digits = std::min(text.find('.'), text.size()) - (text[0] == '-' ? 1 : 0);
+  const bool carried = plain ? integer_digits >= 4 : std::fabs(std::stod(text)) >= 1000.0;
+  if (carried && exponent3 < 5) {
     ++exponent3;
     mantissa = value / std::pow(10.0, 3 * exponent3);
+    text = format_number(mantissa, digits);
   }
-  return fmt::format("{} {}{}", format_number(mantissa, digits), kNames[static_cast<std::size_t>(exponent3) + 5], unit);
+  return fmt::format("{} {}{}", text, kNames[static_cast<std::size_t>(exponent3) + 5], unit);
 }
 
 std::string format_seconds(double seconds) { return format_si(seconds, "s"); }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cfloat>
+#include <cstring>
 
 namespace framesim::engine {
 
@@ -12,6 +13,22 @@ constexpr double kWorkPrecision = 1e-5;
 constexpr double kRemainsPrecision = 1e-5 * 1e-12;
 /// surf/precision: a latency below this has elapsed.
 constexpr double kTimingPrecision = 1e-12;
+
+/// Solved systems kept for reuse: a direct-mapped table (a slot per hash, the last solve wins), small enough to stay
+/// in the processor's cache (about half a megabyte) and allocating nothing once warm.
+constexpr std::size_t kCacheSlots = 1024;
+
+std::uint64_t bits(double x) {
+  std::uint64_t b;
+  std::memcpy(&b, &x, sizeof b);
+  return b;
+}
+
+double from_bits(std::uint64_t b) {
+  double x;
+  std::memcpy(&x, &b, sizeof x);
+  return x;
+}
 
 void double_update(double& variable, double value, double precision) {
   variable -= value;
@@ -25,28 +42,37 @@ std::size_t FluidSystem::add_constraint(double capacity, double speed, int cores
   c.speed = speed;
   c.cores = cores;
   constraints_.push_back(c);
-  dirty_ = true;
   return constraints_.size() - 1;
 }
 
 void FluidSystem::set_capacity(std::size_t constraint, double capacity) {
   constraints_[constraint].capacity = capacity;
-  dirty_ = true;
+  touch(constraint);
 }
 
 void FluidSystem::set_speed(std::size_t constraint, double speed) {
   Constraint& c = constraints_[constraint];
   c.speed = speed;
   c.capacity = speed * c.cores;
-  for (Flow& f : flows_)
-    if (f.alive && f.speed_of == constraint) update_bound(f);
-  dirty_ = true;
+  touch(constraint);
+  for (std::size_t i : alive_) {
+    Flow& f = flows_[i];
+    if (f.speed_of != constraint) continue;
+    update_bound(f);
+    if (f.latency_s <= 0 && f.consumes) touch(f);
+  }
 }
 
 void FluidSystem::update_bound(Flow& f) const {
   // As L07Action::update_bound: only once the latency is paid; no compute, no bound.
   if (f.latency_s > 0 || f.cycles_per_entry <= 0) return;
   f.bound = constraints_[f.speed_of].speed / f.cycles_per_entry;
+}
+
+void FluidSystem::activate(Flow& f) {
+  update_bound(f);
+  if (f.consumes) touch(f);
+  else f.value = 1.0;  // takes nothing from anyone: progresses at once
 }
 
 std::size_t FluidSystem::start(const FlowSpec& spec, std::uint64_t owner) {
@@ -59,10 +85,19 @@ std::size_t FluidSystem::start(const FlowSpec& spec, std::uint64_t owner) {
     free_.pop_back();
   }
   Flow& f = flows_[id];
-  std::vector<Element> elements = std::move(f.elements);  // keeps its capacity
-  f = Flow{};
-  f.elements = std::move(elements);
-  f.elements.assign(spec.elements.begin(), spec.elements.end());
+  const auto n = static_cast<std::uint32_t>(spec.elements.size());
+  Flow fresh;
+  if (n <= f.capacity) {  // the slot's elements are reused
+    fresh.first = f.first;
+    fresh.capacity = f.capacity;
+  } else {
+    fresh.first = static_cast<std::uint32_t>(elements_.size());
+    fresh.capacity = n;
+    elements_.resize(elements_.size() + n);
+  }
+  f = fresh;
+  f.count = n;
+  std::copy(spec.elements.begin(), spec.elements.end(), elements_.begin() + f.first);
   f.speed_of = spec.speed_of;
   f.cycles_per_entry = spec.cycles_per_entry;
   f.latency_s = spec.latency_s;
@@ -70,55 +105,121 @@ std::size_t FluidSystem::start(const FlowSpec& spec, std::uint64_t owner) {
   f.endless = spec.endless;
   f.owner = owner;
   // A ptask with nothing to compute or move is done at once (its latency still passes first).
-  const bool any = std::any_of(f.elements.begin(), f.elements.end(), [](const Element& e) { return e.weight > 0; });
+  bool any = false;
+  for (const Element& e : spec.elements) {
+    any = any || e.weight > 0;
+    f.consumes = f.consumes || e.weight != 0;
+  }
   if (!any && !f.endless) f.remains = 0;
-  update_bound(f);
-  dirty_ = true;
+  alive_.insert(std::upper_bound(alive_.begin(), alive_.end(), id), id);
+  if (f.latency_s <= 0) activate(f);  // else disabled (penalty 0) while its latency lasts: no rate changes
   return id;
 }
 
-void FluidSystem::stop(std::size_t flow) {
-  flows_[flow].alive = false;
+void FluidSystem::retire(std::size_t flow) {
+  Flow& f = flows_[flow];
+  f.alive = false;
+  alive_.erase(std::lower_bound(alive_.begin(), alive_.end(), flow));
   free_.push_back(flow);
-  dirty_ = true;
+  if (f.latency_s <= 0 && f.consumes) touch(f);  // what it took goes to the others
 }
 
+void FluidSystem::stop(std::size_t flow) { retire(flow); }
+
 void FluidSystem::solve() {
-  if (!dirty_) return;
-  dirty_ = false;
-  // Scratch kept between solves: the flows to raise, the constraints they use, and for each such constraint
-  // its uses (flow, weight) as one contiguous range of uses_.
-  list_.clear();
-  for (std::size_t i = 0; i < flows_.size(); ++i) {
-    Flow& f = flows_[i];
-    f.value = 0;
-    f.fixed = true;
-    if (!f.alive || f.latency_s > 0) continue;  // disabled (penalty 0) while its latency lasts
-    bool consumes = false;
-    for (const Element& e : f.elements) consumes = consumes || e.weight != 0;
-    if (consumes) {
-      f.fixed = false;
-      list_.push_back(i);
-    } else {
-      f.value = 1.0;
+  if (changed_.empty()) return;
+  // The flows to solve again: those connected to a changed constraint through constraints they share.
+  ++mark_;
+  for (std::size_t c : changed_) {
+    constraints_[c].mark = mark_;
+    constraints_[c].changed = false;
+  }
+  changed_.clear();
+  for (bool grew = true; grew;) {  // again only if a flow brought in a constraint an earlier flow may share
+    grew = false;
+    for (std::size_t i : alive_) {
+      Flow& f = flows_[i];
+      if (f.mark == mark_ || f.latency_s > 0 || !f.consumes) continue;
+      bool hit = false;
+      for (std::uint32_t e = f.first; e < f.first + f.count && !hit; ++e)
+        hit = constraints_[elements_[e].constraint].mark == mark_;
+      if (!hit) continue;
+      f.mark = mark_;
+      for (std::uint32_t e = f.first; e < f.first + f.count; ++e) {
+        Constraint& c = constraints_[elements_[e].constraint];
+        grew = grew || c.mark != mark_;
+        c.mark = mark_;
+      }
     }
   }
-  for (Constraint& c : constraints_) {
-    c.listed = false;
-    c.uses_begin = c.uses_end = 0;
+  list_.clear();
+  for (std::size_t i : alive_)
+    if (flows_[i].mark == mark_) list_.push_back(i);
+  if (list_.empty()) return;
+  // The same flows (elements, bounds, in the same order) over the same capacities were solved before: the same
+  // rates, without solving.
+  std::size_t words = 0;
+  for (std::size_t i : list_) words += 2 + 3 * std::size_t{flows_[i].count};
+  key_.resize(words);
+  std::uint64_t* k = key_.data();
+  std::uint64_t h = 1469598103934665603ULL;
+  auto put = [&](std::uint64_t w) {
+    *k++ = w;
+    h = (h ^ w) * 1099511628211ULL;
+  };
+  for (std::size_t i : list_) {
+    const Flow& f = flows_[i];
+    put(f.count);
+    put(bits(f.bound));
+    for (std::uint32_t e = f.first; e < f.first + f.count; ++e) {
+      put(elements_[e].constraint);
+      put(bits(elements_[e].weight));
+      put(bits(constraints_[elements_[e].constraint].capacity));
+    }
   }
+  h ^= h >> 33;  // the low bits pick the slot: mix the high ones in
+  h *= 0xff51afd7ed558ccdULL;
+  h ^= h >> 33;
+  if (cache_->hashes.empty()) {
+    cache_->hashes.assign(kCacheSlots, 0);
+    cache_->words.resize(kCacheSlots);
+  }
+  const std::size_t at = h & (kCacheSlots - 1);
+  std::vector<std::uint64_t>& entry = cache_->words[at];
+  if (cache_->hashes[at] == h && entry.size() == key_.size() + list_.size() &&
+      std::equal(key_.begin(), key_.end(), entry.begin())) {
+    for (std::size_t n = 0; n < list_.size(); ++n) flows_[list_[n]].value = from_bits(entry[key_.size() + n]);
+    return;
+  }
+  ++solves_;
+  flows_solved_ += list_.size();
+  solved_.assign(list_.begin(), list_.end());  // solve_list empties list_
+  solve_list();
+  cache_->hashes[at] = h;
+  entry.assign(key_.begin(), key_.end());
+  for (std::size_t i : solved_) entry.push_back(bits(flows_[i].value));
+}
+
+void FluidSystem::solve_list() {
+  // The constraints the listed flows use, and for each its uses (flow, weight) as one contiguous range of uses_,
+  // in flow order.
   cnsts_.clear();
   std::size_t total = 0;
-  for (std::size_t i : list_)
-    for (const Element& e : flows_[i].elements) {
-      Constraint& c = constraints_[e.constraint];
+  for (std::size_t i : list_) {
+    Flow& f = flows_[i];
+    f.value = 0;
+    f.fixed = false;
+    for (std::uint32_t e = f.first; e < f.first + f.count; ++e) {
+      Constraint& c = constraints_[elements_[e].constraint];
       if (!c.listed) {
         c.listed = true;
-        cnsts_.push_back(e.constraint);
+        c.uses_end = 0;
+        cnsts_.push_back(elements_[e].constraint);
       }
       ++c.uses_end;  // a count for now
       ++total;
     }
+  }
   std::sort(cnsts_.begin(), cnsts_.end());
   std::size_t offset = 0;
   for (std::size_t ci : cnsts_) {
@@ -130,11 +231,13 @@ void FluidSystem::solve() {
     c.uses_end = c.uses_begin;
   }
   uses_.resize(total);
-  for (std::size_t i : list_)
-    for (const Element& e : flows_[i].elements) {
-      Constraint& c = constraints_[e.constraint];
-      uses_[c.uses_end++] = {i, e.weight};
+  for (std::size_t i : list_) {
+    const Flow& f = flows_[i];
+    for (std::uint32_t e = f.first; e < f.first + f.count; ++e) {
+      Constraint& c = constraints_[elements_[e].constraint];
+      uses_[c.uses_end++] = {i, elements_[e].weight};
     }
+  }
 
   while (!list_.empty()) {
     for (auto it = cnsts_.begin(); it != cnsts_.end();) {
@@ -155,8 +258,10 @@ void FluidSystem::solve() {
     for (auto it = list_.begin(); it != list_.end();) {
       Flow& f = flows_[*it];
       double min_inc = DBL_MAX;
-      for (const Element& e : f.elements)
-        if (e.weight > 0) min_inc = std::min(min_inc, constraints_[e.constraint].usage / e.weight);
+      for (std::uint32_t e = f.first; e < f.first + f.count; ++e) {
+        const Element& el = elements_[e];
+        if (el.weight > 0) min_inc = std::min(min_inc, constraints_[el.constraint].usage / el.weight);
+      }
       if (f.bound > 0) min_inc = std::min(min_inc, f.bound - f.value);
       f.mu = min_inc;
       f.value += f.mu;
@@ -186,39 +291,41 @@ void FluidSystem::solve() {
       }
     }
   }
+  for (std::size_t ci : cnsts_) constraints_[ci].listed = false;
 }
 
-double FluidSystem::next_delta_s() {
+FluidSystem::Next FluidSystem::next_finish() {
   solve();
-  double min = std::numeric_limits<double>::infinity();
-  for (const Flow& f : flows_) {
-    if (!f.alive) continue;
+  Next next;
+  for (std::size_t i : alive_) {
+    const Flow& f = flows_[i];
+    double delta;
+    bool finishes = true;
     if (f.latency_s > 0) {
-      min = std::min(min, f.latency_s);
+      delta = f.latency_s;
+      finishes = false;
+    } else if (f.endless) {
+      continue;
+    } else if (f.remains <= 0) {
+      delta = 0;
+    } else if (f.value > 0) {
+      delta = f.remains / f.value;
+    } else {
       continue;
     }
-    if (f.endless) continue;
-    if (f.remains <= 0) {
-      min = 0;
-      continue;
-    }
-    if (f.value > 0) min = std::min(min, f.remains / f.value);
+    if (delta < next.delta_s) next = {delta, i, finishes};
   }
-  return min;
+  return next;
 }
 
 void FluidSystem::step(double dt, std::vector<std::size_t>& finished) {
   solve();
-  for (std::size_t i = 0; i < flows_.size(); ++i) {
+  for (std::size_t i : alive_) {
     Flow& f = flows_[i];
-    if (!f.alive) continue;
     if (f.latency_s > 0) {
       if (f.latency_s > dt) double_update(f.latency_s, dt, kTimingPrecision);
       else f.latency_s = 0;
-      if (f.latency_s <= 0) {
-        update_bound(f);
-        dirty_ = true;
-      }
+      if (f.latency_s <= 0) activate(f);
       continue;  // its rate was 0 over the step
     }
     if (f.endless) {

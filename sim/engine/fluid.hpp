@@ -12,10 +12,29 @@
 //     every unfixed flow takes the least of (offer / weight) over its constraints and of what its bound leaves,
 //     constraints are charged weight * increment for every flow on them (flows fixed by their bound in an earlier
 //     round are charged again, as SimGrid does), and a constraint left with less than 1e-5 fixes its flows.
+//
+// Solved once per change, and only where it changed. The rates are kept between events; a change (a flow
+// leaving its latency, starting without one, finishing or stopped; a capacity or speed) marks the constraints it
+// touches, and the next query re-solves only the flows connected to them through shared constraints (their
+// connected component). Every step of the solver above involves one constraint and its flows, or one flow and its
+// constraints, so a component solved alone takes exactly the values it takes in a solve of everything: the rates
+// are the same to the last bit (the flows of a constraint are charged in flow order in both). A flow starting
+// in its latency changes no rate, so it costs no solve at all. And a component is solved from what it depends on
+// alone (its flows' elements and bounds, in flow order, and its constraints' capacities): when exactly that was
+// solved before (the same kernels meeting again next frame, or a dry run's solve the advance repeats), its rates
+// are taken from a small table of past solves (direct-mapped by hash, compared word for word), not solved again.
+//
+// Snapshots and predictions. The rates in force are kept, so next_event_s() / next_finish() answer from them
+// without solving when nothing changed. A FluidSystem is a value: copying it (a dry run on the copy predicts
+// when flows will end) copies a few flat arrays, its rates included, so the copy starts solved; assigning to a
+// copy kept for the purpose (`dry = fluid;`) reuses its buffers and allocates nothing once they are large enough.
+// A copy shares the table of past solves with its original, so the solves of a dry run serve the advance that
+// follows it (the table only ever returns what solving would, so sharing it changes no result).
 #pragma once
 
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <vector>
 
 namespace framesim::engine {
@@ -32,6 +51,12 @@ class FluidSystem {
     double cycles_per_entry = 0;    // 0: no compute, no bound
     double latency_s = 0;
     bool endless = false;  // never finishes (a background stream): progress() is the work done
+  };
+  /// The next thing to happen if nothing changes: a flow finishing or ending its latency.
+  struct Next {
+    double delta_s = std::numeric_limits<double>::infinity();  // from now_s(); infinity: nothing is running
+    std::size_t flow = 0;                                      // the first in flow order among those at delta_s
+    bool finishes = false;                                     // false: its latency ends (or nothing)
   };
 
   /// A constraint of `capacity` (units per second). `speed` and `cores`, for a unit's cores: capacity =
@@ -53,7 +78,9 @@ class FluidSystem {
   double next_event_s() { return now_s_ + next_delta_s(); }
   /// How long until then (as SimGrid, the engine steps by this delta: a step too small to move the clock
   /// still moves the work).
-  double next_delta_s();
+  double next_delta_s() { return next_finish().delta_s; }
+  /// What happens next and when, from the rates in force (solving first only where something changed).
+  Next next_finish();
   /// Advances to `t_s`, calling `on_finished(flow, owner)` for every flow that finishes on the way, at its finish
   /// time (now_s() then), in time order; the callback may start flows at that time.
   template <class OnFinished>
@@ -68,22 +95,30 @@ class FluidSystem {
     return flows_[flow].value;
   }
   bool running(std::size_t flow) const { return flow < flows_.size() && flows_[flow].alive; }
+  std::uint64_t owner(std::size_t flow) const { return flows_[flow].owner; }
+  /// How much solving was done so far: solves (of one component each) and flows placed in them. For tests and
+  /// profiles; copied with the system.
+  std::uint64_t solves() const { return solves_; }
+  std::uint64_t flows_solved() const { return flows_solved_; }
 
  private:
   struct Flow {
-    std::vector<Element> elements;
+    std::uint32_t first = 0, count = 0;  // its elements: elements_[first, first + count)
+    std::uint32_t capacity = 0;          // elements_ slots it owns (reused by the next flow in its place)
     std::size_t speed_of = 0;
     double cycles_per_entry = 0;
     double latency_s = 0;
     double remains = 1;
-    double done = 0;  // endless flows: work done
-    bool endless = false;
+    double done = 0;   // endless flows: work done
     double value = 0;  // rate
     double bound = -1;
     double mu = 0;  // the solver's increment of the current round
+    std::uint64_t owner = 0;
+    std::uint64_t mark = 0;  // solver: the component it was last gathered in
+    bool endless = false;
+    bool consumes = false;  // some element of non-zero weight
     bool alive = false;
     bool fixed = false;  // solver: no longer in the list of flows to raise
-    std::uint64_t owner = 0;
   };
   struct Constraint {
     double capacity = 0;
@@ -91,7 +126,9 @@ class FluidSystem {
     int cores = 1;
     double remaining = 0;                      // solver
     double usage = 0;                          // solver
-    bool listed = false;                       // solver
+    std::uint64_t mark = 0;                    // solver: in the component being gathered
+    bool changed = false;                      // in changed_: its flows' rates must be solved again
+    bool listed = false;                       // solver: in cnsts_
     std::size_t uses_begin = 0, uses_end = 0;  // solver: its range of uses_
   };
   struct Use {
@@ -100,18 +137,47 @@ class FluidSystem {
   };
 
   void update_bound(Flow& f) const;
+  /// The flow's rates must be solved again (it starts or stops taking part, or its bound changed).
+  void touch(const Flow& f) {
+    std::size_t last = std::numeric_limits<std::size_t>::max();
+    for (std::uint32_t e = f.first; e < f.first + f.count; ++e)
+      if (elements_[e].constraint != last) touch(last = elements_[e].constraint);
+  }
+  void touch(std::size_t constraint) {
+    Constraint& c = constraints_[constraint];
+    if (c.changed) return;
+    c.changed = true;
+    changed_.push_back(constraint);
+  }
+  /// A flow begins to take part in the sharing (no latency left).
+  void activate(Flow& f);
   void solve();
+  /// Solves the flows in list_ (one or more whole components, in flow order).
+  void solve_list();
   /// Moves every flow `dt` forward; those that finish are appended to `finished`.
   void step(double dt, std::vector<std::size_t>& finished);
+  /// A flow finished or stopped: frees it.
+  void retire(std::size_t flow);
 
   std::vector<Flow> flows_;
-  std::vector<std::size_t> free_;
+  std::vector<Element> elements_;   // every flow's elements, each flow a range
+  std::vector<std::size_t> alive_;  // running flows, in flow order
+  std::vector<std::size_t> free_;   // free flow slots, the last freed last
   std::vector<Constraint> constraints_;
+  std::vector<std::size_t> changed_;  // constraints whose flows must be solved again
   double now_s_ = 0;
-  bool dirty_ = true;
-  std::vector<std::size_t> finished_;      // scratch
-  std::vector<std::size_t> list_, cnsts_;  // solver scratch
+  std::uint64_t mark_ = 0;
+  std::uint64_t solves_ = 0, flows_solved_ = 0;
+  std::vector<std::size_t> finished_, done_;  // scratch
+  std::vector<std::size_t> list_, cnsts_;     // solver scratch
   std::vector<Use> uses_;
+  std::vector<std::uint64_t> key_;                  // solver scratch: what a solve depends on
+  std::vector<std::size_t> solved_;                 // solver scratch: the flows of the solve in progress
+  struct Cache {                                    // direct-mapped by hash
+    std::vector<std::uint64_t> hashes;              // per slot (compact: looked at on every solve)
+    std::vector<std::vector<std::uint64_t>> words;  // per slot: the key, then the rates' bits
+  };
+  std::shared_ptr<Cache> cache_ = std::make_shared<Cache>();  // shared with copies: a dry run fills it
 };
 
 template <class OnFinished>
@@ -122,11 +188,9 @@ void FluidSystem::advance(double t_s, OnFinished&& on_finished) {
     finished_.clear();
     step(delta, finished_);
     now_s_ += delta;
-    const auto done = finished_;
-    for (std::size_t f : done) {
-      flows_[f].alive = false;
-      free_.push_back(f);
-      dirty_ = true;
+    done_.swap(finished_);
+    for (std::size_t f : done_) {
+      retire(f);
       on_finished(f, flows_[f].owner);
     }
   }
@@ -134,11 +198,9 @@ void FluidSystem::advance(double t_s, OnFinished&& on_finished) {
     finished_.clear();
     step(t_s - now_s_, finished_);
     now_s_ = t_s;
-    const auto done = finished_;  // within rounding of its end
-    for (std::size_t f : done) {
-      flows_[f].alive = false;
-      free_.push_back(f);
-      dirty_ = true;
+    done_.swap(finished_);  // within rounding of its end
+    for (std::size_t f : done_) {
+      retire(f);
       on_finished(f, flows_[f].owner);
     }
   }

@@ -13,6 +13,7 @@ namespace framesim::engine {
 struct EntryPoints {
   RunTotals (*simulate)(const model::ScenarioSpec& spec, RecordSink& sink, const RunOptions& options);
   RunTotals (*run_bare_loop)(const model::ScenarioSpec& spec);
+  RunTotals (*run_sharing_limit)(const model::ScenarioSpec& spec);  // sharing_limit.hpp
 };
 
 /// The module's entry points, loaded once. Throws std::runtime_error (not an input error) when it cannot be loaded.

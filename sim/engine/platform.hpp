@@ -56,7 +56,7 @@ struct Platform {
 std::unique_ptr<sg4::Engine> start_engine();
 
 /// Told when a part of the platform changes speed (the governor, loaded latency), for a model of the sharing kept
-/// beside SimGrid's (the fast path, fast_path.hpp).
+/// beside SimGrid's (the fluid executor, fluid_executor.cpp).
 class PlatformListener {
  public:
   virtual ~PlatformListener() = default;

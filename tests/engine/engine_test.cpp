@@ -10,6 +10,7 @@
 #include <fstream>
 #include <regex>
 #include <set>
+#include <sstream>
 
 #include <fmt/format.h>
 
@@ -384,4 +385,43 @@ TEST(Engine, BenchMeasuresTheSameWorkOnEachSide) {
   EXPECT_NEAR(m["reference_framesim"]["simulated_s"].get<double>(), 2.0, 0.1);  // --duration, plus the drain
   EXPECT_GT(j["speed_ratio"]["reference"].get<double>(), 0.0);
   EXPECT_GT(j["speed_ratio"]["stochastic"].get<double>(), 0.0);
+  // The minimal sharing loop runs the reference's kernels, all of them, over the same simulated time.
+  EXPECT_EQ(m["reference_sharing_limit"]["kernels"].get<double>(), kernels);
+  EXPECT_NEAR(m["reference_sharing_limit"]["simulated_s"].get<double>(), 2.0, 0.1);
+  EXPECT_GT(j["fraction_of_sharing_limit"].get<double>(), 0.0);
+  EXPECT_GT(j["kernels_per_cpu_s"]["sharing_limit_loop"].get<double>(), 0.0);
+  // The shared reference: the bare loop issues the kernels framesim runs (those with work), no more.
+  const double shared = m["shared_framesim"]["kernels"].get<double>();
+  EXPECT_GT(shared, 1000.0);
+  EXPECT_LE(m["shared_bare_loop"]["activities"].get<double>(), shared);
+  EXPECT_GT(m["shared_bare_loop"]["activities"].get<double>(), 0.9 * shared);
+  EXPECT_GT(j["speed_ratio"]["shared"].get<double>(), 0.0);
+  EXPECT_GT(j["startup_cpu_s"]["validate_1000_layers"].get<double>(), 0.0);
+  EXPECT_GT(j["startup_cpu_s"]["budget_1000_layers"].get<double>(), 0.0);
+}
+
+TEST(Engine, SharingLimitLoopEndsWhenSimGridDoes) {
+  // The bench's minimal sharing loop (sharing_limit.cpp) shares max-min fair by progressive filling, SimGrid's L07
+  // by its fair bottleneck; with the three networks of the reference on three units sharing DRAM the two need not
+  // agree, but one network alone on its unit has nothing to share: each kernel takes its overhead, then its work at
+  // the least of its cores' bound and each link's capacity / its bytes, in both. So the last kernel ends at the
+  // same time in the loop as in the bare SimGrid loop (the oracle: SimGrid's solver, no code shared).
+  Scratch s;
+  const auto scenario = s.dir() / "alone.yaml";
+  std::ofstream(scenario) << "name: alone\nhardware: " << FRAMESIM_SOURCE_DIR << "/hardware/jetson_orin_nx_16gb.yaml\n"
+                          << "networks:\n  depth: {file: " << FRAMESIM_SOURCE_DIR
+                          << "/scenarios/networks/fastdepth.yaml, precision: int8, fusion: none}\n"
+                          << "duration: \"1 s\"\nsensors:\n  camera: {rate: \"30 Hz\"}\n"
+                          << "stages:\n  depth: {unit: dla0, inputs: [camera], network: depth}\n";
+  auto end_of = [&](const std::string& mode) {
+    const auto r = run_cli("_bench-child " + mode + " " + scenario.string() + " 1s");
+    EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+    std::istringstream in(r.out);
+    double wall = 0, activities = 0, kernels = 0, frames = 0, end = 0;
+    in >> wall >> activities >> kernels >> frames >> end;
+    return end;
+  };
+  const double simgrid = end_of("bare");
+  EXPECT_GT(simgrid, 0.96);
+  EXPECT_NEAR(end_of("limit"), simgrid, 1e-9 * simgrid);
 }

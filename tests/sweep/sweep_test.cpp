@@ -13,6 +13,8 @@
 
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include "config/sweep.hpp"
 #include "core/error.hpp"
 #include "engine/run_support.hpp"
@@ -115,6 +117,44 @@ TEST(Sweep, KilledAndRerunGivesTheSameTable) {
             framesim::core::read_file(s.dir() / "whole" / "results.csv"));
   EXPECT_EQ(framesim::core::read_file(s.dir() / "killed" / "results.json"),
             framesim::core::read_file(s.dir() / "whole" / "results.json"));
+}
+
+TEST(Sweep, APointRunInTheSweepsChildIsTheCommandLineRun) {
+  // A point runs in a child forked from the sweep process (sweep_pool.hpp), which parsed the points' files before
+  // forking; the oracle is `framesim run` with the point's overrides as a process of its own, which shares none of
+  // that. Every file of the kept run folder is the same, byte for byte, summary.json and its provenance included.
+  Scratch s;
+  write_small_sweep(s);
+  const auto out = s.dir() / "sweep";
+  ASSERT_EQ(run_cli(fmt::format("sweep {} -j 2 --keep-runs -o {}", (s.dir() / "sweep.yaml").string(), out.string()))
+                .exit_code,
+            0);
+  for (const int point : {0, 7}) {
+    const auto result =
+        nlohmann::json::parse(framesim::core::read_file(out / "points" / fmt::format("{:06}.json", point)));
+    std::string sets;
+    for (const auto& o : result["overrides"])
+      sets += fmt::format(" --set '{}={}'", o["path"].get<std::string>(), o["value"].get<std::string>());
+    const auto alone = s.dir() / fmt::format("alone{}", point);
+    const auto r =
+        run_cli(fmt::format("run {} -o {} -q --json{}", (s.dir() / "scenario.yaml").string(), alone.string(), sets));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto kept = out / "runs" / fmt::format("{:06}", point);
+    std::size_t compared = 0;
+    for (const auto& e : std::filesystem::directory_iterator(alone)) {
+      if (e.path().filename() == "summary.json") continue;  // compared below, without the output folder's name
+      EXPECT_EQ(framesim::core::read_file(kept / e.path().filename()), framesim::core::read_file(e.path()))
+          << e.path().filename();
+      ++compared;
+    }
+    EXPECT_GT(compared, 5u);
+    auto summary = [](const std::filesystem::path& f) {
+      auto j = nlohmann::json::parse(framesim::core::read_file(f));
+      j["provenance"].erase("command_line");  // the sweep passes the scenario as its sweep file names it
+      return j;
+    };
+    EXPECT_EQ(summary(kept / "summary.json"), summary(alone / "summary.json")) << "point " << point;
+  }
 }
 
 // Ctrl-C (SIGINT to the sweep) as soon as its first point is done: a message saying the finished points are kept

@@ -1,0 +1,110 @@
+#include "cli/sweep_pool.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <filesystem>
+#include <iostream>
+#include <set>
+
+#include <fmt/format.h>
+#include <CLI/CLI.hpp>
+
+#include "cli/app.hpp"
+#include "cli/commands.hpp"
+#include "cli/console.hpp"
+#include "config/preload.hpp"
+#include "core/error.hpp"
+#include "core/units.hpp"
+#include "engine/module.hpp"
+
+namespace framesim::cli {
+
+namespace {
+
+/// What main does with a command line that names `run`, minus the other commands.
+int run_command_line(std::vector<std::string> args) {
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const int argc = static_cast<int>(args.size());
+  CLI::App app{"framesim"};
+  app.require_subcommand(1);
+  set_command_line(argc, argv.data());
+  const Command run = add_run_command(app);
+  add_verbosity_flags(app);
+  try {
+    app.parse(argc, argv.data());
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return 2;
+  }
+  set_verbosity(parsed_verbosity());
+  try {
+    return run.run();
+  } catch (const core::UserError& e) {
+    for (const auto& d : e.diagnostics()) std::cerr << d.to_string() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "framesim: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+}  // namespace
+
+void prepare_point_children(const std::vector<std::string>& inputs) {
+  engine::engine_module();  // dlopen once here rather than once per point
+  provenance(inputs, {});   // every input file's digest, remembered for the children
+  std::set<std::string> seen;
+  for (const auto& file : inputs) {
+    const auto ext = std::filesystem::path(file).extension();
+    if ((ext != ".yaml" && ext != ".yml") || !seen.insert(file).second) continue;
+    try {
+      config::preload_yaml(file);
+    } catch (const core::UserError&) {
+      // The point that reads it says what is wrong, as it would have.
+    }
+  }
+}
+
+void run_point_child(const std::vector<std::string>& args) {
+  const int code = run_command_line(args);
+  std::cout.flush();
+  std::cerr.flush();
+  std::fflush(nullptr);
+  std::_Exit(code);  // the sweep process's own exit handlers are not this child's
+}
+
+namespace {
+double cpu_s(const struct rusage& u) {
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-6;
+}
+double self_cpu_s() {
+  struct rusage u {};
+  ::getrusage(RUSAGE_SELF, &u);
+  return cpu_s(u);
+}
+}  // namespace
+
+PointCosts::PointCosts() : self_start_s_(self_cpu_s()) {}
+
+void PointCosts::add(const struct rusage& child, double simulating_cpu_s) {
+  child_s_ += cpu_s(child);
+  simulating_s_ += simulating_cpu_s;
+  ++points_;
+}
+
+std::string PointCosts::text() const {
+  const double n = static_cast<double>(std::max<std::size_t>(1, points_));
+  const double self = self_cpu_s() - self_start_s_;
+  return fmt::format(
+      "per point {} of CPU, {} of it simulating, {} of overhead (the point's process beyond its "
+      "simulation, and {} of the sweep's own)",
+      core::format_seconds((child_s_ + self) / n), core::format_seconds(simulating_s_ / n),
+      core::format_seconds((child_s_ + self - simulating_s_) / n), core::format_seconds(self / n));
+}
+
+}  // namespace framesim::cli
