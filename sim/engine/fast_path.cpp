@@ -69,7 +69,7 @@ const FluidSystem::FlowSpec& FastPath::flow_spec(const Job& job, const KernelPla
       f.elements.push_back({static_cast<std::size_t>(unit_port_[job.unit][lv]), bytes});
     f.elements.push_back({level_bus_[lv], bytes});
   }
-  f.latency_s = k.overhead_s;
+  f.latency_s = k.overhead_s + stall_at_start_s(k, platform_, job.unit, job.cores, job.cycle_scale, job.byte_scale);
   return f;
 }
 
@@ -108,7 +108,9 @@ void FastPath::run_job(std::size_t unit, int cores, const std::vector<KernelPlan
   if (j.next < kernels.size()) {
     j.finished = sg4::Semaphore::create(0);
     const auto finished = j.finished;
-    j.flow = fluid_.start(flow_spec(j, kernels[j.next]), id);
+    const auto& flow = flow_spec(j, kernels[j.next]);
+    j.launch_s = flow.latency_s;
+    j.flow = fluid_.start(flow, id);
     j.dispatch_start_s = now;
     j.booking.kernels = &kernels[j.next];
     changed();
@@ -130,10 +132,12 @@ void FastPath::advance(double t_s) {
     const KernelPlan& k = (*j.kernels)[j.next];
     ledger_.book(j.booking, 1.0);
     if (j.dispatch_start_s < spec_.kernel_trace_s - kSameInstant_s)  // a kernel at the window's end is out
-      sink_.on_kernel({j.unit, j.stage, j.task, k.name, j.frame, j.dispatch_start_s + k.overhead_s, now, k.overhead_s});
+      sink_.on_kernel({j.unit, j.stage, j.task, k.name, j.frame, j.dispatch_start_s + j.launch_s, now, j.launch_s});
     j.next = next_kernel(j, j.next + 1);
     if (j.next < j.kernels->size()) {
-      j.flow = fluid_.start(flow_spec(j, (*j.kernels)[j.next]), owner);
+      const auto& flow = flow_spec(j, (*j.kernels)[j.next]);
+      j.launch_s = flow.latency_s;
+      j.flow = fluid_.start(flow, owner);
       j.dispatch_start_s = now;
       j.booking.kernels = &(*j.kernels)[j.next];
       j.booking.progress = 0;

@@ -53,7 +53,8 @@ class FastPath : public PlatformListener {
     std::int64_t frame = -1;
     std::size_t flow = 0;
     double dispatch_start_s = 0;
-    Running booking;  // the kernel in flight, booked by progress
+    double launch_s = 0;  // the kernel in flight's latency phase: dispatch overhead and stall
+    Running booking;      // the kernel in flight, booked by progress
     bool done = false;
     sg4::SemaphorePtr finished;
   };

@@ -234,6 +234,7 @@ void Ledger::update_port_caps(const std::vector<std::vector<double>>& window_byt
       const std::size_t point = platform_.levels[lv].pstate;
       const double capacity = model::effective_level_bandwidth_Bps(hw.memory[lv], point);
       const double others = level_Bps[lv] - window_bytes[u][lv] / dt;
+      platform_.others_utilisation[u][lv] = others / capacity;
       const auto bandwidth = model::port_bandwidth_Bps(hw.memory[lv], hw.units[u], point, others / capacity);
       FRAMESIM_ASSERT(bandwidth.has_value(), "a port exists only where the cost model gives one");
       platform_.ports[u][lv]->set_bandwidth(*bandwidth);

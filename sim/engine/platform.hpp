@@ -42,6 +42,8 @@ struct Platform {
   std::vector<LevelState> levels;
   std::vector<std::vector<sg4::Link*>> ports;  // [unit][level]: its Little's-law cap, or null
   std::vector<bool> overhead_in_route;         // [unit]: its dispatch overhead is the latency of its routes
+  /// [unit][level]: the others' utilisation its port was last loaded with (Ledger::update_port_caps); 0 alone.
+  std::vector<std::vector<double>> others_utilisation;
   std::vector<sg4::Host*> background_hosts;
   std::vector<sg4::Link*> background_ports;  // caps each background master at its rate
 

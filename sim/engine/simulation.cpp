@@ -441,15 +441,31 @@ class Simulation {
       }
       const double scale = std::max(0.0, st.spec->work.scale.sample(st.rng));
       const double energy_before = frames_.at(item.frame).energy_J;
-      const double side_before_s = run_side_work(st, false, item.frame);
+      const double taken = now();
+      SideTimes side;
+      const double side_before_s = run_side_work(st, false, item.frame, side);
+      const double released = now();
       JobTimes times = run_job(*st.unit, st.slot, st.kernels, work_amount(st.spec->work, st.rng) * scale, scale,
                                static_cast<int>(st.index), -1, item.frame, &frames_.at(item.frame).energy_J);
+      const double unit_wait_s = times.start_s - released + times.blocked_s;
       if (side_before_s >= 0) times.start_s = side_before_s;
-      run_side_work(st, true, item.frame);
+      run_side_work(st, true, item.frame, side);
       const double end = now();
       Frame& done = frames_.at(item.frame);
-      sink_.on_stage({item.frame, st.index, item.capture_s, item.enqueue_s, times.start_s, end, times.blocked_s,
-                      done.energy_J - energy_before, static_cast<int>(st.kernels.size())});
+      StageRecord record{item.frame,
+                         st.index,
+                         item.capture_s,
+                         item.enqueue_s,
+                         times.start_s,
+                         end,
+                         times.blocked_s,
+                         done.energy_J - energy_before,
+                         static_cast<int>(st.kernels.size())};
+      record.taken_s = taken;
+      record.unit_wait_s = unit_wait_s;
+      record.side_wait_s = side.wait_s;
+      record.side_run_s = side.run_s;
+      sink_.on_stage(record);
       for (std::size_t c = 0; c < spec_.chains.size(); ++c) {
         const auto& chain = spec_.chains[c];
         if (!chain.task && chain.stages.back() == st.index && !std::isnan(item.chain_capture_s[c]))
@@ -468,15 +484,24 @@ class Simulation {
     }
   }
 
+  /// The time side jobs spent waiting for their units (release -> hold, and blocked) and running.
+  struct SideTimes {
+    double wait_s = 0, run_s = 0;
+  };
+
   /// Runs the stage's side work that goes `after` (or before) its own kernels, one job after the other on their
-  /// units' schedulers, its energy booked to the frame. Returns when the first of them started (-1: none ran).
-  double run_side_work(Stage& st, bool after, std::int64_t frame) {
+  /// units' schedulers, its energy booked to the frame and its times added to `times`. Returns when the first
+  /// of them started (-1: none ran).
+  double run_side_work(Stage& st, bool after, std::int64_t frame, SideTimes& times) {
     double first_start_s = -1;
     for (SideJob& side : st.side) {
       if (side.spec->after != after || side.kernels.empty()) continue;
       const double scale = std::max(0.0, side.spec->work.scale.sample(side.rng));
+      const double released = now();
       const JobTimes t = run_job(*side.unit, side.slot, side.kernels, work_amount(side.spec->work, side.rng) * scale,
                                  scale, static_cast<int>(st.index), -1, frame, &frames_.at(frame).energy_J);
+      times.wait_s += t.start_s - released + t.blocked_s;
+      times.run_s += now() - t.start_s - t.blocked_s;
       if (first_start_s < 0) first_start_s = t.start_s;
     }
     return first_start_s;
@@ -592,12 +617,15 @@ class Simulation {
       // A kernel that moves bytes pays its overhead as the latency of its route (see platform.cpp).
       const bool in_route =
           k.overhead_s > 0 && platform_.overhead_in_route[unit_index] && !k.matrix.empty() && byte_scale > 0;
-      if (k.overhead_s > 0 && !in_route) {
-        sg4::this_actor::sleep_for(k.overhead_s);
+      // The launch, and the memory stall its compute will not hide (model/overlap.hpp): the unit held, idle.
+      const double launch_s = (in_route ? 0.0 : k.overhead_s) +
+                              stall_at_start_s(k, platform_, unit_index, slot.cores, cycle_scale, byte_scale);
+      if (launch_s > 0) {
+        sg4::this_actor::sleep_for(launch_s);
         ++totals_.dispatch_sleeps;
         if (slot.state != Job::State::holding) hold(unit, slot, times);  // preempted while launching
       }
-      const double start = in_route ? dispatch_start + k.overhead_s : now();
+      const double start = in_route ? now() + k.overhead_s : now();
       if (!kernels[i].empty(cycle_scale) || end > i + 1)
         execute(unit, slot, times, kernels, i, end, cycle_scale, byte_scale, bucket);
       totals_.kernels += static_cast<std::int64_t>(end - i);
