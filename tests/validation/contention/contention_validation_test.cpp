@@ -71,8 +71,8 @@ TEST(Validation, CoRunSlowdownsOnAgxOrinGpuAndDlas) {
   ASSERT_EQ(simulated, 3);
   // No side work is written in the scenario: the DLA stages' host work comes from the file's handoff.
   const auto& slowdown = together.summary["slowdown"];
-  EXPECT_GT(slowdown["dla0_conv"]["handoff"].get<double>(), 0.05);   // waiting for the GPU to reformat
-  EXPECT_GT(slowdown["gpu_conv"]["wait"].get<double>(), 0.3);        // the GPU running the DLAs' reformats
+  EXPECT_GT(slowdown["dla0_conv"]["handoff"].get<double>(), 0.05);        // waiting for the GPU to reformat
+  EXPECT_GT(slowdown["gpu_conv"]["wait"].get<double>(), 0.3);             // the GPU running the DLAs' reformats
   EXPECT_LT(std::fabs(slowdown["gpu_conv"]["bus"].get<double>()), 0.05);  // compute-bound, overlap 1: no bus
 }
 
@@ -95,7 +95,7 @@ TEST(Validation, CoRunCalibrationOnTheForumRowsMovesItsParametersAndIsJudgedLeav
   std::vector<framesim::model::CorunMember> members;
   for (std::size_t u = 0; u < orin.units.size(); ++u)
     if (orin.units[u].name != "cpu") members.push_back(framesim::model::corun_member(orin, u, conv));
-  ASSERT_EQ(members.size(), 3u);  // gpu, dla0, dla1
+  ASSERT_EQ(members.size(), 3u);               // gpu, dla0, dla1
   EXPECT_GT(members[1].reformat_in_bytes, 0);  // the DLAs' hand-off, from the network
   const std::vector<framesim::model::CorunRow> rows{
       {"gpu", members, 0, 405.3 / 229.2}, {"dla0", members, 1, 132.7 / 113.1}, {"dla1", members, 2, 132.7 / 113.1}};
