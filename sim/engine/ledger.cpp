@@ -228,6 +228,10 @@ void Ledger::update_port_caps(const std::vector<std::vector<double>>& window_byt
   std::vector<double> level_Bps(platform_.levels.size(), 0.0);
   for (const auto& master : window_bytes)
     for (std::size_t lv = 0; lv < level_Bps.size(); ++lv) level_Bps[lv] += master[lv] / dt;
+  const double now_s = sg4::Engine::get_clock();
+  if (now_s > platform_.others_utilisation_since_s + kSameInstant_s)
+    platform_.others_utilisation_before = platform_.others_utilisation;
+  platform_.others_utilisation_since_s = now_s;
   for (std::size_t u = 0; u < platform_.units.size(); ++u) {
     for (std::size_t lv = 0; lv < platform_.levels.size(); ++lv) {
       if (!platform_.ports[u][lv]) continue;

@@ -9,6 +9,7 @@
 
 #include "core/text.hpp"
 #include "core/units.hpp"
+#include "engine/ledger.hpp"
 #include "model/cost.hpp"
 #include "model/overlap.hpp"
 #include "model/plan.hpp"
@@ -209,13 +210,14 @@ double stall_at_start_s(const KernelPlan& k, const Platform& platform, std::size
                         double byte_scale) {
   if (k.non_overlap <= 0 || k.cycles <= 0) return 0.0;
   const UnitState& u = platform.units[unit];
+  const bool reloaded_now = sg4::Engine::get_clock() < platform.others_utilisation_since_s + kSameInstant_s;
+  const auto& others = reloaded_now ? platform.others_utilisation_before : platform.others_utilisation;
   const double compute_s = k.cycles * cycle_scale / (cores * u.spec->operating_points[u.pstate].frequency_Hz);
   std::vector<double> memory_s(k.bytes.size(), 0.0), factor(k.bytes.size(), 1.0);
   for (std::size_t lv = 0; lv < k.bytes.size(); ++lv) {
     if (k.bytes[lv] <= 0) continue;
     memory_s[lv] = k.bytes[lv] * byte_scale / k.alone_Bps[lv];
-    factor[lv] = model::memory_factor(*platform.levels[lv].spec, *u.spec, platform.levels[lv].pstate,
-                                      platform.others_utilisation[unit][lv]);
+    factor[lv] = model::memory_factor(*platform.levels[lv].spec, *u.spec, platform.levels[lv].pstate, others[unit][lv]);
   }
   return model::stall_s(k.non_overlap, compute_s, memory_s, factor);
 }

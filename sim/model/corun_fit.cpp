@@ -17,9 +17,23 @@ double round_to(double v, int digits) {
   return std::round(v * scale) / scale;
 }
 
+bool same_corun(const CorunRow& a, const CorunRow& b) {
+  if (a.members.size() != b.members.size()) return false;
+  for (std::size_t i = 0; i < a.members.size(); ++i)
+    if (a.members[i].unit != b.members[i].unit || a.members[i].network != b.members[i].network ||
+        a.members[i].kernels.size() != b.members[i].kernels.size() ||
+        a.members[i].reformat_in_bytes != b.members[i].reformat_in_bytes)
+      return false;
+  return true;
+}
+
 std::vector<double> row_predictions(const HardwareSpec& hw, const std::vector<CorunRow>& rows) {
-  std::vector<double> out;
-  for (const auto& r : rows) out.push_back(corun_slowdowns(hw, r.members)[r.measured]);
+  std::vector<double> out, slowdowns;
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    // Rows of one co-run (each member's slowdown measured) share its steady state.
+    if (r == 0 || !same_corun(rows[r], rows[r - 1])) slowdowns = corun_slowdowns(hw, rows[r].members);
+    out.push_back(slowdowns[rows[r].measured]);
+  }
   return out;
 }
 
@@ -127,8 +141,10 @@ CorunFit fit_corun(const HardwareSpec& hw, const std::vector<CorunRow>& rows, co
     return j;
   };
 
-  // Identifiability: does any row's prediction move when the parameter sweeps its range (the others at priors)?
-  for (std::size_t p = 0; p < theta.size(); ++p) {
+  // Identifiability: does any row's prediction move when the parameter sweeps its range (the others where they
+  // are: at the priors, then again after each descent, since one parameter can make another matter, as an
+  // overlap below 1 makes a compute-bound unit's sensitivity show)?
+  auto moves_rows = [&](std::size_t p) {
     std::vector<double> x = theta;
     x[p] = slots[p].low;
     const auto low = predictions(x);
@@ -136,39 +152,46 @@ CorunFit fit_corun(const HardwareSpec& hw, const std::vector<CorunRow>& rows, co
     const auto high = predictions(x);
     bool moves = false;
     for (std::size_t r = 0; r < rows.size(); ++r) moves = moves || std::fabs(std::log(high[r] / low[r])) > 1e-9;
-    fit.parameters[p].identifiable = moves;
-  }
+    return moves;
+  };
+  for (std::size_t p = 0; p < theta.size(); ++p) fit.parameters[p].identifiable = moves_rows(p);
 
   // Coordinate descent: a grid along each identifiable coordinate, then golden section around the best point.
   constexpr int kGrid = 40;
-  for (int sweep = 0; sweep < 50; ++sweep) {
-    double moved = 0;
-    for (std::size_t p = 0; p < theta.size(); ++p) {
-      if (!fit.parameters[p].identifiable) continue;
-      const double lo = slots[p].low, hi = slots[p].high;
-      auto along = [&](double v) {
-        std::vector<double> x = theta;
-        x[p] = v;
-        return objective(x);
-      };
-      const double step = (hi - lo) / kGrid;
-      int best = 0;
-      double best_j = along(lo);
-      for (int g = 1; g <= kGrid; ++g)
-        if (const double j = along(lo + g * step); j < best_j) best_j = j, best = g;
-      double a = std::max(lo, lo + (best - 1) * step), b = std::min(hi, lo + (best + 1) * step);
-      const double phi = (std::sqrt(5.0) - 1) / 2;
-      double c = b - phi * (b - a), d = a + phi * (b - a), fc = along(c), fd = along(d);
-      while (b - a > 1e-9 * (hi - lo)) {
-        if (fc < fd) b = d, d = c, fd = fc, c = b - phi * (b - a), fc = along(c);
-        else a = c, c = d, fc = fd, d = a + phi * (b - a), fd = along(d);
+  for (int round = 0; round < 3; ++round) {
+    for (int sweep = 0; sweep < 50; ++sweep) {
+      double moved = 0;
+      for (std::size_t p = 0; p < theta.size(); ++p) {
+        if (!fit.parameters[p].identifiable) continue;
+        const double lo = slots[p].low, hi = slots[p].high;
+        auto along = [&](double v) {
+          std::vector<double> x = theta;
+          x[p] = v;
+          return objective(x);
+        };
+        const double step = (hi - lo) / kGrid;
+        int best = 0;
+        double best_j = along(lo);
+        for (int g = 1; g <= kGrid; ++g)
+          if (const double j = along(lo + g * step); j < best_j) best_j = j, best = g;
+        double a = std::max(lo, lo + (best - 1) * step), b = std::min(hi, lo + (best + 1) * step);
+        const double phi = (std::sqrt(5.0) - 1) / 2;
+        double c = b - phi * (b - a), d = a + phi * (b - a), fc = along(c), fd = along(d);
+        while (b - a > 1e-9 * (hi - lo)) {
+          if (fc < fd) b = d, d = c, fd = fc, c = b - phi * (b - a), fc = along(c);
+          else a = c, c = d, fc = fd, d = a + phi * (b - a), fd = along(d);
+        }
+        double v = (a + b) / 2;
+        if (along(v) > along(theta[p])) v = theta[p];
+        moved = std::max(moved, std::fabs(v - theta[p]) / (hi - lo));
+        theta[p] = v;
       }
-      double v = (a + b) / 2;
-      if (along(v) > along(theta[p])) v = theta[p];
-      moved = std::max(moved, std::fabs(v - theta[p]) / (hi - lo));
-      theta[p] = v;
+      if (moved < 1e-8) break;
     }
-    if (moved < 1e-8) break;
+    bool more = false;
+    for (std::size_t p = 0; p < theta.size(); ++p)
+      if (!fit.parameters[p].identifiable && moves_rows(p)) fit.parameters[p].identifiable = more = true;
+    if (!more) break;
   }
 
   for (std::size_t p = 0; p < theta.size(); ++p) {

@@ -164,7 +164,7 @@ duration: "1.2 s"
 deadline: "200 ms"
 contention_period: "5 ms"
 sensors:
-  camera: {{rate: "20 Hz"}}
+  camera: {{rate: "20 Hz", jitter: {{distribution: normal, mean: "0 ms", stddev: "1 ms"}}}}
 stages:
   detect: {{unit: a, inputs: [camera], network: big}}
   depth: {{unit: b, inputs: [camera], network: small}}

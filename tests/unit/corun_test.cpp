@@ -135,7 +135,9 @@ TEST(Corun, FittingTheOverlapReachesAComputeBoundSlowdown) {
       EXPECT_TRUE(p.identifiable);
       EXPECT_FALSE(p.pinned);
     }
-    if (p.kind == CorunParameterKind::overlap && p.unit == 0) EXPECT_FALSE(p.pinned);
+    if (p.kind == CorunParameterKind::overlap && p.unit == 0) {
+      EXPECT_FALSE(p.pinned);
+    }
   }
   EXPECT_TRUE(overlap_moved);
 }

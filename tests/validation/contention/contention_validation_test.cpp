@@ -117,7 +117,9 @@ TEST(Validation, CoRunCalibrationOnTheForumRowsMovesItsParametersAndIsJudgedLeav
   EXPECT_LE(median(errors), 0.25);
   // The calibrated file reads back with the fitted values.
   const auto hw = framesim::config::load_hardware(out.string());
-  for (const auto& p : fit.parameters)
-    if (p.kind == framesim::model::CorunParameterKind::overlap)
+  for (const auto& p : fit.parameters) {
+    if (p.kind == framesim::model::CorunParameterKind::overlap) {
       EXPECT_DOUBLE_EQ(hw.units[p.unit].overlap, p.fitted) << hw.units[p.unit].name;
+    }
+  }
 }
