@@ -181,6 +181,14 @@ std::string RunAnalysis::html_report(const json& j) const {
     queues.push_back({s, format_number(q["mean"].get<double>(), 3), std::to_string(q["max"].get<int>()),
                       std::to_string(q["capacity"].get<int>())});
   b += html::table({"queue", "mean depth", "max", "capacity"}, queues);
+  if (j.contains("slowdown") && !j["slowdown"].empty()) {  // analysis/slowdown.hpp
+    std::vector<std::vector<std::string>> slow;
+    for (const auto& [s, d] : j["slowdown"].items())
+      slow.push_back({s, format_number(d["slowdown"].get<double>(), 4), format_number(d["bus"].get<double>(), 3),
+                      format_number(d["handoff"].get<double>(), 3), format_number(d["wait"].get<double>(), 3),
+                      format_seconds(d["alone_s"].get<double>())});
+    b += html::table({"stage", "slowdown against alone", "bus", "hand-off", "wait", "alone"}, slow);
+  }
 
   // Thermal, energy
   b += html::heading("Thermal, clocks and power");

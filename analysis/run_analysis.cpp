@@ -84,6 +84,7 @@ RunAnalysis::RunAnalysis(const model::ScenarioSpec& spec, std::filesystem::path 
       folder_(std::move(folder)),
       trace_(spec, folder_ / "trace.json"),
       breakdown_(spec),
+      slowdown_(spec),
       responses_(spec, folder_) {
   const std::size_t stages = spec.stages.size();
   const std::size_t units = spec.hardware.units.size();
@@ -197,6 +198,7 @@ void RunAnalysis::on_stage(const engine::StageRecord& r) {
   trace_.stage(r, breakdown_.predecessor(r));
   breakdown_.on_stage(r);
   if (!counted(r.capture_s)) return;
+  slowdown_.on_stage(r);
   for (WindowStats* w : {&all_, &cold_, &sustained_}) {
     if (!in(*w, r.capture_s)) continue;
     w->stage_wait_s[r.stage].add(wait);
@@ -430,6 +432,7 @@ json RunAnalysis::finish(const engine::RunTotals& totals) {
     for (std::size_t s = 0; s < spec_.stages.size(); ++s) service.push_back(all_.stage_service_s[s].summary());
     j["measured_frames"] = write_measured_frames(spec_, folder_, service);
   }
+  j["slowdown"] = slowdown_.finish();
   j["why"] = breakdown_.finish(all_.latency_s.empty() ? std::nullopt : std::optional(all_.latency_s.quantile(0.99)));
   j["statistics"] = {{"quantile_method",
                       "nearest rank: the smallest sample with at least p of the sample at or below "

@@ -17,6 +17,7 @@
 #include "engine/records.hpp"
 #include "model/scenario.hpp"
 #include "responses.hpp"
+#include "slowdown.hpp"
 #include "stats.hpp"
 #include "trace_writer.hpp"
 
@@ -69,6 +70,7 @@ class RunAnalysis : public engine::RecordSink {
   std::ofstream frames_csv_, stages_csv_, timeseries_csv_, kernels_csv_;
   TraceWriter trace_;
   Breakdown breakdown_;
+  Slowdown slowdown_;
   nlohmann::json provenance_;
 
   WindowStats all_, cold_, sustained_;

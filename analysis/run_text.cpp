@@ -200,6 +200,12 @@ std::string RunAnalysis::text(const json& j) const {
                                    q["max"].get<int>(), q["capacity"].get<int>()));
     if (!queues.empty()) out += fmt::format("queues: {}\n", fmt::join(queues, ", "));
   }
+  if (j.contains("slowdown")) {
+    bool slowed = false;
+    for (const auto& [name, st] : j["slowdown"].items())
+      slowed = slowed || std::fabs(st["slowdown"].get<double>() - 1) > 1e-3;
+    if (slowed) out += slowdown_text(j["slowdown"]);
+  }
   out += why_text(j["why"]);
   for (const auto& [name, task] : j["tasks"].items()) {
     if (!task.contains("response_s") || task["response_s"]["count"].get<std::size_t>() == 0) continue;

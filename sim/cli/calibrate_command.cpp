@@ -2,10 +2,11 @@
 // roofs (compute efficiency per precision, bandwidth efficiency per memory level, dispatch overhead) to measured
 // kernel times, report the fit kernel by kernel, write the calibrated hardware file; --predict checks the
 // calibrated model on a network that was not in the fit; --totals fits whole-network times per op class; --corun
-// fits each unit's contention_sensitivity to co-run slowdowns (model/corun.hpp).
+// fits each unit's contention_sensitivity, overlap and hand-off to co-run slowdowns (model/corun.hpp).
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -272,45 +273,60 @@ int run_calibrate_corun(const CalibrateArgs& a) {
                           e.network.generic_string()));
         continue;
       }
-      row.members.push_back({net.name, unit, model::plan_network(net, hw, unit).kernels});
+      row.members.push_back(model::corun_member(hw, unit, net));
     }
     rows.push_back(std::move(row));
   }
   d.throw_if_any();
   const model::CorunFit fit = model::fit_corun(hw, rows);
+  const std::vector<double> held_out = model::leave_one_out(hw, rows);
 
   std::ostream& out = std::cout;
   out << fmt::format("framesim calibrate: {} ({}), contention from {} co-run row{} of {}\n", hw.name, hw.source_file,
                      rows.size(), rows.size() == 1 ? "" : "s", table.display_path);
   out << "  predicted: the steady co-run of model/corun.hpp (every network back to back on its unit, average "
-         "traffic, no max-min saturation, no side work)\n\n";
+         "traffic, hand-off jobs waiting for their host, no max-min saturation)\n\n";
   using Align = analysis::Table::Align;
-  analysis::Table t({"row", "unit", "measured slowdown", "file", "calibrated", "error"},
-                    {Align::left, Align::left, Align::right, Align::right, Align::right, Align::right});
+  analysis::Table t(
+      {"row", "unit", "measured slowdown", "file", "calibrated", "error", "held out", "error"},
+      {Align::left, Align::left, Align::right, Align::right, Align::right, Align::right, Align::right, Align::right});
+  std::vector<double> held_out_errors;
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const auto& r = table.rows[i];
+    const double loo = held_out[i] / rows[i].measured_slowdown - 1;
+    held_out_errors.push_back(std::fabs(loo));
     t.add({r.id, r.members[r.measured].unit, ratio(rows[i].measured_slowdown), ratio(fit.prior_slowdown[i]),
            ratio(fit.predicted_slowdown[i]),
-           fmt::format("{:+.1f}%", (fit.predicted_slowdown[i] / rows[i].measured_slowdown - 1) * 100)});
+           fmt::format("{:+.1f}%", (fit.predicted_slowdown[i] / rows[i].measured_slowdown - 1) * 100),
+           ratio(held_out[i]), fmt::format("{:+.1f}%", loo * 100)});
   }
   out << t.render(2);
-  out << fmt::format("\nRMS of ln(predicted / measured): calibrated {}, the file's parameters {}\n\n",
+  std::sort(held_out_errors.begin(), held_out_errors.end());
+  const std::size_t half = held_out_errors.size() / 2;
+  const double median =
+      held_out_errors.size() % 2 ? held_out_errors[half] : (held_out_errors[half - 1] + held_out_errors[half]) / 2;
+  out << fmt::format("\nRMS of ln(predicted / measured): calibrated {}, the file's parameters {}\n",
                      core::format_number(fit.rms_log, 3), core::format_number(fit.prior_rms_log, 3));
+  out << fmt::format("held out: each row predicted by the fit on the other rows; median |error| {:.1f}%\n\n",
+                     median * 100);
   analysis::Table params({"parameter", "file", "calibrated", "note"},
                          {Align::left, Align::right, Align::right, Align::left});
   config::HardwareYamlOptions yaml;
   yaml.header.push_back(fmt::format("Contention calibrated by `framesim calibrate --corun {}` from {}.",
                                     table.display_path, hw.source_file));
   for (const auto& p : fit.parameters) {
-    const std::string name = hw.units[p.unit].name + " contention_sensitivity";
+    const std::string key(model::corun_parameter_key(p.kind));
+    const std::string name = hw.units[p.unit].name + " " + key;
+    const bool time = p.kind == model::CorunParameterKind::handoff_launch;
+    auto shown = [&](double v) { return time ? core::format_seconds(v) : core::format_number(v, 4); };
     const std::string note = !p.identifiable ? "no row depends on it: the prior"
-                             : p.at_bound    ? "at a bound (0 or the maximum)"
-                                             : "";
-    params.add({name, core::format_number(p.prior, 4), core::format_number(p.fitted, 4), note});
-    yaml.header.push_back(fmt::format("  {}: {} -> {}{}", name, core::format_number(p.prior, 4),
-                                      core::format_number(p.fitted, 4), note.empty() ? "" : " (" + note + ")"));
-    yaml.comments[fmt::format("units.{}.contention_sensitivity", hw.units[p.unit].name)] =
-        fmt::format("calibrated on co-runs (was {})", core::format_number(p.prior, 4));
+                             : !p.pinned     ? "not pinned: other parameters move the rows the same way"
+                             : p.at_bound    ? "pinned, at a bound of its range"
+                                             : "pinned";
+    params.add({name, shown(p.prior), shown(p.fitted), note});
+    yaml.header.push_back(fmt::format("  {}: {} -> {} ({})", name, shown(p.prior), shown(p.fitted), note));
+    yaml.comments[fmt::format("units.{}.{}", hw.units[p.unit].name, key)] =
+        fmt::format("calibrated on co-runs (was {})", shown(p.prior));
   }
   yaml.header.push_back(fmt::format("Fit over {} rows: RMS of ln(predicted / measured slowdown) {} (the file: {}).",
                                     rows.size(), core::format_number(fit.rms_log, 3),
@@ -463,7 +479,8 @@ Command add_calibrate_command(CLI::App& app) {
                   "tests/validation/README.md); fits per-op-class efficiencies, alone or with the pairs");
   sub->add_option("--corun", args->corun,
                   "co-run measurements: CSV row,corun,unit,alone_latency,together_latency (or alone_qps, "
-                  "together_qps; see sim/trace/corun.hpp); fits each unit's contention_sensitivity");
+                  "together_qps; see sim/trace/corun.hpp); fits each unit's contention_sensitivity and overlap, and "
+                  "each accelerator's hand-off efficiency and launch");
   sub->add_option("--unit", args->unit,
                   "compute unit the measurements ran on (default: the first with the networks' "
                   "precisions)");

@@ -235,8 +235,39 @@ void check_path_order(const Node& where, const std::vector<std::size_t>& path, c
                   names(expected), names(path)));
 }
 
+/// `handoff: {unit, reformat, efficiency, launch, host_precision}` of unit `self` (model/handoff.hpp): the host is
+/// another unit of the file, read once every unit is known.
+model::HandoffSpec read_handoff(const Node& node, const HardwareSpec& hw, std::size_t self) {
+  model::HandoffSpec h;
+  MapReader m(node, kKeys, "units.<unit>.handoff");
+  if (!m.ok()) return h;
+  if (auto host = m.text("unit")) {
+    std::vector<std::string> names;
+    for (const auto& u : hw.units) names.push_back(u.name);
+    if (auto u = hw.find_unit(*host); !u) {
+      std::string message = fmt::format("no unit \"{}\"", *host);
+      if (auto near = core::closest_match(*host, names)) message += fmt::format(" (did you mean \"{}\"?)", *near);
+      else message += fmt::format("; units: {}", core::join_list(names, ", "));
+      m.get("unit")->error(message);
+    } else if (*u == self) {
+      m.get("unit")->error("the host of a hand-off is another unit than the accelerator itself");
+    } else {
+      h.unit = *u;
+    }
+  }
+  if (auto reformat = m.get("reformat")) {
+    h.input = h.output = false;
+    for (const Node& item : reformat->items())
+      if (auto which = item.choice({"input", "output"})) (*which == "input" ? h.input : h.output) = true;
+  }
+  h.efficiency = m.number("efficiency").value_or(1.0);
+  h.launch_s = m.quantity("launch").value_or(0.0);
+  if (auto p = m.choice("host_precision")) h.host_precision = model::parse_precision(*p);
+  return h;
+}
+
 ComputeUnitSpec read_unit(const std::string& name, const Node& node, const HardwareSpec& hw,
-                          std::map<std::string, std::string>& sources) {
+                          std::map<std::string, std::string>& sources, std::optional<Node>& handoff) {
   ComputeUnitSpec unit;
   unit.name = name;
   MapReader m(node, kKeys, "units.<unit>");
@@ -256,6 +287,19 @@ ComputeUnitSpec read_unit(const std::string& name, const Node& node, const Hardw
                             core::format_seconds(kMaxDispatchOverhead_s)));
   if (m.has("outstanding")) unit.outstanding_bytes = m.quantity("outstanding");
   unit.contention_sensitivity = m.number("contention_sensitivity").value_or(1.0);
+  unit.overlap = m.number("overlap").value_or(1.0);
+  handoff = m.get("handoff");
+  if (auto by_op = m.get("overlap_by_op")) {
+    for (auto& [key, value] : by_op->entries()) {
+      auto c = model::parse_op_class(key);
+      if (!c) {
+        value.error(not_one_of(key, "an op class", model::op_class_names()));
+        continue;
+      }
+      unit.overlap_by_op[static_cast<std::size_t>(*c)] =
+          value.number(declared("units.<unit>.overlap_by_op.<op_class>"));
+    }
+  }
   if (auto mem = m.required("memory")) {
     std::set<std::string> seen;
     std::vector<std::string> level_names;
@@ -381,11 +425,14 @@ model::HardwareSpec read_hardware(const Node& root) {
     if (memory->is_map() && hw.memory.empty()) memory->error("needs at least one memory level");
   }
   if (auto units = m.required("units")) {
+    std::vector<std::optional<Node>> handoffs;  // per unit: its `handoff`, read once every unit is known
     for (auto& [name, node] : units->entries()) {
       if (hw.find_level(name)) node.error(fmt::format("\"{}\" names both a unit and a memory level", name));
-      hw.units.push_back(read_unit(name, node, hw, sources));
+      hw.units.push_back(read_unit(name, node, hw, sources, handoffs.emplace_back()));
     }
     if (units->is_map() && hw.units.empty()) units->error("needs at least one compute unit");
+    for (std::size_t u = 0; u < handoffs.size(); ++u)
+      if (handoffs[u]) hw.units[u].handoff = read_handoff(*handoffs[u], hw, u);
   }
   for (auto& level : hw.memory)
     for (const auto& unit : hw.units)

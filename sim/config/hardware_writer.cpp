@@ -221,6 +221,28 @@ void write_unit(Writer& w, const model::HardwareSpec& hw, const model::ComputeUn
     w.line(4, "outstanding", q(*unit.outstanding_bytes, Dimension::Bytes), path + ".outstanding");
   if (unit.contention_sensitivity != 1.0)
     w.line(4, "contention_sensitivity", exact_number(unit.contention_sensitivity), path + ".contention_sensitivity");
+  if (unit.overlap != 1.0) w.line(4, "overlap", exact_number(unit.overlap), path + ".overlap");
+  if (std::any_of(unit.overlap_by_op.begin(), unit.overlap_by_op.end(), [](const auto& o) { return o.has_value(); })) {
+    w.line(4, "overlap_by_op", "", path + ".overlap_by_op");
+    for (model::OpClass c : model::kAllOpClasses)
+      if (const auto& o = unit.overlap_by_op[static_cast<std::size_t>(c)]) {
+        const std::string name(model::op_class_name(c));
+        w.line(6, name, exact_number(*o), path + ".overlap_by_op." + name);
+      }
+  }
+  if (const auto& h = unit.handoff) {
+    w.line(4, "handoff", "", path + ".handoff");
+    w.line(6, "unit", name_scalar(hw.units[h->unit].name), path + ".handoff.unit");
+    if (!h->input || !h->output) {
+      std::string which = h->input ? "input" : h->output ? "output" : "";
+      w.line(6, "reformat", "[" + which + "]", path + ".handoff.reformat");
+    }
+    if (h->efficiency != 1.0) w.line(6, "efficiency", exact_number(h->efficiency), path + ".handoff.efficiency");
+    if (h->launch_s > 0) w.line(6, "launch", q(h->launch_s, Dimension::Seconds), path + ".handoff.launch");
+    if (h->host_precision)
+      w.line(6, "host_precision", std::string(model::precision_name(*h->host_precision)),
+             path + ".handoff.host_precision");
+  }
   std::string levels;
   for (std::size_t lv : unit.memory_path) levels += (levels.empty() ? "" : ", ") + name_scalar(hw.memory[lv].name);
   w.line(4, "memory", "[" + levels + "]", path + ".memory");

@@ -14,6 +14,7 @@
 #include "core/text.hpp"
 #include "core/units.hpp"
 #include "model/budget.hpp"
+#include "model/handoff.hpp"
 #include "trace/import.hpp"
 #include "trace/measured.hpp"
 #include "trace/series.hpp"
@@ -643,6 +644,11 @@ class ScenarioReader {
                         "of it",
                         core::format_seconds(*s.slice_s), core::format_seconds(spec_.deadline_s)));
       if (auto side = m.get("side_work")) s.side_work = read_side_work(*side, unit);
+      // A unit with a `handoff` derives the host work of every network it runs (model/handoff.hpp).
+      if (unit && s.work.kind == model::WorkSpec::Kind::network && s.work.network >= 0)
+        for (auto& derived : model::handoff_side_work(spec_.hardware, *unit,
+                                                      spec_.networks[static_cast<std::size_t>(s.work.network)].network))
+          s.side_work.push_back(std::move(derived));
       if (auto meas = m.get("measured")) {
         if (s.work.kind != model::WorkSpec::Kind::network) {
           meas->error("measured layer times replay a network: the stage needs network");

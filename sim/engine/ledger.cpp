@@ -228,12 +228,17 @@ void Ledger::update_port_caps(const std::vector<std::vector<double>>& window_byt
   std::vector<double> level_Bps(platform_.levels.size(), 0.0);
   for (const auto& master : window_bytes)
     for (std::size_t lv = 0; lv < level_Bps.size(); ++lv) level_Bps[lv] += master[lv] / dt;
+  const double now_s = sg4::Engine::get_clock();
+  if (now_s > platform_.others_utilisation_since_s + kSameInstant_s)
+    platform_.others_utilisation_before = platform_.others_utilisation;
+  platform_.others_utilisation_since_s = now_s;
   for (std::size_t u = 0; u < platform_.units.size(); ++u) {
     for (std::size_t lv = 0; lv < platform_.levels.size(); ++lv) {
       if (!platform_.ports[u][lv]) continue;
       const std::size_t point = platform_.levels[lv].pstate;
       const double capacity = model::effective_level_bandwidth_Bps(hw.memory[lv], point);
       const double others = level_Bps[lv] - window_bytes[u][lv] / dt;
+      platform_.others_utilisation[u][lv] = others / capacity;
       const auto bandwidth = model::port_bandwidth_Bps(hw.memory[lv], hw.units[u], point, others / capacity);
       FRAMESIM_ASSERT(bandwidth.has_value(), "a port exists only where the cost model gives one");
       platform_.ports[u][lv]->set_bandwidth(*bandwidth);

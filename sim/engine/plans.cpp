@@ -9,7 +9,9 @@
 
 #include "core/text.hpp"
 #include "core/units.hpp"
+#include "engine/ledger.hpp"
 #include "model/cost.hpp"
+#include "model/overlap.hpp"
 #include "model/plan.hpp"
 
 namespace framesim::engine {
@@ -161,6 +163,8 @@ std::vector<KernelPlan> plan_kernels(const model::ScenarioSpec& spec, const Plat
         // contention (or if the measurement beats its own memory bound).
         if (replayed[ki]) kp.cycles = *replayed[ki] * f_nominal * cores;
         kp.bytes = k.bytes;
+        // A measured time already holds whatever the kernel stalled alone: no stall on top of it.
+        if (!replayed[ki]) kp.non_overlap = model::non_overlap(k, unit);
         kp.overhead_s = unit.dispatch_overhead_s;
         out.push_back(std::move(kp));
       }
@@ -189,12 +193,33 @@ std::vector<KernelPlan> plan_kernels(const model::ScenarioSpec& spec, const Plat
       kp.compute_energy_J = arithmetic_energy(work.precision, work.ops);
       kp.bytes = work.bytes_per_level;
       kp.overhead_s = unit.dispatch_overhead_s;
+      kp.non_overlap = 1.0 - unit.overlap;
       out.push_back(std::move(kp));
       break;
     }
   }
-  for (KernelPlan& k : out) prepare(k, platform.units[unit_index].host, cores, platform.levels);
+  const auto alone_Bps = model::effective_bandwidths_Bps(hw, unit);
+  for (KernelPlan& k : out) {
+    prepare(k, platform.units[unit_index].host, cores, platform.levels);
+    if (k.non_overlap > 0) k.alone_Bps = alone_Bps;
+  }
   return out;
+}
+
+double stall_at_start_s(const KernelPlan& k, const Platform& platform, std::size_t unit, int cores, double cycle_scale,
+                        double byte_scale) {
+  if (k.non_overlap <= 0 || k.cycles <= 0) return 0.0;
+  const UnitState& u = platform.units[unit];
+  const bool reloaded_now = sg4::Engine::get_clock() < platform.others_utilisation_since_s + kSameInstant_s;
+  const auto& others = reloaded_now ? platform.others_utilisation_before : platform.others_utilisation;
+  const double compute_s = k.cycles * cycle_scale / (cores * u.spec->operating_points[u.pstate].frequency_Hz);
+  std::vector<double> memory_s(k.bytes.size(), 0.0), factor(k.bytes.size(), 1.0);
+  for (std::size_t lv = 0; lv < k.bytes.size(); ++lv) {
+    if (k.bytes[lv] <= 0) continue;
+    memory_s[lv] = k.bytes[lv] * byte_scale / k.alone_Bps[lv];
+    factor[lv] = model::memory_factor(*platform.levels[lv].spec, *u.spec, platform.levels[lv].pstate, others[unit][lv]);
+  }
+  return model::stall_s(k.non_overlap, compute_s, memory_s, factor);
 }
 
 /// Marks runs of consecutive kernels that can share one activity without changing any result. Kernels
@@ -227,7 +252,7 @@ void mark_runs(std::vector<KernelPlan>& kernels, const model::ScenarioSpec& spec
   const auto slowest = model::effective_bandwidths_Bps(hw, hw.units[unit_index], slowest_clocks);
   const Binding unsure;
   auto classify = [&](const KernelPlan& k) -> Binding {
-    if (k.overhead_s > 0) return unsure;
+    if (k.overhead_s > 0 || k.non_overlap > 0) return unsure;  // an idle gap (launch or stall) between kernels
     std::optional<std::size_t> level;
     for (std::size_t lv = 0; lv < k.bytes.size(); ++lv) {
       if (k.bytes[lv] <= 0 || !shared[lv]) continue;

@@ -61,6 +61,8 @@ Platform build_platform(const model::ScenarioSpec& spec, bool overhead_as_route_
   // so it delays only that unit's kernels; a kernel that moves no bytes has no route and sleeps instead.
   p.ports.assign(p.units.size(), std::vector<sg4::Link*>(p.levels.size(), nullptr));
   p.overhead_in_route.assign(p.units.size(), false);
+  p.others_utilisation.assign(p.units.size(), std::vector<double>(p.levels.size(), 0.0));
+  p.others_utilisation_before = p.others_utilisation;
   for (std::size_t u = 0; u < p.units.size(); ++u) {
     const auto& unit = hw.units[u];
     p.overhead_in_route[u] =

@@ -42,6 +42,11 @@ struct Platform {
   std::vector<LevelState> levels;
   std::vector<std::vector<sg4::Link*>> ports;  // [unit][level]: its Little's-law cap, or null
   std::vector<bool> overhead_in_route;         // [unit]: its dispatch overhead is the latency of its routes
+  /// [unit][level]: the others' utilisation its port was last loaded with (Ledger::update_port_caps); 0 alone.
+  /// A kernel starting at the instant of a reload sees the values before it (`others_utilisation_before`), as a
+  /// capture at a tick's time sees the state before the tick: both paths then agree whatever the actor order.
+  std::vector<std::vector<double>> others_utilisation, others_utilisation_before;
+  double others_utilisation_since_s = -1;  // when `others_utilisation` was last written
   std::vector<sg4::Host*> background_hosts;
   std::vector<sg4::Link*> background_ports;  // caps each background master at its rate
 

@@ -68,6 +68,12 @@ struct StageRecord {
   double blocked_s = 0;
   double energy_J = 0;
   int kernels = 0;
+  // Where the item's time went, for its slowdown against running alone (analysis/slowdown.hpp). From `taken_s`
+  // (it left the queue) to end_s: its side jobs waiting for their units and running, its own job waiting for
+  // the unit (release -> hold, and blocked) and running; the four add up to end_s - taken_s.
+  double taken_s = 0;
+  double unit_wait_s = 0;
+  double side_wait_s = 0, side_run_s = 0;
 };
 
 struct ControlRecord {

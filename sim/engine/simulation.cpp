@@ -48,6 +48,9 @@ struct Stage {
   double scale = 1, amount = 1;
   double energy_J = 0;  // of its jobs so far
   double start_s = -1, blocked_s = 0;
+  // Where the item's time went (StageRecord): when it took its inputs, when the current step was released, its
+  // own job's wait for the unit, its side jobs' waits and runs.
+  double taken_s = 0, step_released_s = 0, unit_wait_s = 0, side_wait_s = 0, side_run_s = 0;
 };
 
 struct Task {
@@ -238,6 +241,8 @@ class Simulation {
     if (st.busy || stopping_ || !pipeline_->ready(s, now())) return;
     st.current = pipeline_->take(s, now());
     st.busy = true;
+    st.taken_s = now();
+    st.unit_wait_s = st.side_wait_s = st.side_run_s = 0;
     st.step = 0;
     st.start_s = -1;
     st.blocked_s = 0;
@@ -275,11 +280,19 @@ class Simulation {
     const std::int64_t frame = st.current.trigger.frame;
     // Each job books into its own total, added to the stage's and the frame's when it ends: a stage's energy is
     // exactly its own jobs', whatever else books into the same frame meanwhile.
+    st.step_released_s = now();
     dispatcher_->release(*w, release_s, cycle_scale, byte_scale, frame, nullptr, [this, s, own, frame](RunJob& job) {
       Stage& stage = stages_[s];
       stage.energy_J += job.energy_J;
       frames_.at(frame).energy_J += job.energy_J;
       if (stage.start_s < 0) stage.start_s = job.start_s;
+      const double wait = job.start_s - stage.step_released_s + job.blocked_s;
+      if (own) {
+        stage.unit_wait_s = wait;
+      } else {
+        stage.side_wait_s += wait;
+        stage.side_run_s += now() - job.start_s - job.blocked_s;
+      }
       if (own) stage.blocked_s = job.blocked_s;
       ++stage.step;
       run_step(s, now());
@@ -290,8 +303,20 @@ class Simulation {
     Stage& st = stages_[s];
     const Item& item = st.current.trigger;
     const double end = now();
-    sink_.on_stage({item.frame, s, item.capture_s, item.enqueue_s, st.start_s < 0 ? end : st.start_s, end, st.blocked_s,
-                    st.energy_J, static_cast<int>(st.main.kernels.size())});
+    StageRecord record{item.frame,
+                       s,
+                       item.capture_s,
+                       item.enqueue_s,
+                       st.start_s < 0 ? end : st.start_s,
+                       end,
+                       st.blocked_s,
+                       st.energy_J,
+                       static_cast<int>(st.main.kernels.size())};
+    record.taken_s = st.taken_s;
+    record.unit_wait_s = st.unit_wait_s;
+    record.side_wait_s = st.side_wait_s;
+    record.side_run_s = st.side_run_s;
+    sink_.on_stage(record);
     for (std::size_t c = 0; c < spec_.chains.size(); ++c) {
       const auto& chain = spec_.chains[c];
       if (!chain.task && chain.stages.back() == s && !std::isnan(item.chain_capture_s[c]))

@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <set>
 
 #include "core/error.hpp"
 #include "model/contention.hpp"
 #include "model/cost.hpp"
+#include "model/handoff.hpp"
 
 namespace framesim::model {
 
@@ -24,141 +24,118 @@ bool uses_level(const ComputeUnitSpec& unit, std::size_t level) {
   return std::find(unit.memory_path.begin(), unit.memory_path.end(), level) != unit.memory_path.end();
 }
 
-double round_to(double v, int digits) {
-  if (v == 0) return 0;
-  const double scale = std::pow(10.0, digits - 1 - static_cast<int>(std::floor(std::log10(std::fabs(v)))));
-  return std::round(v * scale) / scale;
-}
-
-std::vector<double> row_predictions(const HardwareSpec& hw, const std::vector<CorunRow>& rows) {
+/// One member's host jobs per inference: each one's time at the host's bandwidths `host_Bps`.
+std::vector<double> host_jobs_s(const HardwareSpec& hw, const CorunMember& m, const std::vector<double>& host_Bps) {
   std::vector<double> out;
-  for (const auto& r : rows) out.push_back(corun_slowdowns(hw, r.members)[r.measured]);
+  const auto& h = hw.units[m.unit].handoff;
+  if (!h) return out;
+  const auto& host = hw.units[h->unit];
+  const std::size_t lv = handoff_level(hw, host);
+  auto reformat = [&](double bytes) {
+    if (bytes > 0) out.push_back(bytes / h->efficiency / host_Bps[lv] + host.dispatch_overhead_s);
+  };
+  reformat(m.reformat_in_bytes);
+  if (h->launch_s > 0) out.push_back(h->launch_s);
+  reformat(m.reformat_out_bytes);
   return out;
 }
 
-double rms_log(const std::vector<double>& predicted, const std::vector<CorunRow>& rows) {
-  double sum = 0;
-  for (std::size_t r = 0; r < rows.size(); ++r) sum += std::pow(std::log(predicted[r] / rows[r].measured_slowdown), 2);
-  return std::sqrt(sum / static_cast<double>(rows.size()));
+double sum(const std::vector<double>& v) {
+  double s = 0;
+  for (double x : v) s += x;
+  return s;
 }
 
 }  // namespace
 
-std::vector<double> corun_slowdowns(const HardwareSpec& hw, const std::vector<CorunMember>& members) {
-  const std::size_t n = members.size();
-  std::vector<double> alone_s(n), together_s(n), bytes_total(hw.memory.size());
-  std::vector<std::vector<double>> bytes(n, std::vector<double>(hw.memory.size(), 0.0));
-  for (std::size_t i = 0; i < n; ++i) {
-    const auto& unit = hw.units.at(members[i].unit);
-    alone_s[i] = network_time_s(members[i].kernels, unit, effective_bandwidths_Bps(hw, unit));
-    FRAMESIM_ASSERT(alone_s[i] > 0, "a network takes time");
-    for (const auto& k : members[i].kernels)
-      for (std::size_t l = 0; l < k.bytes.size() && l < hw.memory.size(); ++l) bytes[i][l] += k.bytes[l];
+CorunMember corun_member(const HardwareSpec& hw, std::size_t unit, const NetworkSpec& net) {
+  CorunMember m{net.name, unit, plan_network(net, hw, unit).kernels, 0, 0};
+  if (auto h = hw.units[unit].handoff) {
+    h->efficiency = 1;  // the fit varies it: the member keeps the bytes at efficiency 1
+    if (h->input) m.reformat_in_bytes = reformat_bytes(net, net.inputs, *h);
+    if (h->output) m.reformat_out_bytes = reformat_bytes(net, net.outputs, *h);
   }
-  together_s = alone_s;
-  // Damped fixed point: a member's time grows with the others' traffic, which falls as their times grow.
-  for (int iteration = 0; iteration < 500; ++iteration) {
+  return m;
+}
+
+std::vector<double> corun_times_s(const HardwareSpec& hw, const std::vector<CorunMember>& members, bool together) {
+  const std::size_t n = members.size(), levels = hw.memory.size();
+  // Bytes per inference each member puts on each level from each unit (its own, and its hand-off's on the host).
+  std::vector<std::vector<double>> own_bytes(n, std::vector<double>(levels, 0.0)), host_bytes = own_bytes;
+  std::vector<int> host(n, -1);
+  for (std::size_t i = 0; i < n; ++i) {
+    for (const auto& k : members[i].kernels)
+      for (std::size_t l = 0; l < k.bytes.size() && l < levels; ++l) own_bytes[i][l] += k.bytes[l];
+    if (const auto& h = hw.units[members[i].unit].handoff) {
+      host[i] = static_cast<int>(h->unit);
+      host_bytes[i][handoff_level(hw, hw.units[h->unit])] =
+          (members[i].reformat_in_bytes + members[i].reformat_out_bytes) / h->efficiency;
+    }
+  }
+  auto alone_Bps = [&](std::size_t unit) { return effective_bandwidths_Bps(hw, hw.units[unit]); };
+  std::vector<double> t(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    t[i] = network_time_s(members[i].kernels, hw.units[members[i].unit], alone_Bps(members[i].unit));
+    if (host[i] >= 0) t[i] += sum(host_jobs_s(hw, members[i], alone_Bps(static_cast<std::size_t>(host[i]))));
+    FRAMESIM_ASSERT(t[i] > 0, "a network takes time");
+  }
+  if (!together || n < 2) return t;
+  // Damped fixed point: a member's time grows with the others' traffic and host work, which fall as their
+  // times grow.
+  for (int iteration = 0; iteration < 2000; ++iteration) {
+    // Each unit's bandwidths with the traffic of every other unit at the present times.
+    std::vector<std::vector<double>> bw(hw.units.size());
+    for (std::size_t u = 0; u < hw.units.size(); ++u) {
+      bw[u] = alone_Bps(u);
+      for (std::size_t l : hw.units[u].memory_path) {
+        double others_Bps = 0;
+        for (std::size_t j = 0; j < n; ++j) {
+          if (members[j].unit != u && uses_level(hw.units[members[j].unit], l)) others_Bps += own_bytes[j][l] / t[j];
+          if (host[j] >= 0 && static_cast<std::size_t>(host[j]) != u) others_Bps += host_bytes[j][l] / t[j];
+        }
+        const double rho = others_Bps / effective_level_bandwidth_Bps(hw.memory[l]);
+        if (auto port = port_bandwidth_Bps(hw.memory[l], hw.units[u], 0, rho)) bw[u][l] = std::min(bw[u][l], *port);
+      }
+    }
+    std::vector<std::vector<double>> jobs(n);
+    std::vector<double> own(n), load(hw.units.size(), 0.0);
+    for (std::size_t i = 0; i < n; ++i) {
+      own[i] = network_time_s(members[i].kernels, hw.units[members[i].unit], bw[members[i].unit]);
+      if (host[i] >= 0) {
+        jobs[i] = host_jobs_s(hw, members[i], bw[static_cast<std::size_t>(host[i])]);
+        load[static_cast<std::size_t>(host[i])] += sum(jobs[i]) / t[i];
+      }
+    }
     double change = 0;
     std::vector<double> next(n);
     for (std::size_t i = 0; i < n; ++i) {
-      const auto& unit = hw.units[members[i].unit];
-      std::vector<double> bw = effective_bandwidths_Bps(hw, unit);
-      for (std::size_t l : unit.memory_path) {
-        double others_Bps = 0;
-        for (std::size_t j = 0; j < n; ++j)
-          if (j != i && uses_level(hw.units[members[j].unit], l)) others_Bps += bytes[j][l] / together_s[j];
-        const double rho = others_Bps / effective_level_bandwidth_Bps(hw.memory[l]);
-        if (auto port = port_bandwidth_Bps(hw.memory[l], unit, 0, rho)) bw[l] = std::min(bw[l], *port);
+      double wait = 0;
+      if (host[i] >= 0) {
+        // The work in progress a host job finds: the host's own inferences and the other members' host jobs.
+        double residual = 0;
+        for (std::size_t j = 0; j < n; ++j) {
+          if (static_cast<int>(members[j].unit) == host[i]) residual += own[j] / t[j] * own[j] / 2;
+          if (j != i && host[j] == host[i])
+            for (double x : jobs[j]) residual += x / t[j] * x / 2;
+        }
+        wait = static_cast<double>(jobs[i].size()) * residual;
       }
-      next[i] = 0.5 * (together_s[i] + network_time_s(members[i].kernels, unit, bw));
-      change = std::max(change, std::fabs(next[i] / together_s[i] - 1));
+      const double share = std::max(1e-3, 1 - load[members[i].unit]);
+      const double target = (own[i] + sum(jobs[i]) + wait) / share;
+      next[i] = 0.5 * (t[i] + target);
+      change = std::max(change, std::fabs(next[i] / t[i] - 1));
     }
-    together_s = next;
+    t = next;
     if (change < 1e-13) break;
   }
-  std::vector<double> out(n);
-  for (std::size_t i = 0; i < n; ++i) out[i] = together_s[i] / alone_s[i];
-  return out;
+  return t;
 }
 
-CorunFit fit_corun(const HardwareSpec& hw, const std::vector<CorunRow>& rows, const CorunOptions& options) {
-  FRAMESIM_ASSERT(!rows.empty(), "callers check that something was measured");
-  std::set<std::size_t> units;
-  for (const auto& r : rows)
-    for (const auto& m : r.members) units.insert(m.unit);
-  CorunFit fit;
-  fit.calibrated = hw;
-  for (std::size_t u : units) fit.parameters.push_back({u, hw.units[u].contention_sensitivity, 1, true, false});
-
-  HardwareSpec trial = hw;
-  auto objective = [&](const std::vector<double>& sigma) {
-    for (std::size_t p = 0; p < sigma.size(); ++p)
-      trial.units[fit.parameters[p].unit].contention_sensitivity = sigma[p];
-    const auto predicted = row_predictions(trial, rows);
-    double j = std::pow(rms_log(predicted, rows), 2);
-    for (std::size_t p = 0; p < sigma.size(); ++p)
-      j += options.lambda * std::pow(sigma[p] - fit.parameters[p].prior, 2);
-    return j;
-  };
-  std::vector<double> sigma;
-  for (const auto& p : fit.parameters) sigma.push_back(std::clamp(p.prior, 0.0, options.max_sensitivity));
-
-  // Identifiability: does any row's prediction move when sigma_u sweeps [0, max] (the others at their priors)?
-  for (std::size_t p = 0; p < sigma.size(); ++p) {
-    auto at = [&](double s) {
-      std::vector<double> x = sigma;
-      x[p] = s;
-      for (std::size_t q = 0; q < x.size(); ++q) trial.units[fit.parameters[q].unit].contention_sensitivity = x[q];
-      return row_predictions(trial, rows);
-    };
-    const auto low = at(0), high = at(options.max_sensitivity);
-    bool moves = false;
-    for (std::size_t r = 0; r < rows.size(); ++r) moves = moves || std::fabs(std::log(high[r] / low[r])) > 1e-9;
-    fit.parameters[p].identifiable = moves;
-  }
-
-  // Coordinate descent: a grid along each identifiable coordinate, then golden section around the best point.
-  constexpr int kGrid = 40;
-  for (int sweep = 0; sweep < 50; ++sweep) {
-    double moved = 0;
-    for (std::size_t p = 0; p < sigma.size(); ++p) {
-      if (!fit.parameters[p].identifiable) continue;
-      auto along = [&](double s) {
-        std::vector<double> x = sigma;
-        x[p] = s;
-        return objective(x);
-      };
-      const double step = options.max_sensitivity / kGrid;
-      int best = 0;
-      double best_j = along(0);
-      for (int g = 1; g <= kGrid; ++g)
-        if (const double j = along(g * step); j < best_j) best_j = j, best = g;
-      double a = std::max(0.0, (best - 1) * step), b = std::min(options.max_sensitivity, (best + 1) * step);
-      const double phi = (std::sqrt(5.0) - 1) / 2;
-      double c = b - phi * (b - a), d = a + phi * (b - a), fc = along(c), fd = along(d);
-      while (b - a > 1e-9 * options.max_sensitivity) {
-        if (fc < fd) b = d, d = c, fd = fc, c = b - phi * (b - a), fc = along(c);
-        else a = c, c = d, fc = fd, d = a + phi * (b - a), fd = along(d);
-      }
-      double s = (a + b) / 2;
-      if (along(s) > along(sigma[p])) s = sigma[p];
-      moved = std::max(moved, std::fabs(s - sigma[p]));
-      sigma[p] = s;
-    }
-    if (moved < 1e-8) break;
-  }
-
-  for (std::size_t p = 0; p < sigma.size(); ++p) {
-    auto& par = fit.parameters[p];
-    par.fitted = par.identifiable ? round_to(sigma[p], options.significant_digits) : par.prior;
-    par.at_bound = par.identifiable && (par.fitted <= 0 || par.fitted >= options.max_sensitivity);
-    fit.calibrated.units[par.unit].contention_sensitivity = par.fitted;
-  }
-  fit.prior_slowdown = row_predictions(hw, rows);
-  fit.predicted_slowdown = row_predictions(fit.calibrated, rows);
-  fit.prior_rms_log = rms_log(fit.prior_slowdown, rows);
-  fit.rms_log = rms_log(fit.predicted_slowdown, rows);
-  return fit;
+std::vector<double> corun_slowdowns(const HardwareSpec& hw, const std::vector<CorunMember>& members) {
+  const auto alone = corun_times_s(hw, members, false), together = corun_times_s(hw, members, true);
+  std::vector<double> out(members.size());
+  for (std::size_t i = 0; i < members.size(); ++i) out[i] = together[i] / alone[i];
+  return out;
 }
 
 }  // namespace framesim::model

@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "core/error.hpp"
+#include "model/overlap.hpp"
 
 namespace framesim::model {
 
@@ -97,7 +98,8 @@ KernelTime kernel_time(const Kernel& kernel, const ComputeUnitSpec& unit, const 
   }
   t.overhead_s = roofs == Roofs::peak ? 0.0 : unit.dispatch_overhead_s;
   const double overlap_s = std::max(t.compute_s, memory_max_s);
-  t.bound_s = overlap_s + t.overhead_s;
+  if (roofs == Roofs::effective) t.stall_s = stall_s(non_overlap(kernel, unit), t.compute_s, t.memory_s, {});
+  t.bound_s = overlap_s + t.stall_s + t.overhead_s;
   t.no_overlap_s = t.compute_s + memory_sum_s + t.overhead_s;
   if (t.overhead_s > overlap_s) t.limit = LimitKind::overhead;
   else t.limit = memory_max_s > t.compute_s ? LimitKind::memory : LimitKind::compute;

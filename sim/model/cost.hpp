@@ -10,6 +10,7 @@
 //   C   = peak(precision) x efficiency(precision, op class) x f / f_nominal x (cores used / cores)
 //   B_l = min(bandwidth_l x efficiency_l x memory clock scale, outstanding_bytes / latency_l)   (Little's law)
 //   t   = max(sum_p F_p / C_p, max_l M_l / B_l) + dispatch overhead           (perfect overlap: the bound)
+//         + (1 - o) min(sum_p F_p / C_p, max_l M_l / B_l) at effective roofs     (imperfect: model/overlap.hpp)
 //   t+  = sum_p F_p / C_p + sum_l M_l / B_l + dispatch overhead               (no overlap: the bracket's top)
 //   E   = sum_p F_p x e_op(p) x (V / V_nominal)^2 + sum_l M_l x e_byte(l) + static power x t
 #pragma once
@@ -73,7 +74,8 @@ struct KernelTime {
   double compute_s = 0;
   std::vector<double> memory_s;  // per level
   double overhead_s = 0;
-  double bound_s = 0;       // max(compute, memory) + overhead, at the roofs it was computed at (see Roofs)
+  double stall_s = 0;       // (1 - o) min(compute, memory): what compute does not hide (0 at peak roofs)
+  double bound_s = 0;       // max(compute, memory) + stall + overhead, at the roofs it was computed at (see Roofs)
   double no_overlap_s = 0;  // compute + sum(memory) + overhead
   LimitKind limit = LimitKind::compute;
   int limit_level = -1;  // the binding memory level when limit == memory, else the most loaded level

@@ -87,6 +87,18 @@ struct SchedulerSpec {
 enum class UnitKind { cpu, gpu, npu, dsp, isp, mcu, accelerator };
 std::string_view unit_kind_name(UnitKind k);
 
+/// What a stage on an accelerator (DLA, NPU) needs from a host unit for every inference (`handoff`): the
+/// runtime's reformat of the network's input and output tensors between the host's layout and the
+/// accelerator's, and the engine launch. The stage's side work is derived from it (model/handoff.hpp).
+struct HandoffSpec {
+  std::size_t unit = 0;     // the host unit (index into HardwareSpec::units), never the accelerator itself
+  bool input = true;        // reformat every network input before the accelerator runs
+  bool output = true;       // reformat every network output after it
+  double efficiency = 1.0;  // useful bytes over the bytes the host moves (strided layouts waste bursts)
+  double launch_s = 0;      // fixed host time per inference (enqueue, submit, wait)
+  std::optional<Precision> host_precision;  // the host-side tensors' precision (unset: the network's)
+};
+
 struct ComputeUnitSpec {
   std::string name;
   UnitKind kind = UnitKind::cpu;
@@ -100,6 +112,11 @@ struct ComputeUnitSpec {
   /// How strongly contention curves act on this unit: its factor is 1 + sensitivity x (curve - 1). 1: as the
   /// curve says; 0: immune (e.g. a unit whose traffic the memory controller prioritises).
   double contention_sensitivity = 1.0;
+  /// Fraction o of the shorter of a kernel's compute and memory times that the longer one hides (model/
+  /// overlap.hpp): t = max(c, m) + (1 - o) min(c, m). 1: perfect overlap (the roofline); 0: none.
+  double overlap = 1.0;
+  std::array<std::optional<double>, kOpClassCount> overlap_by_op{};  // per op class; unset: `overlap`
+  std::optional<HandoffSpec> handoff;                                // host work per inference of a stage on this unit
   std::vector<std::size_t> memory_path;          // indices into HardwareSpec::memory, innermost first
   std::vector<OperatingPoint> operating_points;  // descending frequency; [0] is nominal
   double static_power_W = 0;                     // at the nominal operating point
@@ -111,6 +128,8 @@ struct ComputeUnitSpec {
   double efficiency_for(Precision p, OpClass c) const {
     return efficiency_by_op[static_cast<std::size_t>(c)][p].value_or(efficiency_for(p));
   }
+  /// The overlap of op class `c`: its `overlap_by_op` entry, else `overlap`.
+  double overlap_for(OpClass c) const { return overlap_by_op[static_cast<std::size_t>(c)].value_or(overlap); }
   /// True when some op class has an efficiency of its own.
   bool has_efficiency_by_op() const;
   const OperatingPoint& nominal() const { return operating_points.front(); }

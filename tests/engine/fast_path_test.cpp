@@ -200,3 +200,49 @@ background:
   ASSERT_EQ(r.exit_code, 0);
   EXPECT_TRUE(r.summary["run"]["fast_path"].get<bool>());
 }
+
+TEST(FastPath, ImperfectOverlapUnderAContentionCurveAgreesWithTheExactPath) {
+  // The stall of imperfect overlap (model/overlap.hpp) is evaluated at every kernel start from the ports the
+  // contention actor last loaded: two units with overlap below 1 (one per op class) on a DRAM with a curve, a
+  // background profile stepping mid-kernel. Both paths must call the same hook at the same instants.
+  Scratch s;
+  s.write("hw.yaml", R"(name: overlap
+memory:
+  dram:
+    kind: dram
+    capacity: "8 GiB"
+    bandwidth: "20 GB/s"
+    latency: "300 ns"
+    energy_per_byte: "80 pJ"
+    contention: {slowdown: [[0.2, 1.4], [0.8, 3.0]]}
+units:
+  a: {kind: gpu, peak: {fp32: "2 TFLOP/s"}, memory: [dram], overlap: 0.3, dispatch_overhead: "9 us",
+      energy_per_op: {fp32: "1 pJ"}, static_power: "1 W"}
+  b: {kind: npu, peak: {fp32: "1 TFLOP/s"}, memory: [dram], overlap_by_op: {conv: 0.2, depthwise: 0.6},
+      outstanding: "4 KiB"}
+)");
+  std::string profile = "time_s,rate\n";
+  for (int i = 0; i < 200; ++i) profile += fmt::format("{},{} GB/s\n", i * 0.007, (i % 5) * 1.5);
+  s.write("traffic.csv", profile);
+  const auto scenario = s.write("s.yaml", fmt::format(R"(name: overlap
+hardware: hw.yaml
+networks:
+  big: {{file: {}, precision: fp32}}
+  small: {{file: {}, precision: fp32}}
+duration: "1.2 s"
+deadline: "200 ms"
+contention_period: "5 ms"
+sensors:
+  camera: {{rate: "20 Hz", jitter: {{distribution: normal, mean: "0 ms", stddev: "1 ms"}}}}
+stages:
+  detect: {{unit: a, inputs: [camera], network: big}}
+  depth: {{unit: b, inputs: [camera], network: small}}
+background:
+  display: {{memory: dram, profile: traffic.csv}}
+)",
+                                                      source_path("scenarios/networks/resnet18.yaml"),
+                                                      source_path("scenarios/networks/mobilenet_v2.yaml")));
+  const auto r = both_ways(scenario, "", s, "overlap");
+  ASSERT_EQ(r.exit_code, 0);
+  EXPECT_TRUE(r.summary["run"]["fast_path"].get<bool>());
+}

@@ -72,6 +72,7 @@ TEST(Corun, FitRecoversSensitivitiesFromASyntheticTable) {
   const std::vector<CorunRow> rows{{"a beside b", members, 0, s_a}, {"b beside a", members, 1, s_b}};
   CorunOptions options;
   options.lambda = 0;
+  options.fit_overlap = false;  // sensitivities only: overlap 1 everywhere, as the table was made
   const auto fit = fit_corun(two_units(1, 1), rows, options);  // priors 1, 1
   ASSERT_EQ(fit.parameters.size(), 2u);
   EXPECT_NEAR(fit.parameters[0].fitted, 0.5, 1e-3);
@@ -92,7 +93,9 @@ TEST(Corun, FitRecoversSensitivitiesFromASyntheticTable) {
 TEST(Corun, RowsThatConstrainOneUnitLeaveTheOtherAtItsPrior) {
   const std::vector<CorunMember> members{{"net_a", 0, network(1e3, 10e6)}, {"net_b", 1, network(2e9, 1e6)}};
   const std::vector<CorunRow> rows{{"a beside b", members, 0, 1.06}, {"b beside a", members, 1, 1.3}};
-  const auto fit = fit_corun(two_units(1, 0.7), rows);
+  CorunOptions sensitivities_only;
+  sensitivities_only.fit_overlap = false;  // with perfect overlap b's compute hides its memory time
+  const auto fit = fit_corun(two_units(1, 0.7), rows, sensitivities_only);
   ASSERT_EQ(fit.parameters.size(), 2u);
   EXPECT_NEAR(fit.parameters[0].fitted, 1.5, 0.01);  // (1.06 - 1) / 0.04
   EXPECT_TRUE(fit.parameters[0].identifiable);
@@ -108,4 +111,33 @@ TEST(Corun, AnUnreachableSlowdownPinsTheSensitivityAtItsBound) {
   EXPECT_DOUBLE_EQ(fit.parameters[0].fitted, 10);
   EXPECT_TRUE(fit.parameters[0].at_bound);
   EXPECT_NEAR(fit.predicted_slowdown[0], 1.4, 1e-9);
+}
+
+// The same b (c = 1 ms of compute, m = 0.02 ms of DRAM) beside a memory-bound a that is immune (sigma_a = 0):
+// a's 10 MB every 0.2 ms fill the 50 GB/s, rho_b = 1, f = 3, s_b = 1 + 2 x 1 = 3. With overlap o_b b takes
+// 1 + (1 - o_b) 0.02 s_b ms together and 1 + (1 - o_b) 0.02 ms alone: at o_b = 0.5, 1.03 / 1.01 = 1.0198. With
+// perfect overlap no sensitivity can reach it (the test above); fitting the overlap does, and reports that
+// one row cannot tell o_b from sigma_b (both stretch the same stall): neither is pinned.
+TEST(Corun, FittingTheOverlapReachesAComputeBoundSlowdown) {
+  const std::vector<CorunMember> members{{"net_a", 0, network(1e3, 10e6)}, {"net_b", 1, network(2e9, 1e6)}};
+  const double measured = 1.03 / 1.01;
+  auto hw = two_units(0, 1);
+  hw.units[1].overlap = 0.5;
+  EXPECT_NEAR(corun_slowdowns(hw, members)[1], measured, 1e-9);  // the closed form above
+  const std::vector<CorunRow> rows{{"b beside a", members, 1, measured}};
+  const auto fit = fit_corun(two_units(0, 1), rows);  // the file says overlap 1: predicted 1.0
+  EXPECT_NEAR(fit.prior_slowdown[0], 1.0, 1e-12);
+  EXPECT_NEAR(fit.predicted_slowdown[0], measured, 1e-4);
+  bool overlap_moved = false;
+  for (const auto& p : fit.parameters) {
+    if (p.kind == CorunParameterKind::overlap && p.unit == 1) {
+      overlap_moved = p.fitted < 0.99;
+      EXPECT_TRUE(p.identifiable);
+      EXPECT_FALSE(p.pinned);
+    }
+    if (p.kind == CorunParameterKind::overlap && p.unit == 0) {
+      EXPECT_FALSE(p.pinned);
+    }
+  }
+  EXPECT_TRUE(overlap_moved);
 }

@@ -1,6 +1,9 @@
-// Co-run slowdowns on a Jetson AGX Orin (GPU + both DLAs) against published measurements (README.md here):
-// framesim's slowdown (throughput alone / together) for every simulated row of measurements.csv must stay
-// within the row's max_slowdown_error (relative) of the measured one.
+// Co-run slowdowns on a Jetson AGX Orin (GPU + both DLAs) against published measurements (README.md here).
+// framesim runs the shipped hardware file and networks with no side work written anywhere (the DLAs' hand-off
+// is derived from the network by the file's `handoff`), and the loss (slowdown - 1, slowdown = throughput
+// alone / together) of every simulated row of measurements.csv must stay within the row's max_loss_error
+// (relative) of the measured one. Then `calibrate --corun` on the same rows: it must move its parameters,
+// reproduce the rows, and say how well each row is predicted when it is left out of the fit.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -31,6 +34,12 @@ double throughput(const framesim::testing::RunResult& r, const std::string& stag
   return static_cast<double>(ends.size() - 1) / (ends.back() - ends.front());
 }
 
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t h = v.size() / 2;
+  return v.size() % 2 ? v[h] : (v[h - 1] + v[h]) / 2;
+}
+
 }  // namespace
 
 TEST(Validation, CoRunSlowdownsOnAgxOrinGpuAndDlas) {
@@ -47,31 +56,31 @@ TEST(Validation, CoRunSlowdownsOnAgxOrinGpuAndDlas) {
   };
   const auto rows = read_table(source_path("tests/validation/contention/measurements.csv"));
   int simulated = 0;
-  double error_sum = 0;
   for (const auto& row : rows.rows) {
     if (row.at("simulated") != "yes") continue;
     const std::string stage = row.at("stage");
     const double measured = std::stod(row.at("alone_qps")) / std::stod(row.at("together_qps"));
     const double predicted = alone_qps(stage) / throughput(together, stage);
-    const double error = std::fabs(predicted - measured) / measured;
-    EXPECT_LE(error, std::stod(row.at("max_slowdown_error")))
+    const double error = (predicted - 1) / (measured - 1) - 1;
+    EXPECT_LE(std::fabs(error), std::stod(row.at("max_loss_error")))
         << row.at("row") << ": framesim " << predicted << " vs measured " << measured;
-    std::printf("%s: measured slowdown %.3f, framesim %.3f, error %.1f %%\n", row.at("row").c_str(), measured,
-                predicted, 100 * error);
-    error_sum += error;
+    std::printf("%s: measured slowdown %.3f (loss %.1f %%), framesim %.3f (loss %.1f %%), error of the loss %+.1f %%\n",
+                row.at("row").c_str(), measured, 100 * (measured - 1), predicted, 100 * (predicted - 1), 100 * error);
     ++simulated;
   }
   ASSERT_EQ(simulated, 3);
-  std::printf("mean absolute relative error of the slowdown: %.1f %%\n", 100 * error_sum / simulated);
+  // No side work is written in the scenario: the DLA stages' host work comes from the file's handoff.
+  const auto& slowdown = together.summary["slowdown"];
+  EXPECT_GT(slowdown["dla0_conv"]["handoff"].get<double>(), 0.05);        // waiting for the GPU to reformat
+  EXPECT_GT(slowdown["gpu_conv"]["wait"].get<double>(), 0.3);             // the GPU running the DLAs' reformats
+  EXPECT_LT(std::fabs(slowdown["gpu_conv"]["bus"].get<double>()), 0.05);  // compute-bound, overlap 1: no bus
 }
 
-// The documented example of `framesim calibrate --corun` (README.md here): corun.csv holds the forum rows with
-// their networks. The convolution is compute-bound with slack on every unit (0.37 ms of DRAM time against
-// 2.37 ms of compute on the GPU), and the largest sensitivity (10) at the others' ~7 % of the bus still leaves
-// its memory time below its compute time, so no row depends on any sensitivity: all three stay at their prior
-// (1) and the steady co-run predicts no slowdown, an error of 1 / 1.768 - 1 = -43.4 % on the GPU row and
-// 1 / 1.173 - 1 = -14.8 % on each DLA row. The test pins that honest miss, not a good fit.
-TEST(Validation, CoRunCalibrationOnTheForumRowsLeavesEverySensitivityAtItsPrior) {
+// `framesim calibrate --corun` on corun.csv (the forum rows with their networks). With the file's parameters
+// the steady co-run of model/corun.hpp already comes close (the hand-off work derived on the GPU, which the
+// DLAs' reformats wait for); the fit must still move its parameters toward the rows and reproduce them, and
+// each row left out of the fit must be predicted within the goal (median of |error| <= 25 %).
+TEST(Validation, CoRunCalibrationOnTheForumRowsMovesItsParametersAndIsJudgedLeaveOneOut) {
   Scratch s;
   const auto out = s.dir() / "orin_corun.yaml";
   const auto r = framesim::testing::run_cli(
@@ -79,20 +88,38 @@ TEST(Validation, CoRunCalibrationOnTheForumRowsLeavesEverySensitivityAtItsPrior)
       "tests/validation/contention/corun.csv -o '" +
       out.string() + "'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("held out"), std::string::npos) << r.out;
   // The same fit through the library, to compare numbers rather than report text.
   const auto orin = framesim::config::load_hardware(source_path("hardware/jetson_agx_orin_64gb.yaml"));
   const auto conv = framesim::config::load_network(source_path("scenarios/networks/conv3x3_256_320_int8.yaml"));
   std::vector<framesim::model::CorunMember> members;
   for (std::size_t u = 0; u < orin.units.size(); ++u)
-    if (orin.units[u].name != "cpu")
-      members.push_back({"conv", u, framesim::model::plan_network(conv, orin, u).kernels});
-  ASSERT_EQ(members.size(), 3u);  // gpu, dla0, dla1
+    if (orin.units[u].name != "cpu") members.push_back(framesim::model::corun_member(orin, u, conv));
+  ASSERT_EQ(members.size(), 3u);               // gpu, dla0, dla1
+  EXPECT_GT(members[1].reformat_in_bytes, 0);  // the DLAs' hand-off, from the network
   const std::vector<framesim::model::CorunRow> rows{
       {"gpu", members, 0, 405.3 / 229.2}, {"dla0", members, 1, 132.7 / 113.1}, {"dla1", members, 2, 132.7 / 113.1}};
   const auto fit = framesim::model::fit_corun(orin, rows);
-  for (const auto& p : fit.parameters) EXPECT_FALSE(p.identifiable) << orin.units[p.unit].name;
-  EXPECT_NEAR(fit.predicted_slowdown[0] / rows[0].measured_slowdown - 1, -0.434, 0.001);
-  EXPECT_NEAR(fit.predicted_slowdown[1] / rows[1].measured_slowdown - 1, -0.148, 0.001);
+  bool moved = false;
+  for (const auto& p : fit.parameters) moved = moved || std::fabs(p.fitted - p.prior) > 1e-3 * std::max(1e-3, p.prior);
+  EXPECT_TRUE(moved);
+  EXPECT_LT(fit.rms_log, fit.prior_rms_log);
+  EXPECT_LT(fit.rms_log, 0.01);
+  const auto held_out = framesim::model::leave_one_out(orin, rows);
+  std::vector<double> errors;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    errors.push_back(std::fabs(held_out[i] / rows[i].measured_slowdown - 1));
+    std::printf("%s: measured %.3f, file %.3f, calibrated %.3f, held out %.3f (error %+.1f %%)\n",
+                rows[i].label.c_str(), rows[i].measured_slowdown, fit.prior_slowdown[i], fit.predicted_slowdown[i],
+                held_out[i], 100 * (held_out[i] / rows[i].measured_slowdown - 1));
+  }
+  std::printf("median |held-out error| %.1f %%\n", 100 * median(errors));
+  EXPECT_LE(median(errors), 0.25);
+  // The calibrated file reads back with the fitted values.
   const auto hw = framesim::config::load_hardware(out.string());
-  for (const auto& u : hw.units) EXPECT_DOUBLE_EQ(u.contention_sensitivity, 1.0) << u.name;
+  for (const auto& p : fit.parameters) {
+    if (p.kind == framesim::model::CorunParameterKind::overlap) {
+      EXPECT_DOUBLE_EQ(hw.units[p.unit].overlap, p.fitted) << hw.units[p.unit].name;
+    }
+  }
 }

@@ -1,0 +1,59 @@
+#include "slowdown.hpp"
+
+#include <fmt/format.h>
+
+#include "core/units.hpp"
+#include "model/handoff.hpp"
+
+namespace framesim::analysis {
+
+using nlohmann::json;
+
+Slowdown::Slowdown(const model::ScenarioSpec& spec) : spec_(spec), sums_(spec.stages.size()) {
+  for (std::size_t s = 0; s < spec.stages.size(); ++s) {
+    own_alone_s_.push_back(spec.stage_floor_s(s, model::Roofs::effective));
+    double side = 0;
+    for (const auto& w : spec.stages[s].side_work) side += model::side_work_alone_s(spec, w);
+    side_alone_s_.push_back(side);
+  }
+}
+
+void Slowdown::on_stage(const engine::StageRecord& r) {
+  Sums& s = sums_[r.stage];
+  const double item = r.end_s - r.taken_s;
+  s.items += 1;
+  s.item_s += item;
+  s.own_run_s += item - r.unit_wait_s - r.side_wait_s - r.side_run_s;
+  s.side_s += r.side_wait_s + r.side_run_s;
+  s.wait_s += r.unit_wait_s;
+}
+
+json Slowdown::finish() const {
+  json out = json::object();
+  for (std::size_t st = 0; st < sums_.size(); ++st) {
+    const Sums& s = sums_[st];
+    const double alone = own_alone_s_[st] + side_alone_s_[st];
+    if (s.items <= 0 || alone <= 0) continue;
+    const double n = s.items;
+    out[spec_.stages[st].name] = {{"alone_s", alone},
+                                  {"item_s", s.item_s / n},
+                                  {"slowdown", s.item_s / n / alone},
+                                  {"bus", (s.own_run_s / n - own_alone_s_[st]) / alone},
+                                  {"handoff", (s.side_s / n - side_alone_s_[st]) / alone},
+                                  {"wait", s.wait_s / n / alone}};
+  }
+  return out;
+}
+
+std::string slowdown_text(const json& slowdown) {
+  if (slowdown.empty()) return "";
+  std::string out = "slowdown against running alone (mean item / alone = 1 + bus + hand-off + wait):\n";
+  for (const auto& [name, s] : slowdown.items())
+    out += fmt::format("  {:<16} {:>6.3f} = 1 {:+.3f} bus {:+.3f} hand-off {:+.3f} wait   (alone {}, item {})\n", name,
+                       s["slowdown"].get<double>(), s["bus"].get<double>(), s["handoff"].get<double>(),
+                       s["wait"].get<double>(), core::format_seconds(s["alone_s"].get<double>()),
+                       core::format_seconds(s["item_s"].get<double>()));
+  return out;
+}
+
+}  // namespace framesim::analysis
