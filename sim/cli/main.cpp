@@ -4,7 +4,9 @@
 #include <cstdlib>
 #include <ctime>
 #include <exception>
+#include <filesystem>
 #include <iostream>
+#include <new>
 #include <vector>
 
 #include <fmt/format.h>
@@ -74,6 +76,16 @@ int main(int argc, char** argv) {
     }
   } catch (const framesim::core::UserError& e) {
     for (const auto& d : e.diagnostics()) std::cerr << d.to_string() << "\n";
+    return 2;
+  } catch (const std::filesystem::filesystem_error& e) {
+    // A file framesim could not read or write (read-only folder, full disk, a file in the way): the path and the
+    // system's reason, and exit code 2 as for any input the user can fix.
+    std::string paths = e.path1().string();
+    if (!e.path2().empty()) paths += " -> " + e.path2().string();
+    std::cerr << fmt::format("{}: {}\n", paths.empty() ? std::string("framesim") : paths, e.code().message());
+    return 2;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "framesim: out of memory: the input asks for more than this machine has\n";
     return 2;
   } catch (const std::exception& e) {
     // Not the input's fault (a failure while simulating or writing): said plainly, exit code 1.

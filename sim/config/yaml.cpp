@@ -213,7 +213,18 @@ std::shared_ptr<Document> Document::parse(const std::string& text, const std::st
   doc->display_path_ = display_path;
   doc->folder_ = std::filesystem::path(display_path).parent_path();
   doc->diagnostics_ = &diagnostics;
-  doc->root_ = load_yaml(strip_bom(text), display_path, {}, true);
+  const std::string_view body = strip_bom(text);
+  // A byte order mark anywhere but at the very start (two files joined, a BOM after comment lines) is invisible in
+  // an editor and would become part of a key ("\ufeffname"): say where it is.
+  if (const auto bom = body.find("\xEF\xBB\xBF"); bom != std::string_view::npos) {
+    const auto [line, column] = core::line_column(text, bom + (text.size() - body.size()));
+    throw core::UserError(std::vector<core::Diagnostic>{
+        {{display_path, line, column},
+         {},
+         "a byte order mark (U+FEFF, invisible in most editors) inside the file: only its very first bytes may be "
+         "one; delete it"}});
+  }
+  doc->root_ = load_yaml(body, display_path, {}, true);
   if (!doc->root_.IsDefined() || doc->root_.IsNull())
     throw core::UserError(std::vector<core::Diagnostic>{{{display_path, 1, 1}, {}, "the file is empty"}});
   std::vector<YAML::Node> ancestors;

@@ -1,10 +1,14 @@
 // File input and output that never leaves a half-written file: write to a temporary beside the target, then
-// rename; read whole files up to a stated size.
+// rename; read whole files up to a stated size. A write never replaces what is not a regular file: it goes
+// through a symbolic link to its target, through `-` and /dev/stdout to the standard output, and refuses a
+// device node, FIFO or socket.
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace framesim::core {
 
@@ -13,9 +17,22 @@ inline constexpr std::uintmax_t kMaxTextFileBytes = 64u << 20;
 /// Largest model file (ONNX, TFLite) framesim imports: 2 GiB, protobuf's own limit.
 inline constexpr std::uintmax_t kMaxModelFileBytes = 2047u << 20;
 
-/// Writes `content` to `path` atomically. Throws UserError naming the path if it cannot (a folder, no permission).
+/// Writes `content` to `path` atomically: to `<target>.tmp.<pid>` beside the target, then renamed over it, where
+/// the target is `path` or, when `path` is a symbolic link, the file it points to (the link stays). `-`,
+/// /dev/stdout and /dev/stderr are written through (the stream, never renamed over). Throws UserError naming the
+/// path and the reason if it cannot (a folder, a device node, FIFO or socket, no permission, a full disk); the
+/// temporary is gone then.
 void write_file_atomic(const std::filesystem::path& path, const std::string& content);
-/// Reads a whole file of at most `max_bytes`. Throws UserError naming the path if it cannot, or if it is larger.
+/// Writes each (file name, content) of `files` into `folder` whole or not at all: every file to a temporary in
+/// the folder first, renamed into place only once all are written. `folder` is created if missing (and removed
+/// again on failure). `option` names the command-line option in messages ("-o"). Throws UserError.
+void write_files_atomic(const std::filesystem::path& folder,
+                        const std::vector<std::pair<std::string, std::string>>& files, const std::string& option);
+/// Creates `folder` and its missing parents. Throws UserError naming it and the reason (read-only, a full disk, a
+/// file in the way).
+void create_folders(const std::filesystem::path& folder);
+/// Reads a whole file of at most `max_bytes`. Throws UserError naming the path if it cannot, or if it is larger (a
+/// file that is not regular, /dev/zero or a FIFO, is read up to `max_bytes` and refused past it).
 std::string read_file(const std::filesystem::path& path, std::uintmax_t max_bytes = kMaxTextFileBytes);
 /// Throws UserError if `path` is a folder or larger than `max_bytes` (checked before reading it).
 void check_input_file(const std::filesystem::path& path, std::uintmax_t max_bytes);
