@@ -1,4 +1,5 @@
 // framesim: the command-line entry point. Maps user errors to exit code 2 and prints them.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -59,6 +60,18 @@ int main(int argc, char** argv) {
     app.exit(e);
     return 2;
   }
+  // An empty value (`--duration ''`, `-o ''`) would silently mean the option's default: refused.
+  for (const CLI::App* sub : app.get_subcommands())
+    for (const CLI::Option* opt : sub->get_options()) {
+      if (opt->count() == 0 || opt->get_expected_min() == 0) continue;
+      const auto& results = opt->results();
+      if (std::any_of(results.begin(), results.end(), [](const std::string& r) { return r.empty(); })) {
+        std::cerr << fmt::format("{}: the value is empty; give one, or leave the {} out\n",
+                                 opt->get_positional() ? opt->get_name(true) : opt->get_name(),
+                                 opt->get_positional() ? "argument" : "option");
+        return 2;
+      }
+    }
   framesim::cli::set_verbosity(framesim::cli::parsed_verbosity());
   const auto wall_start = std::chrono::steady_clock::now();
   const std::clock_t cpu_start = std::clock();

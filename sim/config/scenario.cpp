@@ -186,7 +186,9 @@ class ScenarioReader {
     }
     // Events per simulated second first: a rate far past any device (1 THz) is that rate's fault, whatever the
     // duration.
-    if (const EventRate rate = simulated_event_rate(spec_); rate.per_second > kMaxEventsPerSimulatedSecond) {
+    // (Not after another problem: a refused quantum or rate would count as the value it was refused for.)
+    if (const EventRate rate = simulated_event_rate(spec_);
+        diagnostics_.empty() && rate.per_second > kMaxEventsPerSimulatedSecond) {
       const auto where =
           rate.largest_per_second > rate.per_second / 2 ? descend(root_, rate.largest_key) : std::nullopt;
       (where ? *where : root_)
@@ -198,7 +200,7 @@ class ScenarioReader {
       return std::move(spec_);
     }
     for (const auto& problem : {run_size_problem(spec_), sensor_log_problem(spec_)}) {
-      if (!problem) continue;
+      if (!problem || !diagnostics_.empty()) continue;
       auto where = m.get("duration") ? m.get("duration") : m.get("frames");
       (where ? *where : root_).error(*problem);
     }
@@ -862,7 +864,8 @@ class ScenarioReader {
         m.get("profile")->error("give either rate or profile, not both");
       } else if (auto p = m.get("profile")) {
         // Traffic over time: (time, rate) steps, each rate holding until the next row.
-        const trace::ValueColumn rate{"rate", Dimension::BytesPerSecond, {{"rate_Bps", 1.0}, {"rate_GBps", 1e9}}};
+        const trace::ValueColumn rate{
+            "rate", Dimension::BytesPerSecond, {{"rate_Bps", 1.0}, {"rate_GBps", 1e9}}, /*non_negative=*/true};
         if (auto points = read_series_at(*p, rate)) {
           for (const auto& point : *points) {
             if (point.value < 0) {
@@ -915,7 +918,7 @@ EventRate simulated_event_rate(const model::ScenarioSpec& spec) {
   for (const auto& st : spec.stages) per_frame += kernels(st.work);
   for (const auto& s : spec.sensors) add(s.rate_Hz * std::max(1.0, per_frame), {"sensors", s.name, "rate"});
   for (const auto& t : spec.tasks) add(t.rate_Hz * kernels(t.work), {"tasks", t.name, "rate"});
-  add(1.0 / spec.sample_period_s, {});
+  add(1.0 / spec.sample_period_s, {"sample_period"});
   if (spec.hardware.thermal) add(1.0 / spec.hardware.thermal->governor_period_s, {});
   // A time-sliced unit that has work switches once a quantum while it is busy.
   for (std::size_t u = 0; u < spec.hardware.units.size(); ++u) {

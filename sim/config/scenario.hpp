@@ -27,7 +27,7 @@ inline constexpr std::size_t kMaxSimulatedProcesses = 256;
 /// The events `spec` would simulate over its duration (an estimate from rates, stages and sample periods).
 double simulated_events(const model::ScenarioSpec& spec);
 /// The same per simulated second, and the key path of the rate making most of them ("sensors.camera.rate",
-/// "tasks.control.rate"; empty when it is no sensor or task: samples, governor, time slices).
+/// "tasks.control.rate", "sample_period"; empty for the governor and time slices, set in the hardware file).
 struct EventRate {
   double per_second = 0;
   std::vector<std::string> largest_key;

@@ -167,6 +167,29 @@ YAML::Node load_yaml(std::string_view text, const std::string& display_path, con
                 fmt::format("the text is not valid UTF-8 (byte 0x{:02X}{})", static_cast<unsigned char>(text[*bad]),
                             whole_file ? "" : fmt::format(" at byte {}", *bad + 1)));
   }
+  // A line of megabytes (a 10 MB scalar) is no configuration: refused before the parser spends seconds on it.
+  for (std::size_t start = 0, line = 1; start < text.size(); ++line) {
+    const std::size_t end = std::min(text.find('\n', start), text.size());
+    if (end - start > kMaxYamlLineBytes)
+      return fail(
+          whole_file ? static_cast<int>(line) : 0, whole_file ? 1 : 0,
+          fmt::format("a line of {} MiB; framesim reads YAML lines of at most {} KiB",
+                      core::format_number(static_cast<double>(end - start) / (1 << 20), 3), kMaxYamlLineBytes >> 10));
+    start = end + 1;
+  }
+  // Without an alias (no '*') and a document marker at a line's start, a text stands for at most one node per
+  // byte and holds one document: the counting pass below would find nothing, and it costs as much as the parse
+  // (half of the refusal time of a file of 200 000 unknown keys).
+  const bool may_expand = text.find('*') != std::string_view::npos || text.size() >= kMaxYamlNodes;
+  const bool may_have_documents = text.find("\n---") != std::string_view::npos ||
+                                  text.find("\n...") != std::string_view::npos || text.starts_with("...");
+  if (!may_expand && !may_have_documents) {
+    try {
+      return YAML::Load(std::string(text));
+    } catch (const YAML::ParserException& e) {
+      throw_syntax_error(text, display_path, e);
+    }
+  }
   // Count first: a few lines of aliases can stand for billions of nodes ("billion laughs"), and every
   // reader, even one skipping an unknown key, would walk them all.
   ExpansionCounter counter;
@@ -566,6 +589,11 @@ MapReader::MapReader(const Node& node, const schema::Table& table, std::string_v
     if (!it->first.IsScalar()) continue;  // reported when the file was loaded
     const std::string key = it->first.Scalar();
     if (std::find(allowed_.begin(), allowed_.end(), key) != allowed_.end()) continue;
+    if (node_.document().diagnostics().full()) {  // counted only: no did-you-mean to work out
+      node_.document().diagnostics().add(core::Diagnostic{});
+      ok_ = false;
+      continue;
+    }
     std::string message = fmt::format("unknown key \"{}\"", core::quote_capped(key));
     if (auto near = core::closest_match(key, allowed_)) {
       message += fmt::format(" (did you mean \"{}\"?)", *near);
