@@ -74,7 +74,7 @@ fs::path link_target(const fs::path& path) {
     if (ec || st.type() != fs::file_type::symlink) return p;
     if (hops == 40) throw UserError(fmt::format("{}: cannot write: too many levels of symbolic links", display(path)));
     const fs::path t = fs::read_symlink(p, ec);
-    if (ec) throw UserError(fmt::format("{}: cannot write: {}", display(path), ec.message()));
+    if (ec) throw UserError(fmt::format("{}: {}", display(path), ec.message()));
     p = t.is_absolute() ? t : p.parent_path() / t;
   }
 }
@@ -153,6 +153,8 @@ fs::path writable_target(const fs::path& path) {
 
 }  // namespace
 
+fs::path resolve_links(const fs::path& path) { return link_target(path); }
+
 void write_file_atomic(const fs::path& path, const std::string& content) {
   if (const int fd = stream_fd(path); fd >= 0) {
     std::fflush(nullptr);
@@ -165,6 +167,20 @@ void write_file_atomic(const fs::path& path, const std::string& content) {
   Temporary tmp(writable_target(path), display(path));
   tmp.write(content);
   tmp.commit();
+}
+
+void write_files_atomic(const std::vector<std::pair<fs::path, std::string>>& files) {
+  std::vector<std::unique_ptr<Temporary>> written;
+  for (const auto& [path, content] : files) {
+    if (stream_fd(path) >= 0) {  // a stream cannot wait for the others: written last, after every file is in place
+      continue;
+    }
+    written.push_back(std::make_unique<Temporary>(writable_target(path), display(path)));
+    written.back()->write(content);
+  }
+  for (auto& t : written) t->commit();
+  for (const auto& [path, content] : files)
+    if (stream_fd(path) >= 0) write_file_atomic(path, content);
 }
 
 void write_files_atomic(const fs::path& folder, const std::vector<std::pair<std::string, std::string>>& files,
@@ -185,12 +201,9 @@ void write_files_atomic(const fs::path& folder, const std::vector<std::pair<std:
   fs::create_directories(folder, ec);
   if (ec) throw UserError(fmt::format("{}: cannot create {}: {}", option, display(folder), ec.message()));
   try {
-    std::vector<std::unique_ptr<Temporary>> written;
-    for (const auto& [name, content] : files) {
-      written.push_back(std::make_unique<Temporary>(writable_target(folder / name), display(folder / name)));
-      written.back()->write(content);
-    }
-    for (auto& t : written) t->commit();
+    std::vector<std::pair<fs::path, std::string>> paths;
+    for (const auto& [name, content] : files) paths.emplace_back(folder / name, content);
+    write_files_atomic(paths);
   } catch (...) {
     if (!created.empty()) fs::remove_all(created, ec);
     throw;
@@ -201,6 +214,20 @@ void create_folders(const fs::path& folder) {
   std::error_code ec;
   fs::create_directories(folder, ec);
   if (ec) throw UserError(fmt::format("{}: cannot create the folder: {}", display(folder), ec.message()));
+}
+
+std::string write_failure_reason(const fs::path& folder, int saved_errno) {
+  if (saved_errno != 0) return std::strerror(saved_errno);
+  const fs::path probe = folder / ".framesim-write-probe";
+  try {
+    Temporary t(probe, display(probe));
+    t.write(std::string(64 << 10, '\n'));
+  } catch (const UserError& e) {
+    const std::string what = e.what();
+    const auto colon = what.rfind("cannot write: ");
+    return colon == std::string::npos ? what : what.substr(colon + std::strlen("cannot write: "));
+  }
+  return "the write failed";
 }
 
 void check_input_file(const fs::path& path, std::uintmax_t max_bytes) {
@@ -215,27 +242,41 @@ void check_input_file(const fs::path& path, std::uintmax_t max_bytes) {
 
 std::string read_file(const fs::path& path, std::uintmax_t max_bytes) {
   check_input_file(path, max_bytes);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  // O_NONBLOCK only for the open: a FIFO nobody writes to then reads as empty instead of hanging the open.
+  errno = 0;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    const int why = errno;
     std::error_code ec;
-    const bool exists = fs::exists(path, ec);
-    throw UserError(display(path) + (exists ? ": cannot open file: not readable (check its permissions)"
-                                            : ": cannot open file: no such file"));
+    if (why == ENOENT || !fs::exists(path, ec)) throw UserError(display(path) + ": cannot open file: no such file");
+    if (why == EACCES) throw UserError(display(path) + ": cannot open file: not readable (check its permissions)");
+    throw UserError(fmt::format("{}: cannot open file: {}", display(path), std::strerror(why)));
   }
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
   // Read in pieces, so that a file whose size is not known beforehand (/dev/zero, a FIFO) stops at the limit.
   std::string out;
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) out.reserve(static_cast<std::size_t>(st.st_size));
   std::vector<char> chunk(1 << 16);
-  while (in) {
-    in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
-    const auto n = static_cast<std::size_t>(in.gcount());
-    if (out.size() + n > max_bytes)
+  for (;;) {
+    const ssize_t n = ::read(fd, chunk.data(), chunk.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int why = errno;
+      ::close(fd);
+      throw UserError(fmt::format("{}: cannot read: {}", display(path), std::strerror(why)));
+    }
+    if (n == 0) break;
+    if (out.size() + static_cast<std::size_t>(n) > max_bytes) {
+      ::close(fd);
       throw UserError(
           fmt::format("{}: longer than {} MiB (reading stopped there); framesim reads files of at most "
                       "{} MiB",
                       display(path), max_bytes >> 20, max_bytes >> 20));
-    out.append(chunk.data(), n);
+    }
+    out.append(chunk.data(), static_cast<std::size_t>(n));
   }
-  if (in.bad()) throw UserError(fmt::format("{}: cannot read: {}", display(path), reason("the read failed")));
+  ::close(fd);
   return out;
 }
 
@@ -257,7 +298,8 @@ void remove_stale_temporaries(const fs::path& target, const std::string& marker)
   const std::filesystem::path parent = target.parent_path().empty() ? std::filesystem::path(".") : target.parent_path();
   const std::string prefix = target.filename().string() + marker;
   std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(parent, ec)) {
+  for (fs::directory_iterator it(parent, ec), end; !ec && it != end; it.increment(ec)) {
+    const fs::directory_entry& entry = *it;
     const std::string name = entry.path().filename().string();
     if (name.rfind(prefix, 0) != 0) continue;
     const std::string digits = name.substr(prefix.size());

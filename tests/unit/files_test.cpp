@@ -216,6 +216,14 @@ TEST_F(FilesTest, ReadingDevZeroStopsAtTheLimit) {
   EXPECT_EQ(why, "/dev/zero: longer than 1 MiB (reading stopped there); framesim reads files of at most 1 MiB");
 }
 
+TEST_F(FilesTest, AFifoNobodyWritesToReadsAsEmptyInsteadOfHanging) {
+  // Opening a FIFO for reading blocks until a writer comes; framesim opens it without blocking, so a FIFO given by
+  // mistake reads as an empty file (a message follows) instead of a hang.
+  const fs::path fifo = dir_ / "in.fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
+  EXPECT_EQ(framesim::core::read_file(fifo), "");
+}
+
 TEST_F(FilesTest, CreateFoldersNamesTheFileInTheWay) {
   { std::ofstream(dir_ / "file") << "x"; }
   const std::string why = refusal([&] { framesim::core::create_folders(dir_ / "file" / "sub"); });
