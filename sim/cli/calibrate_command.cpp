@@ -9,7 +9,6 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
-#include <set>
 
 #include "cli/commands.hpp"
 #include "cli/totals_support.hpp"
@@ -44,10 +43,10 @@ struct CalibrateArgs {
   std::string totals;  // whole-network measurements (trace/totals.hpp)
   std::string corun;   // co-run measurements (trace/corun.hpp)
   bool no_fusion = false;
-  bool allow_partial = false;  // fit from a trace that measures less than kMinCoveredShare of its network
+  bool allow_partial = false;  // fit from a trace that measures less than kMinCoveredShare of its network's kernels
 };
 
-/// The least share of a network's layers a trace must measure for a fit from it (unless --allow-partial): a trace
+/// The least share of a network's kernels a trace must measure for a fit from it (unless --allow-partial): a trace
 /// of another network still shares a few layer names (conv1, fc) and would calibrate the unit from those alone.
 constexpr double kMinCoveredShare = 0.5;
 
@@ -101,18 +100,17 @@ Measured measure(const model::HardwareSpec& hw, std::size_t unit, const model::R
   return m;
 }
 
-/// Refuses a fit from `m` when its trace measures less than kMinCoveredShare of the network's layers.
+/// Refuses a fit from `m` when its trace measures less than kMinCoveredShare of the network's kernels (as planned
+/// on the unit: a fused group is one kernel, measured by its own name or its layers').
 void check_coverage(const Measured& m, bool allow_partial) {
-  std::set<std::string> covered;
-  for (const auto& match : m.matched.matches) covered.insert(match.layer);
-  for (const auto& e : m.matched.entries) covered.insert(e.layers.begin(), e.layers.end());
-  const std::size_t layers = m.net.layers.size();
-  if (allow_partial || layers == 0 || static_cast<double>(covered.size()) >= kMinCoveredShare * layers) return;
+  const std::size_t measured = m.set.samples.size() + m.set.zero.size();
+  const std::size_t kernels = measured + m.set.unmeasured.size();
+  if (allow_partial || kernels == 0 || static_cast<double>(measured) >= kMinCoveredShare * kernels) return;
   throw core::UserError(
-      fmt::format("{}: measures {} of the {} layers of {} ({}%): a fit from it would calibrate the unit from a "
+      fmt::format("{}: measures {} of the {} kernels of {} ({}%): a fit from it would calibrate the unit from a "
                   "small part of the network (a trace of another network?); give --allow-partial to fit anyway",
-                  m.measured_path, covered.size(), layers, m.net.source_file.empty() ? m.net.name : m.net.source_file,
-                  core::format_number(100.0 * static_cast<double>(covered.size()) / static_cast<double>(layers), 2)));
+                  m.measured_path, measured, kernels, m.net.source_file.empty() ? m.net.name : m.net.source_file,
+                  core::format_number(100.0 * static_cast<double>(measured) / static_cast<double>(kernels), 2)));
 }
 
 std::string seconds(double s) { return core::format_seconds(s); }
@@ -495,7 +493,7 @@ Command add_calibrate_command(CLI::App& app) {
                   "(default: nominal)");
   sub->add_flag("--no-fusion", args->no_fusion, "every layer its own kernel (eager frameworks do not fuse)");
   sub->add_flag("--allow-partial", args->allow_partial,
-                "fit from a measured trace that measures less than half of its network's layers");
+                "fit from a measured trace that measures less than half of its network's kernels");
   sub->add_option("-o,--out", args->out, "where to write the calibrated hardware YAML")->required();
   sub->add_option("--predict", args->predict,
                   "NETWORK MEASURED not in the fit: report the calibrated model's error on it (repeatable)")
