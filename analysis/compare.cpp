@@ -9,6 +9,7 @@
 #include "core/csv.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"
+#include "core/text.hpp"
 #include "core/units.hpp"
 #include "html.hpp"
 #include "stats.hpp"
@@ -27,8 +28,17 @@ namespace {
 constexpr double kSideConfidence = 1 - (1 - kConfidence) / 2;
 
 json parse_json(const fs::path& file) {
+  const std::string text = core::read_file(file);
   try {
-    return json::parse(core::read_file(file));
+    return json::parse(text);
+  } catch (const json::parse_error& e) {
+    // FILE:LINE:COL: what is wrong, without the library's "[json.exception.parse_error.101] parse error at ...".
+    const std::size_t at = std::min<std::size_t>(e.byte > 0 ? e.byte - 1 : 0, text.size());
+    const auto [line, column] = core::line_column(text, at);
+    std::string what = e.what();
+    if (const auto colon = what.find(": ", what.find("parse error")); colon != std::string::npos)
+      what = what.substr(colon + 2);
+    throw core::UserError({core::Diagnostic{{file.string(), line, column}, "", "not valid JSON: " + what}});
   } catch (const json::exception& e) {
     throw core::UserError(fmt::format("{}: not JSON: {}", file.string(), e.what()));
   }

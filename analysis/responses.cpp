@@ -1,8 +1,11 @@
 #include "responses.hpp"
 
+#include <cerrno>
+
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/files.hpp"
 
 namespace framesim::analysis {
 
@@ -21,8 +24,12 @@ Responses::Responses(const model::ScenarioSpec& spec, const std::filesystem::pat
       data_age_s_(spec.chains.size()),
       actuations_(spec.chains.size()),
       captures_s_(spec.sensors.size()) {
+  folder_ = folder;
+  errno = 0;
   tasks_csv_.open(folder / "tasks.csv", std::ios::binary | std::ios::trunc);
-  if (!tasks_csv_) throw core::UserError(fmt::format("{}: cannot write", (folder / "tasks.csv").string()));
+  if (!tasks_csv_)
+    throw core::UserError(fmt::format("{}: cannot write: {}", (folder / "tasks.csv").string(),
+                                      core::write_failure_reason(folder, errno)));
   tasks_csv_ << "task,job,release_s,start_s,end_s,wait_s,response_s,blocked_s,deadline_met,energy_J,finished\n";
 }
 
@@ -60,8 +67,11 @@ void Responses::on_capture(std::size_t sensor, double capture_s) {
 }
 
 json Responses::finish(const std::vector<double>& task_busy_core_s, double end_s) {
+  errno = 0;
   tasks_csv_.close();
-  if (!tasks_csv_) throw core::UserError("tasks.csv: cannot write the run folder");
+  if (!tasks_csv_)
+    throw core::UserError(fmt::format("{}: cannot write: {}", (folder_ / "tasks.csv").string(),
+                                      core::write_failure_reason(folder_, errno)));
   json tasks = json::object();
   for (std::size_t t = 0; t < spec_.tasks.size(); ++t) {
     const auto& ts = spec_.tasks[t];

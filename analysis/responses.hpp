@@ -33,6 +33,7 @@ class Responses {
   double task_deadline_s(std::size_t t) const;
 
   const model::ScenarioSpec& spec_;
+  std::filesystem::path folder_;  // the run folder, for messages
   std::ofstream tasks_csv_;
   std::vector<Samples> response_s_;          // per task, counted releases
   std::vector<std::int64_t> jobs_, missed_;  // per task, counted releases

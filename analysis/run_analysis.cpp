@@ -1,6 +1,7 @@
 #include "run_analysis.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <set>
 
@@ -102,7 +103,9 @@ RunAnalysis::RunAnalysis(const model::ScenarioSpec& spec, std::filesystem::path 
 
   auto open = [&](std::ofstream& f, const char* name) {
     f.open(folder_ / name, std::ios::binary | std::ios::trunc);
-    if (!f) throw core::UserError(fmt::format("{}: cannot write", (folder_ / name).string()));
+    if (!f)
+      throw core::UserError(
+          fmt::format("{}: cannot write: {}", (folder_ / name).string(), core::write_failure_reason(folder_, errno)));
   };
   open(frames_csv_, "frames.csv");
   open(stages_csv_, "stages.csv");
@@ -254,12 +257,22 @@ void RunAnalysis::on_kernel(const engine::KernelRecord& r) {
 }
 
 json RunAnalysis::finish(const engine::RunTotals& totals) {
-  bool written = trace_.close();
-  for (auto* f : {&frames_csv_, &stages_csv_, &timeseries_csv_, &kernels_csv_}) {
+  // The first file that could not be written, and the system's reason (a full disk, a file-size limit).
+  errno = 0;
+  std::string failed = trace_.close() ? "" : "trace.json";
+  int saved_errno = errno;
+  for (auto [f, name] : {std::pair{&frames_csv_, "frames.csv"}, std::pair{&stages_csv_, "stages.csv"},
+                         std::pair{&timeseries_csv_, "timeseries.csv"}, std::pair{&kernels_csv_, "kernels.csv"}}) {
+    errno = 0;
     f->close();
-    written = written && !f->fail();
+    if (f->fail() && failed.empty()) {
+      failed = name;
+      saved_errno = errno;
+    }
   }
-  if (!written) throw core::UserError(fmt::format("{}: cannot write the run folder", folder_.string()));
+  if (!failed.empty())
+    throw core::UserError(fmt::format("{}: cannot write: {}", (folder_ / failed).string(),
+                                      core::write_failure_reason(folder_, saved_errno)));
   const auto& hw = spec_.hardware;
   json j;
   j["scenario"] = {{"name", spec_.name},

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs each libFuzzer target for SECONDS from a corpus seeded with the shipped files, JOBS targets at a time.
 #   fuzz/run.sh BUILD_DIR [SECONDS=20] [JOBS=2] [TARGET...]
-# The corpus grows in BUILD_DIR/fuzz/corpus/<target> (kept between runs); a crash, an abort, a leak, a timeout
+# The corpus grows in BUILD_DIR/fuzz/corpus/<target> (kept between runs), read together with the corpus kept in
+# the repository (fuzz/corpus/<target>, read only); FUZZ_KEEP=1 merges what a run found into fuzz/corpus/<target>
+# afterwards (libFuzzer -merge=1: only inputs that add coverage). A crash, an abort, a leak, a timeout
 # (10 s for one input) or running out of memory (2 GiB) leaves its input in BUILD_DIR/fuzz/artifacts/<target>/ and
 # fails the script. Each line of the summary is a target, its executions and its outcome.
 set -uo pipefail
@@ -11,7 +13,7 @@ jobs=${3:-2}
 shift $(( $# < 3 ? $# : 3 ))
 root=$(cd "$(dirname "$0")/.." && pwd)
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(units hardware network scenario sweep measured onnx tflite)
+[ ${#targets[@]} -gt 0 ] || targets=(units hardware network scenario sweep measured onnx tflite nsys tensorrt onnxruntime tables)
 models="${FRAMESIM_MODEL_CACHE:-$HOME/.cache/framesim/models}"
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_stack_use_after_return=0:detect_leaks=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
@@ -36,6 +38,12 @@ seed() {
       for m in /usr/share/libonnx-testdata/data/node/test_{conv,relu,add,matmul,gemm,maxpool,concat,reshape,softmax}*/model.onnx; do
         [ -f "$m" ] && cp -n "$m" "$dir/testdata-$((i++)).onnx"; done ;;
     tflite) find "$models" -name '*.tflite' -size -2M -exec cp -n {} "$dir"/ \; 2>/dev/null ;;
+    nsys) cp -n "$root"/tests/trace/fixtures/edge/*.sqlite "$root"/tests/trace/fixtures/edge/*nsys*.csv \
+              "$root"/tests/bad_input/cases/nsys_* "$dir"/ ;;
+    tensorrt) cp -n "$root"/tests/trace/fixtures/edge/*trt* "$root"/tests/bad_input/cases/trt_* "$dir"/ ;;
+    onnxruntime) cp -n "$root"/tests/trace/fixtures/edge/*ort* "$root"/tests/bad_input/cases/ort_* "$dir"/ ;;
+    tables) cp -n "$root"/tests/validation/contention/*.csv "$root"/tests/bad_input/cases/csv_corun_* \
+              "$root"/tests/bad_input/cases/csv_totals_* "$dir"/ ;;
   esac
 }
 
@@ -45,9 +53,16 @@ one() {
   [ -x "$bin" ] || { echo "$t: $bin missing (configure with the asan preset)"; return 1; }
   seed "$t"
   mkdir -p "$art" "$(dirname "$log")"
+  local kept="$root/fuzz/corpus/$t"
+  local dirs=("$build/fuzz/corpus/$t")
+  [ -d "$kept" ] && dirs+=("$kept")
   "$bin" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
-    -artifact_prefix="$art" "$build/fuzz/corpus/$t" > "$log" 2>&1
+    -artifact_prefix="$art" "${dirs[@]}" > "$log" 2>&1
   local rc=$?
+  if [ $rc -eq 0 ] && [ "${FUZZ_KEEP:-0}" = 1 ]; then
+    mkdir -p "$kept"
+    "$bin" -merge=1 -timeout=10 -rss_limit_mb=2048 -max_len=65536 "$kept" "$build/fuzz/corpus/$t" >> "$log" 2>&1
+  fi
   local runs; runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$')
   if [ $rc -eq 0 ]; then echo "$t: ${runs:-?} executions in ${seconds} s, ok"
   else echo "$t: FAILED (exit $rc) after ${runs:-?} executions: see $log and $art"; return 1; fi

@@ -215,8 +215,11 @@ int run_budget(const BudgetArgs& a) {
 
   const model::BudgetReport report = model::make_budget(hw, net, options);
   // Everything is validated: now write.
-  if (!a.svg.empty()) core::write_file_atomic(a.svg, analysis::roofline_svg(report, hw, net));
-  if (!a.html.empty()) core::write_file_atomic(a.html, analysis::budget_html(report, hw, net));
+  // Both or neither: a full disk leaves no SVG without its HTML.
+  std::vector<std::pair<std::filesystem::path, std::string>> files;
+  if (!a.svg.empty()) files.emplace_back(a.svg, analysis::roofline_svg(report, hw, net));
+  if (!a.html.empty()) files.emplace_back(a.html, analysis::budget_html(report, hw, net));
+  core::write_files_atomic(files);
   if (a.json) std::cout << analysis::json_text(analysis::budget_json(report, hw, net)) << "\n";
   else std::cout << analysis::budget_text(report, hw, net);
   if (!a.json && !measured_notes.empty()) {

@@ -44,7 +44,12 @@ struct CalibrateArgs {
   std::string totals;  // whole-network measurements (trace/totals.hpp)
   std::string corun;   // co-run measurements (trace/corun.hpp)
   bool no_fusion = false;
+  bool allow_partial = false;  // fit from a trace that measures less than kMinCoveredShare of its network's kernels
 };
+
+/// The least share of a network's kernels a trace must measure for a fit from it (unless --allow-partial): a trace
+/// of another network still shares a few layer names (conv1, fc) and would calibrate the unit from those alone.
+constexpr double kMinCoveredShare = 0.5;
 
 /// A network and what was measured of it, matched.
 struct Measured {
@@ -94,6 +99,19 @@ Measured measure(const model::HardwareSpec& hw, std::size_t unit, const model::R
                                       core::join_list(first_names(m.net.layers), ", ")));
   }
   return m;
+}
+
+/// Refuses a fit from `m` when its trace measures less than kMinCoveredShare of the network's kernels (as planned
+/// on the unit: a fused group is one kernel, measured by its own name or its layers').
+void check_coverage(const Measured& m, bool allow_partial) {
+  const std::size_t measured = m.set.samples.size() + m.set.zero.size();
+  const std::size_t kernels = measured + m.set.unmeasured.size();
+  if (allow_partial || kernels == 0 || static_cast<double>(measured) >= kMinCoveredShare * kernels) return;
+  throw core::UserError(
+      fmt::format("{}: measures {} of the {} kernels of {} ({}%): a fit from it would calibrate the unit from a "
+                  "small part of the network (a trace of another network?); give --allow-partial to fit anyway",
+                  m.measured_path, measured, kernels, m.net.source_file.empty() ? m.net.name : m.net.source_file,
+                  core::format_number(100.0 * static_cast<double>(measured) / static_cast<double>(kernels), 2)));
 }
 
 std::string seconds(double s) { return core::format_seconds(s); }
@@ -189,6 +207,7 @@ int run_calibrate_totals(const CalibrateArgs& a) {
   if (!a.operating_point.empty()) run.operating_point = option_operating_point(hw.units[unit], a.operating_point);
   for (std::size_t i = 0; i < a.pairs.size(); i += 2) {
     const Measured m = measure(hw, unit, run, traced[i / 2], a.pairs[i + 1]);
+    check_coverage(m, a.allow_partial);
     for (const auto& k : m.set.samples) {
       model::TotalSample s;
       s.network = m.net.name;
@@ -368,6 +387,7 @@ int run_calibrate(const CalibrateArgs& a) {
   std::vector<model::CalibrationSample> samples;
   for (std::size_t i = 0; i < a.pairs.size(); i += 2) {
     fit.push_back(measure(hw, unit, run, std::move(fit_nets[i / 2]), a.pairs[i + 1]));
+    check_coverage(fit.back(), a.allow_partial);
     samples.insert(samples.end(), fit.back().set.samples.begin(), fit.back().set.samples.end());
   }
   for (std::size_t i = 0; i < a.predict.size(); i += 2)
@@ -489,6 +509,8 @@ Command add_calibrate_command(CLI::App& app) {
                   "the unit's operating point during the measurements "
                   "(default: nominal)");
   sub->add_flag("--no-fusion", args->no_fusion, "every layer its own kernel (eager frameworks do not fuse)");
+  sub->add_flag("--allow-partial", args->allow_partial,
+                "fit from a measured trace that measures less than half of its network's kernels");
   sub->add_option("-o,--out", args->out, "where to write the calibrated hardware YAML")->required();
   sub->add_option("--predict", args->predict,
                   "NETWORK MEASURED not in the fit: report the calibrated model's error on it (repeatable)")

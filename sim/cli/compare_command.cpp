@@ -28,13 +28,12 @@ int run_compare(const CompareArgs& args) {
                            ? fs::path("runs") / fmt::format("compare-{}-vs-{}", fs::path(args.a).stem().string(),
                                                             fs::path(args.b).stem().string())
                            : fs::path(args.out);
-  std::error_code ec;
-  fs::create_directories(out, ec);
-  if (ec) throw core::UserError(fmt::format("-o: cannot create {}: {}", out.string(), ec.message()));
   const std::string text = analysis::compare_text(c);
-  core::write_file_atomic(out / "compare.json", c.dump(2) + "\n");
-  core::write_file_atomic(out / "compare.txt", text);
-  core::write_file_atomic(out / "report.html", analysis::compare_html(c, a, b));
+  // Whole or not at all: a full disk leaves no compare.json without its compare.txt and report.html.
+  core::write_files_atomic(
+      out,
+      {{"compare.json", c.dump(2) + "\n"}, {"compare.txt", text}, {"report.html", analysis::compare_html(c, a, b)}},
+      "-o");
   if (args.json) {
     std::cout << c.dump(2) << "\n";
   } else {

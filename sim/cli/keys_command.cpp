@@ -34,8 +34,8 @@ std::vector<std::string> kind_names() {
 /// The table of the kind named on the command line, or a UserError naming the kinds.
 const Table& table_named(const std::string& option, const std::string& name) {
   if (const Table* t = config::schema::file_table(name)) return *t;
-  std::string message =
-      fmt::format("{}: \"{}\" is not a kind of file; the kinds: {}", option, name, core::join_list(kind_names(), ", "));
+  std::string message = fmt::format("{}: \"{}\" is not a kind of file; the kinds: {}", option, core::quote_capped(name),
+                                    core::join_list(kind_names(), ", "));
   if (auto near = core::closest_match(name, kind_names())) message += fmt::format(" (did you mean \"{}\"?)", *near);
   throw core::UserError(message);
 }
@@ -64,10 +64,10 @@ std::pair<const Table*, const config::schema::Key*> find_key(const Table& table,
       if (dot != std::string::npos && f.path.substr(dot + 1) == written) deeper.push_back(f.path);
     }
     if (!deeper.empty())
-      throw core::UserError(
-          fmt::format("the {} keys have no \"{}\" at the top; it is declared at {} (give the whole "
-                      "path: framesim keys {} {})",
-                      table.name, written, core::join_list(deeper, ", "), table.name, deeper.front()));
+      throw core::UserError(fmt::format(
+          "the {} keys have no \"{}\" at the top; it is declared at {} (give the whole "
+          "path: framesim keys {} {})",
+          table.name, core::quote_capped(written), core::join_list(deeper, ", "), table.name, deeper.front()));
   }
   // The longest prefix that is declared, and the keys under it.
   const auto parts = split_dots(written);
@@ -89,17 +89,18 @@ std::pair<const Table*, const config::schema::Key*> find_key(const Table& table,
       else if (auto allowed = config::schema::placeholder_names(c->name()))  // "<precision>": the precisions
         names.insert(names.end(), allowed->begin(), allowed->end());
     }
-    std::string message = fmt::format("the {} keys have no \"{}\"", table.name, written);
+    std::string message = fmt::format("the {} keys have no \"{}\"", table.name, core::quote_capped(written));
     if (pattern == "layers[]") message += " (an op's own parameters: `framesim ops`)";
     if (auto near = core::closest_match(parts[n], names)) {
-      message += fmt::format(" (did you mean \"{}\"?)", (prefix.empty() ? "" : prefix + ".") + *near);
+      message +=
+          fmt::format(" (did you mean \"{}\"?)", core::quote_capped((prefix.empty() ? "" : prefix + ".") + *near));
     } else if (!names.empty()) {
-      message += fmt::format("; the keys {}: {}", prefix.empty() ? "at the top" : "under " + prefix,
+      message += fmt::format("; the keys {}: {}", prefix.empty() ? "at the top" : "under " + core::quote_capped(prefix),
                              core::join_list(names, ", "));
     }
     throw core::UserError(message);
   }
-  throw core::UserError(fmt::format("the {} keys have no \"{}\"", table.name, written));
+  throw core::UserError(fmt::format("the {} keys have no \"{}\"", table.name, core::quote_capped(written)));
 }
 
 struct KeysArgs {

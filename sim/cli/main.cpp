@@ -1,10 +1,13 @@
 // framesim: the command-line entry point. Maps user errors to exit code 2 and prints them.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <exception>
+#include <filesystem>
 #include <iostream>
+#include <new>
 #include <vector>
 
 #include <fmt/format.h>
@@ -57,6 +60,18 @@ int main(int argc, char** argv) {
     app.exit(e);
     return 2;
   }
+  // An empty value (`--duration ''`, `-o ''`) would silently mean the option's default: refused.
+  for (const CLI::App* sub : app.get_subcommands())
+    for (const CLI::Option* opt : sub->get_options()) {
+      if (opt->count() == 0 || opt->get_expected_min() == 0) continue;
+      const auto& results = opt->results();
+      if (std::any_of(results.begin(), results.end(), [](const std::string& r) { return r.empty(); })) {
+        std::cerr << fmt::format("{}: the value is empty; give one, or leave the {} out\n",
+                                 opt->get_positional() ? opt->get_name(true) : opt->get_name(),
+                                 opt->get_positional() ? "argument" : "option");
+        return 2;
+      }
+    }
   framesim::cli::set_verbosity(framesim::cli::parsed_verbosity());
   const auto wall_start = std::chrono::steady_clock::now();
   const std::clock_t cpu_start = std::clock();
@@ -74,6 +89,16 @@ int main(int argc, char** argv) {
     }
   } catch (const framesim::core::UserError& e) {
     for (const auto& d : e.diagnostics()) std::cerr << d.to_string() << "\n";
+    return 2;
+  } catch (const std::filesystem::filesystem_error& e) {
+    // A file framesim could not read or write (read-only folder, full disk, a file in the way): the path and the
+    // system's reason, and exit code 2 as for any input the user can fix.
+    std::string paths = e.path1().string();
+    if (!e.path2().empty()) paths += " -> " + e.path2().string();
+    std::cerr << fmt::format("{}: {}\n", paths.empty() ? std::string("framesim") : paths, e.code().message());
+    return 2;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "framesim: out of memory: the input asks for more than this machine has\n";
     return 2;
   } catch (const std::exception& e) {
     // Not the input's fault (a failure while simulating or writing): said plainly, exit code 1.

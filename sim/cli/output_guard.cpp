@@ -36,6 +36,15 @@ OutputGuard::OutputGuard(fs::path tmp, double wall_limit_s, std::string option_n
     std::error_code ignored;
     fs::remove_all(tmp_, ignored);
   });
+  // An abort inside a library (SimGrid's "Failed to allocate stack" calls abort()) removes the temporary too.
+  struct sigaction on_abort {};
+  on_abort.sa_handler = [](int) {
+    core::run_internal_error_cleanup();
+    ::signal(SIGABRT, SIG_DFL);
+    ::raise(SIGABRT);
+  };
+  sigemptyset(&on_abort.sa_mask);
+  sigaction(SIGABRT, &on_abort, &previous_abort_);
   watcher_ = std::thread([this] { watch(); });
 }
 
@@ -43,6 +52,7 @@ OutputGuard::~OutputGuard() {
   done_ = true;
   pthread_kill(watcher_.native_handle(), SIGUSR2);
   watcher_.join();
+  sigaction(SIGABRT, &previous_abort_, nullptr);
   core::set_internal_error_cleanup({});
   pthread_sigmask(SIG_SETMASK, &previous_mask_, nullptr);
 }
@@ -99,7 +109,10 @@ void unblock_guarded_signals() {
 namespace {
 std::vector<std::string> entry_names(const fs::path& folder) {
   std::vector<std::string> names;
-  for (const auto& e : fs::directory_iterator(folder)) names.push_back(e.path().filename().string());
+  std::error_code ec;
+  for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec))
+    names.push_back(it->path().filename().string());
+  if (ec) throw core::UserError(fmt::format("{}: cannot list the folder: {}", folder.string(), ec.message()));
   std::sort(names.begin(), names.end());
   return names;
 }
@@ -123,11 +136,11 @@ void check_replaceable(const fs::path& out, const std::vector<std::string>& also
   if (force) return;
   std::set<std::string> ours(also_ours.begin(), also_ours.end());
   ours.insert(kWrittenFilesList);
-  if (fs::exists(out / kWrittenFilesList)) {
+  if (fs::exists(out / kWrittenFilesList, ec)) {
     std::istringstream list(core::read_file(out / kWrittenFilesList));
     for (std::string line; std::getline(list, line);)
       if (!line.empty() && line.front() != '#') ours.insert(line);
-  } else if (also_ours.empty() && fs::exists(out / "summary.json")) {
+  } else if (also_ours.empty() && fs::exists(out / "summary.json", ec)) {
     return;  // written by a framesim that kept no list: judged against the new run's names before publishing
   }
   std::vector<std::string> foreign;

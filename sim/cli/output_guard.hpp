@@ -1,5 +1,6 @@
 // Nothing half-written after a signal or a runaway run: while an OutputGuard lives, SIGINT, SIGTERM and SIGHUP,
-// a wall-time limit, and an internal error each remove the temporary output before the process ends.
+// a wall-time limit, an internal error and an abort (a library giving up) each remove the temporary output
+// before the process ends.
 #pragma once
 
 #include <atomic>
@@ -44,6 +45,7 @@ class OutputGuard {
   std::string after_signal_;
   sigset_t signals_{};
   sigset_t previous_mask_{};
+  struct sigaction previous_abort_ {};
   std::mutex mutex_;
   std::atomic<bool> done_{false};
   std::atomic<bool> published_{false};

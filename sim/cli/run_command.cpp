@@ -58,7 +58,8 @@ int run_scenario(const RunArgs& a) {
   if (!a.wall_limit.empty() && wall_limit_s <= 0)
     throw core::UserError(fmt::format("--wall-limit: must be positive, got \"{}\"", a.wall_limit));
   // From here a signal or the wall-time limit ends the run with nothing written (exit code 128 + N, or 3).
-  const fs::path out = run_folder(a);
+  // Through a symbolic link (-o latest -> runs/2024-06-01): the folder it points to is replaced, the link stays.
+  const fs::path out = core::resolve_links(run_folder(a));
   const fs::path tmp = out.string() + ".tmp-" + std::to_string(::getpid());
   OutputGuard guard(tmp, wall_limit_s, "--wall-limit " + a.wall_limit);
   model::ScenarioSpec spec = config::load_scenario(a.scenario, overrides);

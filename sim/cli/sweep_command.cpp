@@ -167,17 +167,48 @@ std::vector<analysis::SweepResult> gather(const std::vector<fs::path>& dirs, jso
   return out;
 }
 
+/// Exit code of a point's child process that could not create its stdout.json in its work folder.
+constexpr int kExitNoCapture = 125;
+
+/// Why a point's simulation failed: what it wrote on stderr (without the trailing newline), or, when that is
+/// empty or unreadable, how it ended and why its output could not be kept (a full or read-only disk).
+std::string failure_reason(const fs::path& work, int status) {
+  std::string said;
+  try {
+    said = core::read_file(work / "stderr.txt");
+  } catch (const core::UserError&) {
+  }
+  while (!said.empty() && (said.back() == '\n' || said.back() == '\r')) said.pop_back();
+  if (!said.empty()) return said;
+  std::string how = WIFSIGNALED(status) ? fmt::format("killed by signal {}", WTERMSIG(status))
+                                        : fmt::format("exit code {}", WEXITSTATUS(status));
+  if (WIFEXITED(status) && WEXITSTATUS(status) == kExitNoCapture) how = "could not start";
+  // The likely reason, found again: can the work folder take a file?
+  const fs::path probe = work / "probe.txt";
+  std::string why = "it said nothing";
+  try {
+    core::write_file_atomic(probe, "framesim\n");
+    std::error_code ignored;
+    fs::remove(probe, ignored);
+  } catch (const core::UserError& e) {
+    why = e.what();
+  }
+  return fmt::format("the simulation ended ({}) and its output could not be kept: {}", how, why);
+}
+
 /// Writes results.csv, results.json, pareto.svg and report.html for a complete sweep, and prints the answers.
 void write_answers(const fs::path& dir, const json& sweep, const std::vector<analysis::SweepResult>& results,
                    const json& provenance) {
   const auto axes = sweep["axes"].get<std::vector<std::string>>();
   const auto answers = analysis::answer_sweep(results, axes);
-  core::write_file_atomic(dir / "results.csv", analysis::sweep_csv(results, axes));
-  core::write_file_atomic(dir / "results.json",
-                          analysis::json_text(analysis::sweep_json(sweep, results, axes, answers, provenance)) + "\n");
   const std::string title = fmt::format("sweep {}", sweep["name"].get<std::string>());
-  core::write_file_atomic(dir / "pareto.svg", analysis::sweep_svg(title, results, answers, axes));
-  core::write_file_atomic(dir / "report.html", analysis::sweep_html(title, results, axes, answers, provenance));
+  core::write_files_atomic(
+      dir,
+      {{"results.csv", analysis::sweep_csv(results, axes)},
+       {"results.json", analysis::json_text(analysis::sweep_json(sweep, results, axes, answers, provenance)) + "\n"},
+       {"pareto.svg", analysis::sweep_svg(title, results, answers, axes)},
+       {"report.html", analysis::sweep_html(title, results, axes, answers, provenance)}},
+      "-o");
   std::cout << analysis::sweep_text(title, results, axes, answers);
   std::cout << fmt::format("\nresults: {}/results.csv, results.json, pareto.svg, report.html\n", dir.string());
 }
@@ -233,7 +264,7 @@ int run_sweep(const SweepArgs& a) {
   }
 
   if (a.emit == "slurm") {
-    fs::create_directories(dir);
+    core::create_folders(dir);
     core::write_file_atomic(dir / "sweep.sbatch", slurm_script(a, points.size(), self));
     std::cout << fmt::format("{}: a job array for {}; submit it with sbatch {}\n", (dir / "sweep.sbatch").string(),
                              core::counted(points.size(), "point"), (dir / "sweep.sbatch").string());
@@ -242,7 +273,7 @@ int run_sweep(const SweepArgs& a) {
   if (!a.emit.empty()) throw core::UserError(fmt::format("--emit: \"{}\" is not one of \"slurm\"", a.emit));
 
   const Shard shard = parse_shard(a.shard);
-  fs::create_directories(dir / "points");
+  core::create_folders(dir / "points");
   // Work folders per invocation (work/PID): what a killed sweep left half-done is removed, a live one's kept.
   if (fs::is_directory(dir / "work")) {
     for (const auto& entry : fs::directory_iterator(dir / "work")) {
@@ -254,7 +285,7 @@ int run_sweep(const SweepArgs& a) {
   }
   const fs::path work_root = dir / "work" / std::to_string(::getpid());
   const pid_t parent = ::getpid();
-  fs::create_directories(work_root);
+  core::create_folders(work_root);
   // Ctrl-C: this invocation's work folder goes (a simulation in flight, dying with the sweep, may leave a part
   // that the next invocation removes), the finished points stay, and the message says how to resume.
   const OutputGuard guard(
@@ -295,7 +326,7 @@ int run_sweep(const SweepArgs& a) {
     std::vector<std::string> args{self, "run", spec.scenario.string(), "-o", (work / "run").string(), "-q", "--json"};
     if (spec.duration) args.insert(args.end(), {"--duration", *spec.duration});
     for (const auto& o : p.overrides) args.insert(args.end(), {"--set", o.path + "=" + o.value_yaml});
-    fs::create_directories(work);
+    core::create_folders(work);
     std::cout.flush();  // nothing buffered here may end up in the point's output
     std::cerr.flush();
     std::fflush(nullptr);
@@ -307,8 +338,9 @@ int run_sweep(const SweepArgs& a) {
       if (::getppid() != parent) std::_Exit(127);
       const int out = ::open((work / "stdout.json").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
       const int err = ::open((work / "stderr.txt").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      if (out < 0) std::_Exit(kExitNoCapture);  // nowhere for the result to go: said by the parent
       ::dup2(out, STDOUT_FILENO);
-      ::dup2(err, STDERR_FILENO);
+      if (err >= 0) ::dup2(err, STDERR_FILENO);  // else the sweep's own stderr: the reason is not lost
       run_point_child(args);  // `framesim run ARGS` in this fresh child of the loaded sweep (sweep_pool.hpp)
     }
     running[pid] = {index, now_s()};
@@ -322,7 +354,7 @@ int run_sweep(const SweepArgs& a) {
     const double wall = now_s() - r.started_s;
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
       ++failed;
-      failures.push_back(fmt::format("point {}: {}", r.point, core::read_file(work / "stderr.txt")));
+      failures.push_back(fmt::format("point {}: {}", r.point, failure_reason(work, status)));
     } else {
       const json summary = json::parse(core::read_file(work / "stdout.json"));
       simulated_wall += summary["run"]["wall_s"].get<double>();
@@ -332,7 +364,7 @@ int run_sweep(const SweepArgs& a) {
                   {"labels", p.labels},   {"overrides", json::array()}, {"metrics", analysis::point_metrics(summary)}};
       for (const auto& o : p.overrides) result["overrides"].push_back({{"path", o.path}, {"value", o.value_yaml}});
       if (a.keep_runs) {
-        fs::create_directories(dir / "runs");
+        core::create_folders(dir / "runs");
         fs::remove_all(dir / "runs" / fmt::format("{:06}", r.point));
         fs::rename(work / "run", dir / "runs" / fmt::format("{:06}", r.point));
       }
@@ -378,7 +410,7 @@ int run_sweep(const SweepArgs& a) {
                     core::format_seconds((point_wall - simulated_wall) / static_cast<double>(ran))));
     print_note(costs.text());
   }
-  for (const auto& f : failures) std::cerr << "failed: " << f;
+  for (const auto& f : failures) std::cerr << "failed: " << f << "\n";
   if (failed > 0)
     throw core::UserError(fmt::format("{} of {} points failed (see above); rerun to retry them", failed, todo.size()));
 
@@ -415,7 +447,7 @@ int run_merge(const MergeArgs& a) {
                                       fmt::join(missing, ", "), missing.size() == 20 ? ", ..." : ""));
   }
   const fs::path out(a.out);
-  fs::create_directories(out / "points");
+  core::create_folders(out / "points");
   for (const auto& dir : dirs) {
     if (fs::equivalent(dir / "points", out / "points")) continue;  // merging into this folder: its points are there
     for (const auto& entry : fs::directory_iterator(dir / "points"))

@@ -27,6 +27,18 @@ using model::ScenarioSpec;
 
 namespace {
 
+/// The node at `keys` under `from` ({"sensors", "camera", "rate"}), when the file has it there.
+std::optional<Node> descend(Node from, const std::vector<std::string>& keys) {
+  if (keys.empty()) return std::nullopt;
+  for (const auto& k : keys) {
+    if (!from.is_map()) return std::nullopt;
+    const YAML::Node value = from.yaml()[k];
+    if (!value) return std::nullopt;
+    from = from.child(k, value);
+  }
+  return from;
+}
+
 // Limits of distribution parameters beyond the dimension's (README "Limits").
 constexpr double kMaxLognormalSigma = 3.0;
 constexpr double kMaxTimeStddev_s = 60.0;
@@ -169,8 +181,27 @@ class ScenarioReader {
     if (auto t = m.get("tasks")) read_tasks(*t);
     if (auto b = m.get("background")) read_background(*b);
     if (auto c = m.get("chains")) read_chains(*c);
+    if (auto problem = process_count_problem(spec_)) {
+      root_.error(*problem);
+      return std::move(spec_);
+    }
+    // Events per simulated second first: a rate far past any device (1 THz) is that rate's fault, whatever the
+    // duration.
+    // (Not after another problem: a refused quantum or rate would count as the value it was refused for.)
+    if (const EventRate rate = simulated_event_rate(spec_);
+        diagnostics_.empty() && rate.per_second > kMaxEventsPerSimulatedSecond) {
+      const auto where =
+          rate.largest_per_second > rate.per_second / 2 ? descend(root_, rate.largest_key) : std::nullopt;
+      (where ? *where : root_)
+          .error(fmt::format("about {:.3g} events per simulated second (frames x kernels, task releases, samples, time "
+                             "slices){}; framesim simulates at most {:.0e} per simulated second",
+                             rate.per_second,
+                             where ? fmt::format(", {:.3g} of them from this rate", rate.largest_per_second) : "",
+                             kMaxEventsPerSimulatedSecond));
+      return std::move(spec_);
+    }
     for (const auto& problem : {run_size_problem(spec_), sensor_log_problem(spec_)}) {
-      if (!problem) continue;
+      if (!problem || !diagnostics_.empty()) continue;
       auto where = m.get("duration") ? m.get("duration") : m.get("frames");
       (where ? *where : root_).error(*problem);
     }
@@ -840,7 +871,8 @@ class ScenarioReader {
         m.get("profile")->error("give either rate or profile, not both");
       } else if (auto p = m.get("profile")) {
         // Traffic over time: (time, rate) steps, each rate holding until the next row.
-        const trace::ValueColumn rate{"rate", Dimension::BytesPerSecond, {{"rate_Bps", 1.0}, {"rate_GBps", 1e9}}};
+        const trace::ValueColumn rate{
+            "rate", Dimension::BytesPerSecond, {{"rate_Bps", 1.0}, {"rate_GBps", 1e9}}, /*non_negative=*/true};
         if (auto points = read_series_at(*p, rate)) {
           for (const auto& point : *points) {
             if (point.value < 0) {
@@ -872,7 +904,7 @@ class ScenarioReader {
 
 }  // namespace
 
-double simulated_events(const model::ScenarioSpec& spec) {
+EventRate simulated_event_rate(const model::ScenarioSpec& spec) {
   // Kernels of one execution of `work`: a network's layers, else one.
   auto kernels = [&](const model::WorkSpec& w) {
     if (w.kind != model::WorkSpec::Kind::network || w.network < 0 ||
@@ -881,14 +913,41 @@ double simulated_events(const model::ScenarioSpec& spec) {
     return static_cast<double>(
         std::max<std::size_t>(1, spec.networks[static_cast<std::size_t>(w.network)].network.layers.size()));
   };
+  EventRate r;
+  auto add = [&](double per_second, std::vector<std::string> key) {
+    r.per_second += per_second;
+    if (!key.empty() && per_second > r.largest_per_second) {
+      r.largest_per_second = per_second;
+      r.largest_key = std::move(key);
+    }
+  };
   double per_frame = 0;
   for (const auto& st : spec.stages) per_frame += kernels(st.work);
-  double per_second = 0;
-  for (const auto& s : spec.sensors) per_second += s.rate_Hz * std::max(1.0, per_frame);
-  for (const auto& t : spec.tasks) per_second += t.rate_Hz * kernels(t.work);
-  per_second += 1.0 / spec.sample_period_s;
-  if (spec.hardware.thermal) per_second += 1.0 / spec.hardware.thermal->governor_period_s;
-  return spec.duration_s * per_second;
+  for (const auto& s : spec.sensors) add(s.rate_Hz * std::max(1.0, per_frame), {"sensors", s.name, "rate"});
+  for (const auto& t : spec.tasks) add(t.rate_Hz * kernels(t.work), {"tasks", t.name, "rate"});
+  add(1.0 / spec.sample_period_s, {"sample_period"});
+  if (spec.hardware.thermal) add(1.0 / spec.hardware.thermal->governor_period_s, {});
+  // A time-sliced unit that has work switches once a quantum while it is busy.
+  for (std::size_t u = 0; u < spec.hardware.units.size(); ++u) {
+    const auto& sched = spec.hardware.units[u].scheduler;
+    const bool used = std::any_of(spec.stages.begin(), spec.stages.end(), [&](const auto& st) { return st.unit == u; });
+    if (used && sched.policy == model::SchedulingPolicy::time_slice && sched.quantum_s > 0)
+      add(1.0 / sched.quantum_s, {});
+  }
+  return r;
+}
+
+double simulated_events(const model::ScenarioSpec& spec) {
+  return spec.duration_s * simulated_event_rate(spec).per_second;
+}
+
+std::optional<std::string> process_count_problem(const model::ScenarioSpec& spec) {
+  const std::size_t n = spec.sensors.size() + spec.stages.size() + spec.tasks.size() + spec.background.size();
+  if (n <= kMaxSimulatedProcesses) return std::nullopt;
+  return fmt::format(
+      "{} sensors, {} stages, {} tasks and {} background sources are {} simulated processes, each with its own "
+      "stack; framesim simulates at most {} per run",
+      spec.sensors.size(), spec.stages.size(), spec.tasks.size(), spec.background.size(), n, kMaxSimulatedProcesses);
 }
 
 std::optional<std::string> run_size_problem(const model::ScenarioSpec& spec) {

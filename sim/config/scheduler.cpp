@@ -2,9 +2,19 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
+#include "core/units.hpp"
+
 namespace framesim::config {
 
 using model::SchedulingPolicy;
+
+namespace {
+/// The shortest time_slice quantum: a million switches per simulated second of a busy unit. A shorter one is not
+/// a GPU's time slice (those are ~1-10 ms) but a typo, and it would make a run last without end.
+constexpr double kMinQuantum_s = 1e-6;
+}  // namespace
 
 model::SchedulerSpec read_scheduler(const Node& node) {
   const schema::Table& keys = schema::scheduler_table();
@@ -23,6 +33,11 @@ model::SchedulerSpec read_scheduler(const Node& node) {
   if (auto p = m.choice("policy")) s.policy = policy_of(*p);
   if (m.has("quantum")) {
     s.quantum_s = m.quantity("quantum").value_or(0.0);
+    if (s.quantum_s > 0 && s.quantum_s < kMinQuantum_s)
+      m.get("quantum")->error(
+          fmt::format("a quantum of {} would switch {:.3g} times per simulated second; framesim "
+                      "takes a quantum of at least {}",
+                      core::format_seconds(s.quantum_s), 1 / s.quantum_s, core::format_seconds(kMinQuantum_s)));
     if (s.policy != SchedulingPolicy::time_slice) m.get("quantum")->error("a quantum is for policy time_slice only");
   } else if (s.policy == SchedulingPolicy::time_slice) {
     node.error("time_slice needs a quantum, e.g. quantum: \"2 ms\"");

@@ -60,7 +60,8 @@ const Table& scheduler_table() {
            .dimension = Dimension::Seconds,
            .range = Range::positive,
            .example = "\"2 ms\"",
-           .description = "how long a job runs before it yields (policy time_slice only, and required there)"},
+           .description =
+               "how long a job runs before it yields (policy time_slice only, and required there; at least 1 us)"},
           {.path = "switch_cost",
            .kind = Kind::quantity,
            .dimension = Dimension::Seconds,

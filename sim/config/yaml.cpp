@@ -183,6 +183,29 @@ YAML::Node load_yaml(std::string_view text, const std::string& display_path, con
                 fmt::format("the text is not valid UTF-8 (byte 0x{:02X}{})", static_cast<unsigned char>(text[*bad]),
                             whole_file ? "" : fmt::format(" at byte {}", *bad + 1)));
   }
+  // A line of megabytes (a 10 MB scalar) is no configuration: refused before the parser spends seconds on it.
+  for (std::size_t start = 0, line = 1; start < text.size(); ++line) {
+    const std::size_t end = std::min(text.find('\n', start), text.size());
+    if (end - start > kMaxYamlLineBytes)
+      return fail(
+          whole_file ? static_cast<int>(line) : 0, whole_file ? 1 : 0,
+          fmt::format("a line of {} MiB; framesim reads YAML lines of at most {} KiB",
+                      core::format_number(static_cast<double>(end - start) / (1 << 20), 3), kMaxYamlLineBytes >> 10));
+    start = end + 1;
+  }
+  // Without an alias (no '*') and a document marker at a line's start, a text stands for at most one node per
+  // byte and holds one document: the counting pass below would find nothing, and it costs as much as the parse
+  // (half of the refusal time of a file of 200 000 unknown keys).
+  const bool may_expand = text.find('*') != std::string_view::npos || text.size() >= kMaxYamlNodes;
+  const bool may_have_documents = text.find("\n---") != std::string_view::npos ||
+                                  text.find("\n...") != std::string_view::npos || text.starts_with("...");
+  if (!may_expand && !may_have_documents) {
+    try {
+      return YAML::Load(std::string(text));
+    } catch (const YAML::ParserException& e) {
+      throw_syntax_error(text, display_path, e);
+    }
+  }
   // Count first: a few lines of aliases can stand for billions of nodes ("billion laughs"), and every
   // reader, even one skipping an unknown key, would walk them all. Text with no alias (no "*" anywhere) and no
   // second document (no line starting "---" or "...") stands for at most one node per byte or so: below the
@@ -298,7 +321,18 @@ std::shared_ptr<Document> Document::parse(const std::string& text, const std::st
   doc->display_path_ = display_path;
   doc->folder_ = std::filesystem::path(display_path).parent_path();
   doc->diagnostics_ = &diagnostics;
-  doc->root_ = load_yaml(strip_bom(text), display_path, {}, true);
+  const std::string_view body = strip_bom(text);
+  // A byte order mark anywhere but at the very start (two files joined, a BOM after comment lines) is invisible in
+  // an editor and would become part of a key ("\ufeffname"): say where it is.
+  if (const auto bom = body.find("\xEF\xBB\xBF"); bom != std::string_view::npos) {
+    const auto [line, column] = core::line_column(text, bom + (text.size() - body.size()));
+    throw core::UserError(std::vector<core::Diagnostic>{
+        {{display_path, line, column},
+         {},
+         "a byte order mark (U+FEFF, invisible in most editors) inside the file: only its very first bytes may be "
+         "one; delete it"}});
+  }
+  doc->root_ = load_yaml(body, display_path, {}, true);
   if (!doc->root_.IsDefined() || doc->root_.IsNull())
     throw core::UserError(std::vector<core::Diagnostic>{{{display_path, 1, 1}, {}, "the file is empty"}});
   std::vector<YAML::Node> ancestors;
@@ -641,6 +675,11 @@ MapReader::MapReader(const Node& node, const schema::Table& table, std::string_v
     const std::string& key = it->first.Scalar();
     entries_.emplace_back(key, it->second);
     if (std::find(allowed_.begin(), allowed_.end(), key) != allowed_.end()) continue;
+    if (node_.document().diagnostics().full()) {  // counted only: no did-you-mean to work out
+      node_.document().diagnostics().add(core::Diagnostic{});
+      ok_ = false;
+      continue;
+    }
     std::string message = fmt::format("unknown key \"{}\"", core::quote_capped(key));
     if (auto near = core::closest_match(key, allowed_)) {
       message += fmt::format(" (did you mean \"{}\"?)", *near);

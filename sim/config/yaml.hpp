@@ -24,6 +24,9 @@ namespace framesim::config {
 /// Most nodes a YAML text may stand for once its aliases are expanded (README "Limits"): a network of 100000
 /// layers is about a million; a "billion laughs" alias bomb is refused before anything walks it.
 inline constexpr std::uint64_t kMaxYamlNodes = 4'000'000;
+/// The longest line a YAML file may have (README "Limits"): a line of megabytes is no configuration, and the parser
+/// would spend seconds on it before any message.
+inline constexpr std::size_t kMaxYamlLineBytes = 1u << 20;
 
 /// Parses one YAML document from `text` (no byte order mark): refuses text that is not UTF-8, a second document,
 /// an alias expansion beyond kMaxYamlNodes and syntax errors, each as a UserError at `display_path` (with line and

@@ -35,7 +35,14 @@ UserError::UserError(const std::string& message)
     : std::runtime_error(message), diagnostics_{Diagnostic{{}, {}, message}} {}
 
 void Diagnostics::throw_if_any() const {
-  if (!items_.empty()) throw UserError(items_);
+  if (items_.empty()) return;
+  if (dropped_ == 0) throw UserError(items_);
+  std::vector<Diagnostic> shown = items_;
+  shown.push_back({{},
+                   {},
+                   "... and " + std::to_string(dropped_) + " more problems (the first " +
+                       std::to_string(kMaxDiagnostics) + " are above)"});
+  throw UserError(shown);
 }
 
 namespace {

@@ -39,21 +39,32 @@ class UserError : public std::runtime_error {
   std::vector<Diagnostic> diagnostics_;
 };
 
+/// Most problems one report keeps (README "Limits"): past it they are counted, not kept, so that a file of 200 000
+/// mistakes is refused in a moment, ending in "... and N more problems".
+inline constexpr std::size_t kMaxDiagnostics = 50;
+
 /// Collects problems so that a whole file is checked before anything is reported.
 class Diagnostics {
  public:
-  void add(Diagnostic d) { items_.push_back(std::move(d)); }
+  void add(Diagnostic d) {
+    if (items_.size() < kMaxDiagnostics) items_.push_back(std::move(d));
+    else ++dropped_;
+  }
   void add(const SourceLocation& where, std::string key_path, std::string message) {
-    items_.push_back({where, std::move(key_path), std::move(message)});
+    add(Diagnostic{where, std::move(key_path), std::move(message)});
   }
   bool empty() const { return items_.empty(); }
-  std::size_t size() const { return items_.size(); }
+  /// Every problem added, kept or only counted.
+  std::size_t size() const { return items_.size() + dropped_; }
+  /// Whether no more problems are kept (a reader may stop looking for more).
+  bool full() const { return items_.size() >= kMaxDiagnostics; }
   const std::vector<Diagnostic>& items() const { return items_; }
-  /// Throws UserError with everything collected so far, if anything was.
+  /// Throws UserError with everything collected so far, if anything was (and how many more were only counted).
   void throw_if_any() const;
 
  private:
   std::vector<Diagnostic> items_;
+  std::size_t dropped_ = 0;
 };
 
 /// What an internal error does before the process aborts (e.g. remove a half-written output); empty for nothing.

@@ -114,6 +114,14 @@ CorunTable read_corun(const std::filesystem::path& path, const std::vector<std::
     }
     // Latencies when the row gives them, else throughputs.
     const bool row_latency = latency && !(text("alone_latency").empty() && text("together_latency").empty());
+    const bool row_qps = qps && !(text("alone_qps").empty() && text("together_qps").empty());
+    if (row_latency && row_qps) {
+      const char* given = text("alone_qps").empty() ? "together_qps" : "alone_qps";
+      add(given,
+          "the row gives both latencies and throughputs: a co-run row measures one of them (empty the "
+          "alone_qps and together_qps cells, or the latency cells)");
+      continue;
+    }
     const char* alone_column = row_latency ? "alone_latency" : "alone_qps";
     const char* together_column = row_latency ? "together_latency" : "together_qps";
     std::optional<double> values[2];

@@ -1,6 +1,10 @@
 // Pieces the readers of measured times share (declared in measured_formats.hpp).
 #include "trace/measured_formats.hpp"
 
+#include <cmath>
+
+#include "core/units.hpp"
+
 namespace framesim::trace {
 
 std::optional<double> JsonFields::number(const char* key, bool required, const char* what) const {
@@ -15,6 +19,58 @@ std::optional<double> JsonFields::number(const char* key, bool required, const c
     return std::nullopt;
   }
   return v->number;
+}
+
+std::optional<std::string> duration_problem(double value, double to_s) {
+  if (!std::isfinite(value)) return fmt::format("expected a finite number, got {}", value);
+  if (value < 0) return fmt::format("must not be negative, got {}", value);
+  if (auto problem = core::quantity_range_problem(value * to_s, core::Dimension::Seconds))
+    return fmt::format("{} is out of range for a time ({})", value, *problem);
+  return std::nullopt;
+}
+
+std::optional<std::string> timestamp_problem(double value, double to_s) {
+  if (!std::isfinite(value)) return fmt::format("expected a finite number, got {}", value);
+  if (std::fabs(value * to_s) > kMaxTimestamp_s)
+    return fmt::format("{} is out of range for a timestamp (at most {:.0e} s from the clock's origin)", value,
+                       kMaxTimestamp_s);
+  return std::nullopt;
+}
+
+std::optional<std::string> count_problem(double value) {
+  if (!std::isfinite(value) || value < 0 || value != std::floor(value))
+    return fmt::format("expected a whole number, got {}", value);
+  if (value > kMaxTraceCount) return fmt::format("{} is out of range (at most {:.0e})", value, kMaxTraceCount);
+  return std::nullopt;
+}
+
+namespace {
+/// `v` (the number member `key` of `o`, read already) when `problem` says nothing of it; else nothing, with the
+/// problem added at the member.
+std::optional<double> checked(std::optional<double> v, const Json& o, const std::string& here, const char* key,
+                              Problems& p, const std::optional<std::string>& problem) {
+  if (!v || !problem) return v;
+  const Json* member = o.find(key);
+  p.add(member->line, member->column, fmt::format("{}.{}", here, key), *problem);
+  return std::nullopt;
+}
+}  // namespace
+
+std::optional<double> JsonFields::duration(const char* key, double to_s, bool required, const char* what) const {
+  const auto v = number(key, required, what);
+  const auto ok = checked(v, o_, here_, key, p_, v ? duration_problem(*v, to_s) : std::nullopt);
+  if (!ok) return std::nullopt;
+  return *ok * to_s;
+}
+
+std::optional<double> JsonFields::timestamp(const char* key, double to_s, bool required, const char* what) const {
+  const auto v = number(key, required, what);
+  return checked(v, o_, here_, key, p_, v ? timestamp_problem(*v, to_s) : std::nullopt);
+}
+
+std::optional<double> JsonFields::count(const char* key, bool required, const char* what) const {
+  const auto v = number(key, required, what);
+  return checked(v, o_, here_, key, p_, v ? count_problem(*v) : std::nullopt);
 }
 
 std::optional<std::string> JsonFields::text(const char* key, bool required) const {

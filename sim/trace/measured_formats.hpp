@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -45,6 +46,19 @@ class Problems {
   std::size_t dropped_ = 0;
 };
 
+/// Every number a trace records goes through the limits framesim puts on the same quantity in YAML: a duration
+/// through core::quantity_limits(Seconds) (1 fs .. 1e7 s), a count (runs, calls per run) is a whole number up to
+/// kMaxTraceCount, a timestamp (a clock's reading, epoch-based ones included) finite and at most kMaxTimestamp_s.
+inline constexpr double kMaxTraceCount = 1e9;
+inline constexpr double kMaxTimestamp_s = 1e10;
+/// Why `value` (in the file's unit: `to_s` seconds each) is no duration: negative, or outside the limits of a time;
+/// nothing when it is one. The message quotes the value as recorded ("1e+308 is out of range (too large: ...)").
+std::optional<std::string> duration_problem(double value, double to_s);
+/// The same for a timestamp (negative ones allowed: a clock may start before the trace).
+std::optional<std::string> timestamp_problem(double value, double to_s);
+/// The same for a count: a whole number in [0, kMaxTraceCount].
+std::optional<std::string> count_problem(double value);
+
 /// Typed access to the members of a JSON object, adding a located problem for a missing or mistyped member.
 /// `here` is the object's key path ("[3]"), used in messages as "[3].averageMs".
 class JsonFields {
@@ -53,6 +67,12 @@ class JsonFields {
       : o_(object), here_(std::move(here)), p_(problems) {}
   /// A number; `what` says what it means ("the mean time in milliseconds").
   std::optional<double> number(const char* key, bool required, const char* what) const;
+  /// A duration in the file's unit (`to_s` seconds each), returned in seconds; checked by duration_problem.
+  std::optional<double> duration(const char* key, double to_s, bool required, const char* what) const;
+  /// A timestamp in the file's unit, returned as recorded; checked by timestamp_problem.
+  std::optional<double> timestamp(const char* key, double to_s, bool required, const char* what) const;
+  /// A count (runs, calls), checked by count_problem.
+  std::optional<double> count(const char* key, bool required, const char* what) const;
   std::optional<std::string> text(const char* key, bool required) const;
   /// A member that must be an object, if present.
   const Json* object(const char* key) const;

@@ -355,6 +355,42 @@ std::string copy_name(int kind, bool memset) {
   }
 }
 
+/// A cell of an integer column (a time in ns, an id): nothing for NULL; a problem naming the table, the row and the
+/// column for a value stored as text or a real (SQLite keeps any type in any column: an edited or damaged export),
+/// and for a time outside the limits of a timestamp.
+class IntegerCells {
+ public:
+  explicit IntegerCells(Problems& problems) : p_(problems) {}
+  std::optional<std::int64_t> read(sqlite3_stmt* s, int column, const std::string& table, const char* name,
+                                   bool is_time_ns) {
+    const int type = sqlite3_column_type(s, column);
+    if (type == SQLITE_NULL) return std::nullopt;
+    const std::int64_t rowid = sqlite3_column_int64(s, sqlite3_column_count(s) - 1);  // every query ends in rowid
+    const std::string where = fmt::format("{}[rowid {}].{}", table, rowid, name);
+    if (type != SQLITE_INTEGER) {
+      const std::string shown = Database::text(s, column);
+      p_.add(0, 0, where,
+             fmt::format("expected an integer{}, got {} \"{}\"", is_time_ns ? " (nanoseconds)" : "",
+                         type == SQLITE_TEXT    ? "the text"
+                         : type == SQLITE_FLOAT ? "the real"
+                                                : "the blob",
+                         core::quote_capped(shown, 40)));
+      return std::nullopt;
+    }
+    const std::int64_t v = sqlite3_column_int64(s, column);
+    if (is_time_ns) {
+      if (auto problem = timestamp_problem(static_cast<double>(v), 1e-9)) {
+        p_.add(0, 0, where, *problem);
+        return std::nullopt;
+      }
+    }
+    return v;
+  }
+
+ private:
+  Problems& p_;
+};
+
 }  // namespace
 
 MeasuredTrace parse_nsys_sqlite(const std::string& bytes, const std::string& path) {
@@ -387,26 +423,33 @@ MeasuredTrace parse_nsys_sqlite(const std::string& bytes, const std::string& pat
 
   std::vector<GpuActivity> acts;
   std::size_t bad = 0;
-  auto read_activity = [&](sqlite3_stmt* s, std::string name, bool copy) {
+  Problems problems(path);
+  IntegerCells cells(problems);
+  auto read_activity = [&](sqlite3_stmt* s, const std::string& table, std::string name, bool copy) {
     GpuActivity a;
-    a.start_ns = static_cast<double>(sqlite3_column_int64(s, 0));
-    a.end_ns = static_cast<double>(sqlite3_column_int64(s, 1));
-    a.stream = fmt::format("{}", sqlite3_column_int64(s, 2));
-    if (sqlite3_column_type(s, 3) != SQLITE_NULL) a.correlation = sqlite3_column_int64(s, 3);
+    const auto start = cells.read(s, 0, table, "start", true);
+    const auto end = cells.read(s, 1, table, "end", true);
+    const auto stream = cells.read(s, 2, table, "streamId", false);
+    a.correlation = cells.read(s, 3, table, "correlationId", false);
+    a.stream = fmt::format("{}", stream.value_or(0));
     a.name = std::move(name);
     a.copy = copy;
-    if (sqlite3_column_type(s, 0) == SQLITE_NULL || sqlite3_column_type(s, 1) == SQLITE_NULL || a.end_ns < a.start_ns) {
+    const bool null_time = sqlite3_column_type(s, 0) == SQLITE_NULL || sqlite3_column_type(s, 1) == SQLITE_NULL;
+    if (null_time || (start && end && *end < *start)) {
       ++bad;
       return;
     }
+    if (!start || !end) return;  // mistyped: a problem already
+    a.start_ns = static_cast<double>(*start);
+    a.end_ns = static_cast<double>(*end);
     acts.push_back(std::move(a));
   };
-  db.query(fmt::format("SELECT k.start, k.\"end\", k.streamId, k.correlationId, s.value FROM {} AS k LEFT JOIN "
-                       "StringIds AS s ON s.id = k.{}",
+  db.query(fmt::format("SELECT k.start, k.\"end\", k.streamId, k.correlationId, s.value, k.rowid FROM {} AS k LEFT "
+                       "JOIN StringIds AS s ON s.id = k.{}",
                        kernels, name_column),
            [&](sqlite3_stmt* s) {
              std::string name = Database::text(s, 4);
-             read_activity(s, name.empty() ? "(unnamed kernel)" : name, false);
+             read_activity(s, kernels, name.empty() ? "(unnamed kernel)" : name, false);
            });
   for (const auto& [table, memset] : {std::pair{std::string("CUPTI_ACTIVITY_KIND_MEMCPY"), false},
                                       std::pair{std::string("CUPTI_ACTIVITY_KIND_MEMSET"), true}}) {
@@ -414,9 +457,11 @@ MeasuredTrace parse_nsys_sqlite(const std::string& bytes, const std::string& pat
     const auto have = require(table, {"start", "end", "streamId", "correlationId"});
     const std::string kind = have.count("copyKind") ? "copyKind" : "0";
     const bool is_memset = memset;  // clang 14 cannot capture a structured binding
-    db.query(fmt::format("SELECT start, \"end\", streamId, correlationId, {} FROM {}", kind, table),
-             [&](sqlite3_stmt* s) { read_activity(s, copy_name(sqlite3_column_int(s, 4), is_memset), true); });
+    const std::string& name = table;
+    db.query(fmt::format("SELECT start, \"end\", streamId, correlationId, {}, rowid FROM {}", kind, table),
+             [&](sqlite3_stmt* s) { read_activity(s, name, copy_name(sqlite3_column_int(s, 4), is_memset), true); });
   }
+  problems.throw_if_any();
   if (bad > 0)
     user_error(kernels, fmt::format("{} activities without a start or with their end before their start: a damaged "
                                     "export?",
@@ -429,26 +474,35 @@ MeasuredTrace parse_nsys_sqlite(const std::string& bytes, const std::string& pat
     const std::string text = have.count("textId") ? "COALESCE(n.text, s.value)" : "n.text";
     const std::string join = have.count("textId") ? "LEFT JOIN StringIds AS s ON s.id = n.textId" : "";
     // eventType 59: push/pop range, 60: start/end range (NvtxEventType in the export schema).
-    db.query(fmt::format("SELECT n.start, n.\"end\", {}, n.globalTid FROM NVTX_EVENTS AS n {} WHERE n.eventType IN "
-                         "(59, 60) AND n.\"end\" IS NOT NULL",
+    db.query(fmt::format("SELECT n.start, n.\"end\", {}, n.globalTid, n.rowid FROM NVTX_EVENTS AS n {} WHERE "
+                         "n.eventType IN (59, 60) AND n.\"end\" IS NOT NULL",
                          text, join),
              [&](sqlite3_stmt* s) {
                NvtxRange r;
-               r.start_ns = static_cast<double>(sqlite3_column_int64(s, 0));
-               r.end_ns = static_cast<double>(sqlite3_column_int64(s, 1));
+               const auto start = cells.read(s, 0, "NVTX_EVENTS", "start", true);
+               const auto end = cells.read(s, 1, "NVTX_EVENTS", "end", true);
+               const auto thread = cells.read(s, 3, "NVTX_EVENTS", "globalTid", false);
+               if (!start || !end) return;
+               r.start_ns = static_cast<double>(*start);
+               r.end_ns = static_cast<double>(*end);
                r.text = Database::text(s, 2);
-               r.thread = fmt::format("{}", sqlite3_column_int64(s, 3));
+               r.thread = fmt::format("{}", thread.value_or(0));
                if (r.end_ns >= r.start_ns && !r.text.empty()) ranges.push_back(std::move(r));
              });
   }
   std::unordered_map<std::int64_t, Launch> launches;
   if (tables.count("CUPTI_ACTIVITY_KIND_RUNTIME") && !ranges.empty()) {
     require("CUPTI_ACTIVITY_KIND_RUNTIME", {"start", "correlationId", "globalTid"});
-    db.query("SELECT correlationId, start, globalTid FROM CUPTI_ACTIVITY_KIND_RUNTIME", [&](sqlite3_stmt* s) {
-      launches[sqlite3_column_int64(s, 0)] = {static_cast<double>(sqlite3_column_int64(s, 1)),
-                                              fmt::format("{}", sqlite3_column_int64(s, 2))};
+    const std::string runtime = "CUPTI_ACTIVITY_KIND_RUNTIME";
+    db.query("SELECT correlationId, start, globalTid, rowid FROM CUPTI_ACTIVITY_KIND_RUNTIME", [&](sqlite3_stmt* s) {
+      const auto correlation = cells.read(s, 0, runtime, "correlationId", false);
+      const auto start = cells.read(s, 1, runtime, "start", true);
+      const auto thread = cells.read(s, 2, runtime, "globalTid", false);
+      if (correlation && start)
+        launches[*correlation] = {static_cast<double>(*start), fmt::format("{}", thread.value_or(0))};
     });
   }
+  problems.throw_if_any();
   return group_activities(std::move(acts), std::move(ranges), launches, MeasuredFormat::nsys_sqlite, path);
 }
 
@@ -489,14 +543,20 @@ MeasuredTrace parse_nsys_csv(const std::string& text, const std::string& path) {
     const auto& row = rows[r];
     if (!has_header_width(row, header, path, d)) continue;
     const auto cell = [&](int c) -> const core::CsvCell& { return row.cells[static_cast<std::size_t>(c)]; };
-    const auto start_ns = read_cell(cell(start_col), row.line, 1, core::Dimension::Seconds, "Start (ns)", path, d);
-    const auto dur_ns = read_cell(cell(dur_col), row.line, 1, core::Dimension::Seconds, "Duration (ns)", path, d);
+    // A start is a clock's reading (timestamp_problem), a duration a time (duration_problem), both in ns.
+    auto number = [&](int c, const char* column, auto problem_of) -> std::optional<double> {
+      const core::CsvCell& written = cell(c);
+      const auto v = whole_number(written.text);
+      const auto problem = v ? problem_of(*v, 1e-9)
+                             : std::optional<std::string>(
+                                   fmt::format("expected a number, got \"{}\"", core::quote_capped(written.text)));
+      if (!problem) return v;
+      d.add({path, row.line, written.column}, column, *problem);
+      return std::nullopt;
+    };
+    const auto start_ns = number(start_col, "Start (ns)", timestamp_problem);
+    const auto dur_ns = number(dur_col, "Duration (ns)", duration_problem);
     if (!start_ns || !dur_ns) continue;
-    if (*dur_ns < 0) {
-      d.add({path, row.line, cell(dur_col).column}, "Duration (ns)",
-            fmt::format("must not be negative, got \"{}\"", cell(dur_col).text));
-      continue;
-    }
     GpuActivity a;
     a.start_ns = *start_ns;
     a.end_ns = *start_ns + *dur_ns;

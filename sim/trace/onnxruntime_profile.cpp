@@ -53,22 +53,18 @@ MeasuredTrace parse_onnxruntime_profile(const Json& doc, const std::string& path
     const bool node = *cat == "Node" && std::string_view(*name).ends_with(suffix);
     const bool run = *cat == "Session" && *name == "model_run";
     if (!node && !run) continue;
-    const auto ts = f.number("ts", true, "the start in microseconds");
-    const auto dur = f.number("dur", true, "the duration in microseconds");
-    if (!ts || !dur) continue;
-    if (*dur < 0) {
-      const Json* v = e.find("dur");
-      problems.add(v->line, v->column, here + ".dur", fmt::format("must not be negative, got {}", *dur));
-      continue;
-    }
+    const auto ts = f.timestamp("ts", 1e-6, true, "the start in microseconds");
+    const auto dur_s = f.duration("dur", 1e-6, true, "the duration in microseconds");
+    if (!ts || !dur_s) continue;
+    const double dur = *dur_s * 1e6;  // as recorded, in microseconds
     if (run) {
-      model_runs.emplace_back(*ts, *dur);
+      model_runs.emplace_back(*ts, dur);
       continue;
     }
     NodeRun r;
     r.node = name->substr(0, name->size() - suffix.size());
     r.ts_us = *ts;
-    r.dur_us = *dur;
+    r.dur_us = dur;
     r.line = e.line;
     if (const Json* args = f.object("args")) {
       const JsonFields a(*args, here + ".args", problems);

@@ -91,15 +91,12 @@ ReadEvents read_events(const std::string& text, const std::string& path, std::si
     };
     const std::optional<std::string> cat = text_field("cat", false);
     const std::optional<std::string> name = text_field("name", phase != "E");
-    const std::optional<double> ts = number_field(&e, here, "ts", true, "the start in microseconds");
+    const std::optional<double> ts = fields.timestamp("ts", 1e-6, true, "the start in microseconds");
     std::optional<double> dur;
     if (phase == "X") {
-      dur = number_field(&e, here, "dur", true, "the duration in microseconds");
-      if (dur && *dur < 0) {
-        const Json* v = e.find("dur");
-        problems.add(v->line, v->column, here + ".dur", fmt::format("must not be negative, got {}", *dur));
-        return;
-      }
+      const bool given = e.find("dur") != nullptr;
+      if (const auto dur_s = fields.duration("dur", 1e-6, true, "the duration in microseconds")) dur = *dur_s * 1e6;
+      else if (given) return;
     }
     std::string thread;
     for (const char* key : {"pid", "tid"}) {

@@ -78,6 +78,12 @@ std::vector<SeriesPoint> parse_series(const std::string& text, const std::string
     if (value)
       v = read_cell(row.cells[static_cast<std::size_t>(val.index)], row.line, val.scale, value->dimension,
                     header.cells[static_cast<std::size_t>(val.index)].text, display_path, d);
+    if (v && value && value->non_negative && *v < 0) {
+      const auto& vcell = row.cells[static_cast<std::size_t>(val.index)];
+      d.add({display_path, row.line, vcell.column}, header.cells[static_cast<std::size_t>(val.index)].text,
+            fmt::format("must not be negative, got \"{}\"", core::quote_capped(vcell.text)));
+      continue;
+    }
     if (!t || !v) continue;
     if (!first) first = *t;
     const double rel = *t - *first;

@@ -23,6 +23,7 @@ struct ValueColumn {
   std::string name;                                  // e.g. "rate"
   core::Dimension dimension;                         // e.g. BytesPerSecond
   std::vector<std::pair<std::string, double>> bare;  // e.g. {"rate_Bps", 1}, {"rate_GBps", 1e9}
+  bool non_negative = false;                         // a negative value is refused at its row (a rate)
 };
 
 /// Reads a series. Times must not decrease. Throws core::UserError (file:line:column) on any problem.

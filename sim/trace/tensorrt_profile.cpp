@@ -130,8 +130,8 @@ MeasuredTrace parse_tensorrt_profile(const Json& doc, const std::string& path) {
     problems.throw_if_any();
   }
   const Json& head = doc.items.front();
-  const auto count = JsonFields(head, "[0]", problems).number("count", true, "the number of timed runs");
-  if (count && (*count < 1 || *count != std::floor(*count)))
+  const auto count = JsonFields(head, "[0]", problems).count("count", true, "the number of timed runs");
+  if (count && *count < 1)
     problems.add(head.find("count")->line, head.find("count")->column, "[0].count",
                  fmt::format("expected a whole number of runs (at least 1), got {}", *count));
   std::set<std::string> seen;
@@ -145,16 +145,16 @@ MeasuredTrace parse_tensorrt_profile(const Json& doc, const std::string& path) {
     }
     const JsonFields f(r, here, problems);
     const auto name = f.text("name", true);
-    const auto average_ms = f.number("averageMs", true, "the mean time per run in milliseconds");
-    f.number("timeMs", false, "the time over all runs in milliseconds");
-    f.number("medianMs", false, "the median time per run in milliseconds");
-    f.number("percentage", false, "the share of the whole");
-    if (!name || !average_ms) continue;
-    if (*average_ms < 0 || !std::isfinite(*average_ms)) {
-      const Json* v = r.find("averageMs");
-      problems.add(v->line, v->column, here + ".averageMs", fmt::format("must not be negative, got {}", *average_ms));
-      continue;
+    const auto average_s = f.duration("averageMs", 1e-3, true, "the mean time per run in milliseconds");
+    f.duration("timeMs", 1e-3, false, "the time over all runs in milliseconds");
+    f.duration("medianMs", 1e-3, false, "the median time per run in milliseconds");
+    if (const auto share = f.number("percentage", false, "the share of the whole");
+        share && (!std::isfinite(*share) || *share < 0 || *share > 100)) {
+      const Json* v = r.find("percentage");
+      problems.add(v->line, v->column, here + ".percentage",
+                   fmt::format("expected a share between 0 and 100, got {}", *share));
     }
+    if (!name || !average_s) continue;
     if (name->empty()) {
       problems.add(r.find("name")->line, r.find("name")->column, here + ".name", "empty layer name");
       continue;
@@ -166,7 +166,7 @@ MeasuredTrace parse_tensorrt_profile(const Json& doc, const std::string& path) {
     }
     MeasuredEntry e;
     e.name = *name;
-    e.time_s = *average_ms * 1e-3;
+    e.time_s = *average_s;
     e.line = r.line;
     e.feeds = tensorrt_reformat_target(*name);
     e.data_movement = !e.feeds.empty();

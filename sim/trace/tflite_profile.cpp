@@ -155,10 +155,21 @@ std::optional<MeasuredEntry> read_run_order_row(std::string_view line, int line_
                    fmt::format("expected a whole number of calls, got \"{}\"", std::string(times_field.text)));
       return std::nullopt;
     }
+    if (auto problem = count_problem(calls)) {
+      problems.add(line_no, static_cast<int>(times_field.begin) + 1, "times called", *problem);
+      return std::nullopt;
+    }
   }
+  const std::string& avg_name = header.names[static_cast<std::size_t>(header.avg)];
   if (avg_ms < 0) {
-    problems.add(line_no, static_cast<int>(avg_field.begin) + 1, header.names[static_cast<std::size_t>(header.avg)],
+    problems.add(line_no, static_cast<int>(avg_field.begin) + 1, avg_name,
                  fmt::format("must not be negative, got \"{}\"", std::string(avg_field.text)));
+    return std::nullopt;
+  }
+  // The time per inference (avg_ms x calls) is a time like any other (duration_problem).
+  if (auto problem = duration_problem(avg_ms * std::max(calls, 1.0), 1e-3)) {
+    problems.add(line_no, static_cast<int>(avg_field.begin) + 1, avg_name,
+                 calls > 1 ? fmt::format("{} x {} calls: {}", std::string(avg_field.text), calls, *problem) : *problem);
     return std::nullopt;
   }
   const Field& name_field = fields[static_cast<std::size_t>(first) + static_cast<std::size_t>(numeric)];

@@ -6,7 +6,9 @@
 #include <fmt/format.h>
 
 #include "core/files.hpp"
+#include "core/text.hpp"
 #include "csv_table.hpp"
+#include "model/precision.hpp"
 
 namespace framesim::trace {
 
@@ -39,6 +41,11 @@ TotalsTable read_totals(const std::filesystem::path& path) {
       d.add({out.display_path, row.line, cell("network")->column}, "network", "empty: name a network file");
     t.network = (table.folder / text("network")).lexically_normal();
     t.precision = text("precision");
+    if (!t.precision.empty() && !model::parse_layer_precision(t.precision))
+      d.add({out.display_path, row.line, cell("precision")->column}, "precision",
+            fmt::format("\"{}\" is not a precision; use one of {} or wXaY like w4a16, or leave it empty for the "
+                        "network's own",
+                        core::quote_capped(t.precision), core::join_list(model::precision_names(), ", ")));
     if (const auto* op = cell("operating_point"); op && !op->text.empty()) {
       const auto hz = core::parse_quantity(op->text, core::Dimension::Hertz);
       if (hz.value) t.clock_Hz = *hz.value;

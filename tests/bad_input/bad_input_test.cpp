@@ -111,7 +111,7 @@ std::vector<std::string> split_words(const std::string& command) {
   std::vector<std::string> words;
   std::istringstream in(command);
   std::string word;
-  while (in >> word) words.push_back(word);
+  while (in >> word) words.push_back(word == "''" ? std::string() : word);  // '' is an empty argument
   return words;
 }
 
