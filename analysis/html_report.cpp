@@ -85,8 +85,8 @@ std::string RunAnalysis::html_report(const json& j) const {
   const auto& f = j["frames"];
   b += fmt::format(
       "<p>{} of {} counted frames missed the deadline ({} late, {} dropped), longest run of misses {}.</p>\n",
-      html::number("misses", std::to_string(f["missed"].get<std::int64_t>() + f["dropped"].get<std::int64_t>())),
-      f["counted"].get<std::int64_t>(), f["missed"].get<std::int64_t>(), f["dropped"].get<std::int64_t>(),
+      html::number("misses", std::to_string(f["missed"].get<std::int64_t>())), f["counted"].get<std::int64_t>(),
+      f["late"].get<std::int64_t>(), f["dropped"].get<std::int64_t>(),
       f["longest_miss_run"].get<int>());
 
   // Latency
@@ -114,7 +114,7 @@ std::string RunAnalysis::html_report(const json& j) const {
         percentile_cells(fmt::format("{} {}-{}", name, format_seconds(w["from_s"].get<double>()),
                                      format_seconds(w["to_s"].get<double>())),
                          w["latency_s"]);
-    row.push_back(std::to_string(w["missed"].get<std::int64_t>() + w["dropped"].get<std::int64_t>()));
+    row.push_back(std::to_string(w["missed"].get<std::int64_t>()));
     row.push_back(w["mean_temperature_C"].is_null() ? "-"
                                                     : format_number(w["mean_temperature_C"].get<double>(), 3) + " C");
     windows.push_back(row);

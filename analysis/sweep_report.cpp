@@ -104,6 +104,7 @@ json point_metrics(const json& summary) {
       {"max_s", get(lat, "max")},
       {"sustained_p99_s", get(v, "sustained_p99_s")},
       {"frames", all["frames"]},
+      {"late", all["late"]},
       {"missed", all["missed"]},
       {"dropped", all["dropped"]},
       {"miss_rate", all["miss_rate"]},

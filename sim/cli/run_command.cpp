@@ -44,6 +44,33 @@ fs::path run_folder(const RunArgs& a) {
   return a.out.empty() ? fs::path("runs") / fs::path(a.scenario).stem() : fs::path(a.out);
 }
 
+/// A shortened run (--duration) whose cold and sustained windows no longer fit side by side in the counted time:
+/// both are scaled by the ratio of the counted times, so they keep their share of the run, and the run says so
+/// (a note on stderr, in the summary, summary.json and report.html). Nothing when they still fit.
+std::optional<analysis::ScaledWindows> scale_windows(model::ScenarioSpec& spec, double scenario_counted_s,
+                                                     const std::string& duration) {
+  const double counted_s = spec.duration_s - spec.warmup_s;
+  if (spec.cold_window_s + spec.sustained_window_s <= counted_s || counted_s >= scenario_counted_s) return std::nullopt;
+  analysis::ScaledWindows w;
+  w.factor = counted_s / scenario_counted_s;
+  w.scenario_cold_s = spec.cold_window_s;
+  w.scenario_sustained_s = spec.sustained_window_s;
+  spec.cold_window_s *= w.factor;
+  spec.sustained_window_s *= w.factor;
+  auto shown = [](double requested, double now) {
+    return requested > 0 ? fmt::format("{} -> {}", core::format_seconds(requested), core::format_seconds(now))
+                         : std::string("automatic");
+  };
+  w.note = fmt::format(
+      "--duration {}: the scenario's windows (cold {}, sustained {}) do not fit side by side in the {} counted; "
+      "both scaled by {} (the counted time's share of the scenario's {}): the sustained window is the end of this "
+      "run, not the scenario's sustained state",
+      duration, shown(w.scenario_cold_s, spec.cold_window_s), shown(w.scenario_sustained_s, spec.sustained_window_s),
+      core::format_seconds(counted_s), core::format_number(w.factor, 3), core::format_seconds(scenario_counted_s));
+  spec.notes.push_back(w.note);
+  return w;
+}
+
 int run_scenario(const RunArgs& a) {
   std::vector<config::Override> overrides;
   for (const auto& s : a.set) {
@@ -63,7 +90,9 @@ int run_scenario(const RunArgs& a) {
   OutputGuard guard(tmp, wall_limit_s, "--wall-limit " + a.wall_limit);
   model::ScenarioSpec spec = config::load_scenario(a.scenario, overrides);
   report_warnings(spec.warnings, a.strict);
+  std::optional<analysis::ScaledWindows> scaled;
   if (!a.duration.empty()) {
+    const double scenario_counted_s = spec.duration_s - spec.warmup_s;
     spec.duration_s = option_quantity("--duration", a.duration, static_cast<int>(core::Dimension::Seconds));
     if (spec.duration_s <= 0)
       throw core::UserError(fmt::format("--duration: must be positive, got \"{}\"", a.duration));
@@ -72,6 +101,7 @@ int run_scenario(const RunArgs& a) {
                                         core::format_seconds(spec.warmup_s)));
     if (auto problem = config::run_size_problem(spec)) throw core::UserError("--duration: " + *problem);
     if (auto problem = config::sensor_log_problem(spec)) throw core::UserError("--duration: " + *problem);
+    scaled = scale_windows(spec, scenario_counted_s, a.duration);
   }
   if (!a.seed.empty()) {
     std::uint64_t seed = 0;
@@ -91,6 +121,7 @@ int run_scenario(const RunArgs& a) {
     const auto started = std::chrono::steady_clock::now();
     analysis::RunAnalysis analysis(spec, tmp);
     analysis.set_provenance(provenance(spec.input_files, overrides));
+    if (scaled) analysis.set_scaled_windows(*scaled);
     ProgressBar bar(fmt::format("run {}", spec.name));
     engine::RunOptions options;
     if (bar.enabled()) options.progress = [&bar](double f) { bar.update(f); };
