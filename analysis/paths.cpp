@@ -61,6 +61,13 @@ std::vector<PathSpec> enumerate_paths(const model::ScenarioSpec& spec) {
       for (std::size_t e = 0; e < spec.stages[s].inputs.size(); ++e)
         if (spec.stages[s].inputs[e].sensor && spec.stages[s].inputs[e].index == q) walk(s, e);
   }
+  for (auto& p : out) {
+    const bool unique = std::count_if(out.begin(), out.end(), [&p](const PathSpec& o) {
+                          return o.sensor == p.sensor && o.stages.back() == p.stages.back();
+                        }) == 1;
+    p.short_name = unique ? fmt::format("{} -> {}", spec.sensors[p.sensor].name, spec.stages[p.stages.back()].name)
+                          : p.name;
+  }
   return out;
 }
 

@@ -35,7 +35,8 @@ namespace framesim::analysis {
 
 /// One route from a sensor to a sink through the stage DAG.
 struct PathSpec {
-  std::string name;  // "cam -> isp -> detector -> fusion"
+  std::string name;        // "cam -> isp -> detector -> fusion"
+  std::string short_name;  // "cam -> fusion", or the name when another route joins the same sensor and sink
   std::size_t sensor = 0;
   std::vector<std::size_t> stages;  // in data-flow order; stages.back() is the sink
   std::vector<std::size_t> edges;   // per stage: the input edge it reads the element before from

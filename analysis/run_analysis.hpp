@@ -70,6 +70,9 @@ class RunAnalysis : public engine::RecordSink {
   std::string svg_latency_cdf() const;
   std::string svg_latency_over_time() const;
   std::string svg_thermal() const;
+  std::string svg_path_tails() const;
+  std::string svg_staleness_cdf() const;
+  std::string svg_queue_depth() const;
   std::string html_report(const nlohmann::json& j) const;
   /// Whether governor tick `tick` closes a full period (the last one, cut short by the end of the run, does not).
   bool full_period(std::size_t tick) const;
