@@ -145,10 +145,10 @@ std::string RunAnalysis::html_report(const json& j) const {
       worst.push_back(
           {fmt::format("frame {}", fr["frame"].get<std::int64_t>()), format_seconds(fr["latency_s"].get<double>()),
            step["stage"].get<std::string>() + " on " + step["unit"].get<std::string>(),
-           format_seconds(step["queue_s"].get<double>()), format_seconds(step["blocked_s"].get<double>()),
-           format_seconds(step["floor_s"].get<double>()), format_seconds(step["throttling_s"].get<double>()),
-           format_seconds(step["bus_s"].get<double>()), format_seconds(step["variability_s"].get<double>()),
-           format_seconds(step["gap_s"].get<double>())});
+           format_resolved_s(step["queue_s"].get<double>()), format_resolved_s(step["blocked_s"].get<double>()),
+           format_resolved_s(step["floor_s"].get<double>()), format_resolved_s(step["throttling_s"].get<double>()),
+           format_resolved_s(step["bus_s"].get<double>()), format_resolved_s(step["variability_s"].get<double>()),
+           format_resolved_s(step["gap_s"].get<double>())});
   }
   if (!worst.empty()) {
     b += "<p>The worst frames, stage by stage along their critical path:</p>\n";

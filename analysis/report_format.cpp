@@ -59,6 +59,11 @@ std::string percentile_footnote() {
       core::format_number(kConfidence * 100, 3), samples_needed(0.99), samples_needed(0.999));
 }
 
+std::string format_resolved_s(double seconds) {
+  const double rounded = std::round(seconds / kTimeResolution_s) * kTimeResolution_s;
+  return core::format_seconds(rounded == 0 ? 0.0 : rounded);
+}
+
 std::string confidence_sentence(const nlohmann::json& verdict) {
   if (!verdict.contains("at_confidence")) return "";
   const auto& q = verdict["sustained_p99"];

@@ -25,7 +25,7 @@ std::string why_text(const json& why) {
     for (const auto& [k, v] : parts.items()) {
       const double value = v.get<double>();
       if (std::abs(value) < 1e-9) continue;
-      items.push_back(fmt::format("{} {}", k.substr(0, k.size() - 2), format_seconds(value)));
+      items.push_back(fmt::format("{} {}", k.substr(0, k.size() - 2), format_resolved_s(value)));
     }
     return fmt::format("{}", fmt::join(items, ", "));
   };
@@ -52,10 +52,10 @@ std::string why_text(const json& why) {
       if (time > longest) longest = time, slowest = step["stage"].get<std::string>();
     }
     w.add({fmt::format("frame {}", f["frame"].get<std::int64_t>()), format_seconds(f["capture_s"].get<double>()),
-           format_seconds(f["latency_s"].get<double>()), format_seconds(p["queue_s"].get<double>()),
-           format_seconds(p["blocked_s"].get<double>()), format_seconds(p["floor_s"].get<double>()),
-           format_seconds(p["throttling_s"].get<double>()), format_seconds(p["bus_s"].get<double>()),
-           format_seconds(p["variability_s"].get<double>()), format_seconds(p["gap_s"].get<double>()), slowest});
+           format_seconds(f["latency_s"].get<double>()), format_resolved_s(p["queue_s"].get<double>()),
+           format_resolved_s(p["blocked_s"].get<double>()), format_resolved_s(p["floor_s"].get<double>()),
+           format_resolved_s(p["throttling_s"].get<double>()), format_resolved_s(p["bus_s"].get<double>()),
+           format_resolved_s(p["variability_s"].get<double>()), format_resolved_s(p["gap_s"].get<double>()), slowest});
   }
   return out + w.render(2);
 }
