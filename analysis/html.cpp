@@ -72,8 +72,7 @@ std::string bar(double fraction) {
   const double f = std::clamp(fraction, 0.0, 1.0);
   // The percentage in a box of fixed width: every bar of a column starts at the same x, whatever its number.
   return fmt::format("<span class=\"bar\"><span style=\"width:{:.1f}%\"></span></span><span class=\"pct\">{}%</span>",
-                     f * 100,
-                     core::format_number(fraction * 100, 3));
+                     f * 100, core::format_number(fraction * 100, 3));
 }
 
 std::string number(const std::string& id, const std::string& text) {

@@ -75,8 +75,7 @@ std::string RunAnalysis::html_report(const json& j) const {
   b += fmt::format(
       "<p>{} of {} counted frames missed the deadline ({} late, {} dropped), longest run of misses {}.</p>\n",
       html::number("misses", std::to_string(f["missed"].get<std::int64_t>())), f["counted"].get<std::int64_t>(),
-      f["late"].get<std::int64_t>(), f["dropped"].get<std::int64_t>(),
-      f["longest_miss_run"].get<int>());
+      f["late"].get<std::int64_t>(), f["dropped"].get<std::int64_t>(), f["longest_miss_run"].get<int>());
 
   b += notes_section(j);
   b += paths_section(j, svg_path_tails());

@@ -66,18 +66,18 @@ std::string paths_section(const json& j, const std::string& tails_svg) {
   for (const auto& p : j["paths"]) {
     const auto& lat = p["latency_s"];
     const std::string verdict = verdict_cell(p);
-    rows.push_back({html::escape(p["name"].get<std::string>() + (p["via_side_input"].get<bool>() ? " (side input)" : "")),
-                    html::escape(format_seconds(p["deadline_s"].get<double>())),
-                    std::to_string(lat["count"].get<std::size_t>()), html::escape(format_percentile_s(lat, "p50")),
-                    html::escape(format_percentile_s(lat, "p99")), html::escape(format_percentile_s(lat, "max")),
-                    fmt::format("{} of {} ({} late, {} dropped)", p["missed"].get<std::int64_t>(),
-                                p["samples"].get<std::int64_t>(), p["late"].get<std::int64_t>(),
-                                p["dropped"].get<std::int64_t>()),
-                    html::escape(format_percentile_s(p["data_age_s"], "p99")),
-                    p["verdict"].contains("sustained_p99_s")
-                        ? html::escape(format_seconds(p["verdict"]["sustained_p99_s"].get<double>()))
-                        : "-",
-                    html::number(fmt::format("path-verdict-{}", k++), verdict)});
+    rows.push_back(
+        {html::escape(p["name"].get<std::string>() + (p["via_side_input"].get<bool>() ? " (side input)" : "")),
+         html::escape(format_seconds(p["deadline_s"].get<double>())), std::to_string(lat["count"].get<std::size_t>()),
+         html::escape(format_percentile_s(lat, "p50")), html::escape(format_percentile_s(lat, "p99")),
+         html::escape(format_percentile_s(lat, "max")),
+         fmt::format("{} of {} ({} late, {} dropped)", p["missed"].get<std::int64_t>(),
+                     p["samples"].get<std::int64_t>(), p["late"].get<std::int64_t>(), p["dropped"].get<std::int64_t>()),
+         html::escape(format_percentile_s(p["data_age_s"], "p99")),
+         p["verdict"].contains("sustained_p99_s")
+             ? html::escape(format_seconds(p["verdict"]["sustained_p99_s"].get<double>()))
+             : "-",
+         html::number(fmt::format("path-verdict-{}", k++), verdict)});
   }
   b += html::table({"path (sensor -> sink)", "deadline", "n", "p50", "p99", "max", "missed", "data age p99",
                     "sustained p99", "verdict"},
@@ -99,9 +99,9 @@ std::string staleness_section(const json& j, const std::string& cdf_svg) {
     const auto& t = s["time_s"];
     std::string distance = "-";
     if (s.contains("distance_m"))
-      distance = fmt::format("p99 {} cm, max {} cm at {} m/s", format_number(s["distance_m"]["p99"].get<double>() * 100, 3),
-                             format_number(s["distance_m"]["max"].get<double>() * 100, 3),
-                             format_number(s["speed_mps"].get<double>()));
+      distance = fmt::format(
+          "p99 {} cm, max {} cm at {} m/s", format_number(s["distance_m"]["p99"].get<double>() * 100, 3),
+          format_number(s["distance_m"]["max"].get<double>() * 100, 3), format_number(s["speed_mps"].get<double>()));
     rows.push_back({name, s["reads"].get<std::string>(), core::format_hertz(s["rate_Hz"].get<double>()),
                     std::to_string(t["count"].get<std::size_t>()), format_percentile_s(t, "p50"),
                     format_percentile_s(t, "p99"), format_percentile_s(t, "max"), distance});
@@ -164,7 +164,8 @@ std::string energy_section(const json& j) {
   std::vector<std::vector<std::string>> rows;
   for (const auto& [name, v] : parts) rows.push_back({name, format_joules(v)});
   b += html::table({"part of the mean energy per frame", "energy"}, rows);
-  b += html::figure(stacked_bar_svg(parts, core::format_joules), "energyparts", "The mean energy per frame, part by part.");
+  b += html::figure(stacked_bar_svg(parts, core::format_joules), "energyparts",
+                    "The mean energy per frame, part by part.");
   b += html::table({"the run's energy", "total"},
                    {{"frames (dynamic)", format_joules(e["frames_J"].get<double>())},
                     {"tasks (dynamic)", format_joules(e["tasks_J"].get<double>())},
@@ -177,11 +178,12 @@ std::string energy_section(const json& j) {
 std::string little_section(const json& j) {
   const auto& l = j["little"];
   return html::heading("Little's law") +
-         fmt::format("<p>Frames in the system over the run: L = {} on average = lambda {}/s x W {} (relative "
-                     "difference {}: frames still in the system at the end).</p>\n",
-                     html::number("little-L", format_number(l["L_frames"].get<double>(), 4)),
-                     format_number(l["lambda_per_s"].get<double>(), 4), format_seconds(l["W_s"].get<double>()),
-                     format_number(l["relative_error"].get<double>(), 3));
+         fmt::format(
+             "<p>Frames in the system over the run: L = {} on average = lambda {}/s x W {} (relative "
+             "difference {}: frames still in the system at the end).</p>\n",
+             html::number("little-L", format_number(l["L_frames"].get<double>(), 4)),
+             format_number(l["lambda_per_s"].get<double>(), 4), format_seconds(l["W_s"].get<double>()),
+             format_number(l["relative_error"].get<double>(), 3));
 }
 
 std::string notes_section(const json& j) {

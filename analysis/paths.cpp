@@ -65,8 +65,8 @@ std::vector<PathSpec> enumerate_paths(const model::ScenarioSpec& spec) {
     const bool unique = std::count_if(out.begin(), out.end(), [&p](const PathSpec& o) {
                           return o.sensor == p.sensor && o.stages.back() == p.stages.back();
                         }) == 1;
-    p.short_name = unique ? fmt::format("{} -> {}", spec.sensors[p.sensor].name, spec.stages[p.stages.back()].name)
-                          : p.name;
+    p.short_name =
+        unique ? fmt::format("{} -> {}", spec.sensors[p.sensor].name, spec.stages[p.stages.back()].name) : p.name;
   }
   return out;
 }
@@ -168,10 +168,8 @@ void PathTracker::process_stage(const engine::StageRecord& r) {
         continue;
       }
       Hop& next = state_[p].hops[i + 1];
-      if (side_edge(spec_.stages[path.stages[i + 1]], path.edges[i + 1]))
-        next.queued.push_back({r.end_s, behind});
-      else
-        next.carried[r.frame] = behind;
+      if (side_edge(spec_.stages[path.stages[i + 1]], path.edges[i + 1])) next.queued.push_back({r.end_s, behind});
+      else next.carried[r.frame] = behind;
     }
   }
   for (std::size_t c = 0; c < spec_.stages.size(); ++c)

@@ -75,8 +75,8 @@ class PathTracker {
   /// One hop of one path: what arrives at its stage along its edge.
   struct Hop {
     std::map<std::int64_t, std::optional<Sample>> carried;  // trigger edge: frame -> sample behind it
-    std::deque<Push> queued;                                 // side edge: pushed since the last take
-    std::optional<Sample> slot;                              // side edge: what the last take kept
+    std::deque<Push> queued;                                // side edge: pushed since the last take
+    std::optional<Sample> slot;                             // side edge: what the last take kept
     bool slot_filled = false;
   };
   struct PathState {
@@ -107,8 +107,8 @@ class PathTracker {
   double sustained_from_s_;
   std::vector<PathSpec> paths_;
   std::vector<PathState> state_;
-  std::vector<bool> waits_for_captures_;    // per stage: a path reads a sensor through one of its side edges
-  std::vector<double> previous_end_s_;      // per stage
+  std::vector<bool> waits_for_captures_;           // per stage: a path reads a sensor through one of its side edges
+  std::vector<double> previous_end_s_;             // per stage
   std::vector<std::vector<double>> first_push_s_;  // per stage, per edge: first arrival (-1: none yet)
   std::deque<Event> pending_;                      // in arrival order
   double watermark_s_ = -1;                        // every capture up to here is known

@@ -283,16 +283,17 @@ json RunAnalysis::finish(const engine::RunTotals& totals) {
   for (std::size_t s = 0; s < spec_.sensors.size(); ++s)
     per_sensor[spec_.sensors[s].name] = {{"side_input", side_inputs_[s]}, {"unfinished", unfinished_[s]}};
   // One definition everywhere: a counted frame misses the deadline when it completes late or is dropped.
-  j["frames"] = {{"counted", all_.frames},
-                 {"completed", all_.completed},
-                 {"late", all_.late},
-                 {"dropped", all_.dropped},
-                 {"missed", all_.late + all_.dropped},
-                 {"miss_rate", miss_rate(all_)},
-                 {"longest_miss_run", longest_miss_run_},
-                 {"drops_by", drops},
-                 {"sensors", per_sensor},
-                 {"definition", "missed = late (completed after the deadline) + dropped; miss_rate = missed / counted"}};
+  j["frames"] = {
+      {"counted", all_.frames},
+      {"completed", all_.completed},
+      {"late", all_.late},
+      {"dropped", all_.dropped},
+      {"missed", all_.late + all_.dropped},
+      {"miss_rate", miss_rate(all_)},
+      {"longest_miss_run", longest_miss_run_},
+      {"drops_by", drops},
+      {"sensors", per_sensor},
+      {"definition", "missed = late (completed after the deadline) + dropped; miss_rate = missed / counted"}};
   j["windows"] = {{"all", window_json(all_, spec_)},
                   {"cold", window_json(cold_, spec_)},
                   {"sustained", window_json(sustained_, spec_)}};

@@ -14,9 +14,9 @@
 #include <nlohmann/json.hpp>
 
 #include "breakdown.hpp"
-#include "paths.hpp"
 #include "engine/records.hpp"
 #include "model/scenario.hpp"
+#include "paths.hpp"
 #include "responses.hpp"
 #include "stats.hpp"
 #include "trace_writer.hpp"
@@ -26,8 +26,8 @@ namespace framesim::analysis {
 /// Statistics of one window of the run.
 struct WindowStats {
   double from_s = 0, to_s = 0;
-  Samples latency_s;  // end to end, completed frames
-  std::int64_t frames = 0, completed = 0, late = 0, dropped = 0;  // missed = late + dropped
+  Samples latency_s;                                                    // end to end, completed frames
+  std::int64_t frames = 0, completed = 0, late = 0, dropped = 0;        // missed = late + dropped
   std::vector<Samples> stage_wait_s, stage_service_s, stage_latency_s;  // per stage
   std::vector<Samples> stage_response_s, stage_blocked_s;               // per stage
   std::vector<std::int64_t> stage_slice_missed;                         // per stage with a slice: response > slice

@@ -71,12 +71,11 @@ std::string paths_text(const json& paths) {
     std::string verdict = "no sample in the sustained window";
     if (v.contains("sustained_p99_s")) {
       const double p99 = v["sustained_p99_s"].get<double>();
-      verdict = p99 <= deadline ? "meets"
-                                : fmt::format("MISSES: needs {}x", format_number(p99 / deadline, 3));
+      verdict = p99 <= deadline ? "meets" : fmt::format("MISSES: needs {}x", format_number(p99 / deadline, 3));
     }
     t.add({p["name"].get<std::string>() + (p["via_side_input"].get<bool>() ? " (side input)" : ""),
-           format_seconds(deadline), std::to_string(lat["count"].get<std::size_t>()),
-           format_percentile_s(lat, "p50"), format_percentile_s(lat, "p99"), format_percentile_s(lat, "max"),
+           format_seconds(deadline), std::to_string(lat["count"].get<std::size_t>()), format_percentile_s(lat, "p50"),
+           format_percentile_s(lat, "p99"), format_percentile_s(lat, "max"),
            fmt::format("{} of {}", p["missed"].get<std::int64_t>(), p["samples"].get<std::int64_t>()),
            std::to_string(p["late"].get<std::int64_t>()), std::to_string(p["dropped"].get<std::int64_t>()),
            format_percentile_s(p["data_age_s"], "p99"),
@@ -111,9 +110,8 @@ std::string RunAnalysis::text(const json& j) const {
   out += fmt::format(
       "deadline {}: {} of {} counted frames missed ({} late, {} dropped) = {}; longest run of misses {}\n",
       format_seconds(spec_.deadline_s), frames["missed"].get<std::int64_t>(), frames["counted"].get<std::int64_t>(),
-      frames["late"].get<std::int64_t>(),
-      frames["dropped"].get<std::int64_t>(), format_number(frames["miss_rate"].get<double>() * 100, 3) + "%",
-      frames["longest_miss_run"].get<int>());
+      frames["late"].get<std::int64_t>(), frames["dropped"].get<std::int64_t>(),
+      format_number(frames["miss_rate"].get<double>() * 100, 3) + "%", frames["longest_miss_run"].get<int>());
   if (!frames["drops_by"].empty()) {
     std::vector<std::string> parts;
     for (const auto& [k, v] : frames["drops_by"].items())

@@ -319,8 +319,8 @@ std::string Plot::render() const {
     legend +=
         fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4\" fill=\"{}\" stroke=\"#222\" stroke-width=\"0.5\"/>\n",
                     x1 + 24, ly, colour_of(colour));
-    legend += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\">{}</text>\n", x1 + 42, ly + 4,
-                          fit_label(label, legend_room, 6.6));
+    legend +=
+        fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\">{}</text>\n", x1 + 42, ly + 4, fit_label(label, legend_room, 6.6));
     taken.emplace_back(ly - 9, ly + 6);
     ly += 18;
   }
