@@ -232,3 +232,45 @@ TEST(Paths, EveryPlotOfTheReportPassesTheLayoutCheck) {
     EXPECT_EQ(check.exit_code, 0) << scenario << "\n" << check.out;
   }
 }
+
+TEST(Paths, CompareNamesWhatTellsTheRunsApartAndComparesEveryPath) {
+  // Same scenario twice, B with seg at 30 ms: rear -> display goes from 40 + 10 = 50 ms to 30 + 10 = 40 ms
+  // (ratio 0.8); rear -> fusion stays 95 ms (the next front take is still at 100k + 120). A copy of the
+  // hardware file with one byte more makes an input whose hash differs. No ratio of Celsius temperatures.
+  Scratch s;
+  const fs::path dir = s.dir() / "inputs";
+  fs::create_directories(dir);
+  fs::copy_file(source_path("tests/report/two_camera/scenario.yaml"), dir / "scenario.yaml");
+  fs::copy_file(source_path("tests/report/two_camera/hardware.yaml"), dir / "hardware.yaml");
+  const auto a = run_framesim(dir / "scenario.yaml", s.dir() / "a");
+  ASSERT_EQ(a.exit_code, 0) << a.output;
+  framesim::core::write_file_atomic(dir / "hardware.yaml", read_file(dir / "hardware.yaml") + "\n");
+  const auto b = run_framesim(dir / "scenario.yaml", s.dir() / "b", "--set 'stages.seg.work.time=\"30 ms\"'");
+  ASSERT_EQ(b.exit_code, 0) << b.output;
+  const auto run = run_cli(fmt::format("compare '{}' '{}' -o '{}' --json", (s.dir() / "a").string(),
+                                       (s.dir() / "b").string(), (s.dir() / "c").string()));
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json c = json::parse(run.out);
+  EXPECT_EQ(c["differences"]["a_overrides"].size(), 0u);
+  ASSERT_EQ(c["differences"]["b_overrides"].size(), 1u);
+  EXPECT_EQ(c["differences"]["b_overrides"][0], "stages.seg.work.time=\"30 ms\"");
+  ASSERT_EQ(c["differences"]["inputs_that_differ"].size(), 1u) << c["differences"].dump(1);
+  EXPECT_NE(c["differences"]["inputs_that_differ"][0]["file"].get<std::string>().find("hardware.yaml"),
+            std::string::npos);
+  bool display = false;
+  for (const auto& r : c["rows"]) {
+    if (r["unit"] == "C") {
+      EXPECT_TRUE(r["ratio"].is_null()) << r["metric"];
+    }
+    if (r["metric"] == "path rear -> seg -> display: sustained p99") {
+      display = true;
+      EXPECT_NEAR(r["a"].get<double>(), 0.050, kTol);
+      EXPECT_NEAR(r["b"].get<double>(), 0.040, kTol);
+      EXPECT_NEAR(r["ratio"].get<double>(), 0.8, 1e-9);
+    }
+  }
+  EXPECT_TRUE(display) << c["rows"].dump(1);
+  const std::string text = read_file(s.dir() / "c" / "compare.txt");
+  EXPECT_NE(text.find("  B overrides: --set stages.seg.work.time=\"30 ms\""), std::string::npos) << text;
+  EXPECT_NE(text.find("hardware.yaml differs: A "), std::string::npos) << text;
+}
