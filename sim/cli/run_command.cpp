@@ -1,4 +1,5 @@
 // `framesim run SCENARIO`: simulate the pipeline frame by frame and write the run folder.
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <cstdio>
@@ -37,6 +38,31 @@ struct RunArgs {
   bool exact = false;
   bool strict = false;
   std::string wall_limit;
+  std::string progress_file;  // the fraction simulated, rewritten as it moves (a sweep reads it)
+};
+
+/// Writes the fraction simulated into a small file, in place, each time it moves by half a percent: a sweep
+/// running this simulation as one of its points reads it to show progress within points.
+class ProgressFile {
+ public:
+  explicit ProgressFile(const std::string& path) : file_(path.empty() ? nullptr : std::fopen(path.c_str(), "w")) {}
+  ~ProgressFile() {
+    if (file_) std::fclose(file_);
+  }
+  ProgressFile(const ProgressFile&) = delete;
+  ProgressFile& operator=(const ProgressFile&) = delete;
+  bool enabled() const { return file_ != nullptr; }
+  void update(double fraction) {
+    if (!file_ || fraction < last_ + 0.005) return;
+    last_ = fraction;
+    std::rewind(file_);
+    std::fprintf(file_, "%.6f\n", std::clamp(fraction, 0.0, 1.0));
+    std::fflush(file_);
+  }
+
+ private:
+  std::FILE* file_;
+  double last_ = -1;
 };
 
 /// -o, or runs/<the scenario file's name without .yaml>.
@@ -124,7 +150,12 @@ int run_scenario(const RunArgs& a) {
     if (scaled) analysis.set_scaled_windows(*scaled);
     ProgressBar bar(fmt::format("run {}", spec.name));
     engine::RunOptions options;
-    if (bar.enabled()) options.progress = [&bar](double f) { bar.update(f); };
+    ProgressFile progress_file(a.progress_file);
+    if (bar.enabled() || progress_file.enabled())
+      options.progress = [&bar, &progress_file](double f) {
+        if (bar.enabled()) bar.update(f);
+        progress_file.update(f);
+      };
     options.merge_kernels = !a.no_merge;
     options.fluid = !a.no_merge && !a.exact;
     const engine::RunTotals totals = engine::engine_module().simulate(spec, analysis, options);
@@ -195,6 +226,9 @@ Command add_run_command(CLI::App& app) {
   sub->add_option("--wall-limit", args->wall_limit,
                   "stop the run after this much wall time, e.g. 10min: exit code 3, nothing written");
   sub->add_flag("--json", args->json, "print summary.json instead of the text summary");
+  sub->add_option("--progress-file", args->progress_file,
+                  "write the fraction simulated into this file as the run goes (for a sweep's progress within points)")
+      ->group("");  // not listed in --help: the sweep's own plumbing
   sub->add_flag("--exact", args->exact,
                 "every kernel as a SimGrid activity: no fast path (framesim's own sharing model for units nobody else "
                 "uses), which agrees with it to rounding (slower)");
