@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "core/text.hpp"
 #include "core/units.hpp"
 #include "stats.hpp"
 
@@ -70,7 +71,7 @@ std::string confidence_sentence(const nlohmann::json& verdict) {
   const std::string interval = fmt::format("[{}, {}]", end_text(q["ci"][0]), end_text(q["ci"][1]));
   const std::string percent = core::format_number(verdict["confidence"].get<double>() * 100, 3) + "%";
   const std::string at = verdict["at_confidence"].get<std::string>();
-  const std::string n = fmt::format("{} frames", q["count"].get<std::size_t>());
+  const std::string n = core::counted(q["count"].get<std::size_t>(), "frame");
   if (at == "met")
     return fmt::format("met at {} confidence: p99 {} from {} is below the deadline", percent, interval, n);
   if (at == "missed")

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "core/text.hpp"
 #include "core/units.hpp"
 #include "report_format.hpp"
 #include "run_analysis.hpp"
@@ -32,9 +33,9 @@ std::string why_text(const json& why) {
   if (why.contains("tail")) {
     const auto& t = why["tail"];
     out += fmt::format(
-        "why the tail (the {} frames at or above p99 {}): critical path mostly through {} ({} of the "
+        "why the tail (the {} at or above p99 {}): critical path mostly through {} ({} of the "
         "time on the path); mean {}\n",
-        t["frames"].get<std::int64_t>(), format_seconds(t["p99_s"].get<double>()),
+        core::counted(t["frames"].get<std::size_t>(), "frame"), format_seconds(t["p99_s"].get<double>()),
         t["critical_stage"].get<std::string>(), format_number(t["critical_share"].get<double>() * 100, 3) + "%",
         parts_text(t["mean_parts"]));
   }

@@ -56,8 +56,8 @@ std::vector<double> ranks(const std::vector<double>& v) {
 std::string p99_interval_text(const json& m) {
   auto end = [](const json& v) { return v.is_null() ? std::string("?") : core::format_seconds(v.get<double>()); };
   if (!m.contains("p99_ci_lo_s")) return "";
-  return fmt::format("p99 {}% CI [{}, {}] from {} frames{}", core::format_number(kConfidence * 100, 3),
-                     end(m["p99_ci_lo_s"]), end(m["p99_ci_hi_s"]), m["p99_count"].get<std::size_t>(),
+  return fmt::format("p99 {}% CI [{}, {}] from {}{}", core::format_number(kConfidence * 100, 3), end(m["p99_ci_lo_s"]),
+                     end(m["p99_ci_hi_s"]), core::counted(m["p99_count"].get<std::size_t>(), "frame"),
                      m["p99_few_samples"].get<bool>() ? " (too few to bound p99 from above)" : "");
 }
 

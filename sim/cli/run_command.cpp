@@ -65,8 +65,9 @@ class ProgressFile {
   double last_ = -1;
 };
 
-/// -o, or runs/<the scenario file's name without .yaml>.
+/// -o, or runs/<the scenario file's name without .yaml> (runs/stdin for `-`).
 fs::path run_folder(const RunArgs& a) {
+  if (a.out.empty() && a.scenario == "-") return fs::path("runs") / "stdin";
   return a.out.empty() ? fs::path("runs") / fs::path(a.scenario).stem() : fs::path(a.out);
 }
 
@@ -211,7 +212,10 @@ void report_warnings(const std::vector<core::Diagnostic>& warnings, bool strict)
 Command add_run_command(CLI::App& app) {
   auto args = std::make_shared<RunArgs>();
   auto* sub = app.add_subcommand("run", "simulate a scenario frame by frame and write its run folder");
-  sub->add_option("scenario", args->scenario, "scenario YAML (scenarios/*.yaml)")->required();
+  sub->add_option("scenario", args->scenario,
+                  "scenario YAML (scenarios/*.yaml), or - for standard input (its relative paths from the working "
+                  "directory)")
+      ->required();
   sub->add_option("-o,--out", args->out,
                   "run folder (default: runs/<scenario file name without .yaml>); replaced whole by a rerun, refused "
                   "when it holds files framesim did not write");

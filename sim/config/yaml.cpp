@@ -4,6 +4,8 @@
 #include <charconv>
 #include <cmath>
 #include <fstream>
+#include <iostream>
+#include <iterator>
 #include <map>
 #include <sstream>
 
@@ -201,6 +203,14 @@ YAML::Node load_yaml(std::string_view text, const std::string& display_path, con
 namespace {}  // namespace
 
 std::shared_ptr<Document> Document::load(const std::filesystem::path& path, Diagnostics& diagnostics) {
+  if (path == "-") {
+    // Standard input, read once (a second reader in the same process sees the same text): its relative paths
+    // are resolved against the working directory, its messages name "<stdin>".
+    static const std::string piped{std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>()};
+    auto doc = parse(piped, "<stdin>", diagnostics);
+    doc->folder_ = ".";
+    return doc;
+  }
   const std::string text = core::read_file(path);  // a folder, a missing file or one too large: a UserError
   auto doc = parse(text, display(path), diagnostics);
   doc->folder_ = path.parent_path();
