@@ -73,6 +73,10 @@ std::string paths_text(const json& paths) {
     if (v.contains("sustained_p99_s")) {
       const double p99 = v["sustained_p99_s"].get<double>();
       verdict = p99 <= deadline ? "meets" : fmt::format("MISSES: needs {}x", format_number(p99 / deadline, 3));
+      // Its p99 is over the samples that arrived: a path that drops them is faster than it is useful.
+      if (p["dropped"].get<std::int64_t>() > 0)
+        verdict += fmt::format(" (drops {})",
+                               format_number(p["dropped"].get<double>() / p["samples"].get<double>() * 100, 3) + "%");
     }
     t.add({p["name"].get<std::string>() + (p["via_side_input"].get<bool>() ? " (side input)" : ""),
            format_seconds(deadline), std::to_string(lat["count"].get<std::size_t>()), format_percentile_s(lat, "p50"),
