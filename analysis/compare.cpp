@@ -209,7 +209,7 @@ std::string differences_text(const json& c) {
                        items.empty() ? std::string("none") : fmt::format("{}", fmt::join(items, " ")));
   }
   if (d["a_seed"] != d["b_seed"]) out += fmt::format("  seed: A {}, B {}\n", d["a_seed"].dump(), d["b_seed"].dump());
-  if (d["a_duration_s"] != d["b_duration_s"])
+  if (d["a_duration_s"] != d["b_duration_s"] && d["a_duration_s"].is_number() && d["b_duration_s"].is_number())
     out += fmt::format("  duration: A {}, B {}\n", core::format_seconds(d["a_duration_s"].get<double>()),
                        core::format_seconds(d["b_duration_s"].get<double>()));
   if (d["inputs_that_differ"].empty()) {
@@ -288,12 +288,14 @@ json run_differences(const json& a, const json& b) {
   }
   for (const auto& [file, sha] : ib)
     if (!ia.count(file)) differ.push_back({{"file", file}, {"a", nullptr}, {"b", sha}});
+  // Older or hand-made summaries may lack a field: null then.
+  auto scenario = [](const json& s, const char* key) { return s["scenario"].value(key, json(nullptr)); };
   return {{"a_overrides", overrides(a)},
           {"b_overrides", overrides(b)},
-          {"a_seed", a["scenario"]["seed"]},
-          {"b_seed", b["scenario"]["seed"]},
-          {"a_duration_s", a["scenario"]["duration_s"]},
-          {"b_duration_s", b["scenario"]["duration_s"]},
+          {"a_seed", scenario(a, "seed")},
+          {"b_seed", scenario(b, "seed")},
+          {"a_duration_s", scenario(a, "duration_s")},
+          {"b_duration_s", scenario(b, "duration_s")},
           {"inputs_that_differ", differ}};
 }
 

@@ -365,8 +365,8 @@ std::string format_si(double value, std::string_view unit, int digits) {
 }
 
 std::string format_seconds(double seconds) {
-  // Below 100 s an SI prefix reads well; beyond, kiloseconds do not: minutes and seconds (to 0.1 s), or hours and
-  // minutes (to 0.1 min).
+  // Below 100 s an SI prefix reads well; beyond, kiloseconds do not: minutes and seconds (to 0.1 s), hours and
+  // minutes (to 0.1 min), from two days on days (4 digits).
   const double a = std::fabs(seconds);
   if (!(a >= 100) || !std::isfinite(a)) return format_si(seconds, "s");
   const std::string sign = seconds < 0 ? "-" : "";
@@ -377,6 +377,10 @@ std::string format_seconds(double seconds) {
     if (minutes >= 60) return sign + "1 h";
     return sign + fmt::format("{} min", format_number(minutes)) +
            (rest > 0 ? fmt::format(" {} s", format_number(rest)) : "");
+  }
+  if (a >= 2 * 86400) {
+    const double days = a / 86400;
+    return sign + (days < 1e4 ? format_number(days, 4) : fmt::format("{:.4g}", days)) + " days";
   }
   double hours = std::floor(a / 3600);
   double minutes = std::round((a - 3600 * hours) / 6) / 10;

@@ -178,6 +178,10 @@ TEST(Units, Formatting) {
   EXPECT_EQ(format_seconds(7200), "2 h");
   EXPECT_EQ(format_seconds(99.9), "99.9 s");
   EXPECT_EQ(format_seconds(3599.97), "1 h");
+  // From two days on, days: 1e6 s = 11.574 days. Just below two days, 172799 s = 47 h + 59.98 min, which rounds
+  // to 60 min: 48 h.
+  EXPECT_EQ(format_seconds(1e6), "11.57 days");
+  EXPECT_EQ(format_seconds(172799), "48 h");
   EXPECT_EQ(format_bytes(12.58e6), "12.58 MB");
   EXPECT_EQ(format_capacity(8.0 * 1073741824.0), "8 GiB");
   EXPECT_EQ(format_joules(6.4e-3), "6.4 mJ");
