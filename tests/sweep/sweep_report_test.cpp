@@ -77,3 +77,14 @@ TEST(SweepReport, GridAxesAreNotConfounded) {
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_EQ(run.out.find("confounded"), std::string::npos) << run.out;
 }
+
+TEST(SweepReport, APointsRunWritesTheFractionItHasSimulated) {
+  // A sweep shows progress within points from the file each point's `framesim run --progress-file` rewrites:
+  // a fraction in [0, 1], and 1 once the run has simulated everything.
+  Scratch s;
+  write_zip_sweep(s);
+  const auto run = run_cli(fmt::format("run '{}' -q -o '{}' --progress-file '{}'", (s.dir() / "scenario.yaml").string(),
+                                       (s.dir() / "run").string(), (s.dir() / "progress").string()));
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(read_file(s.dir() / "progress"), "1.000000\n");
+}
