@@ -5,6 +5,11 @@
 
 namespace framesim::analysis {
 
+namespace {
+/// Two times equal to the model's resolution: 1 ps, or 1e-9 relative.
+bool same_time(double a, double b) { return std::fabs(a - b) <= 1e-12 + 1e-9 * std::max(std::fabs(a), std::fabs(b)); }
+}  // namespace
+
 using nlohmann::json;
 
 const char* part_name(Part p) {
@@ -114,8 +119,11 @@ void Breakdown::on_frame(const engine::FrameRecord& r, bool counted) {
       record[1 + kParts + s.stage] += on_path;
     }
     frames_.append(record);
+    // Latencies equal to the model's resolution (1 ps, or 1e-9 relative: the rounding of two ways to one time)
+    // tie, and ties go to the earlier frame, so the worst frames do not depend on rounding.
     auto later = [](const FramePath& a, const FramePath& b) {
-      return a.latency_s != b.latency_s ? a.latency_s > b.latency_s : a.frame < b.frame;
+      if (!same_time(a.latency_s, b.latency_s)) return a.latency_s > b.latency_s;
+      return a.frame < b.frame;
     };
     if (worst_.size() < worst_count_ || later(path, worst_.back())) {
       worst_.insert(std::upper_bound(worst_.begin(), worst_.end(), path, later), std::move(path));
@@ -174,7 +182,7 @@ json Breakdown::finish(std::optional<double> p99_s) const {
   std::int64_t n = 0;
   const std::size_t stage_count = stage_s.size();
   frames_.for_each([&](const double* c) {
-    if (c[0] < *p99_s) return;
+    if (c[0] < *p99_s && !same_time(c[0], *p99_s)) return;
     ++n;
     for (std::size_t k = 0; k < kParts; ++k) mean[k] += c[1 + k];
     const double* on_path = c + 1 + kParts;

@@ -17,28 +17,35 @@ Responses::Responses(const model::ScenarioSpec& spec, const std::filesystem::pat
       response_s_(spec.tasks.size()),
       jobs_(spec.tasks.size(), 0),
       missed_(spec.tasks.size(), 0),
+      unfinished_(spec.tasks.size(), 0),
       data_age_s_(spec.chains.size()),
       actuations_(spec.chains.size()),
       captures_s_(spec.sensors.size()) {
   tasks_csv_.open(folder / "tasks.csv", std::ios::binary | std::ios::trunc);
   if (!tasks_csv_) throw core::UserError(fmt::format("{}: cannot write", (folder / "tasks.csv").string()));
-  tasks_csv_ << "task,job,release_s,start_s,end_s,wait_s,response_s,blocked_s,deadline_met,energy_J\n";
+  tasks_csv_ << "task,job,release_s,start_s,end_s,wait_s,response_s,blocked_s,deadline_met,energy_J,finished\n";
 }
 
 double Responses::task_deadline_s(std::size_t t) const {
   return spec_.tasks[t].deadline_s.value_or(1.0 / spec_.tasks[t].rate_Hz);
 }
 
+// A job still pending when the run ended (a drain limit) is written with the run's end as its end and counted:
+// a miss once that response exceeds its deadline. Its response so far is not a response: it stays out of the
+// distribution.
 void Responses::on_task(const engine::TaskRecord& r) {
   const double response = r.end_s - r.release_s;
   const bool met = response <= task_deadline_s(r.task);
-  tasks_csv_ << spec_.tasks[r.task].name << "," << r.job << "," << num(r.release_s) << "," << num(r.start_s) << ","
-             << num(r.end_s) << "," << num(r.start_s - r.release_s) << "," << num(response) << "," << num(r.blocked_s)
-             << "," << (met ? 1 : 0) << "," << num(r.energy_J) << "\n";
+  const std::string start = r.start_s < 0 ? std::string() : num(r.start_s);
+  const std::string wait = r.start_s < 0 ? std::string() : num(r.start_s - r.release_s);
+  tasks_csv_ << spec_.tasks[r.task].name << "," << r.job << "," << num(r.release_s) << "," << start << ","
+             << num(r.end_s) << "," << wait << "," << num(response) << "," << num(r.blocked_s) << "," << (met ? 1 : 0)
+             << "," << num(r.energy_J) << "," << (r.finished ? 1 : 0) << "\n";
   if (!counted(r.release_s)) return;
-  response_s_[r.task].add(response);
   ++jobs_[r.task];
   if (!met) ++missed_[r.task];
+  if (r.finished) response_s_[r.task].add(response);
+  else ++unfinished_[r.task];
 }
 
 void Responses::on_chain(const engine::ChainRecord& r) {
@@ -63,6 +70,7 @@ json Responses::finish(const std::vector<double>& task_busy_core_s, double end_s
       entry["unit"] = spec_.hardware.units[*ts.unit].name;
       entry["jobs"] = jobs_[t];
       entry["missed"] = missed_[t];
+      entry["unfinished"] = unfinished_[t];
       entry["response_s"] = summary_json(response_s_[t].summary());
       const int cores = ts.cores > 0 ? ts.cores : spec_.hardware.units[*ts.unit].cores;
       entry["busy_fraction"] = end_s > 0 ? task_busy_core_s[t] / (cores * end_s) : 0.0;

@@ -36,6 +36,7 @@ class Responses {
   std::ofstream tasks_csv_;
   std::vector<Samples> response_s_;          // per task, counted releases
   std::vector<std::int64_t> jobs_, missed_;  // per task, counted releases
+  std::vector<std::int64_t> unfinished_;     // per task, counted releases still pending at the end
   std::vector<Samples> data_age_s_;          // per chain
   struct Actuation {
     double time_s, capture_s;

@@ -272,9 +272,11 @@ json RunAnalysis::finish(const engine::RunTotals& totals) {
                    {"warmup_s", spec_.warmup_s},
                    {"deadline_s", spec_.deadline_s}};
   wall_s_ = totals.wall_s;  // not in the run folder: outputs must be byte-identical for the same inputs and seed
-  j["run"] = {
-      {"simulated_s", totals.end_s},     {"frames_captured", totals.frames_captured}, {"kernels", totals.kernels},
-      {"activities", totals.activities}, {"dispatch_sleeps", totals.dispatch_sleeps}, {"fast_path", totals.fast_path}};
+  j["run"] = {{"simulated_s", totals.end_s},
+              {"frames_captured", totals.frames_captured},
+              {"kernels", totals.kernels},
+              {"activities", totals.activities},
+              {"fast_path", totals.fast_path}};
 
   // Frames and latency
   json drops = json::object();

@@ -34,7 +34,6 @@ struct RunArgs {
   std::vector<std::string> set;
   bool force = false;
   bool json = false;
-  bool no_merge = false;
   bool exact = false;
   bool strict = false;
   std::string wall_limit;
@@ -157,8 +156,7 @@ int run_scenario(const RunArgs& a) {
         if (bar.enabled()) bar.update(f);
         progress_file.update(f);
       };
-    options.merge_kernels = !a.no_merge;
-    options.fluid = !a.no_merge && !a.exact;
+    options.fluid = !a.exact;
     const engine::RunTotals totals = engine::engine_module().simulate(spec, analysis, options);
     const auto simulated = std::chrono::steady_clock::now();
     const auto summary = analysis.finish(totals);
@@ -234,11 +232,8 @@ Command add_run_command(CLI::App& app) {
                   "write the fraction simulated into this file as the run goes (for a sweep's progress within points)")
       ->group("");  // not listed in --help: the sweep's own plumbing
   sub->add_flag("--exact", args->exact,
-                "every kernel as a SimGrid activity: no fast path (framesim's own sharing model for units nobody else "
-                "uses), which agrees with it to rounding (slower)");
-  sub->add_flag("--no-merge", args->no_merge,
-                "no engine shortcuts at all: --exact, and no merged kernel runs nor dispatch overhead as route latency "
-                "(slowest)");
+                "every kernel as a SimGrid activity instead of framesim's own fluid model of SimGrid's sharing: the "
+                "same decisions, agreeing with it to rounding (slower)");
   return {sub, [args] { return run_scenario(*args); }};
 }
 

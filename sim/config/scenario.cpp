@@ -743,6 +743,7 @@ class ScenarioReader {
     for (std::size_t k = 0; k < order.size(); ++k) new_index[static_cast<std::size_t>(order[k])] = k;
     for (int i : order) {
       model::StageSpec s = pending[static_cast<std::size_t>(i)].spec;
+      s.declared = static_cast<std::size_t>(i);
       for (auto& in : s.inputs)
         if (!in.sensor) in.index = new_index[in.index];
       spec_.stages.push_back(std::move(s));

@@ -86,6 +86,8 @@ struct TaskRecord {
   double end_s = 0;
   double blocked_s = 0;  // as in StageRecord
   double energy_J = 0;
+  bool finished = true;  // false: still pending when the run ended (end_s is the run's end; start_s -1 if it
+                         // never held cores)
 };
 
 /// An actuation at the end of a cause-effect chain and the capture time of the sensor sample behind it along
@@ -150,10 +152,9 @@ struct RunTotals {
   double throttled_s = 0;                // time anything was throttled
   double in_system_integral = 0;         // integral over time of frames in the system (Little's law)
   std::int64_t frames_captured = 0;
-  std::int64_t activities = 0;       // ptasks run
-  std::int64_t kernels = 0;          // kernels executed
-  std::int64_t dispatch_sleeps = 0;  // dispatch overheads waited by an actor (the rest are route latency)
-  bool fast_path = false;            // jobs ran in framesim's own sharing model (fast_path.hpp)
+  std::int64_t activities = 0;  // ptasks run
+  std::int64_t kernels = 0;     // kernels executed
+  bool fast_path = false;       // kernels ran in framesim's fluid system (not one SimGrid activity each)
   double wall_s = 0;
   std::vector<double> unit_busy_core_s;   // per unit: core-seconds held by jobs (running, launching, switching)
   std::vector<double> stage_busy_core_s;  // per stage: core-seconds its executions held

@@ -32,21 +32,54 @@ void UnitScheduler::account(double now_s) {
   accounted_s_ = now_s;
 }
 
+// priority, preemptive: higher priority, then earlier release, then declaration order. fifo: release, then
+// declaration. time_slice: place in the round (a job whose quantum expired joins the back of it after the
+// jobs released at that instant), then declaration.
 bool UnitScheduler::ranks_before(const Job& a, const Job& b) const {
   switch (spec_.policy) {
     case SchedulingPolicy::priority:
     case SchedulingPolicy::preemptive:
       if (a.priority != b.priority) return a.priority > b.priority;
-      return a.order < b.order;
+      [[fallthrough]];
     case SchedulingPolicy::fifo:
-    case SchedulingPolicy::time_slice: return a.order < b.order;
+      if (a.release_s != b.release_s) return a.release_s < b.release_s;
+      return a.declared < b.declared;
+    case SchedulingPolicy::time_slice:
+      if (a.round_s != b.round_s) return a.round_s < b.round_s;
+      if (a.round_late != b.round_late) return a.round_late < b.round_late;
+      return a.declared < b.declared;
   }
   return false;
 }
 
-void UnitScheduler::enqueue(Job& job) {
+void UnitScheduler::release(Job& job, double now_s) {
+  FRAMESIM_ASSERT(job.state == Job::State::outside, "a job is released once");
+  FRAMESIM_ASSERT(job.cores >= 1 && job.cores <= std::popcount(allowed(job)), "a job fits its unit");
+  account(now_s);
   job.state = Job::State::waiting;
+  job.owes_switch = false;
+  job.contested = false;
+  job.expired = false;
+  job.round_s = job.release_s;
+  job.round_late = 0;
   waiting_.push_back(&job);
+  pending_ = true;
+}
+
+void UnitScheduler::boundary(Job& job) {
+  FRAMESIM_ASSERT(job.state == Job::State::holding, "only a holder reaches a kernel boundary");
+  if (spec_.policy != SchedulingPolicy::priority && spec_.policy != SchedulingPolicy::fifo) return;
+  job.contested = true;
+  pending_ = true;
+}
+
+void UnitScheduler::expire(Job& job, double now_s) {
+  FRAMESIM_ASSERT(job.state == Job::State::holding, "only a holder has a quantum");
+  job.expired = true;
+  job.contested = true;
+  job.slice_end_s = std::numeric_limits<double>::infinity();
+  (void)now_s;
+  pending_ = true;
 }
 
 void UnitScheduler::unhold(Job& job) {
@@ -55,138 +88,165 @@ void UnitScheduler::unhold(Job& job) {
   holders_.erase(std::find(holders_.begin(), holders_.end(), &job));
 }
 
-void UnitScheduler::dispatch(double now_s, std::vector<Job*>& granted) {
-  std::stable_sort(waiting_.begin(), waiting_.end(), [&](const Job* a, const Job* b) { return ranks_before(*a, *b); });
-  CoreMask reserved = 0;
-  for (auto it = waiting_.begin(); it != waiting_.end() && reserved != all_;) {
-    Job& w = **it;
-    CoreMask free = allowed(w) & ~reserved & ~busy_;
-    if (std::popcount(free) < w.cores) {
-      reserved |= allowed(w);
-      ++it;
-      continue;
-    }
-    CoreMask take = 0;
-    for (int n = 0; n < w.cores; ++n) {
-      const CoreMask lowest = free & (~free + 1);
-      take |= lowest;
-      free &= ~lowest;
-    }
-    w.held = take;
-    busy_ |= take;
-    w.state = Job::State::holding;
-    if (spec_.policy == SchedulingPolicy::time_slice)
-      w.slice_end_s = now_s + (w.owes_switch ? spec_.switch_cost_s : 0.0) + spec_.quantum_s;
-    holders_.push_back(&w);
-    granted.push_back(&w);
-    it = waiting_.erase(it);
-  }
-}
-
-bool UnitScheduler::release(Job& job, double now_s, std::vector<Job*>& preempted) {
-  FRAMESIM_ASSERT(job.state == Job::State::outside, "a job is released once");
-  FRAMESIM_ASSERT(job.cores >= 1 && job.cores <= std::popcount(allowed(job)), "a job fits its unit");
-  account(now_s);
-  job.order = next_order_++;
-  job.owes_switch = false;
-  enqueue(job);
-  std::vector<Job*> granted;
-  dispatch(now_s, granted);
-  if (job.state == Job::State::holding) return true;
-  if (spec_.policy != SchedulingPolicy::preemptive) return false;
-  // Which holders of lower priority it would take cores from: the lowest first, then the latest released.
-  std::vector<Job*> victims;
-  for (Job* h : holders_)
-    if (h->priority < job.priority && (h->held & allowed(job))) victims.push_back(h);
-  std::sort(victims.begin(), victims.end(), [](const Job* a, const Job* b) {
-    return a->priority != b->priority ? a->priority < b->priority : a->order > b->order;
-  });
-  CoreMask free = allowed(job) & ~busy_;
-  std::size_t needed = 0;
-  while (std::popcount(free) < job.cores && needed < victims.size()) free |= victims[needed++]->held & allowed(job);
-  if (std::popcount(free) < job.cores) return false;  // even all of them would not make room: it waits
-  for (std::size_t i = 0; i < needed; ++i) {
-    Job& v = *victims[i];
-    unhold(v);
-    v.owes_switch = true;
-    enqueue(v);
-    preempted.push_back(&v);
-  }
-  dispatch(now_s, granted);
-  if (job.state == Job::State::holding) job.owes_switch = true;
-  FRAMESIM_ASSERT(std::all_of(granted.begin(), granted.end(), [&](const Job* g) { return g == &job; }),
-                  "preemption makes room for the preempting job only");
-  return job.state == Job::State::holding;
-}
-
-bool UnitScheduler::boundary(Job& job, double now_s, std::vector<Job*>& granted) {
-  if (job.state != Job::State::holding) return false;  // preempted as its kernel ended
-  if (spec_.policy == SchedulingPolicy::time_slice) {
-    if (now_s < job.slice_end_s) return true;
-    return !quantum_expired(job, now_s, granted);
-  }
-  account(now_s);
-  unhold(job);
-  enqueue(job);
-  const std::size_t before = granted.size();
-  dispatch(now_s, granted);
-  const auto self = std::find(granted.begin() + static_cast<std::ptrdiff_t>(before), granted.end(), &job);
-  if (self == granted.end()) return false;
-  granted.erase(self);
-  return true;
-}
-
-bool UnitScheduler::quantum_expired(Job& job, double now_s, std::vector<Job*>& granted) {
-  FRAMESIM_ASSERT(job.state == Job::State::holding, "only a holder has a quantum");
-  account(now_s);
-  const CoreMask held = job.held;
-  unhold(job);
-  const std::uint64_t order = job.order;
-  job.order = next_order_++;
-  job.owes_switch = true;
-  enqueue(job);
-  const std::size_t before = granted.size();
-  dispatch(now_s, granted);
-  const bool others = std::any_of(granted.begin() + static_cast<std::ptrdiff_t>(before), granted.end(),
-                                  [&](const Job* g) { return g != &job; });
-  if (others) {
-    // A forced switch: whoever gets the cores pays the switch cost before its quantum starts.
-    for (auto it = granted.begin() + static_cast<std::ptrdiff_t>(before); it != granted.end(); ++it) {
-      if (*it == &job || (*it)->owes_switch) continue;
-      (*it)->owes_switch = true;
-      (*it)->slice_end_s += spec_.switch_cost_s;
-    }
-    if (job.state == Job::State::holding) {  // it got cores back beside the others: nothing was switched out
-      job.owes_switch = false;
-      granted.erase(std::find(granted.begin() + static_cast<std::ptrdiff_t>(before), granted.end(), &job));
-    }
-    return job.state != Job::State::holding;
-  }
-  // Nobody else could use its cores: it keeps them, its place and a new quantum.
-  if (job.state == Job::State::holding) {
-    granted.erase(std::find(granted.begin() + static_cast<std::ptrdiff_t>(before), granted.end(), &job));
-  } else {
-    waiting_.erase(std::find(waiting_.begin(), waiting_.end(), &job));
-    job.state = Job::State::holding;
-    holders_.push_back(&job);
-  }
-  busy_ &= ~job.held;
-  job.held = held;
-  busy_ |= held;
-  job.order = order;
-  job.owes_switch = false;
-  job.slice_end_s = now_s + spec_.quantum_s;
-  return false;
-}
-
-void UnitScheduler::finish(Job& job, double now_s, std::vector<Job*>& granted) {
+void UnitScheduler::finish(Job& job, double now_s) {
   account(now_s);
   if (job.state == Job::State::holding) unhold(job);
   else if (job.state == Job::State::waiting) waiting_.erase(std::find(waiting_.begin(), waiting_.end(), &job));
   job.state = Job::State::outside;
   job.owes_switch = false;
+  job.contested = false;
+  job.expired = false;
   job.slice_end_s = std::numeric_limits<double>::infinity();
-  dispatch(now_s, granted);
+  pending_ = true;
+}
+
+void UnitScheduler::decide(double now_s, Decision& out) {
+  pending_ = false;
+  account(now_s);
+  const bool preemptive = spec_.policy == SchedulingPolicy::preemptive;
+  const bool sliced = spec_.policy == SchedulingPolicy::time_slice;
+
+  // The candidates: waiting jobs and the holders whose cores are contested now (under preemptive, every holder).
+  candidates_.clear();
+  CoreMask taken = 0;      // cores already given in this decision (uncontested holders first)
+  CoreMask contested = 0;  // cores of contested holders
+  for (Job* h : holders_) {
+    if (preemptive) h->contested = true;
+    if (h->contested) {
+      contested |= h->held;
+      candidates_.push_back(h);
+    } else {
+      taken |= h->held;
+    }
+  }
+  // An expired quantum puts its job at the back of the round, behind this instant's releases; it gets its old
+  // place back if it keeps its cores.
+  struct Place {
+    Job* job;
+    double round_s;
+    std::uint64_t late;
+  };
+  std::vector<Place> places;
+  for (Job* c : candidates_) {
+    if (!c->expired) continue;
+    places.push_back({c, c->round_s, c->round_late});
+    c->round_s = now_s;
+    c->round_late = 1;
+  }
+  candidates_.insert(candidates_.end(), waiting_.begin(), waiting_.end());
+  std::stable_sort(candidates_.begin(), candidates_.end(),
+                   [&](const Job* a, const Job* b) { return ranks_before(*a, *b); });
+
+  // Grants in rank order. A holder keeps its own cores when it may; a waiting job takes free cores first, then
+  // those of the lowest-ranked contested holders. A job that cannot get its cores reserves the ones it may use,
+  // so nobody ranked below it overtakes it there.
+  std::vector<Job*> keeps, gets, loses;
+  CoreMask reserved = 0;
+  auto pick = [&](const Job& w, CoreMask free) -> CoreMask {
+    CoreMask take = 0;
+    int need = w.cores;
+    for (CoreMask pool = free & ~contested; need > 0 && pool; --need) {
+      const CoreMask lowest = pool & (~pool + 1);
+      take |= lowest;
+      pool &= ~lowest;
+    }
+    for (auto it = candidates_.rbegin(); need > 0 && it != candidates_.rend(); ++it) {
+      if ((*it)->state != Job::State::holding) continue;
+      for (CoreMask pool = (*it)->held & free & ~take; need > 0 && pool; --need) {
+        const CoreMask lowest = pool & (~pool + 1);
+        take |= lowest;
+        pool &= ~lowest;
+      }
+    }
+    return take;
+  };
+  std::vector<CoreMask> new_cores(candidates_.size(), 0);
+  for (std::size_t i = 0; i < candidates_.size(); ++i) {
+    Job& c = *candidates_[i];
+    if (c.state == Job::State::holding && !(c.held & (reserved | taken))) {
+      taken |= c.held;
+      new_cores[i] = c.held;
+      keeps.push_back(&c);
+      continue;
+    }
+    const CoreMask free = allowed(c) & ~reserved & ~taken;
+    if (std::popcount(free) < c.cores) {
+      reserved |= allowed(c);
+      if (c.state == Job::State::holding) loses.push_back(&c);
+      continue;
+    }
+    new_cores[i] = pick(c, free);
+    taken |= new_cores[i];
+    if (c.state == Job::State::holding) keeps.push_back(&c);  // moved to other cores of the unit
+    else gets.push_back(&c);
+  }
+
+  // time_slice: an expired holder whose cores nobody took keeps them (its place, and a new quantum).
+  CoreMask given = 0;
+  for (std::size_t i = 0; i < candidates_.size(); ++i)
+    if (candidates_[i]->state == Job::State::waiting) given |= new_cores[i];
+  for (auto it = loses.begin(); it != loses.end();) {
+    Job& l = **it;
+    if (sliced && l.expired && !(l.held & given)) {
+      keeps.push_back(&l);
+      it = loses.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  for (const Place& p : places) {
+    if (std::find(keeps.begin(), keeps.end(), p.job) == keeps.end()) continue;
+    p.job->round_s = p.round_s;
+    p.job->round_late = p.late;
+  }
+
+  // A forced switch (preemption, an expired quantum handed on) costs the loser a switch when it resumes and
+  // the job taking its cores a switch before it starts. A hand-over at a kernel boundary (priority, fifo) costs
+  // nothing.
+  CoreMask switched = 0;
+  for (Job* l : loses) {
+    const bool forced = preemptive || sliced;
+    if (forced) switched |= l->held;
+    unhold(*l);
+    l->state = Job::State::waiting;
+    l->contested = false;
+    l->expired = false;
+    l->owes_switch = l->owes_switch || forced;
+    l->slice_end_s = std::numeric_limits<double>::infinity();
+    waiting_.push_back(l);
+    out.stopped.push_back(l);
+  }
+  for (std::size_t i = 0; i < candidates_.size(); ++i) {
+    Job& c = *candidates_[i];
+    if (c.state == Job::State::holding && std::find(keeps.begin(), keeps.end(), &c) != keeps.end()) {
+      busy_ &= ~c.held;
+      if (new_cores[i]) c.held = new_cores[i];
+      busy_ |= c.held;
+      if (c.expired) c.slice_end_s = now_s + spec_.quantum_s;
+      const bool was_contested = c.contested;
+      c.contested = false;
+      c.expired = false;
+      if (was_contested && !preemptive) out.granted.push_back(&c);
+    }
+  }
+  // Waiting jobs granted, in rank order (they are in `gets` in that order).
+  for (Job* g : gets) {
+    const std::size_t i =
+        static_cast<std::size_t>(std::find(candidates_.begin(), candidates_.end(), g) - candidates_.begin());
+    waiting_.erase(std::find(waiting_.begin(), waiting_.end(), g));
+    g->held = new_cores[i];
+    busy_ |= g->held;
+    g->state = Job::State::holding;
+    g->contested = false;
+    g->expired = false;
+    if (g->held & switched) g->owes_switch = true;
+    if (sliced) g->slice_end_s = now_s + (g->owes_switch ? spec_.switch_cost_s : 0.0) + spec_.quantum_s;
+    holders_.push_back(g);
+    out.granted.push_back(g);
+  }
+  // Under preemptive, holders are contested at every decision; those that keep their cores stay uncontested.
+  if (preemptive)
+    for (Job* h : holders_) h->contested = false;
 }
 
 }  // namespace framesim::engine

@@ -1,7 +1,9 @@
-// How one compute unit shares its cores between jobs (a stage's execution of one item, a periodic task's
-// release): the decisions of fifo, priority, preemptive and time_slice scheduling (model::SchedulingPolicy),
-// with no SimGrid in sight. The engine asks at a job's release, at each of its kernel boundaries, when its
-// quantum runs out and when it ends; the scheduler answers who holds which cores and whom to wake or stop.
+// How one compute unit shares its cores between jobs (a stage's execution of one item, a side-work entry, a
+// periodic task's release): the decisions of fifo, priority, preemptive and time_slice scheduling
+// (model::SchedulingPolicy), with no SimGrid in sight. The engine tells the scheduler what happened at an instant
+// (releases, kernel boundaries, expired quanta, ends) and then asks it once, with decide(), who holds which cores
+// from that instant on. Nothing is decided while an instant's events are still coming in, so no result depends on
+// the order in which they were told (see README.md, "One instant, one decision").
 #pragma once
 
 #include <cstdint>
@@ -19,17 +21,22 @@ inline constexpr int kMaxCores = 64;
 /// One job's claim on a unit's cores. The caller owns it (it lives as long as the job); the scheduler keeps a
 /// pointer while the job waits or holds cores.
 struct Job {
-  std::size_t owner = 0;  // who the job is for (an index the caller chose): busy time is kept per owner
-  int priority = 0;       // higher first (priority, preemptive)
-  int cores = 1;          // how many cores it runs on
-  CoreMask pinned = 0;    // the cores it may use (0: any of the unit's)
+  std::size_t owner = 0;       // who the job is for (an index the caller chose): busy time is kept per owner
+  int priority = 0;            // higher first (priority, preemptive)
+  int cores = 1;               // how many cores it runs on
+  CoreMask pinned = 0;         // the cores it may use (0: any of the unit's)
+  double release_s = 0;        // when it was released: ranks equal priorities, and fifo
+  std::uint64_t declared = 0;  // the declaration order of whom it is for: breaks ties of equal release times
 
   enum class State { outside, waiting, holding };
   // Written by the scheduler only.
   State state = State::outside;
-  CoreMask held = 0;         // the cores it holds
-  std::uint64_t order = 0;   // release order; time_slice: its place in the round
-  bool owes_switch = false;  // a forced switch happened: it idles switch_cost_s before running on
+  CoreMask held = 0;             // the cores it holds
+  bool contested = false;        // a holder whose cores are up for the next decision (boundary, expired quantum)
+  bool expired = false;          // time_slice: its quantum ran out at this instant
+  bool owes_switch = false;      // a forced switch happened: it idles switch_cost_s before running on
+  double round_s = 0;            // time_slice: its place in the round (when it joined the back of it) ...
+  std::uint64_t round_late = 0;  // ... and 1 when it joined after the releases of that instant
   double slice_end_s = std::numeric_limits<double>::infinity();  // time_slice: when its quantum ends
 };
 
@@ -38,18 +45,26 @@ class UnitScheduler {
   /// `owners`: how many owner indices jobs may use (for busy time per owner).
   UnitScheduler(const model::SchedulerSpec& spec, int cores, std::size_t owners);
 
-  /// A new job wants its cores at `now_s`. True when it holds them at once. Under `preemptive`, holders of lower
-  /// priority whose cores it needs lose them: they are appended to `preempted` (now waiting, owing a switch).
-  bool release(Job& job, double now_s, std::vector<Job*>& preempted);
-  /// `job` ended a kernel and has more to run. True: it keeps its cores. False: it waits, because a job that
-  /// ranks above it wants them (priority, fifo) or its quantum is over and another job waits (time_slice).
-  /// Jobs that got cores are appended to `granted`.
-  bool boundary(Job& job, double now_s, std::vector<Job*>& granted);
-  /// time_slice: `job`'s quantum ended mid-kernel. True: it yields (now waiting at the back of the round, owing a
-  /// switch; `granted` as above). False: nobody else can use its cores, and a new quantum starts.
-  bool quantum_expired(Job& job, double now_s, std::vector<Job*>& granted);
-  /// `job` is done (holding or waiting): its cores go to the waiting jobs that can use them (`granted`).
-  void finish(Job& job, double now_s, std::vector<Job*>& granted);
+  /// A new job wants its cores from `now_s` on (it waits until the next decision).
+  void release(Job& job, double now_s);
+  /// `job`, a holder, ended a kernel and has more to run: under priority and fifo its cores are up for the next
+  /// decision (under preemptive and time_slice a boundary changes nothing).
+  void boundary(Job& job);
+  /// time_slice: `job`'s quantum ended at `now_s`: at the next decision it goes to the back of the round,
+  /// behind the jobs released at this instant, and yields if another job can use its cores.
+  void expire(Job& job, double now_s);
+  /// `job` is done (holding or waiting): it leaves, and its cores are free at the next decision.
+  void finish(Job& job, double now_s);
+
+  /// Whether something was told since the last decision.
+  bool pending() const { return pending_; }
+  struct Decision {
+    std::vector<Job*> granted;  // got cores (new holders, and holders that keep theirs after a contest)
+    std::vector<Job*> stopped;  // lost their cores (now waiting)
+  };
+  /// Who holds which cores from `now_s` on, after everything told at this instant. Holders whose cores were not
+  /// contested keep them untouched and appear in neither list.
+  void decide(double now_s, Decision& out);
 
   const model::SchedulerSpec& spec() const { return spec_; }
   int cores() const { return cores_; }
@@ -64,10 +79,6 @@ class UnitScheduler {
  private:
   bool ranks_before(const Job& a, const Job& b) const;
   CoreMask allowed(const Job& job) const { return job.pinned ? job.pinned & all_ : all_; }
-  /// Grants cores to waiting jobs in rank order; a job that cannot get its cores reserves the ones it may use,
-  /// so nobody ranked below it overtakes it there.
-  void dispatch(double now_s, std::vector<Job*>& granted);
-  void enqueue(Job& job);
   void unhold(Job& job);
   void account(double now_s);
 
@@ -77,10 +88,11 @@ class UnitScheduler {
   CoreMask busy_ = 0;
   std::vector<Job*> holders_;
   std::vector<Job*> waiting_;
-  std::uint64_t next_order_ = 0;
+  bool pending_ = false;
   double accounted_s_ = 0;
   double busy_core_s_ = 0;
   std::vector<double> owner_core_s_;
+  std::vector<Job*> candidates_;  // scratch of decide()
 };
 
 }  // namespace framesim::engine

@@ -18,12 +18,8 @@ namespace framesim::engine {
 struct RunOptions {
   /// Called now and then with simulated progress in [0, 1] (a progress bar); may be empty.
   std::function<void(double fraction)> progress;
-  /// The shortcuts that provably change no result: consecutive kernels as one activity (see mark_runs in
-  /// simulation.cpp) and dispatch overhead as route latency (see build_platform). Off: a sleep for each
-  /// dispatch overhead and one activity per kernel, always.
-  bool merge_kernels = true;
-  /// The fast path (fast_path.hpp): where every unit serves at most one stage or task, jobs run in framesim's own
-  /// model of SimGrid's sharing, with no activity per kernel. Off (`--exact`): every kernel is an activity.
+  /// Kernels run in framesim's fluid system (SimGrid's L07 sharing computed by framesim: no SimGrid activity per
+  /// kernel). Off (`--exact`): every kernel is a SimGrid activity. Both follow the same dispatcher and rules.
   bool fluid = true;
 };
 

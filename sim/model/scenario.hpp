@@ -78,6 +78,7 @@ inline constexpr double kDefaultContentionPeriod_s = 0.01;
 
 struct StageSpec {
   std::string name;
+  std::size_t declared = 0;  // its place in the file (stages are stored in data-flow order): scheduling ties
   std::size_t unit = 0;
   int cores = 0;            // 0: all of the unit's cores (or of `pinned`)
   std::vector<int> pinned;  // the unit's cores it may run on (partitioned scheduling); empty: any

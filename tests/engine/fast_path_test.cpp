@@ -1,11 +1,15 @@
-// The fast path (framesim's own model of SimGrid's sharing, fast_path.hpp) against the all-SimGrid path
-// (`--exact`, one activity per kernel): every output file of every shipped scenario and of adversarial ones
-// (contention that starts and ends mid-kernel on three units, throttling mid-run, background steps mid-kernel,
-// Little's-law ports reloaded every tick, variability) must agree. The oracle is SimGrid's own solver.
+// The fluid path (framesim's own model of SimGrid's sharing, fluid_executor.cpp) against the all-SimGrid path
+// (`--exact`, one activity per kernel), both driven by the same dispatcher: every output file (the CSVs,
+// summary.json and trace.json) of every shipped scenario, every example, and adversarial ones (contention that
+// starts and ends mid-kernel on three units, throttling mid-run, background steps mid-kernel, Little's-law ports
+// reloaded every tick, variability) must agree. The oracle is SimGrid's own solver.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
 
 #include <fmt/format.h>
 
@@ -53,6 +57,49 @@ void expect_same_outputs(const std::filesystem::path& x, const std::filesystem::
   }
 }
 
+/// Every number of two JSON documents within 1e-9 relative (1e-12 absolute near 0), every other value equal; what
+/// differs by design is left out: the provenance (command line), how the run was made (activities, the path, wall
+/// time).
+void expect_same_json(const nlohmann::json& a, const nlohmann::json& b, const std::string& where, int& bad) {
+  if (a.is_object() && b.is_object()) {
+    for (const auto& [key, value] : a.items()) {
+      if (key == "provenance" || key == "activities" || key == "fast_path" || key.find("wall") != std::string::npos)
+        continue;
+      if (!b.contains(key)) {
+        if (bad++ < 5) ADD_FAILURE() << where << "." << key << " missing";
+        continue;
+      }
+      expect_same_json(value, b[key], where + "." + key, bad);
+    }
+    return;
+  }
+  if (a.is_array() && b.is_array()) {
+    if (a.size() != b.size()) {
+      if (bad++ < 5) ADD_FAILURE() << where << ": " << a.size() << " vs " << b.size() << " elements";
+      return;
+    }
+    for (std::size_t i = 0; i < a.size(); ++i) expect_same_json(a[i], b[i], fmt::format("{}[{}]", where, i), bad);
+    return;
+  }
+  if (a.is_number() && b.is_number()) {
+    const double x = a.get<double>(), y = b.get<double>();
+    if (std::fabs(x - y) > 1e-12 + 1e-9 * std::max(std::fabs(x), std::fabs(y)) && bad++ < 5)
+      ADD_FAILURE() << where << ": " << x << " vs " << y;
+    return;
+  }
+  if (a != b && bad++ < 5) ADD_FAILURE() << where << ": " << a.dump() << " vs " << b.dump();
+}
+
+void expect_same_json_files(const std::filesystem::path& x, const std::filesystem::path& y, const std::string& what) {
+  for (const char* file : {"summary.json", "trace.json"}) {
+    std::ifstream fa(x / file), fb(y / file);
+    ASSERT_TRUE(fa && fb) << what << ": " << file;
+    int bad = 0;
+    expect_same_json(nlohmann::json::parse(fa), nlohmann::json::parse(fb), what + ": " + file, bad);
+    EXPECT_EQ(bad, 0) << what << ": " << file;
+  }
+}
+
 /// Runs `scenario` both ways with `extra` options and compares; returns the fast run.
 RunResult both_ways(const std::filesystem::path& scenario, const std::string& extra, Scratch& s,
                     const std::string& name) {
@@ -61,8 +108,11 @@ RunResult both_ways(const std::filesystem::path& scenario, const std::string& ex
   EXPECT_EQ(fast.exit_code, 0) << fast.output;
   EXPECT_EQ(exact.exit_code, 0) << exact.output;
   if (fast.exit_code == 0 && exact.exit_code == 0) {
+    EXPECT_TRUE(fast.summary["run"]["fast_path"].get<bool>()) << name << ": every scenario takes the fluid path";
     EXPECT_FALSE(exact.summary["run"]["fast_path"].get<bool>());
+    EXPECT_EQ(fast.summary["run"]["activities"], 0) << name << ": no SimGrid activity per kernel on the fluid path";
     expect_same_outputs(s.dir() / (name + "-fast"), s.dir() / (name + "-exact"), name);
+    expect_same_json_files(s.dir() / (name + "-fast"), s.dir() / (name + "-exact"), name);
   }
   return fast;
 }
@@ -71,14 +121,33 @@ RunResult both_ways(const std::filesystem::path& scenario, const std::string& ex
 
 TEST(FastPath, EveryShippedScenarioAgreesWithTheExactPath) {
   Scratch s;
-  int fast = 0;
-  for (const char* name : {"robot_30fps", "detector_segmenter", "detector_segmenter_depth", "hot_enclosure_20min",
-                           "seed_problem4", "bench/reference", "bench/stochastic", "bench/memory"}) {
-    const auto r = both_ways(source_path(fmt::format("scenarios/{}.yaml", name)), "--duration 4s", s,
-                             std::filesystem::path(name).filename().string());
-    if (r.exit_code == 0 && r.summary["run"]["fast_path"].get<bool>()) ++fast;
+  int compared = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(source_path("scenarios"))) {
+    if (entry.path().extension() != ".yaml") continue;
+    both_ways(entry.path(), "--duration 4s", s, entry.path().stem().string());
+    ++compared;
   }
-  EXPECT_GE(fast, 3);  // the bench scenarios at least take the fast path
+  for (const auto& entry : std::filesystem::directory_iterator(source_path("scenarios/bench"))) {
+    if (entry.path().extension() != ".yaml") continue;
+    both_ways(entry.path(), "--duration 4s", s, "bench-" + entry.path().stem().string());
+    ++compared;
+  }
+  EXPECT_GE(compared, 10);
+}
+
+// Every example scenario (the ones whose header derives `# expect:` lines), both ways, every output.
+TEST(FastPath, EveryExampleAgreesWithTheExactPath) {
+  Scratch s;
+  int compared = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(source_path("examples"))) {
+    if (entry.path().extension() != ".yaml") continue;
+    std::ifstream in(entry.path());
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (text.find("# expect:") == std::string::npos) continue;
+    both_ways(entry.path(), "", s, entry.path().parent_path().filename().string() + "-" + entry.path().stem().string());
+    ++compared;
+  }
+  EXPECT_GE(compared, 25);
 }
 
 TEST(FastPath, ThrottlingMidRunAgreesWithTheExactPath) {

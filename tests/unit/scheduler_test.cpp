@@ -1,7 +1,10 @@
-// The scheduler's decisions on their own (no SimGrid): who holds which cores after each release, kernel boundary,
-// expired quantum and end, for every policy. Each expectation follows from the policy's definition in
-// model/hardware.hpp, worked out in the comment beside it.
+// The scheduler's decisions on their own (no SimGrid): who holds which cores after an instant's releases, kernel
+// boundaries, expired quanta and ends, for every policy and every tie-break rule of sim/engine/README.md ("One
+// instant, one decision"). Each expectation is worked out from those rules in the comment beside it; every test
+// tells the scheduler everything of an instant first and asks once.
 #include <gtest/gtest.h>
+
+#include <algorithm>
 
 #include "engine/scheduler.hpp"
 
@@ -12,10 +15,12 @@ using framesim::model::SchedulingPolicy;
 
 namespace {
 
-Job job(std::size_t owner, int priority, int cores = 1, framesim::engine::CoreMask pinned = 0) {
+Job job(std::size_t owner, int priority, double release_s, int cores = 1, framesim::engine::CoreMask pinned = 0) {
   Job j;
   j.owner = owner;
+  j.declared = owner;
   j.priority = priority;
+  j.release_s = release_s;
   j.cores = cores;
   j.pinned = pinned;
   return j;
@@ -23,91 +28,182 @@ Job job(std::size_t owner, int priority, int cores = 1, framesim::engine::CoreMa
 
 SchedulerSpec policy(SchedulingPolicy p, double quantum_s = 0, double switch_s = 0) { return {p, quantum_s, switch_s}; }
 
+UnitScheduler::Decision decide(UnitScheduler& s, double now_s) {
+  UnitScheduler::Decision d;
+  s.decide(now_s, d);
+  return d;
+}
+
+bool has(const std::vector<Job*>& jobs, const Job& j) { return std::find(jobs.begin(), jobs.end(), &j) != jobs.end(); }
+
 }  // namespace
 
+// Issue 20, defect 1 at the scheduler: lo (priority 0, declared first) and hi (priority 9) released at one instant.
+// The decision comes after both releases: hi gets the unit, whatever the order they were told in.
+TEST(Scheduler, ASynchronousReleaseGoesToTheHigherPriorityWhateverTheOrderTold) {
+  for (bool lo_first : {true, false}) {
+    UnitScheduler s(policy(SchedulingPolicy::priority), 1, 2);
+    Job lo = job(0, 0, 0.0), hi = job(1, 9, 0.0);
+    if (lo_first) {
+      s.release(lo, 0.0);
+      s.release(hi, 0.0);
+    } else {
+      s.release(hi, 0.0);
+      s.release(lo, 0.0);
+    }
+    const auto d = decide(s, 0.0);
+    ASSERT_EQ(d.granted.size(), 1u);
+    EXPECT_EQ(d.granted[0], &hi);
+    EXPECT_EQ(lo.state, Job::State::waiting);
+  }
+}
+
+// Non-preemptive priority: hi released while lo runs waits for lo's kernel boundary, then takes the unit; at
+// hi's own boundaries lo ranks below and hi keeps it; lo resumes when hi ends, with no switch owed.
 TEST(Scheduler, PriorityHandsTheUnitToTheHigherWaiterAtTheNextBoundary) {
   UnitScheduler s(policy(SchedulingPolicy::priority), 1, 2);
-  Job lo = job(0, 0), hi = job(1, 10);
-  std::vector<Job*> changed;
-  EXPECT_TRUE(s.release(lo, 0.0, changed));
-  EXPECT_FALSE(s.release(hi, 0.5, changed));  // non-preemptive: it waits
-  EXPECT_TRUE(changed.empty());
-  // lo's kernel ends at 1: hi ranks above it, so hi gets the unit and lo waits.
-  EXPECT_FALSE(s.boundary(lo, 1.0, changed));
-  ASSERT_EQ(changed.size(), 1u);
-  EXPECT_EQ(changed[0], &hi);
-  EXPECT_EQ(lo.state, Job::State::waiting);
-  // hi's boundaries: lo ranks below, hi keeps the unit.
-  changed.clear();
-  EXPECT_TRUE(s.boundary(hi, 2.0, changed));
-  EXPECT_TRUE(changed.empty());
-  s.finish(hi, 3.0, changed);
-  ASSERT_EQ(changed.size(), 1u);
-  EXPECT_EQ(changed[0], &lo);
-  EXPECT_FALSE(lo.owes_switch);  // a boundary hand-over is not a forced switch
+  Job lo = job(0, 0, 0.0), hi = job(1, 10, 0.5);
+  s.release(lo, 0.0);
+  decide(s, 0.0);
+  s.release(hi, 0.5);
+  auto d = decide(s, 0.5);
+  EXPECT_TRUE(d.granted.empty());  // lo is mid-kernel: not contested
+  EXPECT_EQ(lo.state, Job::State::holding);
+  s.boundary(lo);
+  d = decide(s, 1.0);
+  EXPECT_TRUE(has(d.granted, hi));
+  EXPECT_TRUE(has(d.stopped, lo));
+  EXPECT_FALSE(lo.owes_switch);
+  s.boundary(hi);
+  d = decide(s, 2.0);
+  EXPECT_TRUE(has(d.granted, hi));  // kept after the contest
+  EXPECT_TRUE(d.stopped.empty());
+  s.finish(hi, 3.0);
+  d = decide(s, 3.0);
+  ASSERT_EQ(d.granted.size(), 1u);
+  EXPECT_EQ(d.granted[0], &lo);
+  EXPECT_FALSE(lo.owes_switch);
 }
 
-TEST(Scheduler, EqualPrioritiesRunInReleaseOrderToCompletion) {
-  UnitScheduler s(policy(SchedulingPolicy::priority), 1, 2);
-  Job a = job(0, 3), b = job(1, 3);
-  std::vector<Job*> changed;
-  EXPECT_TRUE(s.release(a, 0.0, changed));
-  EXPECT_FALSE(s.release(b, 0.1, changed));
-  EXPECT_TRUE(s.boundary(a, 1.0, changed));  // b was released later: a keeps the unit
-  EXPECT_TRUE(changed.empty());
+// Equal priorities rank by release time, then declaration order: b released later waits at a's boundary; of two
+// released at the same time the one declared first goes first.
+TEST(Scheduler, EqualPrioritiesRankByReleaseThenDeclaration) {
+  UnitScheduler s(policy(SchedulingPolicy::priority), 1, 3);
+  Job a = job(0, 3, 0.0), b = job(1, 3, 0.1);
+  s.release(a, 0.0);
+  decide(s, 0.0);
+  s.release(b, 0.1);
+  decide(s, 0.1);
+  s.boundary(a);
+  auto d = decide(s, 1.0);
+  EXPECT_TRUE(has(d.granted, a));
+  EXPECT_EQ(b.state, Job::State::waiting);
+  UnitScheduler t(policy(SchedulingPolicy::priority), 1, 3);
+  Job second = job(2, 3, 0.0), first = job(1, 3, 0.0);  // declared 2 and 1, told in that order
+  t.release(second, 0.0);
+  t.release(first, 0.0);
+  d = decide(t, 0.0);
+  ASSERT_EQ(d.granted.size(), 1u);
+  EXPECT_EQ(d.granted[0], &first);
 }
 
-TEST(Scheduler, FifoIgnoresPriority) {
-  UnitScheduler s(policy(SchedulingPolicy::fifo), 1, 2);
-  Job lo = job(0, 0), hi = job(1, 10);
-  std::vector<Job*> changed;
-  EXPECT_TRUE(s.release(lo, 0.0, changed));
-  EXPECT_FALSE(s.release(hi, 0.5, changed));
-  EXPECT_TRUE(s.boundary(lo, 1.0, changed));
+// fifo ignores priority and ranks by release: a backlogged job released at 0.2 goes before one released at 0.3
+// even when it was told later (issue 20, defect 4); ties by declaration (defect 5).
+TEST(Scheduler, FifoRanksByReleaseNotByWhenItWasTold) {
+  UnitScheduler s(policy(SchedulingPolicy::fifo), 1, 4);
+  Job running = job(0, 0, 0.0), late = job(1, 10, 0.3), early = job(2, 0, 0.2);
+  s.release(running, 0.0);
+  decide(s, 0.0);
+  s.release(late, 0.3);
+  decide(s, 0.3);
+  s.release(early, 0.2);  // told at 0.5 (its predecessor ended then), released at 0.2
+  s.finish(running, 0.5);
+  auto d = decide(s, 0.5);
+  ASSERT_EQ(d.granted.size(), 1u);
+  EXPECT_EQ(d.granted[0], &early);
+  UnitScheduler t(policy(SchedulingPolicy::fifo), 1, 4);
+  Job x = job(3, 0, 1.0), y = job(1, 0, 1.0);
+  t.release(x, 1.0);
+  t.release(y, 1.0);
+  d = decide(t, 1.0);
+  ASSERT_EQ(d.granted.size(), 1u);
+  EXPECT_EQ(d.granted[0], &y);
 }
 
-TEST(Scheduler, PreemptiveTakesTheCoresOfALowerHolderAtOnce) {
+// Preemptive: hi released while lo holds takes the core at once; the loser owes a switch on resuming and the
+// preemptor one before starting. Released together, there is no preemption and no switch (defect 3).
+TEST(Scheduler, PreemptiveTakesTheCoresOfALowerHolderButASynchronousReleaseSwitchesNothing) {
   UnitScheduler s(policy(SchedulingPolicy::preemptive, 0, 1e-4), 1, 2);
-  Job lo = job(0, 0), hi = job(1, 10);
-  std::vector<Job*> preempted;
-  EXPECT_TRUE(s.release(lo, 0.0, preempted));
-  EXPECT_TRUE(s.release(hi, 0.5, preempted));
-  ASSERT_EQ(preempted.size(), 1u);
-  EXPECT_EQ(preempted[0], &lo);
-  EXPECT_EQ(lo.state, Job::State::waiting);
-  EXPECT_TRUE(lo.owes_switch);  // it pays a switch when it resumes
-  EXPECT_TRUE(hi.owes_switch);  // and the preempting job when it starts
-  std::vector<Job*> granted;
-  s.finish(hi, 2.5, granted);
-  ASSERT_EQ(granted.size(), 1u);
-  EXPECT_EQ(granted[0], &lo);
+  Job lo = job(0, 0, 0.0), hi = job(1, 10, 0.5);
+  s.release(lo, 0.0);
+  decide(s, 0.0);
+  s.release(hi, 0.5);
+  auto d = decide(s, 0.5);
+  EXPECT_TRUE(has(d.stopped, lo));
+  EXPECT_TRUE(has(d.granted, hi));
+  EXPECT_TRUE(lo.owes_switch);
+  EXPECT_TRUE(hi.owes_switch);
+  UnitScheduler t(policy(SchedulingPolicy::preemptive, 0, 1e-4), 1, 2);
+  Job lo2 = job(0, 0, 0.0), hi2 = job(1, 10, 0.0);
+  t.release(lo2, 0.0);
+  t.release(hi2, 0.0);
+  d = decide(t, 0.0);
+  EXPECT_TRUE(d.stopped.empty());
+  ASSERT_EQ(d.granted.size(), 1u);
+  EXPECT_EQ(d.granted[0], &hi2);
+  EXPECT_FALSE(hi2.owes_switch);
 }
 
 TEST(Scheduler, PreemptiveNeverPreemptsAnEqualOrHigherPriority) {
   UnitScheduler s(policy(SchedulingPolicy::preemptive), 1, 3);
-  Job a = job(0, 5), b = job(1, 5), c = job(2, 1);
-  std::vector<Job*> preempted;
-  EXPECT_TRUE(s.release(a, 0.0, preempted));
-  EXPECT_FALSE(s.release(b, 0.1, preempted));
-  EXPECT_FALSE(s.release(c, 0.2, preempted));
-  EXPECT_TRUE(preempted.empty());
+  Job a = job(0, 5, 0.0), b = job(1, 5, 0.1), c = job(2, 1, 0.2);
+  s.release(a, 0.0);
+  decide(s, 0.0);
+  s.release(b, 0.1);
+  s.release(c, 0.2);
+  const auto d = decide(s, 0.2);
+  EXPECT_TRUE(d.stopped.empty());
+  EXPECT_TRUE(d.granted.empty());
+  EXPECT_EQ(a.state, Job::State::holding);
+}
+
+// Two cores, holders A (priority 5) and B (priority 1); C (priority 9) arrives: the lowest-ranked holder (B)
+// loses its core, A keeps its own, and only C (which took B's core) owes a switch.
+TEST(Scheduler, PreemptionTakesTheLowestRankedHoldersCores) {
+  UnitScheduler s(policy(SchedulingPolicy::preemptive, 0, 1e-4), 2, 3);
+  Job a = job(0, 5, 0.0), b = job(1, 1, 0.0), c = job(2, 9, 1.0);
+  s.release(a, 0.0);
+  s.release(b, 0.0);
+  decide(s, 0.0);
+  const auto a_core = a.held, b_core = b.held;
+  s.release(c, 1.0);
+  const auto d = decide(s, 1.0);
+  EXPECT_TRUE(has(d.stopped, b));
+  EXPECT_EQ(a.held, a_core);
+  EXPECT_EQ(c.held, b_core);
+  EXPECT_FALSE(a.owes_switch);
+  EXPECT_TRUE(c.owes_switch);
 }
 
 TEST(Scheduler, PinnedJobsShareAMultiCoreUnit) {
   // Four cores. A wants cores {0,1}, B wants {2,3}: both run at once. C wants any 2 cores and waits; it
   // reserves every core, so D (pinned to {2}, released after C) may not overtake it when B ends.
   UnitScheduler s(policy(SchedulingPolicy::priority), 4, 4);
-  Job a = job(0, 0, 2, 0b0011), b = job(1, 0, 2, 0b1100), c = job(2, 0, 2), d = job(3, 0, 1, 0b0100);
-  std::vector<Job*> changed;
-  EXPECT_TRUE(s.release(a, 0.0, changed));
-  EXPECT_TRUE(s.release(b, 0.0, changed));
+  Job a = job(0, 0, 0.0, 2, 0b0011), b = job(1, 0, 0.0, 2, 0b1100), c = job(2, 0, 0.1, 2),
+      d = job(3, 0, 0.2, 1, 0b0100);
+  s.release(a, 0.0);
+  s.release(b, 0.0);
+  decide(s, 0.0);
   EXPECT_EQ(a.held, 0b0011u);
   EXPECT_EQ(b.held, 0b1100u);
-  EXPECT_FALSE(s.release(c, 0.1, changed));
-  EXPECT_FALSE(s.release(d, 0.2, changed));
-  s.finish(b, 1.0, changed);
-  ASSERT_EQ(changed.size(), 1u);  // C takes cores 2 and 3; D still waits
-  EXPECT_EQ(changed[0], &c);
+  s.release(c, 0.1);
+  decide(s, 0.1);
+  s.release(d, 0.2);
+  decide(s, 0.2);
+  s.finish(b, 1.0);
+  const auto r = decide(s, 1.0);
+  ASSERT_EQ(r.granted.size(), 1u);  // C takes cores 2 and 3; D still waits
+  EXPECT_EQ(r.granted[0], &c);
   EXPECT_EQ(c.held, 0b1100u);
   EXPECT_EQ(d.state, Job::State::waiting);
   // Busy core-seconds: A 2 cores x 1 s, B 2 x 1 s, C from 1 s.
@@ -117,24 +213,47 @@ TEST(Scheduler, PinnedJobsShareAMultiCoreUnit) {
   EXPECT_DOUBLE_EQ(s.owner_core_s()[2], 2.0);
 }
 
+// Round robin: alone at the end of its quantum a keeps the unit for another quantum; with b waiting it yields,
+// b pays the switch then runs a quantum, a owes a switch. Priority plays no part.
 TEST(Scheduler, TimeSliceRotatesOnlyWhenSomeoneWaits) {
   UnitScheduler s(policy(SchedulingPolicy::time_slice, 1e-3, 1e-4), 1, 2);
-  Job a = job(0, 0), b = job(1, 99);  // priority plays no part in a round robin
-  std::vector<Job*> changed;
-  EXPECT_TRUE(s.release(a, 0.0, changed));
+  Job a = job(0, 0, 0.0), b = job(1, 99, 1.5e-3);
+  s.release(a, 0.0);
+  decide(s, 0.0);
   EXPECT_DOUBLE_EQ(a.slice_end_s, 1e-3);
-  // Alone at the end of its quantum: it keeps the unit for another quantum.
-  EXPECT_FALSE(s.quantum_expired(a, 1e-3, changed));
+  s.expire(a, 1e-3);
+  auto d = decide(s, 1e-3);
+  EXPECT_TRUE(has(d.granted, a));
   EXPECT_DOUBLE_EQ(a.slice_end_s, 2e-3);
-  EXPECT_FALSE(s.release(b, 1.5e-3, changed));
-  // With b waiting: a yields; b pays the switch, then runs a quantum.
-  EXPECT_TRUE(s.quantum_expired(a, 2e-3, changed));
-  ASSERT_EQ(changed.size(), 1u);
-  EXPECT_EQ(changed[0], &b);
+  s.release(b, 1.5e-3);
+  d = decide(s, 1.5e-3);
+  EXPECT_TRUE(d.granted.empty());
+  s.expire(a, 2e-3);
+  d = decide(s, 2e-3);
+  EXPECT_TRUE(has(d.stopped, a));
+  ASSERT_TRUE(has(d.granted, b));
   EXPECT_TRUE(b.owes_switch);
   EXPECT_DOUBLE_EQ(b.slice_end_s, 2e-3 + 1e-4 + 1e-3);
   EXPECT_TRUE(a.owes_switch);
-  // A kernel boundary inside the quantum keeps the unit.
-  changed.clear();
-  EXPECT_TRUE(s.boundary(b, 2.5e-3, changed));
+  s.boundary(b);  // a boundary inside the quantum changes nothing
+  EXPECT_FALSE(s.pending());
+}
+
+// The round's tie: a's quantum expires at the instant c is released. a goes behind c (README: "behind the jobs
+// released at the same instant"), so after b it is c's turn, then a's.
+TEST(Scheduler, AQuantumExpiringAtAReleaseGoesBehindTheNewJob) {
+  UnitScheduler s(policy(SchedulingPolicy::time_slice, 1e-3, 0), 1, 3);
+  Job a = job(0, 0, 0.0), b = job(1, 0, 0.5e-3), c = job(2, 0, 1e-3);
+  s.release(a, 0.0);
+  decide(s, 0.0);
+  s.release(b, 0.5e-3);
+  decide(s, 0.5e-3);
+  s.expire(a, 1e-3);
+  s.release(c, 1e-3);
+  auto d = decide(s, 1e-3);
+  ASSERT_TRUE(has(d.granted, b));
+  s.finish(b, 1.5e-3);
+  d = decide(s, 1.5e-3);
+  ASSERT_EQ(d.granted.size(), 1u);
+  EXPECT_EQ(d.granted[0], &c);
 }

@@ -1,0 +1,155 @@
+// The engine's event loop: one SimGrid actor that owns every decision of a run. It keeps framesim's own timers
+// (captures, task releases, ticks, launches, switches, quanta...), runs the kernels of every job through an
+// executor (the fluid system, or one SimGrid activity per kernel with --exact), and processes time instant by
+// instant: every event of an instant is applied first (kernel and job ends, timers), and only then does each
+// unit's scheduler decide who runs from that instant on (README.md, "One instant, one decision").
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <queue>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "engine/ledger.hpp"
+#include "engine/plans.hpp"
+#include "engine/platform.hpp"
+#include "engine/records.hpp"
+#include "engine/scheduler.hpp"
+
+namespace framesim::engine {
+
+/// Whoever releases jobs on a unit: a stage, one of a stage's side-work entries, or a periodic task. One record
+/// for all three: the unit and cores its jobs use, their priority, their kernels, and its random stream.
+struct Worker {
+  std::size_t unit = 0;
+  int cores = 1;
+  CoreMask pinned = 0;
+  int priority = 0;
+  std::size_t owner = 0;       // busy time is kept per owner: stage index, or stages + task index
+  std::uint64_t declared = 0;  // declaration order (ties of equal release times)
+  int stage = -1, task = -1;   // for kernel records
+  std::vector<KernelPlan> kernels;
+  std::mt19937_64 rng;
+};
+
+/// One job as the dispatcher runs it: the scheduler's view, where it is in its kernels, and how it did.
+struct RunJob : Job {
+  std::uint64_t id = 0;
+  const Worker* worker = nullptr;
+  double cycle_scale = 1, byte_scale = 1;
+  double* bucket = nullptr;  // where its energy is booked
+  std::int64_t frame = -1;
+  std::function<void(RunJob&)> done;  // called once its last kernel ended (the job then goes away)
+
+  // Where it is.
+  enum class Phase { idle, launching, switching, running };
+  Phase phase = Phase::idle;
+  std::size_t next = 0;      // the kernel in flight, or the next one
+  bool in_kernel = false;    // kernel `next` has begun (its launch or its work)
+  double launch_left_s = 0;  // of kernel `next`'s dispatch overhead, when it was stopped while launching
+  double kernel_done = 0;    // fraction of kernel `next`'s work done
+  double phase_start_s = 0;
+  double dispatch_start_s = 0;         // kernel `next`'s launch began
+  double work_start_s = -1;            // kernel `next`'s work began (-1: not yet)
+  std::uint64_t generation = 0;        // launch and switch timers of an older generation are void
+  std::uint64_t slice_generation = 0;  // quantum timers likewise
+  bool had_cores = false;              // it held cores before the decision being applied
+  Running booking;                     // the kernel in flight, booked by progress
+  std::size_t flow = 0;                // fluid executor: its flow
+  sg4::ExecPtr exec;                   // exact executor: its activity
+  double exec_start_s = 0;             // exact executor: when its activity started
+
+  // How it did.
+  double start_s = -1;  // it first held cores
+  double lost_s = 0;    // it last lost them
+  double blocked_s = 0;
+  double energy_J = 0;  // when `bucket` is its own
+};
+
+class Executor;
+
+class Dispatcher {
+ public:
+  /// `fluid`: kernels run in framesim's fluid system (SimGrid sees one wait per instant with a timer); else each
+  /// kernel is a SimGrid activity.
+  Dispatcher(const model::ScenarioSpec& spec, Platform& platform, Ledger& ledger, RecordSink& sink, RunTotals& totals,
+             bool fluid);
+  ~Dispatcher();
+
+  /// Timer kinds, in the order they are applied within one instant (after the kernel and job ends).
+  enum class Kind { launch, switched, quantum, tick, contention, background, capture, release, check };
+  /// Calls `fire` at `t_s` (within the instant containing it). `key` orders timers of one kind in an instant.
+  void at(double t_s, Kind kind, std::uint64_t key, std::function<void()> fire);
+
+  /// Releases a job of `worker` on its unit at the current instant, ranked as released at `release_s`;
+  /// `done(job)` is called when its last kernel ended.
+  void release(const Worker& worker, double release_s, double cycle_scale, double byte_scale, std::int64_t frame,
+               double* bucket, std::function<void(RunJob&)> done);
+
+  /// The instant being processed.
+  double now() const { return now_; }
+  /// Books the progress of every kernel in flight up to now (before a tick or a contention sample).
+  void book_in_flight();
+  /// A background master's rate from now on (fluid executor; SimGrid's own actors step theirs).
+  void set_background_rate(std::size_t background, double rate_Bps);
+  /// Called after every instant (the end-of-run checks); may call stop().
+  void after_each_instant(std::function<void()> check) { after_instant_ = std::move(check); }
+  /// Runs until stop(); the body of the dispatcher actor.
+  void run();
+  void stop() { stopped_ = true; }
+  /// Whether kernels run in the fluid system.
+  bool fluid() const { return fluid_; }
+  PlatformListener* listener();
+
+ private:
+  struct Timer {
+    double t_s;
+    Kind kind;
+    std::uint64_t key;
+    std::uint64_t seq;
+    std::function<void()> fire;
+  };
+  struct Later {
+    bool operator()(const Timer& a, const Timer& b) const {
+      if (a.t_s != b.t_s) return a.t_s > b.t_s;
+      return a.seq > b.seq;
+    }
+  };
+
+  void instant();
+  void settle();
+  void apply(UnitScheduler::Decision& d);
+  void proceed(RunJob& j);
+  void start_kernel(RunJob& j);
+  void kernel_ended(RunJob& j);
+  void finish(RunJob& j);
+  void stop_job(RunJob& j);
+  std::size_t next_kernel(const RunJob& j, std::size_t from) const;
+  UnitScheduler& scheduler(const RunJob& j) { return *platform_.units[j.worker->unit].scheduler; }
+
+  const model::ScenarioSpec& spec_;
+  Platform& platform_;
+  RecordSink& sink_;
+  RunTotals& totals_;
+  bool fluid_;
+  std::unique_ptr<Executor> executor_;
+  std::priority_queue<Timer, std::vector<Timer>, Later> timers_;
+  std::uint64_t timer_seq_ = 0;
+  std::deque<RunJob> pool_;  // every job record ever made; reused once done
+  std::vector<RunJob*> free_;
+  std::uint64_t next_job_ = 0;
+  std::vector<RunJob*> completed_;  // scratch: kernel ends of the instant
+  std::vector<RunJob*> ready_;      // jobs that hold cores and go on once the instant is settled
+  std::vector<Timer> batch_;        // scratch: timers of the instant
+  std::function<void()> after_instant_;
+  double now_ = 0;
+  bool stopped_ = false;
+  std::uint64_t stamp_ = 0;  // generations of timers: unique over the run (job records are reused)
+};
+
+}  // namespace framesim::engine

@@ -1,0 +1,147 @@
+// Kernels in framesim's fluid system (fluid.hpp): each kernel a flow of work 1 whose elements are its core entries
+// (cycles / cores each, bounded by one core's speed) and its bytes on its port and its level's bus, exactly the
+// parallel task the exact path issues. Background masters are endless streams through their port and bus.
+// SimGrid only keeps the clock: the dispatcher sleeps in SimGrid until its next timer when no kernel ends before
+// it, and runs the fluid system forward between kernel ends without SimGrid seeing them.
+#include <simgrid/s4u.hpp>
+
+#include "core/error.hpp"
+#include "engine/executor.hpp"
+
+namespace framesim::engine {
+
+namespace {
+
+constexpr std::uint64_t kBackground = std::numeric_limits<std::uint64_t>::max();
+
+class FluidExecutor final : public Executor {
+ public:
+  FluidExecutor(const model::ScenarioSpec& spec, Platform& platform, Ledger& ledger, RunTotals& totals)
+      : spec_(spec), platform_(platform), ledger_(ledger), totals_(totals) {
+    for (const auto& u : platform_.units) {
+      const double speed = u.spec->operating_points[u.pstate].frequency_Hz;
+      unit_cpu_.push_back(fluid_.add_constraint(speed * u.spec->cores, speed, u.spec->cores));
+    }
+    for (const auto& l : platform_.levels) level_bus_.push_back(fluid_.add_constraint(l.link->get_bandwidth()));
+    unit_port_.assign(platform_.units.size(), std::vector<std::int64_t>(platform_.levels.size(), -1));
+    for (std::size_t u = 0; u < platform_.units.size(); ++u)
+      for (std::size_t lv = 0; lv < platform_.levels.size(); ++lv)
+        if (platform_.ports[u][lv])
+          unit_port_[u][lv] = static_cast<std::int64_t>(fluid_.add_constraint(platform_.ports[u][lv]->get_bandwidth()));
+    // A background master streams without end, one byte per unit of work, through its port and its level's bus.
+    for (std::size_t b = 0; b < spec_.background.size(); ++b) {
+      const auto& bg = spec_.background[b];
+      const double rate = bg.profile.empty() ? bg.rate_Bps : bg.profile.front().second;
+      background_port_.push_back(fluid_.add_constraint(std::max(0.0, rate)));
+      FluidSystem::FlowSpec stream;
+      stream.elements = {{background_port_.back(), 1.0}, {level_bus_[bg.level], 1.0}};
+      stream.endless = true;
+      background_flow_.push_back(fluid_.start(stream, kBackground));
+      background_booked_.push_back(0.0);
+    }
+  }
+
+  void start(RunJob& j) override {
+    const KernelPlan& k = j.worker->kernels[j.next];
+    const double left = 1.0 - j.kernel_done;
+    FluidSystem::FlowSpec& f = scratch_;
+    f.elements.clear();
+    f.cycles_per_entry = 0;
+    const std::size_t unit = j.worker->unit;
+    const double cycles = k.cycles * j.cycle_scale * left;
+    if (cycles > 0) {
+      for (int c = 0; c < j.cores; ++c) f.elements.push_back({unit_cpu_[unit], cycles / j.cores});
+      f.cycles_per_entry = cycles / j.cores;
+    }
+    f.speed_of = unit_cpu_[unit];
+    for (std::size_t lv = 0; lv < k.bytes.size(); ++lv) {
+      const double bytes = k.bytes[lv] * j.byte_scale * left;
+      if (bytes <= 0) continue;
+      if (unit_port_[unit][lv] >= 0) f.elements.push_back({static_cast<std::size_t>(unit_port_[unit][lv]), bytes});
+      f.elements.push_back({level_bus_[lv], bytes});
+    }
+    f.latency_s = 0;
+    j.flow = fluid_.start(f, j.id);
+    if (j.flow >= flow_job_.size()) flow_job_.resize(j.flow + 1, nullptr);
+    flow_job_[j.flow] = &j;
+  }
+
+  double stop(RunJob& j) override {
+    const double done = fluid_.progress(j.flow);
+    ledger_.book(j.booking, done);
+    fluid_.stop(j.flow);
+    flow_job_[j.flow] = nullptr;
+    return done;
+  }
+
+  double wait(double until_s, std::vector<RunJob*>& ended) override {
+    const double next = fluid_.next_event_s();
+    const double t = std::min(next, until_s);
+    if (t == std::numeric_limits<double>::infinity()) return t;
+    // SimGrid's clock follows the timers; kernel ends in between are framesim's alone.
+    if (next > until_s && until_s > sg4::Engine::get_clock()) sg4::this_actor::sleep_until(until_s);
+    fluid_.advance(t, [&](std::size_t flow, std::uint64_t owner) {
+      if (owner == kBackground) return;  // background streams never end
+      RunJob* j = flow_job_[flow];
+      FRAMESIM_ASSERT(j && j->id == owner, "a flow ends for the job that started it");
+      flow_job_[flow] = nullptr;
+      ledger_.book(j->booking, 1.0);
+      ended.push_back(j);
+    });
+    return t;
+  }
+
+  double peek_s() override { return fluid_.next_event_s(); }
+
+  void book_in_flight() override {
+    for (RunJob* j : flow_job_)
+      if (j) ledger_.book(j->booking, fluid_.progress(j->flow));
+    for (std::size_t b = 0; b < background_flow_.size(); ++b) {
+      const double done = fluid_.progress(background_flow_[b]);
+      ledger_.book_bytes(platform_.units.size() + b, spec_.background[b].level, done - background_booked_[b],
+                         &totals_.background_energy_J);
+      background_booked_[b] = done;
+    }
+  }
+
+  void set_background_rate(std::size_t background, double rate_Bps) override {
+    book_in_flight();
+    fluid_.set_capacity(background_port_[background], std::max(0.0, rate_Bps));
+  }
+
+  void unit_speed_changed(std::size_t unit) override {
+    const auto& u = platform_.units[unit];
+    fluid_.set_speed(unit_cpu_[unit], u.spec->operating_points[u.pstate].frequency_Hz);
+  }
+  void level_bandwidth_changed(std::size_t level) override {
+    fluid_.set_capacity(level_bus_[level], platform_.levels[level].link->get_bandwidth());
+  }
+  void port_bandwidth_changed(std::size_t unit, std::size_t level, double bandwidth_Bps) override {
+    const auto port = static_cast<std::size_t>(unit_port_[unit][level]);
+    if (fluid_.capacity(port) != bandwidth_Bps) fluid_.set_capacity(port, bandwidth_Bps);
+  }
+
+ private:
+  const model::ScenarioSpec& spec_;
+  Platform& platform_;
+  Ledger& ledger_;
+  RunTotals& totals_;
+  FluidSystem fluid_;
+  FluidSystem::FlowSpec scratch_;
+  std::vector<RunJob*> flow_job_;  // by flow id: the job whose kernel it is (null: none)
+  std::vector<std::size_t> unit_cpu_;
+  std::vector<std::size_t> level_bus_;
+  std::vector<std::vector<std::int64_t>> unit_port_;  // [unit][level]: its Little's-law port, or -1
+  std::vector<std::size_t> background_port_;
+  std::vector<std::size_t> background_flow_;
+  std::vector<double> background_booked_;
+};
+
+}  // namespace
+
+std::unique_ptr<Executor> make_fluid_executor(const model::ScenarioSpec& spec, Platform& platform, Ledger& ledger,
+                                              RunTotals& totals) {
+  return std::make_unique<FluidExecutor>(spec, platform, ledger, totals);
+}
+
+}  // namespace framesim::engine

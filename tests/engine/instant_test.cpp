@@ -1,0 +1,230 @@
+// Issue 20's six defects as regression tests, each with its numbers worked out by hand from the rules of
+// sim/engine/README.md ("One instant, one decision") and run both ways (fluid and --exact): one unit `a` with one
+// core, work given as `work: {time}`. Before engine v3 the decisions at one instant followed the order SimGrid
+// woke actors in, and random streams of different kinds could share a seed.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "engine/run_support.hpp"
+#include "test_support.hpp"
+
+using framesim::testing::run_framesim;
+using framesim::testing::RunResult;
+using framesim::testing::Scratch;
+
+namespace {
+
+std::string hardware(const std::string& policy) {
+  return fmt::format(R"(name: one-core
+memory:
+  dram: {{kind: dram, capacity: "8 GiB", bandwidth: "10 TB/s", latency: "100 ns", energy_per_byte: "1 pJ"}}
+units:
+  a:
+    kind: cpu
+    peak: {{fp32: "1 GFLOP/s"}}
+    memory: [dram]
+    energy_per_op: {{fp32: "1 pJ"}}
+    scheduler: {}
+)",
+                     policy);
+}
+
+/// Only the tasks run: the sensor's first capture is after the run.
+std::string tasks_only(const std::string& tasks, const std::string& duration) {
+  return fmt::format(R"(name: tasks
+hardware: hw.yaml
+duration: "{}"
+deadline: "1 s"
+sensors:
+  never: {{rate: "0.5 Hz", phase: "1.9 s"}}
+stages:
+  idle: {{unit: a, inputs: [never], work: {{time: "1 ns"}}}}
+tasks:
+{})",
+                     duration, tasks);
+}
+
+double number(const std::map<std::string, std::string>& row, const std::string& column) {
+  return std::stod(row.at(column));
+}
+
+void expect_time(double actual, double expected, const std::string& what) {
+  EXPECT_NEAR(actual, expected, 1e-12 + 1e-9 * std::fabs(expected)) << what;
+}
+
+/// Runs `scenario` both ways; calls `check` on each result.
+template <class Check>
+void both_ways(Scratch& s, const std::filesystem::path& scenario, Check check) {
+  for (const char* how : {"", "--exact"}) {
+    const auto r = run_framesim(scenario, s.dir() / (std::string("out") + how), how);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    SCOPED_TRACE(*how ? "exact path" : "fluid path");
+    check(r);
+  }
+}
+
+}  // namespace
+
+// 1. priority, synchronous release: lo (priority 0, 5 ms, 100 Hz, declared first) and hi (priority 9, 1 ms). Both
+// are released at 0, 10, 20... ms; the decision after both releases gives hi the unit: hi [0, 1] ms, lo [1, 6] ms in
+// every period. (Before: lo was woken first and took the unit, hi responded in 6 ms.)
+TEST(Instant, ASynchronousReleaseGoesToTheHigherPriority) {
+  Scratch s;
+  s.write("hw.yaml", hardware("priority"));
+  const auto scenario =
+      s.write("s.yaml", tasks_only(R"(  lo: {rate: "100 Hz", unit: a, priority: 0, work: {time: "5 ms"}}
+  hi: {rate: "100 Hz", unit: a, priority: 9, work: {time: "1 ms"}}
+)",
+                                   "100 ms"));
+  both_ways(s, scenario, [](const RunResult& r) {
+    ASSERT_EQ(r.tasks.where("task", "hi").size(), 10u);
+    for (const auto& row : r.tasks.where("task", "hi")) expect_time(number(row, "response_s"), 1e-3, "hi");
+    for (const auto& row : r.tasks.where("task", "lo")) expect_time(number(row, "response_s"), 6e-3, "lo");
+  });
+}
+
+// 2. priority, a pipeline's hand-off: camera 50 Hz -> s0 (priority 1, 2 ms) -> s1 (priority 9, 2 ms), both on a,
+// and a task t (priority -5, 3 ms, 50 Hz, phase 1 ms). s0 runs [0, 2] ms; t, released at 1 ms, waits; at 2 ms s0
+// ends and hands its item to s1 at that instant, so the decision sees s1's job: s1 [2, 4] ms, t [4, 7] ms (response
+// 6 ms), in every 20 ms period. (Before: t took the unit at 2 ms before s1's job existed; s1 responded in 5 ms.)
+TEST(Instant, AStageHandOffIsReleasedBeforeTheDecision) {
+  Scratch s;
+  s.write("hw.yaml", hardware("priority"));
+  const auto scenario = s.write("s.yaml", R"(name: hand-off
+hardware: hw.yaml
+duration: "100 ms"
+deadline: "1 s"
+sensors:
+  camera: {rate: "50 Hz"}
+stages:
+  s0: {unit: a, inputs: [camera], priority: 1, work: {time: "2 ms"}}
+  s1: {unit: a, inputs: [s0], priority: 9, work: {time: "2 ms"}}
+tasks:
+  t: {rate: "50 Hz", phase: "1 ms", unit: a, priority: -5, work: {time: "3 ms"}}
+)");
+  both_ways(s, scenario, [](const RunResult& r) {
+    const auto s1 = r.stages.where("stage", "s1");
+    ASSERT_EQ(s1.size(), 5u);
+    for (std::size_t k = 0; k < s1.size(); ++k) {
+      expect_time(number(s1[k], "start_s"), 0.020 * static_cast<double>(k) + 0.002, "s1 starts");
+      expect_time(number(s1[k], "end_s"), 0.020 * static_cast<double>(k) + 0.004, "s1 ends");
+    }
+    const auto t = r.tasks.where("task", "t");
+    ASSERT_EQ(t.size(), 5u);
+    for (const auto& row : t) {
+      expect_time(number(row, "response_s"), 6e-3, "t responds");
+      expect_time(number(row, "start_s") - number(row, "release_s"), 3e-3, "t waits for s0 and s1");
+    }
+  });
+}
+
+// 3. preemptive with a 0.1 ms switch cost, the synchronous release of 1: nothing is preempted at 0 (both released
+// at one instant, hi simply goes first), so no switch is paid: hi 1.0 ms and lo 6.0 ms, at 0 as at 10 ms.
+// (Before: a spurious preemption at t = 0, hi 1.1 ms and lo 6.2 ms.)
+TEST(Instant, ASynchronousReleaseCausesNoPreemption) {
+  Scratch s;
+  s.write("hw.yaml", hardware(R"({policy: preemptive, switch_cost: "0.1 ms"})"));
+  const auto scenario =
+      s.write("s.yaml", tasks_only(R"(  lo: {rate: "100 Hz", unit: a, priority: 0, work: {time: "5 ms"}}
+  hi: {rate: "100 Hz", unit: a, priority: 9, work: {time: "1 ms"}}
+)",
+                                   "50 ms"));
+  both_ways(s, scenario, [](const RunResult& r) {
+    for (const auto& row : r.tasks.where("task", "hi")) expect_time(number(row, "response_s"), 1e-3, "hi");
+    for (const auto& row : r.tasks.where("task", "lo")) expect_time(number(row, "response_s"), 6e-3, "lo");
+    EXPECT_EQ(r.summary["run"]["preemptions"], 0);
+  });
+}
+
+// 4. fifo overrun: p (12 ms every 10 ms) overruns; its job 1 is released at its nominal 10 ms while job 0 still runs
+// and waits. q (1 ms, phase 11 ms) is released at 11 ms. At 12 ms p1 (released 10 ms) goes before q (11 ms):
+// p1 [12, 24]; at 24 ms q (11) goes before p2 (20): q [24, 25], p2 [25, 37]. Responses p0 12, p1 14, q 14, p2 17 ms.
+// The run drains every task job released before its end (25 ms), so p2 is there.
+// (Before: p1 ranked by when p0 ended, 12 ms, behind q: q [12, 13], p1 [13, 25].)
+TEST(Instant, AFifoBackloggedJobRanksByItsRelease) {
+  Scratch s;
+  s.write("hw.yaml", hardware("fifo"));
+  const auto scenario = s.write("s.yaml", tasks_only(R"(  p: {rate: "100 Hz", unit: a, work: {time: "12 ms"}}
+  q: {rate: "50 Hz", phase: "11 ms", unit: a, priority: 9, work: {time: "1 ms"}}
+)",
+                                                     "25 ms"));
+  both_ways(s, scenario, [](const RunResult& r) {
+    const auto p = r.tasks.where("task", "p");
+    ASSERT_EQ(p.size(), 3u);
+    expect_time(number(p[0], "response_s"), 12e-3, "p0");
+    expect_time(number(p[1], "response_s"), 14e-3, "p1");
+    expect_time(number(p[2], "response_s"), 17e-3, "p2");
+    const auto q = r.tasks.where("task", "q");
+    ASSERT_EQ(q.size(), 1u);
+    expect_time(number(q[0], "start_s"), 24e-3, "q starts after p1");
+    expect_time(number(q[0], "response_s"), 14e-3, "q");
+  });
+}
+
+// 5. fifo ties at one instant: zeta (declared first, 2 ms) and alpha (declared second, priority 9, 3 ms) are
+// released together every 10 ms. fifo ignores priority and breaks the tie by declaration order, not by name or
+// wake order: zeta [0, 2], alpha [2, 5] ms.
+TEST(Instant, FifoTiesFollowDeclarationOrder) {
+  Scratch s;
+  s.write("hw.yaml", hardware("fifo"));
+  const auto scenario = s.write("s.yaml", tasks_only(R"(  zeta: {rate: "100 Hz", unit: a, work: {time: "2 ms"}}
+  alpha: {rate: "100 Hz", unit: a, priority: 9, work: {time: "3 ms"}}
+)",
+                                                     "50 ms"));
+  both_ways(s, scenario, [](const RunResult& r) {
+    for (const auto& row : r.tasks.where("task", "zeta")) expect_time(number(row, "response_s"), 2e-3, "zeta");
+    for (const auto& row : r.tasks.where("task", "alpha")) expect_time(number(row, "response_s"), 5e-3, "alpha");
+  });
+}
+
+// 6. random streams: the camera's jitter and stage 0's side work are both uniform on [0, 10 ms]. Before, both
+// streams were seeded alike and every frame drew the same value for both. Now the side work's time (the stage's
+// service minus its own 1 ms, nothing else runs on either unit) differs from the capture's jitter; and adding a
+// task (a new stream) leaves every capture time unchanged.
+TEST(Instant, RandomStreamsOfDifferentKindsDoNotCollide) {
+  Scratch s;
+  s.write("hw.yaml", hardware("fifo") + R"(  b:
+    kind: cpu
+    peak: {fp32: "1 GFLOP/s"}
+    memory: [dram]
+    energy_per_op: {fp32: "1 pJ"}
+)");
+  const std::string base = R"(name: streams
+hardware: hw.yaml
+duration: "1 s"
+deadline: "1 s"
+sensors:
+  camera: {rate: "20 Hz", jitter: {distribution: uniform, min: "0 ms", max: "10 ms"}}
+stages:
+  s0:
+    unit: a
+    inputs: [camera]
+    work: {time: "1 ms"}
+    side_work: {unit: b, work: {time: {distribution: uniform, min: "0 ms", max: "10 ms"}}}
+)";
+  const auto plain = run_framesim(s.write("s.yaml", base), s.dir() / "plain");
+  ASSERT_EQ(plain.exit_code, 0) << plain.output;
+  const auto more = run_framesim(
+      s.write("t.yaml", base + "tasks:\n  extra: {rate: \"7 Hz\", unit: b, work: {time: {distribution: uniform, min: "
+                               "\"0 ms\", max: \"1 ms\"}}}\n"),
+      s.dir() / "more");
+  ASSERT_EQ(more.exit_code, 0) << more.output;
+  const auto rows = plain.stages.where("stage", "s0");
+  ASSERT_EQ(rows.size(), 20u);
+  int equal = 0;
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    const double jitter = number(rows[k], "capture_s") - 0.05 * static_cast<double>(k);
+    const double side = number(rows[k], "end_s") - number(rows[k], "start_s") - 1e-3;
+    if (std::fabs(jitter - side) < 1e-12) ++equal;
+    EXPECT_GE(jitter, 0.0);
+    EXPECT_LE(side, 10e-3 + 1e-12);
+  }
+  EXPECT_EQ(equal, 0) << "the side work drew the capture jitter's values";
+  const auto other = more.stages.where("stage", "s0");
+  ASSERT_EQ(other.size(), rows.size());
+  for (std::size_t k = 0; k < rows.size(); ++k)
+    EXPECT_EQ(rows[k].at("capture_s"), other[k].at("capture_s")) << "frame " << k;
+}
