@@ -33,11 +33,15 @@ if [ -n "$$missing" ]; then \
 fi
 endef
 
-.PHONY: all deps build run test bench clean format tidy
+.PHONY: all deps deps-packages build build-framesim run test bench clean format tidy
 all: build
 
-deps:
+# The Debian packages alone: what building and running framesim needs (`make run`).
+deps-packages:
 	$(call install_missing,$(PACKAGES),)
+
+# Everything the tests need besides: the npm trace reader and the real models.
+deps: deps-packages
 	@command -v npm >/dev/null || $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends npm
 	@# The independent Chrome-trace reader the tests open trace.json with (npm registry). A failed fetch fails
 	@# here when the registry answers; only an unreachable registry turns into skipped tests, listed at the end
@@ -59,7 +63,12 @@ $(BUILD_DIR)/build.ninja:
 build: deps $(BUILD_DIR)/build.ninja
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
-run: build
+# Only the executable and the engine module it loads (not the test binaries): the first summary comes after
+# building what it runs. `make test` builds the rest.
+build-framesim: deps-packages $(BUILD_DIR)/build.ninja
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target framesim framesim_engine_module
+
+run: build-framesim
 	./$(BUILD_DIR)/framesim run $(SCENARIO)
 
 # Every CTest run writes a JUnit file; the last lines of `make test` list the tests that did not run (a skip is

@@ -634,18 +634,23 @@ std::string roofline_svg(const BudgetReport& r, const model::HardwareSpec& hw, c
   LogLogPlot plot(fmt::format("Roofline: {} on {} / {}", net.name, hw.name, hw.units[r.unit].name),
                   "arithmetic intensity (op/byte)", "attainable performance", {x_min, x_max}, {y_min, y_max * 3}, "",
                   "OP/s");
-  // Stacked rooflines: one slope per memory level, one flat roof per precision; the estimate's (effective) roofs
-  // in colour, the bound's (peak) roofs in grey where they differ.
+  // Stacked rooflines: one slope per memory level, one flat roof per precision the network's kernels use; the
+  // estimate's (effective) roofs solid, the bound's (peak) roofs dashed in the same colour where they differ.
   for (const auto& row : r.levels) {
     if (!level_drawn[row.level]) continue;
     plot.line({{x_min, row.effective_Bps * x_min}, {y_max / row.effective_Bps, y_max}}, level_colour[row.level],
-              fmt::format("estimate: {} {}", level_names[row.level], format_bandwidth(row.effective_Bps)), true);
+              fmt::format("estimate: {} {}", level_names[row.level], format_bandwidth(row.effective_Bps)), false);
     if (row.peak_Bps > row.effective_Bps)
-      plot.line({{x_min, row.peak_Bps * x_min}, {y_max / row.peak_Bps, y_max}}, Plot::kGrey,
+      plot.line({{x_min, row.peak_Bps * x_min}, {y_max / row.peak_Bps, y_max}}, level_colour[row.level],
                 fmt::format("bound: {} peak {}", hw.memory[row.level].name, format_bandwidth(row.peak_Bps)), true);
   }
+  model::PerPrecision<bool> used;
+  for (const auto& kernel : r.plan.kernels)
+    for (model::Precision p : model::kAllPrecisions)
+      if (kernel.ops[p] && *kernel.ops[p] > 0) used[p] = true;
   std::set<int> roofs_drawn;
   for (const auto& roof : r.roofs) {
+    if (!used[roof.precision]) continue;  // no kernel of the network runs at it
     if (!roofs_drawn.insert(*roof_colour[roof.precision]).second) continue;
     double x_start = x_max;
     for (const auto& row : r.levels) x_start = std::min(x_start, roof.effective_ops_per_s / row.effective_Bps);
@@ -657,9 +662,9 @@ std::string roofline_svg(const BudgetReport& r, const model::HardwareSpec& hw, c
       double x_peak = x_max;
       for (const auto& row : r.levels) x_peak = std::min(x_peak, roof.peak_ops_per_s / row.peak_Bps);
       plot.line(
-          {{x_peak, roof.peak_ops_per_s}, {x_max, roof.peak_ops_per_s}}, Plot::kGrey,
+          {{x_peak, roof.peak_ops_per_s}, {x_max, roof.peak_ops_per_s}}, *roof_colour[roof.precision],
           fmt::format("bound: {} peak {}", model::precision_name(roof.precision), format_ops_rate(roof.peak_ops_per_s)),
-          false);
+          true);
     }
   }
   std::set<int> seen;

@@ -82,8 +82,10 @@ std::vector<double> counted_latencies(const fs::path& folder, double warmup_s) {
 /// A metric of both sides: its difference and, when both sides have one, the interval of the difference.
 json row(const std::string& metric, const std::string& unit, double a, double b,
          std::optional<std::pair<double, double>> ci) {
+  // No ratio of temperatures in Celsius: its zero is not a zero of temperature, so B / A means nothing.
+  const bool ratio = a != 0 && unit != "C";
   json r{{"metric", metric}, {"unit", unit},        {"a", a},
-         {"b", b},           {"difference", b - a}, {"ratio", a != 0 ? json(b / a) : json(nullptr)}};
+         {"b", b},           {"difference", b - a}, {"ratio", ratio ? json(b / a) : json(nullptr)}};
   if (ci) {
     r["ci"] = {ci->first, ci->second};
     r["significant"] = ci->first > 0 || ci->second < 0;
@@ -132,6 +134,18 @@ json run_rows(const CompareInput& a, const CompareInput& b) {
   both("mean power", "W", "/energy/mean_power_W"_json_pointer);
   both("max temperature", "C", "/thermal/max_C"_json_pointer);
   both("throttled fraction", "", "/thermal/throttled_fraction"_json_pointer);
+  // Every path both runs have: its sustained p99 and its misses.
+  if (sa.contains("paths") && sb.contains("paths"))
+    for (const auto& pa : sa["paths"])
+      for (const auto& pb : sb["paths"]) {
+        if (pa["name"] != pb["name"]) continue;
+        const std::string name = pa["name"].get<std::string>();
+        if (pa["verdict"].contains("sustained_p99_s") && pb["verdict"].contains("sustained_p99_s"))
+          rows.push_back(row("path " + name + ": sustained p99", "s", pa["verdict"]["sustained_p99_s"].get<double>(),
+                             pb["verdict"]["sustained_p99_s"].get<double>(), std::nullopt));
+        rows.push_back(row("path " + name + ": miss rate", "", pa["miss_rate"].get<double>(),
+                           pb["miss_rate"].get<double>(), std::nullopt));
+      }
   if (sa.contains("utilisation") && sb.contains("utilisation"))
     for (const auto& [u, e] : sa["utilisation"]["units"].items())
       if (sb["utilisation"]["units"].contains(u))
@@ -191,6 +205,34 @@ std::vector<std::vector<std::string>> table_rows(const json& c) {
   return out;
 }
 
+/// The lines telling A and B apart (runs): overrides, seed and duration when they differ, input files whose hash
+/// differs.
+std::string differences_text(const json& c) {
+  if (!c.contains("differences")) return "";
+  const auto& d = c["differences"];
+  std::string out;
+  for (const char* side : {"a", "b"}) {
+    const auto& o = d[std::string(side) + "_overrides"];
+    std::vector<std::string> items;
+    for (const auto& v : o) items.push_back("--set " + v.get<std::string>());
+    out += fmt::format("  {} overrides: {}\n", side[0] == 'a' ? "A" : "B",
+                       items.empty() ? std::string("none") : fmt::format("{}", fmt::join(items, " ")));
+  }
+  if (d["a_seed"] != d["b_seed"]) out += fmt::format("  seed: A {}, B {}\n", d["a_seed"].dump(), d["b_seed"].dump());
+  if (d["a_duration_s"] != d["b_duration_s"] && d["a_duration_s"].is_number() && d["b_duration_s"].is_number())
+    out += fmt::format("  duration: A {}, B {}\n", core::format_seconds(d["a_duration_s"].get<double>()),
+                       core::format_seconds(d["b_duration_s"].get<double>()));
+  if (d["inputs_that_differ"].empty()) {
+    out += "  inputs: the same files, byte for byte (SHA-256)\n";
+  } else {
+    auto sha = [](const json& v) { return v.is_null() ? std::string("not read") : v.get<std::string>().substr(0, 12); };
+    for (const auto& f : d["inputs_that_differ"])
+      out += fmt::format("  input {} differs: A {}, B {} (SHA-256)\n", f["file"].get<std::string>(), sha(f["a"]),
+                         sha(f["b"]));
+  }
+  return out;
+}
+
 }  // namespace
 
 CompareInput load_compare_input(const fs::path& path) {
@@ -218,6 +260,55 @@ CompareInput load_compare_input(const fs::path& path) {
   return in;
 }
 
+/// The precisions a budget's kernels run at, the one with the most operations first ("fp16", "int8 + fp32").
+std::string budget_precision(const json& budget) {
+  std::map<std::string, double> ops;
+  for (const auto& k : budget["kernels"])
+    if (k.contains("precision") && k["precision"].is_string())
+      ops[k["precision"].get<std::string>()] += k["ops"].get<double>();
+  std::vector<std::pair<std::string, double>> order(ops.begin(), ops.end());
+  std::stable_sort(order.begin(), order.end(), [](const auto& x, const auto& y) { return x.second > y.second; });
+  std::vector<std::string> names;
+  for (const auto& [name, n] : order) names.push_back(name);
+  return names.empty() ? "?" : fmt::format("{}", fmt::join(names, " + "));
+}
+
+/// What tells two runs apart besides their scenario's name: each side's --set overrides, seed and duration, and
+/// the input files whose SHA-256 differ (or that only one side read).
+json run_differences(const json& a, const json& b) {
+  auto overrides = [](const json& s) {
+    json out = json::array();
+    if (s.contains("provenance") && s["provenance"].is_object() && s["provenance"].contains("overrides"))
+      for (const auto& o : s["provenance"]["overrides"])
+        out.push_back(o["path"].get<std::string>() + "=" + o["value"].get<std::string>());
+    return out;
+  };
+  auto inputs = [](const json& s) {
+    std::map<std::string, std::string> out;
+    if (s.contains("provenance") && s["provenance"].is_object() && s["provenance"].contains("inputs"))
+      for (const auto& in : s["provenance"]["inputs"]) out[in["file"].get<std::string>()] = in["sha256"];
+    return out;
+  };
+  const auto ia = inputs(a), ib = inputs(b);
+  json differ = json::array();
+  for (const auto& [file, sha] : ia) {
+    const auto it = ib.find(file);
+    if (it == ib.end()) differ.push_back({{"file", file}, {"a", sha}, {"b", nullptr}});
+    else if (it->second != sha) differ.push_back({{"file", file}, {"a", sha}, {"b", it->second}});
+  }
+  for (const auto& [file, sha] : ib)
+    if (!ia.count(file)) differ.push_back({{"file", file}, {"a", nullptr}, {"b", sha}});
+  // Older or hand-made summaries may lack a field: null then.
+  auto scenario = [](const json& s, const char* key) { return s["scenario"].value(key, json(nullptr)); };
+  return {{"a_overrides", overrides(a)},
+          {"b_overrides", overrides(b)},
+          {"a_seed", scenario(a, "seed")},
+          {"b_seed", scenario(b, "seed")},
+          {"a_duration_s", scenario(a, "duration_s")},
+          {"b_duration_s", scenario(b, "duration_s")},
+          {"inputs_that_differ", differ}};
+}
+
 json compare_json(const CompareInput& a, const CompareInput& b) {
   if (a.run != b.run)
     throw core::UserError(fmt::format("compare: {} is a {} and {} a {}: compare two runs or two budgets", a.name,
@@ -226,12 +317,13 @@ json compare_json(const CompareInput& a, const CompareInput& b) {
     return in.run ? in.document["scenario"]["name"].get<std::string>()
                   : in.document["network"]["name"].get<std::string>() + " on " +
                         in.document["hardware"]["name"].get<std::string>() + " / " +
-                        in.document["unit"].get<std::string>();
+                        in.document["unit"].get<std::string>() + ", " + budget_precision(in.document);
   };
   json c{{"kind", a.run ? "runs" : "budgets"},
          {"a", {{"path", a.name}, {"title", title(a)}}},
          {"b", {{"path", b.name}, {"title", title(b)}}},
          {"rows", a.run ? run_rows(a, b) : budget_rows(a, b)}};
+  if (a.run) c["differences"] = run_differences(a.document, b.document);
   if (a.run)
     c["method"] = fmt::format(
         "latency percentiles recomputed from frames.csv (counted, completed frames), nearest rank; "
@@ -245,6 +337,8 @@ std::string compare_text(const json& c) {
   std::string out = fmt::format("framesim compare ({}):\n  A: {} ({})\n  B: {} ({})\n\n", c["kind"].get<std::string>(),
                                 c["a"]["title"].get<std::string>(), c["a"]["path"].get<std::string>(),
                                 c["b"]["title"].get<std::string>(), c["b"]["path"].get<std::string>());
+  out.erase(out.size() - 1);
+  out += differences_text(c) + "\n";
   Table t({"metric", "A", "B", "B - A", "B / A", c["kind"] == "runs" ? "95% CI of B - A" : "interval"});
   for (auto& r : table_rows(c)) t.add(std::move(r));
   out += t.render(2);
@@ -258,6 +352,7 @@ std::string compare_html(const json& c, const CompareInput& a, const CompareInpu
                   html::escape(c["b"]["title"].get<std::string>()));
   body += html::table({"", "A", "B"}, {{"path", c["a"]["path"].get<std::string>(), c["b"]["path"].get<std::string>()},
                                        {"", c["a"]["title"].get<std::string>(), c["b"]["title"].get<std::string>()}});
+  if (c.contains("differences")) body += "<pre id=\"differences\">" + html::escape(differences_text(c)) + "</pre>\n";
   if (a.run) {
     const double deadline = a.document["scenario"]["deadline_s"].get<double>();
     double hi = deadline;

@@ -29,6 +29,7 @@ th {{ background: #f3f3f3; }} td:first-child, th:first-child {{ text-align: left
 .maybe {{ background: #fef7e0; border: 1px solid #f9ab00; }}
 .bar {{ display: inline-block; width: 160px; height: 10px; background: #eee; vertical-align: middle; margin-right: 6px; }}
 .bar span {{ display: block; height: 100%; background: #1f77b4; }}
+.pct {{ display: inline-block; width: 5.5em; text-align: right; }}
 figure {{ margin: 12px 0; }} figcaption {{ font-size: 12px; color: #555; }}
 svg {{ max-width: 100%; height: auto; }}
 .note {{ font-size: 12px; color: #555; }} code {{ font-size: 12px; }}
@@ -69,8 +70,9 @@ std::string figure(const std::string& svg, const std::string& id, const std::str
 
 std::string bar(double fraction) {
   const double f = std::clamp(fraction, 0.0, 1.0);
-  return fmt::format("<span class=\"bar\"><span style=\"width:{:.1f}%\"></span></span>{}%", f * 100,
-                     core::format_number(fraction * 100, 3));
+  // The percentage in a box of fixed width: every bar of a column starts at the same x, whatever its number.
+  return fmt::format("<span class=\"bar\"><span style=\"width:{:.1f}%\"></span></span><span class=\"pct\">{}%</span>",
+                     f * 100, core::format_number(fraction * 100, 3));
 }
 
 std::string number(const std::string& id, const std::string& text) {

@@ -7,6 +7,7 @@
 #include "core/text.hpp"
 #include "core/units.hpp"
 #include "html.hpp"
+#include "html_run_sections.hpp"
 #include "model/budget.hpp"
 #include "report_format.hpp"
 #include "run_analysis.hpp"
@@ -17,34 +18,6 @@ namespace framesim::analysis {
 using core::format_number;
 using core::format_seconds;
 using nlohmann::json;
-
-namespace {
-
-/// The mean parts of the tail as one stacked bar, a segment per part (hover: its time).
-std::string parts_svg(const json& parts, double total_s) {
-  static const char* kColours[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#7f7f7f"};
-  std::string s =
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"900\" height=\"70\" viewBox=\"0 0 900 70\" "
-      "font-family=\"Helvetica, Arial, sans-serif\" font-size=\"11\">\n";
-  double x = 10;
-  std::size_t k = 0;
-  for (const auto& [name, v] : parts.items()) {
-    const double value = v.get<double>();
-    const std::string part = name.substr(0, name.size() - 2);
-    const double w = total_s > 0 ? std::max(0.0, value) / total_s * 880 : 0;
-    if (w > 0.5) {
-      s += fmt::format(
-          "<rect x=\"{:.1f}\" y=\"8\" width=\"{:.1f}\" height=\"24\" fill=\"{}\"><title>{}: {}</title></rect>\n", x, w,
-          kColours[k % 7], part, format_seconds(value));
-      if (w > 60) s += fmt::format("<text x=\"{:.1f}\" y=\"50\">{} {}</text>\n", x + 2, part, format_seconds(value));
-    }
-    x += w;
-    ++k;
-  }
-  return s + "</svg>\n";
-}
-
-}  // namespace
 
 std::string RunAnalysis::html_report(const json& j) const {
   const auto& hw = spec_.hardware;
@@ -57,7 +30,23 @@ std::string RunAnalysis::html_report(const json& j) const {
   // Verdict
   const auto& v = j["verdict"];
   b += html::heading("Verdict");
-  if (v.contains("sustained_p99_s")) {
+  if (j["paths"].size() > 1 && !v["worst_path"].is_null()) {
+    // Several paths: the worst of them decides.
+    const auto& w = v["worst_path"];
+    const double p99 = w["sustained_p99_s"].get<double>();
+    const double deadline = w["deadline_s"].get<double>();
+    const std::string at = w["at_confidence"].get<std::string>();
+    const char* css = p99 > deadline ? "bad" : at == "met" ? "ok" : "maybe";
+    std::string sentence;
+    for (const auto& p : j["paths"])
+      if (p["name"] == w["name"]) sentence = confidence_sentence(p["verdict"]);
+    b += fmt::format(
+        "<div class=\"verdict {}\" id=\"verdict\">{} paths, the worst decides: <b>{}</b>: sustained p99 {} against "
+        "its {} deadline: {}<br>{}</div>\n",
+        css, j["paths"].size(), html::number("worst-path", w["name"].get<std::string>()),
+        html::number("sustained-p99", format_seconds(p99)), html::number("deadline", format_seconds(deadline)),
+        p99 <= deadline ? "meets it at p99" : "MISSES it at p99", html::number("at-confidence", sentence));
+  } else if (v.contains("sustained_p99_s")) {
     const double p99 = v["sustained_p99_s"].get<double>();
     const std::string at = v["at_confidence"].get<std::string>();
     const char* css = at == "met" ? "ok" : at == "missed" ? "bad" : "maybe";
@@ -85,12 +74,14 @@ std::string RunAnalysis::html_report(const json& j) const {
   const auto& f = j["frames"];
   b += fmt::format(
       "<p>{} of {} counted frames missed the deadline ({} late, {} dropped), longest run of misses {}.</p>\n",
-      html::number("misses", std::to_string(f["missed"].get<std::int64_t>() + f["dropped"].get<std::int64_t>())),
-      f["counted"].get<std::int64_t>(), f["missed"].get<std::int64_t>(), f["dropped"].get<std::int64_t>(),
-      f["longest_miss_run"].get<int>());
+      html::number("misses", std::to_string(f["missed"].get<std::int64_t>())), f["counted"].get<std::int64_t>(),
+      f["late"].get<std::int64_t>(), f["dropped"].get<std::int64_t>(), f["longest_miss_run"].get<int>());
+
+  b += notes_section(j);
+  b += paths_section(j, svg_path_tails());
 
   // Latency
-  b += html::heading("Latency");
+  b += html::heading("Latency (frames)");
   const auto& all = j["windows"]["all"];
   std::vector<std::vector<std::string>> rows{percentile_cells("end to end", all["latency_s"])};
   rows.back()[4] = "";  // replaced by the marked-up cell below
@@ -114,7 +105,7 @@ std::string RunAnalysis::html_report(const json& j) const {
         percentile_cells(fmt::format("{} {}-{}", name, format_seconds(w["from_s"].get<double>()),
                                      format_seconds(w["to_s"].get<double>())),
                          w["latency_s"]);
-    row.push_back(std::to_string(w["missed"].get<std::int64_t>() + w["dropped"].get<std::int64_t>()));
+    row.push_back(std::to_string(w["missed"].get<std::int64_t>()));
     row.push_back(w["mean_temperature_C"].is_null() ? "-"
                                                     : format_number(w["mean_temperature_C"].get<double>(), 3) + " C");
     windows.push_back(row);
@@ -138,9 +129,9 @@ std::string RunAnalysis::html_report(const json& j) const {
         core::counted(t["frames"].get<std::size_t>(), "frame"), format_seconds(t["p99_s"].get<double>()),
         html::number("critical-stage", t["critical_stage"].get<std::string>()),
         format_number(t["critical_share"].get<double>() * 100, 3) + "%");
-    double total = 0;
-    for (const auto& [k, value] : t["mean_parts"].items()) total += std::max(0.0, value.get<double>());
-    b += html::figure(parts_svg(t["mean_parts"], total), "tailparts");
+    std::vector<std::pair<std::string, double>> parts;
+    for (const auto& [k, value] : t["mean_parts"].items()) parts.emplace_back(k.substr(0, k.size() - 2), value);
+    b += html::figure(stacked_bar_svg(parts, core::format_seconds), "tailparts");
     std::vector<std::vector<std::string>> per_stage;
     for (const auto& [name, s] : t["stages"].items())
       per_stage.push_back({name, format_seconds(s["mean_on_path_s"].get<double>()),
@@ -153,10 +144,10 @@ std::string RunAnalysis::html_report(const json& j) const {
       worst.push_back(
           {fmt::format("frame {}", fr["frame"].get<std::int64_t>()), format_seconds(fr["latency_s"].get<double>()),
            step["stage"].get<std::string>() + " on " + step["unit"].get<std::string>(),
-           format_seconds(step["queue_s"].get<double>()), format_seconds(step["blocked_s"].get<double>()),
-           format_seconds(step["floor_s"].get<double>()), format_seconds(step["throttling_s"].get<double>()),
-           format_seconds(step["bus_s"].get<double>()), format_seconds(step["variability_s"].get<double>()),
-           format_seconds(step["gap_s"].get<double>())});
+           format_resolved_s(step["queue_s"].get<double>()), format_resolved_s(step["blocked_s"].get<double>()),
+           format_resolved_s(step["floor_s"].get<double>()), format_resolved_s(step["throttling_s"].get<double>()),
+           format_resolved_s(step["bus_s"].get<double>()), format_resolved_s(step["variability_s"].get<double>()),
+           format_resolved_s(step["gap_s"].get<double>())});
   }
   if (!worst.empty()) {
     b += "<p>The worst frames, stage by stage along their critical path:</p>\n";
@@ -189,6 +180,11 @@ std::string RunAnalysis::html_report(const json& j) const {
                       format_seconds(d["alone_s"].get<double>())});
     b += html::table({"stage", "slowdown against alone", "bus", "hand-off", "wait", "alone"}, slow);
   }
+  b += html::figure(svg_queue_depth(), "queuedepth", "Each stage's input queue over time.");
+  b += little_section(j);
+  b += staleness_section(j, svg_staleness_cdf());
+  b += tasks_and_chains_section(j);
+  b += energy_section(j);
 
   // Thermal, energy
   b += html::heading("Thermal, clocks and power");
@@ -230,9 +226,6 @@ std::string RunAnalysis::html_report(const json& j) const {
                         in["sha256"].get<std::string>()});
     b += html::table({"input file", "bytes", "SHA-256"}, inputs);
   }
-  for (const auto& w : j["warnings"])
-    b += "<p class=\"note\">warning: " + html::escape(w.get<std::string>()) + "</p>\n";
-  for (const auto& n : j["notes"]) b += "<p class=\"note\">note: " + html::escape(n.get<std::string>()) + "</p>\n";
   return html::page("framesim run: " + spec_.name, b);
 }
 

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "core/text.hpp"
 #include "core/units.hpp"
 #include "stats.hpp"
 
@@ -59,13 +60,18 @@ std::string percentile_footnote() {
       core::format_number(kConfidence * 100, 3), samples_needed(0.99), samples_needed(0.999));
 }
 
+std::string format_resolved_s(double seconds) {
+  const double rounded = std::round(seconds / kTimeResolution_s) * kTimeResolution_s;
+  return core::format_seconds(rounded == 0 ? 0.0 : rounded);
+}
+
 std::string confidence_sentence(const nlohmann::json& verdict) {
   if (!verdict.contains("at_confidence")) return "";
   const auto& q = verdict["sustained_p99"];
   const std::string interval = fmt::format("[{}, {}]", end_text(q["ci"][0]), end_text(q["ci"][1]));
   const std::string percent = core::format_number(verdict["confidence"].get<double>() * 100, 3) + "%";
   const std::string at = verdict["at_confidence"].get<std::string>();
-  const std::string n = fmt::format("{} frames", q["count"].get<std::size_t>());
+  const std::string n = core::counted(q["count"].get<std::size_t>(), "frame");
   if (at == "met")
     return fmt::format("met at {} confidence: p99 {} from {} is below the deadline", percent, interval, n);
   if (at == "missed")

@@ -17,6 +17,11 @@ std::string format_interval_s(const nlohmann::json& summary, const std::string& 
 std::vector<std::string> percentile_cells(const std::string& name, const nlohmann::json& summary);
 /// The header of those rows (the first column titled `first`).
 std::vector<std::string> percentile_header(const std::string& first);
+/// The simulation's time resolution: SimGrid's timing precision (its `precision/timing`, 1e-9 s by default).
+/// Differences of simulated times below it are rounding, not time.
+inline constexpr double kTimeResolution_s = 1e-9;
+/// A time that is a difference of simulated times, rounded to kTimeResolution_s ("-47.29 fs" reads "0 s").
+std::string format_resolved_s(double seconds);
 /// The footnote explaining "*" and the intervals.
 std::string percentile_footnote();
 /// The verdict at the confidence as a sentence ("met at 95 % confidence: ..."), from summary.json's verdict.

@@ -48,7 +48,7 @@ std::string num(double v) { return fmt::format("{}", v); }
 
 /// Counted frames that missed the deadline or were dropped, as a fraction of the counted frames (0 without any).
 double miss_rate(const WindowStats& w) {
-  return w.frames > 0 ? static_cast<double>(w.missed + w.dropped) / static_cast<double>(w.frames) : 0.0;
+  return w.frames > 0 ? static_cast<double>(w.late + w.dropped) / static_cast<double>(w.frames) : 0.0;
 }
 
 json window_json(const WindowStats& w, const model::ScenarioSpec& spec) {
@@ -69,8 +69,9 @@ json window_json(const WindowStats& w, const model::ScenarioSpec& spec) {
           {"to_s", w.to_s},
           {"frames", w.frames},
           {"completed", w.completed},
-          {"missed", w.missed},
+          {"late", w.late},
           {"dropped", w.dropped},
+          {"missed", w.late + w.dropped},
           {"miss_rate", miss_rate(w)},
           {"latency_s", summary_json(w.latency_s.summary())},
           {"stages", stages},
@@ -86,7 +87,8 @@ RunAnalysis::RunAnalysis(const model::ScenarioSpec& spec, std::filesystem::path 
       trace_(spec, folder_ / "trace.json"),
       breakdown_(spec),
       slowdown_(spec),
-      responses_(spec, folder_) {
+      responses_(spec, folder_),
+      paths_(spec, spec.duration_s - window_length(spec.sustained_window_s, spec.duration_s - spec.warmup_s)) {
   const std::size_t stages = spec.stages.size();
   const std::size_t units = spec.hardware.units.size();
   const double counted_s = spec.duration_s - spec.warmup_s;
@@ -132,6 +134,7 @@ RunAnalysis::RunAnalysis(const model::ScenarioSpec& spec, std::filesystem::path 
 void RunAnalysis::on_frame(const engine::FrameRecord& r) {
   ++frames_total_;
   responses_.on_capture(r.sensor, r.capture_s);
+  paths_.on_frame(r);
   const bool completed = r.outcome == engine::FrameOutcome::completed;
   const double latency = r.done_s - r.capture_s;
   const bool met = completed && latency <= spec_.deadline_s;
@@ -167,7 +170,7 @@ void RunAnalysis::on_frame(const engine::FrameRecord& r) {
     if (completed) {
       ++w->completed;
       w->latency_s.add(latency);
-      if (!met) ++w->missed;
+      if (!met) ++w->late;
     } else {
       ++w->dropped;
     }
@@ -199,6 +202,7 @@ void RunAnalysis::on_stage(const engine::StageRecord& r) {
               << num(wait) << "," << num(service) << "," << num(r.blocked_s) << "," << num(response) << ","
               << num(latency) << "," << num(r.energy_J) << "," << r.kernels << "\n";
   trace_.stage(r, breakdown_.predecessor(r));
+  paths_.on_stage(r);
   breakdown_.on_stage(r);
   if (!counted(r.capture_s)) return;
   slowdown_.on_stage(r);
@@ -295,12 +299,27 @@ json RunAnalysis::finish(const engine::RunTotals& totals) {
   json per_sensor = json::object();
   for (std::size_t s = 0; s < spec_.sensors.size(); ++s)
     per_sensor[spec_.sensors[s].name] = {{"side_input", side_inputs_[s]}, {"unfinished", unfinished_[s]}};
-  j["frames"] = {{"counted", all_.frames},  {"completed", all_.completed},  {"missed", all_.missed},
-                 {"dropped", all_.dropped}, {"miss_rate", miss_rate(all_)}, {"longest_miss_run", longest_miss_run_},
-                 {"drops_by", drops},       {"sensors", per_sensor}};
+  // One definition everywhere: a counted frame misses the deadline when it completes late or is dropped.
+  j["frames"] = {
+      {"counted", all_.frames},
+      {"completed", all_.completed},
+      {"late", all_.late},
+      {"dropped", all_.dropped},
+      {"missed", all_.late + all_.dropped},
+      {"miss_rate", miss_rate(all_)},
+      {"longest_miss_run", longest_miss_run_},
+      {"drops_by", drops},
+      {"sensors", per_sensor},
+      {"definition", "missed = late (completed after the deadline) + dropped; miss_rate = missed / counted"}};
   j["windows"] = {{"all", window_json(all_, spec_)},
                   {"cold", window_json(cold_, spec_)},
                   {"sustained", window_json(sustained_, spec_)}};
+  if (scaled_windows_)
+    j["windows"]["scaled"] = {{"scenario_cold_s", scaled_windows_->scenario_cold_s},
+                              {"scenario_sustained_s", scaled_windows_->scenario_sustained_s},
+                              {"factor", scaled_windows_->factor},
+                              {"note", scaled_windows_->note}};
+  j["paths"] = paths_.finish();
 
   // Staleness
   json staleness = json::object();
@@ -434,6 +453,31 @@ json RunAnalysis::finish(const engine::RunTotals& totals) {
                                     {"speedup_needed", std::max(1.0, hot.p99 / slice)}};
   }
   verdict["stage_slices"] = slices;
+  // The overall verdict is the worst path's: the largest sustained p99 for its deadline.
+  {
+    json worst = nullptr;
+    double worst_ratio = -1;
+    bool all_meet = true;
+    for (const auto& p : j["paths"]) {
+      const auto& pv = p["verdict"];
+      if (!pv.contains("sustained_p99_s")) continue;
+      const double ratio = pv["sustained_p99_s"].get<double>() / p["deadline_s"].get<double>();
+      all_meet = all_meet && pv["meets_deadline_at_p99"].get<bool>();
+      if (ratio > worst_ratio) {
+        worst_ratio = ratio;
+        worst = {{"name", p["name"]},
+                 {"sustained_p99_s", pv["sustained_p99_s"]},
+                 {"deadline_s", p["deadline_s"]},
+                 {"meets_deadline_at_p99", pv["meets_deadline_at_p99"]},
+                 {"at_confidence", pv["at_confidence"]},
+                 {"speedup_needed", pv["speedup_needed"]},
+                 {"missed", p["missed"]},
+                 {"samples", p["samples"]}};
+      }
+    }
+    verdict["worst_path"] = worst;
+    verdict["all_paths_meet_at_p99"] = worst.is_null() ? json(nullptr) : json(all_meet);
+  }
   j["verdict"] = verdict;
   j["utilisation"] = utilisation_json(totals);
   const json responses = responses_.finish(totals.task_busy_core_s, totals.end_s);

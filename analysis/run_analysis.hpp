@@ -16,6 +16,7 @@
 #include "breakdown.hpp"
 #include "engine/records.hpp"
 #include "model/scenario.hpp"
+#include "paths.hpp"
 #include "responses.hpp"
 #include "slowdown.hpp"
 #include "stats.hpp"
@@ -26,13 +27,20 @@ namespace framesim::analysis {
 /// Statistics of one window of the run.
 struct WindowStats {
   double from_s = 0, to_s = 0;
-  Samples latency_s;  // end to end, completed frames
-  std::int64_t frames = 0, completed = 0, missed = 0, dropped = 0;
+  Samples latency_s;                                                    // end to end, completed frames
+  std::int64_t frames = 0, completed = 0, late = 0, dropped = 0;        // missed = late + dropped
   std::vector<Samples> stage_wait_s, stage_service_s, stage_latency_s;  // per stage
   std::vector<Samples> stage_response_s, stage_blocked_s;               // per stage
   std::vector<std::int64_t> stage_slice_missed;                         // per stage with a slice: response > slice
   Samples temperature_C;
   std::vector<Samples> unit_frequency_Hz;
+};
+
+/// Windows a shortened run (--duration) scaled to fit (the scenario's lengths, 0 for automatic).
+struct ScaledWindows {
+  double scenario_cold_s = 0, scenario_sustained_s = 0;
+  double factor = 1;
+  std::string note;
 };
 
 class RunAnalysis : public engine::RecordSink {
@@ -50,6 +58,8 @@ class RunAnalysis : public engine::RecordSink {
 
   /// Where the run came from (version, command line, overrides, input hashes), written into summary.json.
   void set_provenance(nlohmann::json provenance) { provenance_ = std::move(provenance); }
+  /// The run's windows were scaled (summary.json: windows.scaled).
+  void set_scaled_windows(ScaledWindows w) { scaled_windows_ = std::move(w); }
   /// Closes the streams and writes summary.json, the plots and report.html. Returns the summary.
   nlohmann::json finish(const engine::RunTotals& totals);
   /// The terminal summary of a finished run, from its summary.json `j`.
@@ -61,6 +71,9 @@ class RunAnalysis : public engine::RecordSink {
   std::string svg_latency_cdf() const;
   std::string svg_latency_over_time() const;
   std::string svg_thermal() const;
+  std::string svg_path_tails() const;
+  std::string svg_staleness_cdf() const;
+  std::string svg_queue_depth() const;
   std::string html_report(const nlohmann::json& j) const;
   /// Whether governor tick `tick` closes a full period (the last one, cut short by the end of the run, does not).
   bool full_period(std::size_t tick) const;
@@ -72,6 +85,7 @@ class RunAnalysis : public engine::RecordSink {
   Breakdown breakdown_;
   Slowdown slowdown_;
   nlohmann::json provenance_;
+  std::optional<ScaledWindows> scaled_windows_;
 
   WindowStats all_, cold_, sustained_;
   std::vector<Samples> staleness_s_;     // per task
@@ -100,6 +114,7 @@ class RunAnalysis : public engine::RecordSink {
   double wall_s_ = 0;
   std::vector<double> previous_frequency_Hz_;
   Responses responses_;
+  PathTracker paths_;
 };
 
 }  // namespace framesim::analysis

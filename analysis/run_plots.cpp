@@ -64,7 +64,8 @@ std::string RunAnalysis::svg_thermal() const {
     t_lo = std::min(t_lo, t.temperature_C);
     t_hi = std::max(t_hi, t.temperature_C);
     if (full_period(i)) p_max = std::max(p_max, t.power_W);
-    for (double f : t.unit_frequency_Hz) f_max = std::max(f_max, f);
+    for (std::size_t u = 0; u < t.unit_frequency_Hz.size(); ++u)
+      if (spec_.hardware.units[u].operating_points.size() >= 2) f_max = std::max(f_max, t.unit_frequency_Hz[u]);
   }
   if (ticks_.empty()) t_lo = 0, t_hi = 100;
   if (spec_.hardware.thermal) t_hi = std::max(t_hi, spec_.hardware.thermal->trip_C);
@@ -86,6 +87,8 @@ std::string RunAnalysis::svg_thermal() const {
   Plot clocks("Clocks", time, Axis{0, f_max * 1.1, false, "clock", "Hz"}, width, height);
   clocks.set_id("clocks");
   for (std::size_t u = 0; u < spec_.hardware.units.size(); ++u) {
+    // A unit without DVFS points runs at a placeholder clock that cannot move: not a clock worth drawing.
+    if (spec_.hardware.units[u].operating_points.size() < 2) continue;
     std::vector<std::pair<double, double>> f;
     // Steps: a clock set at a tick holds until the next.
     double before = spec_.hardware.units[u].nominal().frequency_Hz;
@@ -99,8 +102,10 @@ std::string RunAnalysis::svg_thermal() const {
 
   // Each period's average as a step over that period; the last, partial period (the run drains mid-period)
   // averages over a few milliseconds and is left out rather than drawn as a spike.
-  Plot power("Power (average over each full governor period)", time, Axis{0, p_max * 1.15 + 1e-9, false, "power", "W"},
-             width, height);
+  // The axis reaches the sustained envelope too, so its line is drawn on the axis, not past it.
+  const double envelope_W = spec_.hardware.thermal ? spec_.hardware.thermal->sustained_power_W() : 0.0;
+  Plot power("Power (average over each full governor period)", time,
+             Axis{0, std::max(p_max, envelope_W) * 1.15 + 1e-9, false, "power", "W"}, width, height);
   power.set_id("power");
   std::vector<std::pair<double, double>> p;
   double from = 0;
@@ -113,8 +118,8 @@ std::string RunAnalysis::svg_thermal() const {
   }
   power.line(p, 3, "SoC power");
   if (spec_.hardware.thermal) {
-    const double envelope = spec_.hardware.thermal->sustained_power_W();
-    power.reference(envelope, Line::horizontal, 0, fmt::format("sustained envelope {}", core::format_watts(envelope)));
+    power.reference(envelope_W, Line::horizontal, 0,
+                    fmt::format("sustained envelope {}", core::format_watts(envelope_W)));
   }
   return stack_svgs({temperature.render(), clocks.render(), power.render()}, width, height);
 }

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "core/text.hpp"
 #include "core/units.hpp"
 #include "report_format.hpp"
 #include "run_analysis.hpp"
@@ -25,16 +26,16 @@ std::string why_text(const json& why) {
     for (const auto& [k, v] : parts.items()) {
       const double value = v.get<double>();
       if (std::abs(value) < 1e-9) continue;
-      items.push_back(fmt::format("{} {}", k.substr(0, k.size() - 2), format_seconds(value)));
+      items.push_back(fmt::format("{} {}", k.substr(0, k.size() - 2), format_resolved_s(value)));
     }
     return fmt::format("{}", fmt::join(items, ", "));
   };
   if (why.contains("tail")) {
     const auto& t = why["tail"];
     out += fmt::format(
-        "why the tail (the {} frames at or above p99 {}): critical path mostly through {} ({} of the "
+        "why the tail (the {} at or above p99 {}): critical path mostly through {} ({} of the "
         "time on the path); mean {}\n",
-        t["frames"].get<std::int64_t>(), format_seconds(t["p99_s"].get<double>()),
+        core::counted(t["frames"].get<std::size_t>(), "frame"), format_seconds(t["p99_s"].get<double>()),
         t["critical_stage"].get<std::string>(), format_number(t["critical_share"].get<double>() * 100, 3) + "%",
         parts_text(t["mean_parts"]));
   }
@@ -52,12 +53,43 @@ std::string why_text(const json& why) {
       if (time > longest) longest = time, slowest = step["stage"].get<std::string>();
     }
     w.add({fmt::format("frame {}", f["frame"].get<std::int64_t>()), format_seconds(f["capture_s"].get<double>()),
-           format_seconds(f["latency_s"].get<double>()), format_seconds(p["queue_s"].get<double>()),
-           format_seconds(p["blocked_s"].get<double>()), format_seconds(p["floor_s"].get<double>()),
-           format_seconds(p["throttling_s"].get<double>()), format_seconds(p["bus_s"].get<double>()),
-           format_seconds(p["variability_s"].get<double>()), format_seconds(p["gap_s"].get<double>()), slowest});
+           format_seconds(f["latency_s"].get<double>()), format_resolved_s(p["queue_s"].get<double>()),
+           format_resolved_s(p["blocked_s"].get<double>()), format_resolved_s(p["floor_s"].get<double>()),
+           format_resolved_s(p["throttling_s"].get<double>()), format_resolved_s(p["bus_s"].get<double>()),
+           format_resolved_s(p["variability_s"].get<double>()), format_resolved_s(p["gap_s"].get<double>()), slowest});
   }
   return out + w.render(2);
+}
+
+/// Every path's latency, misses and verdict, one row each (summary.json "paths").
+std::string paths_text(const json& paths) {
+  Table t({"path (sensor -> sink)", "deadline", "n", "p50", "p99", "max", "missed", "late", "dropped", "data age p99",
+           "sustained p99", "verdict"});
+  for (const auto& p : paths) {
+    const auto& lat = p["latency_s"];
+    const auto& v = p["verdict"];
+    const double deadline = p["deadline_s"].get<double>();
+    std::string verdict = "no sample in the sustained window";
+    if (v.contains("sustained_p99_s")) {
+      const double p99 = v["sustained_p99_s"].get<double>();
+      verdict = p99 <= deadline ? "meets" : fmt::format("MISSES: needs {}x", format_number(p99 / deadline, 3));
+      // Its p99 is over the samples that arrived: a path that drops them is faster than it is useful.
+      if (p["dropped"].get<std::int64_t>() > 0)
+        verdict += fmt::format(" (drops {})",
+                               format_number(p["dropped"].get<double>() / p["samples"].get<double>() * 100, 3) + "%");
+    }
+    t.add({p["name"].get<std::string>() + (p["via_side_input"].get<bool>() ? " (side input)" : ""),
+           format_seconds(deadline), std::to_string(lat["count"].get<std::size_t>()), format_percentile_s(lat, "p50"),
+           format_percentile_s(lat, "p99"), format_percentile_s(lat, "max"),
+           fmt::format("{} of {}", p["missed"].get<std::int64_t>(), p["samples"].get<std::int64_t>()),
+           std::to_string(p["late"].get<std::int64_t>()), std::to_string(p["dropped"].get<std::int64_t>()),
+           format_percentile_s(p["data_age_s"], "p99"),
+           v.contains("sustained_p99_s") ? format_seconds(v["sustained_p99_s"].get<double>()) : "-", verdict});
+  }
+  return t.render(0) +
+         "  a path's latency: capture -> the first result of its sink that used the sample; missed = late + "
+         "dropped (overtaken by a newer sample before reaching the sink); data age: sink result - capture of the "
+         "sample behind it\n";
 }
 
 }  // namespace
@@ -82,16 +114,16 @@ std::string RunAnalysis::text(const json& j) const {
   const auto& frames = j["frames"];
   out += fmt::format(
       "deadline {}: {} of {} counted frames missed ({} late, {} dropped) = {}; longest run of misses {}\n",
-      format_seconds(spec_.deadline_s), frames["missed"].get<std::int64_t>() + frames["dropped"].get<std::int64_t>(),
-      frames["counted"].get<std::int64_t>(), frames["missed"].get<std::int64_t>(),
-      frames["dropped"].get<std::int64_t>(), format_number(frames["miss_rate"].get<double>() * 100, 3) + "%",
-      frames["longest_miss_run"].get<int>());
+      format_seconds(spec_.deadline_s), frames["missed"].get<std::int64_t>(), frames["counted"].get<std::int64_t>(),
+      frames["late"].get<std::int64_t>(), frames["dropped"].get<std::int64_t>(),
+      format_number(frames["miss_rate"].get<double>() * 100, 3) + "%", frames["longest_miss_run"].get<int>());
   if (!frames["drops_by"].empty()) {
     std::vector<std::string> parts;
     for (const auto& [k, v] : frames["drops_by"].items())
       parts.push_back(fmt::format("{} {}", k, v.get<std::int64_t>()));
     out += fmt::format("  drops: {}\n", fmt::join(parts, ", "));
   }
+  if (j["paths"].size() > 1) out += "\n" + paths_text(j["paths"]) + "\n";
   for (const auto& [name, s] : j["staleness"].items()) {
     const auto& ts = s["time_s"];
     if (ts["count"].get<std::size_t>() == 0) {
@@ -148,7 +180,7 @@ std::string RunAnalysis::text(const json& j) const {
              format_seconds((*win)["latency_s"]["p50"].get<double>()),
              format_seconds((*win)["latency_s"]["p99"].get<double>()),
              format_seconds((*win)["latency_s"]["max"].get<double>()),
-             std::to_string((*win)["missed"].get<std::int64_t>() + (*win)["dropped"].get<std::int64_t>()),
+             std::to_string((*win)["missed"].get<std::int64_t>()),
              (*win)["mean_temperature_C"].is_null()
                  ? "-"
                  : format_number((*win)["mean_temperature_C"].get<double>(), 3) + " C",
@@ -157,7 +189,22 @@ std::string RunAnalysis::text(const json& j) const {
     out += "\n" + w.render(0);
   }
   const auto& v = j["verdict"];
-  if (v.contains("sustained_p99_s")) {
+  if (j["paths"].size() > 1 && !v["worst_path"].is_null()) {
+    // Several paths: the verdict is the worst of them (the largest sustained p99 for its deadline).
+    const auto& w = v["worst_path"];
+    const double p99 = w["sustained_p99_s"].get<double>();
+    const double deadline = w["deadline_s"].get<double>();
+    std::size_t failing = 0;
+    for (const auto& p : j["paths"])
+      failing += p["verdict"].contains("meets_deadline_at_p99") && !p["verdict"]["meets_deadline_at_p99"].get<bool>();
+    out += fmt::format("\nverdict ({} paths, the worst decides): {}: sustained p99 {} against its {} deadline: {}\n",
+                       j["paths"].size(), w["name"].get<std::string>(), format_seconds(p99), format_seconds(deadline),
+                       p99 <= deadline ? fmt::format("meets it with {} to spare", format_seconds(deadline - p99))
+                                       : fmt::format("MISSES it: needs a {}x speed-up ({} of {} paths miss)",
+                                                     format_number(p99 / deadline, 3), failing, j["paths"].size()));
+    for (const auto& p : j["paths"])
+      if (p["name"] == w["name"]) out += "  " + confidence_sentence(p["verdict"]) + "\n";
+  } else if (v.contains("sustained_p99_s")) {
     const double p99 = v["sustained_p99_s"].get<double>();
     out += fmt::format("\nverdict: sustained p99 {} against the {} deadline: {}\n", format_seconds(p99),
                        format_seconds(spec_.deadline_s),

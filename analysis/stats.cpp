@@ -114,6 +114,8 @@ double Samples::quantile(double p) const {
   return values[nearest_rank(values.size(), p) - 1];
 }
 
+double Samples::max() const { return ba::max(acc_); }
+
 Quantile Samples::quantile_ci(double p, double confidence) const { return quantile_of_sorted(sorted(), p, confidence); }
 
 Summary Samples::summary() const {

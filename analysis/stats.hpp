@@ -69,6 +69,8 @@ class Samples {
 
   void add(double v);
   std::size_t count() const { return count_; }
+  /// The largest value (accumulated: no read-back). Precondition: not empty.
+  double max() const;
   bool empty() const { return count_ == 0; }
   /// Nearest-rank quantile, p in [0, 1]. Precondition: not empty. Reads the values back (kept until release()).
   double quantile(double p) const;

@@ -143,8 +143,34 @@ void Plot::reference(double value, Line line, int colour, std::string label) {
 void Plot::bar(double x0, double x1, double y, int colour) { bars_.push_back({x0, x1, y, colour}); }
 void Plot::marker_legend(int colour, std::string label) { marker_legend_.emplace_back(colour, std::move(label)); }
 
+double Plot::right_margin() const {
+  // Wide enough for the longest legend entry (swatch + text, about 6.6 px a character at 12 px) and the labels of
+  // horizontal reference lines, at most 45 % of the width (longer labels are shortened, their whole text on hover).
+  std::size_t longest = 0;
+  for (const auto* list : {&series_, &bands_})
+    for (const auto& l : *list) longest = std::max(longest, display_width(l.label));
+  for (const auto& [colour, label] : marker_legend_) longest = std::max(longest, display_width(label));
+  double margin = std::max(kRight, 42 + 6.6 * static_cast<double>(longest) + 10);
+  for (const auto& r : references_)
+    if (!r.vertical) margin = std::max(margin, 6 + 6.1 * static_cast<double>(display_width(r.label)) + 10);
+  return std::min(margin, 0.45 * width_);
+}
+
+std::string Plot::fit_label(const std::string& label, double room_px, double px_per_char) {
+  const auto room = static_cast<std::size_t>(std::max(4.0, room_px / px_per_char));
+  if (display_width(label) <= room) return xml_escape(label);
+  // Cut on a character boundary (UTF-8 continuation bytes are 10xxxxxx).
+  std::size_t cut = 0, shown = 0;
+  while (cut < label.size() && shown + 1 < room) {
+    ++cut;
+    while (cut < label.size() && (static_cast<unsigned char>(label[cut]) & 0xC0) == 0x80) ++cut;
+    ++shown;
+  }
+  return xml_escape(label.substr(0, cut)) + "\u2026<title>" + xml_escape(label) + "</title>";
+}
+
 double Plot::sx(double x) const {
-  const double w = width_ - kLeft - kRight;
+  const double w = width_ - kLeft - right_margin();
   double f = x_.log ? (std::log10(std::max(x, 1e-300)) - std::log10(x_.min)) / (std::log10(x_.max) - std::log10(x_.min))
                     : (x - x_.min) / (x_.max - x_.min);
   return kLeft + std::clamp(f, -0.05, 1.05) * w;
@@ -165,7 +191,9 @@ std::string Plot::render() const {
       width_, height_, width_, height_);
   s += fmt::format("<text x=\"{}\" y=\"28\" font-size=\"16\" font-weight=\"bold\">{}</text>\n", kLeft,
                    xml_escape(title_));
-  const double x0 = kLeft, x1 = width_ - kRight, y0 = kTop, y1 = height_ - kBottom;
+  const double margin = right_margin();
+  const double x0 = kLeft, x1 = width_ - margin, y0 = kTop, y1 = height_ - kBottom;
+  const double legend_room = margin - 42 - 6;
   s += fmt::format("<defs><clipPath id=\"{}-area\">", id_);
   s += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\"/>", x0, y0, x1 - x0, y1 - y0);
   s += "</clipPath></defs>\n";
@@ -272,7 +300,8 @@ std::string Plot::render() const {
     legend +=
         fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"24\" height=\"10\" fill=\"{}\" fill-opacity=\"0.25\"/>\n",
                     x1 + 12, ly - 5, colour_of(band.colour));
-    legend += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\">{}</text>\n", x1 + 42, ly + 4, xml_escape(band.label));
+    legend += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\">{}</text>\n", x1 + 42, ly + 4,
+                          fit_label(band.label, legend_room, 6.6));
     taken.emplace_back(ly - 9, ly + 6);
     ly += 18;
   }
@@ -281,7 +310,8 @@ std::string Plot::render() const {
     legend += fmt::format(
         "<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{2:.1f}\" y2=\"{1:.1f}\" stroke=\"{3}\" stroke-width=\"2\"{4}/>\n",
         x1 + 12, ly, x1 + 36, colour_of(line.colour), line.dashed ? " stroke-dasharray=\"6,4\"" : "");
-    legend += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\">{}</text>\n", x1 + 42, ly + 4, xml_escape(line.label));
+    legend += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\">{}</text>\n", x1 + 42, ly + 4,
+                          fit_label(line.label, legend_room, 6.6));
     taken.emplace_back(ly - 9, ly + 6);
     ly += 18;
   }
@@ -289,7 +319,8 @@ std::string Plot::render() const {
     legend +=
         fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4\" fill=\"{}\" stroke=\"#222\" stroke-width=\"0.5\"/>\n",
                     x1 + 24, ly, colour_of(colour));
-    legend += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\">{}</text>\n", x1 + 42, ly + 4, xml_escape(label));
+    legend +=
+        fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\">{}</text>\n", x1 + 42, ly + 4, fit_label(label, legend_room, 6.6));
     taken.emplace_back(ly - 9, ly + 6);
     ly += 18;
   }
@@ -302,13 +333,15 @@ std::string Plot::render() const {
   for (const Reference* r : horizontal) {
     const double y = free_y(sy(r->value) + 4);
     s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"11\" fill=\"{}\">{}</text>\n", x1 + 6, y,
-                     colour_of(r->colour), xml_escape(r->label));
+                     colour_of(r->colour), fit_label(r->label, margin - 12, 6.1));
   }
   // Vertical reference lines are labelled above the frame, staggered when two would overlap.
   std::vector<Box> above;
   for (const auto& r : references_) {
     if (!r.vertical) continue;
-    const double w = 6.2 * static_cast<double>(r.label.size()), px = sx(r.value);
+    const double w = 6.2 * static_cast<double>(display_width(r.label));
+    // Centred on its line, but never past either edge of the picture.
+    const double px = std::clamp(sx(r.value), w / 2 + 2, width_ - w / 2 - 2);
     double y = y0 - 5;
     Box box{px - w / 2, y - 10, px + w / 2, y + 2};
     while (std::any_of(above.begin(), above.end(), [&](const Box& o) { return o.overlaps(box); }) && y > y0 - 20) {

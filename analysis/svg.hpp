@@ -67,6 +67,10 @@ class Plot {
     int colour;
   };
   double sx(double x) const;
+  /// The right margin: the legend's and the horizontal reference labels' room.
+  double right_margin() const;
+  /// `label` escaped, shortened with an ellipsis to about `room_px` (its whole text in a <title>).
+  static std::string fit_label(const std::string& label, double room_px, double px_per_char);
   double sy(double y) const;
 
   std::string title_;

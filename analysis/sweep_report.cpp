@@ -56,8 +56,8 @@ std::vector<double> ranks(const std::vector<double>& v) {
 std::string p99_interval_text(const json& m) {
   auto end = [](const json& v) { return v.is_null() ? std::string("?") : core::format_seconds(v.get<double>()); };
   if (!m.contains("p99_ci_lo_s")) return "";
-  return fmt::format("p99 {}% CI [{}, {}] from {} frames{}", core::format_number(kConfidence * 100, 3),
-                     end(m["p99_ci_lo_s"]), end(m["p99_ci_hi_s"]), m["p99_count"].get<std::size_t>(),
+  return fmt::format("p99 {}% CI [{}, {}] from {}{}", core::format_number(kConfidence * 100, 3), end(m["p99_ci_lo_s"]),
+                     end(m["p99_ci_hi_s"]), core::counted(m["p99_count"].get<std::size_t>(), "frame"),
                      m["p99_few_samples"].get<bool>() ? " (too few to bound p99 from above)" : "");
 }
 
@@ -104,6 +104,7 @@ json point_metrics(const json& summary) {
       {"max_s", get(lat, "max")},
       {"sustained_p99_s", get(v, "sustained_p99_s")},
       {"frames", all["frames"]},
+      {"late", all["late"]},
       {"missed", all["missed"]},
       {"dropped", all["dropped"]},
       {"miss_rate", all["miss_rate"]},
@@ -113,6 +114,8 @@ json point_metrics(const json& summary) {
       {"energy_p99_J", get(summary["energy"]["per_frame_J"], "p99")},
       {"mean_power_W", summary["energy"]["mean_power_W"]},
       {"throttled_fraction", summary["thermal"]["throttled_fraction"]},
+      {"max_temperature_C",
+       summary["thermal"].value("has_thermal_model", false) ? summary["thermal"]["max_C"] : json(nullptr)},
       {"estimate_s", get(v, "estimate_end_to_end_s")},
       {"bound_s", get(v, "bound_end_to_end_s")},
       {"deadline_s", deadline},
@@ -188,6 +191,23 @@ SweepAnswers answer_sweep(const std::vector<SweepResult>& results, const std::ve
     }
     json entry{{"by_value", values}, {"p99_range_s", order.empty() ? 0.0 : hi - lo}};
     if (numeric && xs.size() > 2) entry["spearman"] = spearman(xs, ys);
+    // Axes that move together in every point (a zipped sweep's) are confounded: this spread is theirs together,
+    // and no sweep of these points can tell their effects apart.
+    json confounded = json::array();
+    for (std::size_t j = 0; j < axes.size(); ++j) {
+      if (j == k || order.size() < 2) continue;
+      std::map<std::string, std::string> forward, backward;
+      bool together = true;
+      for (std::size_t i : valid) {
+        const auto& x = results[i].labels[k];
+        const auto& y = results[i].labels[j];
+        const auto [f, new_f] = forward.emplace(x, y);
+        const auto [b, new_b] = backward.emplace(y, x);
+        together = together && (new_f || f->second == y) && (new_b || b->second == x);
+      }
+      if (together) confounded.push_back(axes[j]);
+    }
+    if (!confounded.empty()) entry["confounded_with"] = confounded;
     a.sensitivity[axes[k]] = entry;
   }
   return a;
@@ -211,12 +231,32 @@ std::vector<std::optional<std::vector<double>>> axis_values(const std::vector<Sw
   return out;
 }
 
-const std::vector<std::string> kColumns{
-    "p50_s",           "p99_s",        "p99_count",      "p99_ci_lo_s",           "p99_ci_hi_s",
-    "p99_few_samples", "p99_9_s",      "max_s",          "sustained_p99_s",       "frames",
-    "missed",          "dropped",      "miss_rate",      "longest_miss_run",      "staleness_p99_s",
-    "energy_mean_J",   "energy_p99_J", "mean_power_W",   "throttled_fraction",    "estimate_s",
-    "bound_s",         "deadline_s",   "meets_deadline", "deadline_at_confidence"};
+const std::vector<std::string> kColumns{"p50_s",
+                                        "p99_s",
+                                        "p99_count",
+                                        "p99_ci_lo_s",
+                                        "p99_ci_hi_s",
+                                        "p99_few_samples",
+                                        "p99_9_s",
+                                        "max_s",
+                                        "sustained_p99_s",
+                                        "frames",
+                                        "missed",
+                                        "dropped",
+                                        "miss_rate",
+                                        "longest_miss_run",
+                                        "staleness_p99_s",
+                                        "energy_mean_J",
+                                        "energy_p99_J",
+                                        "mean_power_W",
+                                        "throttled_fraction",
+                                        "estimate_s",
+                                        "bound_s",
+                                        "deadline_s",
+                                        "meets_deadline",
+                                        "deadline_at_confidence",
+                                        "late",
+                                        "max_temperature_C"};
 
 }  // namespace
 
@@ -305,6 +345,7 @@ std::string sweep_svg(const std::string& title, const std::vector<SweepResult>& 
             Axis{std::max(0.0, y_lo - pad), y_hi + pad, false, "energy per frame", "J"});
   std::vector<bool> on_front(results.size(), false);
   for (auto i : answers.pareto) on_front[i] = true;
+  bool any_drops = false;
   for (std::size_t i = 0; i < results.size(); ++i) {
     const double x = number(results[i].metrics, "p99_s"), y = number(results[i].metrics, "energy_mean_J");
     if (!std::isfinite(x) || !std::isfinite(y)) continue;
@@ -312,7 +353,20 @@ std::string sweep_svg(const std::string& title, const std::vector<SweepResult>& 
                                       core::format_joules(y));
     for (std::size_t k = 0; k < axes.size() && k < results[i].labels.size(); ++k)
       tooltip += fmt::format("; {} = {}", axes[k], results[i].labels[k]);
-    plot.point(x, y, on_front[i] ? 0 : 1, std::to_string(results[i].index), tooltip);
+    // A point that drops frames looks cheaper per frame and faster than it is (its p99 is over the frames that
+    // finished): marked apart, its drops in the tooltip.
+    const double dropped = number(results[i].metrics, "dropped"), frames = number(results[i].metrics, "frames");
+    const bool drops = std::isfinite(dropped) && dropped > 0;
+    if (drops) {
+      tooltip += fmt::format("; DROPS {} of {} frames ({})", dropped, frames,
+                             core::format_number(frames > 0 ? dropped / frames * 100 : 0, 3) + "%");
+      any_drops = true;
+    }
+    plot.point(x, y,
+               drops         ? 4
+               : on_front[i] ? 0
+                             : 1,
+               std::to_string(results[i].index) + (drops ? " (drops)" : ""), tooltip);
   }
   std::vector<std::pair<double, double>> front;
   for (auto i : answers.pareto)
@@ -322,8 +376,23 @@ std::string sweep_svg(const std::string& title, const std::vector<SweepResult>& 
     plot.reference(deadline, Line::vertical, 2, fmt::format("deadline {}", core::format_seconds(deadline)));
   plot.marker_legend(0, "point on the front");
   plot.marker_legend(1, "point");
+  if (any_drops) plot.marker_legend(4, "point that drops frames");
   return plot.render();
 }
+
+namespace {
+
+/// "confounded with X and Y: they move together in every point, ..."
+std::string confounded_text(const json& with) {
+  std::vector<std::string> names;
+  for (const auto& n : with) names.push_back(n.get<std::string>());
+  return fmt::format(
+      "confounded with {}: they move together in every point (zipped), so this spread is theirs together and "
+      "these points cannot tell their effects apart (a grid can)",
+      core::join_list(names, ", "));
+}
+
+}  // namespace
 
 std::string sweep_text(const std::string& title, const std::vector<SweepResult>& results,
                        const std::vector<std::string>& axes, const SweepAnswers& answers) {
@@ -380,6 +449,7 @@ std::string sweep_text(const std::string& title, const std::vector<SweepResult>&
                            ? fmt::format(", rank correlation {}", core::format_number(s["spearman"].get<double>(), 2))
                            : "",
                        fmt::join(values, "; "));
+    if (s.contains("confounded_with")) out += "    " + confounded_text(s["confounded_with"]) + "\n";
   }
   return out;
 }
@@ -418,13 +488,16 @@ std::string sweep_html(const std::string& title, const std::vector<SweepResult>&
           fmt::format("{}: {}", v["value"].get<std::string>(), core::format_seconds(v["mean_p99_s"].get<double>())));
     sens.push_back({a, core::format_seconds(e["p99_range_s"].get<double>()),
                     e.contains("spearman") ? core::format_number(e["spearman"].get<double>(), 2) : "-",
-                    fmt::format("{}", fmt::join(values, "; "))});
+                    fmt::format("{}", fmt::join(values, "; ")),
+                    e.contains("confounded_with") ? confounded_text(e["confounded_with"]) : ""});
   }
-  b += html::table({"axis", "spread of mean p99", "rank correlation", "mean p99 by value"}, sens);
+  b += html::table({"axis", "spread of mean p99", "rank correlation", "mean p99 by value", "confounded"}, sens);
   b += html::heading("Every point");
   std::vector<std::string> header{"point"};
   header.insert(header.end(), axes.begin(), axes.end());
-  for (const char* h : {"p99", "p99 95% CI", "n", "energy/frame", "missed", "dropped", "front"}) header.emplace_back(h);
+  for (const char* h :
+       {"p99", "p99 95% CI", "n", "energy/frame", "missed", "dropped", "throttled", "max temperature", "front"})
+    header.emplace_back(h);
   std::vector<bool> on_front(results.size(), false);
   for (auto i : answers.pareto) on_front[i] = true;
   std::vector<std::vector<std::string>> rows;
@@ -443,6 +516,12 @@ std::string sweep_html(const std::string& title, const std::vector<SweepResult>&
     row.push_back(std::isfinite(number(m, "energy_mean_J")) ? core::format_joules(number(m, "energy_mean_J")) : "-");
     row.push_back(std::to_string(m["missed"].get<std::int64_t>()));
     row.push_back(std::to_string(m["dropped"].get<std::int64_t>()));
+    row.push_back(m.contains("throttled_fraction") && m["throttled_fraction"].is_number()
+                      ? core::format_number(m["throttled_fraction"].get<double>() * 100, 3) + "%"
+                      : "-");
+    row.push_back(m.contains("max_temperature_C") && m["max_temperature_C"].is_number()
+                      ? core::format_number(m["max_temperature_C"].get<double>(), 3) + " C"
+                      : "-");
     row.emplace_back(on_front[i] ? "yes" : "");
     rows.push_back(row);
   }

@@ -149,8 +149,9 @@ struct InitArgs {
 int run_init(const InitArgs& a) {
   const Table& table = table_named("init", a.kind);
   const std::string text = init_template(table);
-  const fs::path out = a.out.empty() ? fs::path(table.name + ".yaml") : fs::path(a.out);
-  if (a.out == "-") {
+  // Printed unless -o names a file: nothing lands in the working directory unasked.
+  const fs::path out = fs::path(a.out);
+  if (a.out.empty() || a.out == "-") {
     std::cout << text;
     return 0;
   }
@@ -193,6 +194,7 @@ void check_file(const fs::path& path, const std::string& kind) {
 }  // namespace
 
 bool is_input_file(const std::string& argument) {
+  if (argument == "-") return true;  // standard input
   const auto ext = fs::path(argument).extension();
   return ext == ".yaml" || ext == ".yml";
 }
@@ -204,7 +206,7 @@ int check_input_files(const std::vector<std::string>& files, const std::string& 
     try {
       const std::string k = kind.empty() ? config::input_kind(file) : kind;
       check_file(file, k);
-      std::cout << fmt::format("{}: ok ({})\n", file, k);
+      std::cout << fmt::format("{}: ok ({})\n", file == "-" ? "<stdin>" : file, k);
     } catch (const core::UserError& e) {
       for (const auto& d : e.diagnostics()) std::cerr << d.to_string() << "\n";
       failed = true;
@@ -242,8 +244,8 @@ Command add_init_command(CLI::App& app) {
   set_completion_words(sub->add_option("kind", args->kind, "hardware, network, scenario or sweep")->required(),
                        kind_names());
   sub->add_option("-o,--output", args->out,
-                  "the file to write (default KIND.yaml: the scenario template names hardware.yaml and the sweep "
-                  "template scenario.yaml); - prints it");
+                  "the file to write (e.g. KIND.yaml: the scenario template names hardware.yaml and the sweep "
+                  "template scenario.yaml); without it, or with -, the template is printed");
   sub->add_flag("--force", args->force, "replace the file if it exists");
   return {sub, [args] { return run_init(*args); }};
 }

@@ -57,6 +57,13 @@ int main(int argc, char** argv) {
       std::cerr << *missing << "\n";
       return 2;
     }
+    // Within a command, the message names it ("framesim run: scenario is required") and where its help is.
+    for (const auto* sub : app.get_subcommands(nullptr))
+      if (sub->parsed()) {
+        std::cerr << fmt::format("framesim {}: {}\nRun `framesim {} --help` for its arguments.\n", sub->get_name(),
+                                 e.what(), sub->get_name());
+        return 2;
+      }
     app.exit(e);
     return 2;
   }

@@ -1,4 +1,5 @@
 // `framesim run SCENARIO`: simulate the pipeline frame by frame and write the run folder.
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <cstdio>
@@ -37,11 +38,64 @@ struct RunArgs {
   bool exact = false;
   bool strict = false;
   std::string wall_limit;
+  std::string progress_file;  // the fraction simulated, rewritten as it moves (a sweep reads it)
 };
 
-/// -o, or runs/<the scenario file's name without .yaml>.
+/// Writes the fraction simulated into a small file, in place, each time it moves by half a percent: a sweep
+/// running this simulation as one of its points reads it to show progress within points.
+class ProgressFile {
+ public:
+  explicit ProgressFile(const std::string& path) : file_(path.empty() ? nullptr : std::fopen(path.c_str(), "w")) {}
+  ~ProgressFile() {
+    if (file_) std::fclose(file_);
+  }
+  ProgressFile(const ProgressFile&) = delete;
+  ProgressFile& operator=(const ProgressFile&) = delete;
+  bool enabled() const { return file_ != nullptr; }
+  void update(double fraction) {
+    if (!file_ || fraction < last_ + 0.005) return;
+    last_ = fraction;
+    std::rewind(file_);
+    std::fprintf(file_, "%.6f\n", std::clamp(fraction, 0.0, 1.0));
+    std::fflush(file_);
+  }
+
+ private:
+  std::FILE* file_;
+  double last_ = -1;
+};
+
+/// -o, or runs/<the scenario file's name without .yaml> (runs/stdin for `-`).
 fs::path run_folder(const RunArgs& a) {
+  if (a.out.empty() && a.scenario == "-") return fs::path("runs") / "stdin";
   return a.out.empty() ? fs::path("runs") / fs::path(a.scenario).stem() : fs::path(a.out);
+}
+
+/// A shortened run (--duration) whose cold and sustained windows no longer fit side by side in the counted time:
+/// both are scaled by the ratio of the counted times, so they keep their share of the run, and the run says so
+/// (a note on stderr, in the summary, summary.json and report.html). Nothing when they still fit.
+std::optional<analysis::ScaledWindows> scale_windows(model::ScenarioSpec& spec, double scenario_counted_s,
+                                                     const std::string& duration) {
+  const double counted_s = spec.duration_s - spec.warmup_s;
+  if (spec.cold_window_s + spec.sustained_window_s <= counted_s || counted_s >= scenario_counted_s) return std::nullopt;
+  analysis::ScaledWindows w;
+  w.factor = counted_s / scenario_counted_s;
+  w.scenario_cold_s = spec.cold_window_s;
+  w.scenario_sustained_s = spec.sustained_window_s;
+  spec.cold_window_s *= w.factor;
+  spec.sustained_window_s *= w.factor;
+  auto shown = [](double requested, double now) {
+    return requested > 0 ? fmt::format("{} -> {}", core::format_seconds(requested), core::format_seconds(now))
+                         : std::string("automatic");
+  };
+  w.note = fmt::format(
+      "--duration {}: the scenario's windows (cold {}, sustained {}) do not fit side by side in the {} counted; "
+      "both scaled by {} (the counted time's share of the scenario's {}): the sustained window is the end of this "
+      "run, not the scenario's sustained state",
+      duration, shown(w.scenario_cold_s, spec.cold_window_s), shown(w.scenario_sustained_s, spec.sustained_window_s),
+      core::format_seconds(counted_s), core::format_number(w.factor, 3), core::format_seconds(scenario_counted_s));
+  spec.notes.push_back(w.note);
+  return w;
 }
 
 int run_scenario(const RunArgs& a) {
@@ -64,7 +118,9 @@ int run_scenario(const RunArgs& a) {
   OutputGuard guard(tmp, wall_limit_s, "--wall-limit " + a.wall_limit);
   model::ScenarioSpec spec = config::load_scenario(a.scenario, overrides);
   report_warnings(spec.warnings, a.strict);
+  std::optional<analysis::ScaledWindows> scaled;
   if (!a.duration.empty()) {
+    const double scenario_counted_s = spec.duration_s - spec.warmup_s;
     spec.duration_s = option_quantity("--duration", a.duration, static_cast<int>(core::Dimension::Seconds));
     if (spec.duration_s <= 0)
       throw core::UserError(fmt::format("--duration: must be positive, got \"{}\"", a.duration));
@@ -73,6 +129,7 @@ int run_scenario(const RunArgs& a) {
                                         core::format_seconds(spec.warmup_s)));
     if (auto problem = config::run_size_problem(spec)) throw core::UserError("--duration: " + *problem);
     if (auto problem = config::sensor_log_problem(spec)) throw core::UserError("--duration: " + *problem);
+    scaled = scale_windows(spec, scenario_counted_s, a.duration);
   }
   if (!a.seed.empty()) {
     std::uint64_t seed = 0;
@@ -92,9 +149,15 @@ int run_scenario(const RunArgs& a) {
     const auto started = std::chrono::steady_clock::now();
     analysis::RunAnalysis analysis(spec, tmp);
     analysis.set_provenance(provenance(spec.input_files, overrides));
+    if (scaled) analysis.set_scaled_windows(*scaled);
     ProgressBar bar(fmt::format("run {}", spec.name));
     engine::RunOptions options;
-    if (bar.enabled()) options.progress = [&bar](double f) { bar.update(f); };
+    ProgressFile progress_file(a.progress_file);
+    if (bar.enabled() || progress_file.enabled())
+      options.progress = [&bar, &progress_file](double f) {
+        if (bar.enabled()) bar.update(f);
+        progress_file.update(f);
+      };
     options.fluid = !a.exact;
     const auto& engine = engine::engine_module();  // loaded before the CPU clock starts
     const std::clock_t cpu_start = std::clock();
@@ -153,7 +216,10 @@ void report_warnings(const std::vector<core::Diagnostic>& warnings, bool strict)
 Command add_run_command(CLI::App& app) {
   auto args = std::make_shared<RunArgs>();
   auto* sub = app.add_subcommand("run", "simulate a scenario frame by frame and write its run folder");
-  sub->add_option("scenario", args->scenario, "scenario YAML (scenarios/*.yaml)")->required();
+  sub->add_option("scenario", args->scenario,
+                  "scenario YAML (scenarios/*.yaml), or - for standard input (its relative paths from the working "
+                  "directory)")
+      ->required();
   sub->add_option("-o,--out", args->out,
                   "run folder (default: runs/<scenario file name without .yaml>); replaced whole by a rerun, refused "
                   "when it holds files framesim did not write");
@@ -168,6 +234,9 @@ Command add_run_command(CLI::App& app) {
   sub->add_option("--wall-limit", args->wall_limit,
                   "stop the run after this much wall time, e.g. 10min: exit code 3, nothing written");
   sub->add_flag("--json", args->json, "print summary.json instead of the text summary");
+  sub->add_option("--progress-file", args->progress_file,
+                  "write the fraction simulated into this file as the run goes (for a sweep's progress within points)")
+      ->group("");  // not listed in --help: the sweep's own plumbing
   sub->add_flag("--exact", args->exact,
                 "every kernel as a SimGrid activity instead of framesim's own fluid model of SimGrid's sharing: the "
                 "same decisions, agreeing with it to rounding (slower)");

@@ -128,6 +128,15 @@ struct Running {
   double started_s = 0;
 };
 
+/// The fraction simulated so far of a running point, from the progress file its `framesim run` rewrites
+/// (0 until it has written one).
+double point_progress(const fs::path& work) {
+  std::ifstream in(work / "progress");
+  double fraction = 0;
+  if (!(in >> fraction)) return 0;
+  return std::clamp(fraction, 0.0, 1.0);
+}
+
 double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
 fs::path point_file(const fs::path& dir, std::size_t index) {
@@ -323,7 +332,15 @@ int run_sweep(const SweepArgs& a) {
   auto launch = [&](std::size_t index) {
     const auto& p = points[index];
     const fs::path work = work_root / fmt::format("{:06}", index);
-    std::vector<std::string> args{self, "run", spec.scenario.string(), "-o", (work / "run").string(), "-q", "--json"};
+    std::vector<std::string> args{self,
+                                  "run",
+                                  spec.scenario.string(),
+                                  "-o",
+                                  (work / "run").string(),
+                                  "-q",
+                                  "--json",
+                                  "--progress-file",
+                                  (work / "progress").string()};
     if (spec.duration) args.insert(args.end(), {"--duration", *spec.duration});
     for (const auto& o : p.overrides) args.insert(args.end(), {"--set", o.path + "=" + o.value_yaml});
     core::create_folders(work);
@@ -385,11 +402,26 @@ int run_sweep(const SweepArgs& a) {
                              core::format_seconds(eta), failures_text));
     }
   };
+  // Progress within points: while waiting, the bar also counts the fraction each running point has simulated,
+  // so it moves (and the estimate holds) during long points, not only when one finishes.
+  auto show_partial = [&] {
+    if (!bar.enabled() || todo.empty()) return;
+    double partial = 0;
+    for (const auto& [pid, r] : running) partial += point_progress(work_root / fmt::format("{:06}", r.point));
+    const double fraction = (static_cast<double>(finished) + partial) / static_cast<double>(todo.size());
+    const double elapsed = now_s() - start;
+    bar.update(fraction, fraction > 0 ? elapsed / fraction * (1 - fraction) : 0);
+  };
   while (next < todo.size() || !running.empty()) {
     while (next < todo.size() && static_cast<int>(running.size()) < a.jobs) launch(todo[next++]);
     int status = 0;
     struct rusage usage {};
-    const pid_t pid = ::wait4(-1, &status, 0, &usage);
+    const pid_t pid = ::wait4(-1, &status, bar.enabled() ? WNOHANG : 0, &usage);
+    if (pid == 0) {
+      show_partial();
+      ::usleep(200000);
+      continue;
+    }
     if (pid > 0 && running.count(pid)) finish(pid, status, usage);
   }
   bar.clear();

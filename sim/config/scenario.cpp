@@ -379,6 +379,7 @@ class ScenarioReader {
             s.rate_Hz = static_cast<double>(s.timestamps_s.size() - 1) / s.timestamps_s.back();
           }
         }
+        s.deadline_s = m.quantity("deadline");
         names_.emplace(name, std::pair{true, spec_.sensors.size()});
         spec_.sensors.push_back(s);
         continue;
@@ -388,6 +389,7 @@ class ScenarioReader {
       if (auto j = m.get("jitter"))
         s.jitter_s = read_distribution(*j, m.declaration("jitter")).value_or(Distribution{});
       if (s.phase_s >= 1.0 / s.rate_Hz) m.get("phase")->error("must be shorter than the sensor's period");
+      s.deadline_s = m.quantity("deadline");
       names_.emplace(name, std::pair{true, spec_.sensors.size()});
       spec_.sensors.push_back(s);
     }
@@ -634,6 +636,7 @@ class ScenarioReader {
       model::StageSpec spec;
       Node node;
       std::vector<Node> input_nodes;
+      std::optional<Node> deadline;
     };
     std::vector<Pending> pending;
     for (auto& [name, value] : node.entries()) {
@@ -642,7 +645,7 @@ class ScenarioReader {
         continue;
       }
       MapReader m(value, kKeys, "stages.<stage>");
-      Pending p{{}, value, {}};
+      Pending p{{}, value, {}, std::nullopt};
       auto& s = p.spec;
       s.name = name;
       auto unit = read_unit(m, true);
@@ -674,6 +677,8 @@ class ScenarioReader {
             fmt::format("{} is longer than the scenario's deadline ({}): a slice is the stage's share "
                         "of it",
                         core::format_seconds(*s.slice_s), core::format_seconds(spec_.deadline_s)));
+      s.deadline_s = m.quantity("deadline");
+      p.deadline = m.get("deadline");
       if (auto side = m.get("side_work")) s.side_work = read_side_work(*side, unit);
       // A unit with a `handoff` derives the host work of every network it runs (model/handoff.hpp).
       if (unit && s.work.kind == model::WorkSpec::Kind::network && s.work.network >= 0)
@@ -782,8 +787,11 @@ class ScenarioReader {
     }
     for (auto& [n, v] : names_)
       if (!v.first) v.second = new_index[v.second];
-    for (std::size_t i = 0; i < pending.size(); ++i)
+    std::vector<std::optional<Node>> deadline_nodes;  // in the new order
+    for (std::size_t i = 0; i < pending.size(); ++i) {
       stage_nodes_.push_back(pending[static_cast<std::size_t>(order[i])].node);
+      deadline_nodes.push_back(pending[static_cast<std::size_t>(order[i])].deadline);
+    }
     // A join of inputs from different sensors cannot wait for "the same frame".
     for (std::size_t i = 0; i < spec_.stages.size(); ++i) {
       const auto& s = spec_.stages[i];
@@ -801,6 +809,19 @@ class ScenarioReader {
             "stage \"{}\" joins inputs from different sensors with policy all (same frame from every input); "
             "use policy: latest",
             s.name));
+    }
+    // An end-to-end deadline on a stage judges the paths that end there: it belongs on a sink.
+    for (std::size_t i = 0; i < spec_.stages.size(); ++i) {
+      if (!spec_.stages[i].deadline_s || !deadline_nodes[i]) continue;
+      for (const auto& reader : spec_.stages)
+        if (std::any_of(reader.inputs.begin(), reader.inputs.end(),
+                        [i](const model::InputRef& in) { return !in.sensor && in.index == i; })) {
+          deadline_nodes[i]->error(
+              fmt::format("stage \"{}\" is read by \"{}\": a stage's deadline is for the paths ending "
+                          "at it, so it goes on a sink (a stage no other stage reads)",
+                          spec_.stages[i].name, reader.name));
+          break;
+        }
     }
   }
 

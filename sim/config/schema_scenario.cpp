@@ -310,6 +310,14 @@ const Table& scenario_table() {
                "a timestamp log (timestamp_ns, time_s, ...; traces/README.md) replayed as it is from its first "
                "time, instead of rate, phase and jitter. A log of n captures over T seconds covers T n / (n - 1); "
                "a longer run is refused (the sensor would fall silent)"},
+          {.path = "sensors.<sensor>.deadline",
+           .kind = Kind::quantity,
+           .dimension = Dimension::Seconds,
+           .range = Range::positive,
+           .default_value = "the scenario's deadline",
+           .example = "\"50 ms\"",
+           .description = "end to end for this sensor's paths (capture -> each sink's result); a path whose sink "
+                          "has a deadline too is judged against the smaller"},
           {.path = "stages",
            .kind = Kind::map,
            .required = true,
@@ -386,6 +394,14 @@ const Table& scenario_table() {
            .example = "\"12 ms\"",
            .description =
                "its share of the frame budget, judged in the verdict; not longer than the scenario\'s deadline"},
+          {.path = "stages.<stage>.deadline",
+           .kind = Kind::quantity,
+           .dimension = Dimension::Seconds,
+           .range = Range::positive,
+           .default_value = "the scenario's deadline",
+           .example = "\"50 ms\"",
+           .description = "end to end for every path ending here (a sink: no stage reads it): capture -> its "
+                          "result; a path whose sensor has a deadline too is judged against the smaller"},
           {.path = "stages.<stage>.measured",
            .kind = Kind::path,
            .example = "detector_profile.json",

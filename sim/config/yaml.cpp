@@ -4,6 +4,8 @@
 #include <charconv>
 #include <cmath>
 #include <fstream>
+#include <iostream>
+#include <iterator>
 #include <map>
 #include <sstream>
 
@@ -267,6 +269,14 @@ std::vector<Peeked>& peeked() {
 }  // namespace
 
 std::shared_ptr<Document> Document::load(const std::filesystem::path& path, Diagnostics& diagnostics) {
+  if (path == "-") {
+    // Standard input, read once (a second reader in the same process sees the same text): its relative paths
+    // are resolved against the working directory, its messages name "<stdin>".
+    static const std::string piped{std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>()};
+    auto doc = parse(piped, "<stdin>", diagnostics);
+    doc->folder_ = ".";
+    return doc;
+  }
   const std::string text = core::read_file(path);  // a folder, a missing file or one too large: a UserError
   auto& kept = peeked();
   for (auto it = kept.begin(); it != kept.end(); ++it) {

@@ -368,7 +368,30 @@ std::string format_si(double value, std::string_view unit, int digits) {
   return fmt::format("{} {}{}", text, kNames[static_cast<std::size_t>(exponent3) + 5], unit);
 }
 
-std::string format_seconds(double seconds) { return format_si(seconds, "s"); }
+std::string format_seconds(double seconds) {
+  // Below 100 s an SI prefix reads well; beyond, kiloseconds do not: minutes and seconds (to 0.1 s), hours and
+  // minutes (to 0.1 min), from two days on days (4 digits).
+  const double a = std::fabs(seconds);
+  if (!(a >= 100) || !std::isfinite(a)) return format_si(seconds, "s");
+  const std::string sign = seconds < 0 ? "-" : "";
+  if (a < 3600) {
+    double minutes = std::floor(a / 60);
+    double rest = std::round((a - 60 * minutes) * 10) / 10;
+    if (rest >= 60) minutes += 1, rest = 0;
+    if (minutes >= 60) return sign + "1 h";
+    return sign + fmt::format("{} min", format_number(minutes)) +
+           (rest > 0 ? fmt::format(" {} s", format_number(rest)) : "");
+  }
+  if (a >= 2 * 86400) {
+    const double days = a / 86400;
+    return sign + (days < 1e4 ? format_number(days, 4) : fmt::format("{:.4g}", days)) + " days";
+  }
+  double hours = std::floor(a / 3600);
+  double minutes = std::round((a - 3600 * hours) / 6) / 10;
+  if (minutes >= 60) hours += 1, minutes = 0;
+  return sign + fmt::format("{} h", format_number(hours, 15)) +
+         (minutes > 0 ? fmt::format(" {} min", format_number(minutes)) : "");
+}
 std::string format_bytes(double bytes) { return format_si(bytes, "B"); }
 std::string format_capacity(double bytes) {
   static constexpr std::array<std::string_view, 6> kNames{"B", "KiB", "MiB", "GiB", "TiB", "PiB"};

@@ -69,7 +69,7 @@ struct ParsedQuantity {
 ParsedQuantity parse_quantity(std::string_view text, Dimension dim);
 
 // ---- formatting for reports (4 significant digits, engineering prefixes) ----
-std::string format_seconds(double seconds);        // "1.074 ms", "84.05 us"
+std::string format_seconds(double seconds);        // "1.074 ms", "84.05 us"; from 100 s: "19 min 8.3 s", "1 h 20 min"
 std::string format_bytes(double bytes);            // "12.58 MB"
 std::string format_capacity(double bytes);         // "8 GiB" (IEC: how memories are sized)
 std::string format_bandwidth(double bytes_per_s);  // "50 GB/s"

@@ -37,6 +37,7 @@ struct SensorSpec {
   double phase_s = 0;
   Distribution jitter_s;             // added to each nominal capture time (zero-mean)
   std::vector<double> timestamps_s;  // replayed instead of rate + jitter when not empty
+  std::optional<double> deadline_s;  // end to end for its paths to every sink; default: the scenario's
 };
 
 enum class InputPolicy { all, latest };
@@ -90,6 +91,7 @@ struct StageSpec {
   WorkSpec work;
   std::vector<SideWorkSpec> side_work;  // on other units, for every item
   std::optional<double> slice_s;        // the stage's share of the frame budget
+  std::optional<double> deadline_s;     // a sink's: end to end for the paths ending here; default: the scenario's
   /// Measured layer times replayed instead of the roofline (network work): each matched kernel runs alone in
   /// its measured time at the nominal clock, still moving its bytes (so contention stays modelled).
   std::vector<Measurement> measured;

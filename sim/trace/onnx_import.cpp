@@ -260,12 +260,13 @@ void OnnxImporter::prepare_inputs() {
     const std::string hint =
         example.empty() ? fmt::format("{}=1x3x224x224", i.name()) : fmt::format("{}={}", i.name(), shape_text(example));
     problems.push_back(
-        zero_sized ? fmt::format("input \"{}\" is empty ({}: {}) and framesim needs non-empty tensors: give it a "
-                                 "shape with --input {} (ImportOptions::input_shapes)",
-                                 i.name(), describe_type(i.type()), why, hint)
-                   : fmt::format("input \"{}\" has a dynamic shape {} ({}): give its shape with --input {} "
-                                 "(ImportOptions::input_shapes)",
-                                 i.name(), describe_type(i.type()), why, hint));
+        zero_sized
+            ? fmt::format("input \"{}\" is empty ({}: {}) and framesim needs non-empty tensors: give it a "
+                          "shape with --input {} (framesim import; in a scenario: networks.<name>.inputs.{}.shape)",
+                          i.name(), describe_type(i.type()), why, hint, i.name())
+            : fmt::format("input \"{}\" has a dynamic shape {} ({}): give its shape with --input {} "
+                          "(framesim import; in a scenario: networks.<name>.inputs.{}.shape)",
+                          i.name(), describe_type(i.type()), why, hint, i.name()));
   }
   if (!problems.empty()) {
     std::vector<core::Diagnostic> ds;

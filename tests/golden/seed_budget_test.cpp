@@ -260,6 +260,11 @@ TEST(SeedBudget, RooflinePointsWearTheColourOfWhatBindsThem) {
                            "estimate: int8 18.05 TOP/s"})
     EXPECT_NE(line_colour(orin, line), "#7f7f7f") << line;
   EXPECT_NE(orin.find(">kernel: overhead-bound</text>"), std::string::npos);
-  // The bound's peak roofs are drawn too, in grey, where they differ from the estimate's.
-  EXPECT_EQ(line_colour(orin, "bound: dram peak 102.4 GB/s"), "#7f7f7f");
+  // The bound's peak roofs are drawn too where they differ from the estimate's: dashed, in the colour of the
+  // estimate's roof they bound (not all in one grey, where several bounds could not be told apart).
+  EXPECT_EQ(line_colour(orin, "bound: dram peak 102.4 GB/s"), line_colour(orin, "estimate: dram 71.68 GB/s"));
+  const auto bound_at = orin.find(">bound: dram peak 102.4 GB/s</text>");
+  EXPECT_NE(orin.rfind("stroke-dasharray", bound_at), std::string::npos);
+  EXPECT_GT(orin.rfind("stroke-dasharray", bound_at), orin.rfind("<line", bound_at))
+      << "the bound's legend line is dashed";
 }

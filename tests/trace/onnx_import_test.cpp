@@ -378,7 +378,7 @@ TEST_F(OnnxImport, DynamicInputWithoutShapeSaysHowToGiveIt) {
   EXPECT_EQ(user_error([&] { trace::import_onnx(p); }),
             p.string() +
                 ": input \"image\" has a dynamic shape FLOAT Nx3x8x8 (dimension 0 is \"N\"): give its shape "
-                "with --input image=1x3x8x8 (ImportOptions::input_shapes)");
+                "with --input image=1x3x8x8 (framesim import; in a scenario: networks.<name>.inputs.image.shape)");
 }
 
 TEST_F(OnnxImport, DynamicInputWithShapeImports) {

@@ -169,6 +169,19 @@ TEST(Units, Formatting) {
   using namespace framesim::core;
   EXPECT_EQ(format_seconds(1.0737e-3), "1.074 ms");
   EXPECT_EQ(format_seconds(84.05e-6), "84.05 us");
+  // From 100 s on, minutes and hours instead of kiloseconds: 1148.3 s = 19 x 60 + 8.3; 1200 s = 20 min;
+  // 4830 s = 1 h + 1230 s = 1 h 20.5 min; 99.9 s stays SI; 3599.97 s rounds to 60 min 0 s = 1 h.
+  EXPECT_EQ(format_seconds(1148.3), "19 min 8.3 s");
+  EXPECT_EQ(format_seconds(1200), "20 min");
+  EXPECT_EQ(format_seconds(-150), "-2 min 30 s");
+  EXPECT_EQ(format_seconds(4830), "1 h 20.5 min");
+  EXPECT_EQ(format_seconds(7200), "2 h");
+  EXPECT_EQ(format_seconds(99.9), "99.9 s");
+  EXPECT_EQ(format_seconds(3599.97), "1 h");
+  // From two days on, days: 1e6 s = 11.574 days. Just below two days, 172799 s = 47 h + 59.98 min, which rounds
+  // to 60 min: 48 h.
+  EXPECT_EQ(format_seconds(1e6), "11.57 days");
+  EXPECT_EQ(format_seconds(172799), "48 h");
   EXPECT_EQ(format_bytes(12.58e6), "12.58 MB");
   EXPECT_EQ(format_capacity(8.0 * 1073741824.0), "8 GiB");
   EXPECT_EQ(format_joules(6.4e-3), "6.4 mJ");
