@@ -229,7 +229,7 @@ void Dispatcher::proceed(RunJob& j) {
     // The launch, and the memory stall its compute will not hide (model/overlap.hpp): the unit held, idle. The
     // stall is judged once, when the launch begins.
     j.launch_left_s =
-        k.overhead_s + stall_at_start_s(k, platform_, j.worker->unit, j.cores, j.cycle_scale, j.byte_scale);
+        k.overhead_s + stall_at_start_s(k, platform_, j.worker->unit, j.cores, j.cycle_scale, j.byte_scale, now_);
   }
   if (j.launch_left_s > 0) {  // the unit is held and idle while the kernel launches
     j.phase = RunJob::Phase::launching;

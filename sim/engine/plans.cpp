@@ -207,10 +207,10 @@ std::vector<KernelPlan> plan_kernels(const model::ScenarioSpec& spec, const Plat
 }
 
 double stall_at_start_s(const KernelPlan& k, const Platform& platform, std::size_t unit, int cores, double cycle_scale,
-                        double byte_scale) {
+                        double byte_scale, double now_s) {
   if (k.non_overlap <= 0 || k.cycles <= 0) return 0.0;
   const UnitState& u = platform.units[unit];
-  const bool reloaded_now = sg4::Engine::get_clock() < platform.others_utilisation_since_s + kSameInstant_s;
+  const bool reloaded_now = now_s < platform.others_utilisation_since_s + kSameInstant_s;
   const auto& others = reloaded_now ? platform.others_utilisation_before : platform.others_utilisation;
   const double compute_s = k.cycles * cycle_scale / (cores * u.spec->operating_points[u.pstate].frequency_Hz);
   std::vector<double> memory_s(k.bytes.size(), 0.0), factor(k.bytes.size(), 1.0);

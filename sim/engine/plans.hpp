@@ -53,7 +53,7 @@ std::vector<KernelPlan> plan_kernels(const model::ScenarioSpec& spec, const Plat
 /// level alone, and each level's memory factor now (model::memory_factor at the level's clock and the others'
 /// utilisation the ledger last loaded the unit's port with). The one hook both paths call at kernel start.
 double stall_at_start_s(const KernelPlan& k, const Platform& platform, std::size_t unit, int cores, double cycle_scale,
-                        double byte_scale);
+                        double byte_scale, double now_s);
 
 /// Marks runs of consecutive kernels that can share one activity without changing any result (see README.md,
 /// "Merging kernels"): only on a unit that runs nothing else (`exclusive`).
