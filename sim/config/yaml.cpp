@@ -272,8 +272,7 @@ std::shared_ptr<Document> Document::load(const std::filesystem::path& path, Diag
   if (path == "-") {
     // Standard input, read once (a second reader in the same process sees the same text): its relative paths
     // are resolved against the working directory, its messages name "<stdin>".
-    static const std::string piped{std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>()};
-    auto doc = parse(piped, "<stdin>", diagnostics);
+    auto doc = parse(core::read_file("-"), "<stdin>", diagnostics);
     doc->folder_ = ".";
     return doc;
   }

@@ -241,6 +241,11 @@ void check_input_file(const fs::path& path, std::uintmax_t max_bytes) {
 }
 
 std::string read_file(const fs::path& path, std::uintmax_t max_bytes) {
+  if (path == "-") {
+    // Standard input, read once: every reader in the process (the kind's detection, the load) sees the same text.
+    static const std::string piped = read_file("/dev/stdin", max_bytes);
+    return piped;
+  }
   check_input_file(path, max_bytes);
   // O_NONBLOCK only for the open: a FIFO nobody writes to then reads as empty instead of hanging the open.
   errno = 0;
