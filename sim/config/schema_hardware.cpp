@@ -261,6 +261,35 @@ const Table& hardware_table() {
            .example = "1",
            .description = "how strongly contention curves act on this unit: its factor is 1 + sensitivity x "
                           "(curve - 1)"},
+          // Datapath geometry (model/hardware.hpp, UnitGeometry): shape-dependent efficiency of the estimate.
+          {.path = "units.<unit>.geometry",
+           .kind = Kind::map,
+           .default_value = "none (every layer shape fills the compute roof)",
+           .example = "{array: [64, 64]}",
+           .description = "the shape of the datapath, a hard fact of the silicon: the estimate runs a conv, "
+                          "depthwise or matmul layer at its class's efficiency times the fraction of the datapath "
+                          "its shape fills (whole tiles); the bound never uses it"},
+          {.path = "units.<unit>.geometry.array",
+           .kind = Kind::list,
+           .example = "[64, 64]",
+           .description = "a systolic or MAC array [rows, columns]: rows along the reduction (input channels per "
+                          "group x kernel window), columns along the output channels; a depthwise layer puts its "
+                          "channels on the columns and its window on the rows"},
+          {.path = "units.<unit>.geometry.array[]",
+           .kind = Kind::integer,
+           .min = 1,
+           .max = 65536,
+           .description = "rows, then columns"},
+          {.path = "units.<unit>.geometry.lanes",
+           .kind = Kind::integer,
+           .min = 1,
+           .max = 4096,
+           .example = "4",
+           .description = "SIMD lanes along the reduction (a depthwise layer: along its channels), e.g. 4 int8 "
+                          "values per 32-bit word on a Cortex-M"},
+          {.path = "units.<unit>.geometry.source",
+           .kind = Kind::text,
+           .description = "where the geometry comes from (free text)"},
           {.path = "units.<unit>.memory",
            .kind = Kind::list,
            .required = true,

@@ -272,7 +272,9 @@ CalibrationResult calibrate(const HardwareSpec& hw, std::size_t unit, const std:
     fp.before = hw.memory[lv].efficiency;
     params.push_back(fp);
   }
-  {
+  // A per-kernel cost is told apart from the roofs only by kernels of different sizes: with fewer than
+  // kMinSamplesForOverhead measured kernels (one whole-network time given as one sample) it stays as the file says.
+  if (samples.size() >= kMinSamplesForOverhead) {
     FittedParameter fp;
     fp.kind = ParameterKind::dispatch_overhead;
     fp.before = given.dispatch_overhead_s;
@@ -612,10 +614,16 @@ TotalsFit fit_totals(const HardwareSpec& hw, std::size_t unit, const std::vector
     p.prior = hw.memory[lv].efficiency;
     params.push_back(p);
   }
+  const bool overhead_free = overhead_identifiable(samples);
   {
     TotalParameter p;
     p.kind = TotalParameterKind::dispatch_overhead;
     p.prior = given.dispatch_overhead_s;
+    if (!overhead_free) {
+      p.pinned = false;
+      p.note = "not identifiable from these totals (one network, or networks with as many kernels): left at the "
+               "prior";
+    }
     params.push_back(p);
   }
   if (any_energy) {
@@ -669,7 +677,7 @@ TotalsFit fit_totals(const HardwareSpec& hw, std::size_t unit, const std::vector
   // Time: fit, then leave the parameters the data cannot see at their priors and fit the rest again.
   std::vector<std::size_t> active;
   for (std::size_t i = 0; i < params.size(); ++i)
-    if (is_time_parameter(params[i].kind)) active.push_back(i);
+    if (is_time_parameter(params[i].kind) && params[i].note.empty()) active.push_back(i);
   x = search_totals(params, x, active, time_data, options.lambda, options.max_evaluations);
   std::vector<std::size_t> pinned;
   for (std::size_t i : active) {
@@ -770,22 +778,100 @@ TotalsFit fit_totals(const HardwareSpec& hw, std::size_t unit, const std::vector
   return fit;
 }
 
-std::vector<LeaveOneOut> leave_one_network_out(const HardwareSpec& hw, std::size_t unit,
-                                               const std::vector<TotalSample>& samples, const TotalsOptions& options) {
-  std::vector<std::string> networks;
-  for (const auto& s : samples)
-    if (std::find(networks.begin(), networks.end(), s.network) == networks.end()) networks.push_back(s.network);
+bool overhead_identifiable(const std::vector<TotalSample>& samples) {
+  std::set<std::string> networks;
+  double lo = 0, hi = 0;
+  for (const auto& smp : samples) {
+    networks.insert(smp.network);
+    const auto n = static_cast<double>(smp.kernels.size());
+    lo = lo == 0 ? n : std::min(lo, n);
+    hi = std::max(hi, n);
+  }
+  return networks.size() >= 2 && lo > 0 && hi / lo >= kMinKernelCountSpread;
+}
+
+namespace {
+
+/// Geometric-mean |ln(predicted / measured)| over `left` with `spec`'s estimates, as a ratio - 1.
+double held_out_error(const HardwareSpec& spec, std::size_t unit, const std::vector<TotalSample>& left) {
+  double sum = 0;
+  for (const auto& smp : left) sum += std::fabs(std::log(total_estimate_s(spec, unit, smp) / smp.measured_s));
+  return std::exp(sum / static_cast<double>(left.size())) - 1.0;
+}
+
+std::vector<LeaveOneOut> leave_one_out(const HardwareSpec& hw, std::size_t unit,
+                                       const std::vector<TotalSample>& samples, const TotalsOptions& options,
+                                       std::string TotalSample::*key) {
+  std::vector<std::string> groups;
+  for (const auto& smp : samples)
+    if (!(smp.*key).empty() && std::find(groups.begin(), groups.end(), smp.*key) == groups.end())
+      groups.push_back(smp.*key);
   std::vector<LeaveOneOut> out;
-  if (networks.size() < 2) return out;
-  for (const auto& n : networks) {
+  if (groups.size() < 2) return out;
+  for (const auto& g : groups) {
     std::vector<TotalSample> rest, left;
-    for (const auto& s : samples) (s.network == n ? left : rest).push_back(s);
+    for (const auto& smp : samples) (smp.*key == g ? left : rest).push_back(smp);
     const TotalsFit fit = fit_totals(hw, unit, rest, options);
-    double sum = 0;
-    for (const auto& s : left) sum += std::fabs(std::log(total_estimate_s(fit.calibrated, unit, s) / s.measured_s));
-    out.push_back({n, left.size(), std::exp(sum / static_cast<double>(left.size())) - 1.0});
+    out.push_back({g, left.size(), held_out_error(fit.calibrated, unit, left), held_out_error(hw, unit, left)});
   }
   return out;
+}
+
+}  // namespace
+
+std::vector<LeaveOneOut> leave_one_network_out(const HardwareSpec& hw, std::size_t unit,
+                                               const std::vector<TotalSample>& samples, const TotalsOptions& options) {
+  return leave_one_out(hw, unit, samples, options, &TotalSample::network);
+}
+
+std::vector<LeaveOneOut> leave_one_runtime_out(const HardwareSpec& hw, std::size_t unit,
+                                               const std::vector<TotalSample>& samples, const TotalsOptions& options) {
+  return leave_one_out(hw, unit, samples, options, &TotalSample::runtime);
+}
+
+double mean_held_out_error(const std::vector<LeaveOneOut>& loo, bool prior) {
+  if (loo.empty()) return 0.0;
+  double sum = 0;
+  for (const auto& l : loo) sum += std::log1p(prior ? l.prior_error : l.error);
+  return std::exp(sum / static_cast<double>(loo.size())) - 1.0;
+}
+
+CheckedFit fit_totals_checked(const HardwareSpec& hw, std::size_t unit, const std::vector<TotalSample>& samples,
+                              const TotalsOptions& options) {
+  CheckedFit c;
+  c.fit = fit_totals(hw, unit, samples, options);
+  c.by_network = leave_one_network_out(hw, unit, samples, options);
+  c.by_runtime = leave_one_runtime_out(hw, unit, samples, options);
+  c.checked = !c.by_network.empty();
+  if (!c.checked) {
+    c.verdict = "one network: no held-out check of the fit is possible";
+    return c;
+  }
+  const double fitted = mean_held_out_error(c.by_network), prior = mean_held_out_error(c.by_network, true);
+  if (fitted > prior) {
+    c.kept_prior = true;
+    c.verdict = fmt::format(
+        "KEPT THE PRIOR: the fit predicts left-out networks within {:.1f}%, the file's roofs within {:.1f}%: the "
+        "data do not generalise, the file's values stand",
+        fitted * 100, prior * 100);
+    c.fit.calibrated = hw;
+    c.fit.predicted_s.clear();
+    c.fit.predicted_J.clear();
+    double sum = 0;
+    for (const auto& smp : samples) {
+      const double t = total_estimate_s(hw, unit, smp);
+      c.fit.predicted_s.push_back(t);
+      c.fit.predicted_J.push_back(smp.measured_J ? std::optional<double>(total_energy_J(hw, unit, smp))
+                                                 : std::nullopt);
+      sum += std::pow(std::log(t / smp.measured_s), 2);
+    }
+    c.fit.rms_log_s = std::sqrt(sum / static_cast<double>(samples.size()));
+    for (auto& p : c.fit.parameters) p.fitted = p.prior;
+  } else {
+    c.verdict = fmt::format("held out: the fit predicts left-out networks within {:.1f}% (the file's roofs: {:.1f}%)",
+                            fitted * 100, prior * 100);
+  }
+  return c;
 }
 
 }  // namespace framesim::model

@@ -97,6 +97,9 @@ struct CalibrationResult {
   int evaluations = 0;
 };
 
+/// Fewest measured kernels from which `calibrate` fits the dispatch overhead (below: the file's value is kept).
+inline constexpr std::size_t kMinSamplesForOverhead = 3;
+
 /// Fits the roofs of `unit` of `hw` to `samples` (kernels of any number of networks, all run on `unit` at `run`).
 /// Only parameters that some sample exercises are fitted: precisions with ops > 0 and levels with bytes > 0.
 /// Memory-level efficiencies belong to the level, so they change for every unit that shares it.
@@ -126,6 +129,7 @@ namespace framesim::model {
 
 struct TotalSample {
   std::string network;  // what leave-one-network-out leaves out
+  std::string runtime;  // what leave-one-runtime-out leaves out ("" when not said)
   std::string label;    // for reports
   std::vector<Kernel> kernels;
   RunPoint run;
@@ -150,6 +154,7 @@ struct TotalParameter {
   double sensitivity = 0;  // RMS over samples of d ln(prediction) / d ln(parameter) at the fit
   bool pinned = true;      // false: the data cannot pin it down; left at the prior
   bool at_bound = false;   // an efficiency at 1 (or at the 1e-3 floor), an overhead at 0
+  std::string note;        // why it was not fitted, when that is not the sensitivity ("one network: ...")
 };
 
 struct TotalsOptions {
@@ -181,10 +186,17 @@ TotalsFit fit_totals(const HardwareSpec& hw, std::size_t unit, const std::vector
 /// "depthwise efficiency", "dram bandwidth efficiency", "dispatch overhead", "energy per op (scale)", ...
 std::string total_parameter_name(const HardwareSpec& hw, const TotalParameter& p);
 
+/// Whether a totals fit may free the dispatch overhead: only when the samples come from two networks or more
+/// whose kernel counts differ by at least kMinKernelCountSpread (max / min). The total of one network (or of
+/// networks with as many kernels each) cannot tell a per-kernel cost from a slower roof.
+inline constexpr double kMinKernelCountSpread = 1.5;
+bool overhead_identifiable(const std::vector<TotalSample>& samples);
+
 struct LeaveOneOut {
-  std::string network;
+  std::string network;      // the network (or runtime) left out
   std::size_t samples = 0;  // of that network
   double error = 0;         // geometric mean of |ln(predicted / measured)| over its samples, as a ratio - 1
+  double prior_error = 0;   // the same with the file's roofs (no fit): what the fit must beat
 };
 
 /// For every network with samples, refits without them and predicts them. Networks are left out only when at
@@ -192,5 +204,26 @@ struct LeaveOneOut {
 std::vector<LeaveOneOut> leave_one_network_out(const HardwareSpec& hw, std::size_t unit,
                                                const std::vector<TotalSample>& samples,
                                                const TotalsOptions& options = {});
+/// The same by runtime (TotalSample::runtime): how far a fit on the other runtimes' rows of the device is from
+/// a runtime it has not seen. Needs two runtimes or more; samples without a runtime are never left out.
+std::vector<LeaveOneOut> leave_one_runtime_out(const HardwareSpec& hw, std::size_t unit,
+                                               const std::vector<TotalSample>& samples,
+                                               const TotalsOptions& options = {});
+/// The geometric mean over left-out groups of (1 + error), minus 1: `error` or, with `prior`, `prior_error`.
+double mean_held_out_error(const std::vector<LeaveOneOut>& loo, bool prior = false);
+
+/// A totals fit checked on data it has not seen: fit_totals on every sample, leave-one-network-out beside the
+/// file's own error on the same networks. When the fit predicts left-out networks worse than the file's roofs
+/// do, the prior is kept (calibrated = the file) and said so: a fit must not make an unseen network worse.
+struct CheckedFit {
+  TotalsFit fit;  // when kept_prior: `calibrated` is the file, `predicted_s` the file's estimates
+  std::vector<LeaveOneOut> by_network;
+  std::vector<LeaveOneOut> by_runtime;
+  bool checked = false;     // false: one network only, nothing to hold out
+  bool kept_prior = false;  // the held-out error of the fit was above the prior's
+  std::string verdict;      // one line for reports
+};
+CheckedFit fit_totals_checked(const HardwareSpec& hw, std::size_t unit, const std::vector<TotalSample>& samples,
+                              const TotalsOptions& options = {});
 
 }  // namespace framesim::model
