@@ -15,12 +15,14 @@
 #include "config/hardware.hpp"
 #include "config/hardware_writer.hpp"
 #include "config/network.hpp"
+#include "config/runtime.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"
 #include "core/text.hpp"
 #include "core/units.hpp"
 #include "model/calibrate.hpp"
 #include "model/corun.hpp"
+#include "model/runtime.hpp"
 #include "table.hpp"
 #include "trace/corun.hpp"
 #include "trace/import.hpp"
@@ -42,6 +44,8 @@ struct CalibrateArgs {
   std::string out;
   std::string totals;  // whole-network measurements (trace/totals.hpp)
   std::string corun;   // co-run measurements (trace/corun.hpp)
+  std::string write_runtime;  // --totals: also write the fit as a runtime profile (model/runtime.hpp)
+  std::string runtime_name;   // its name
   bool no_fusion = false;
 };
 
@@ -162,7 +166,29 @@ std::string error_line(const model::FitError& e) {
 
 /// --totals: whole-network measurements, alone or with per-layer traces (each measured kernel a one-kernel
 /// total), fitted per op class with the priors of the file (model::fit_totals).
+/// The JSON Schema a written runtime profile names: docs/schema/runtime.schema.json of the first folder above
+/// the file that has one (a checkout), relative to the file; else the schema's bare name.
+std::string runtime_schema_path(const std::string& file) {
+  const fs::path folder = fs::absolute(file).parent_path();
+  for (fs::path p = folder; !p.empty(); p = p.parent_path()) {
+    const fs::path candidate = p / "docs/schema/runtime.schema.json";
+    if (fs::is_regular_file(candidate)) return fs::relative(candidate, folder).generic_string();
+    if (p == p.parent_path()) break;
+  }
+  return "runtime.schema.json";
+}
+
+std::vector<std::string> sample_labels(const std::vector<model::TotalSample>& samples) {
+  std::vector<std::string> out;
+  for (const auto& s : samples) out.push_back(s.label);
+  return out;
+}
+
 int run_calibrate_totals(const CalibrateArgs& a) {
+  if (!a.write_runtime.empty() && a.runtime_name.empty())
+    throw core::UserError("calibrate --write-runtime: name the runtime with --runtime-name (e.g. x-cube-ai-8.0)");
+  if (a.write_runtime.empty() && !a.runtime_name.empty())
+    throw core::UserError("calibrate --runtime-name: names the profile --write-runtime writes; give --write-runtime");
   if (a.pairs.size() % 2 != 0)
     throw core::UserError("calibrate: expected NETWORK MEASURED pairs after the hardware file");
   if (!a.precision.empty()) option_precision(a.precision);
@@ -198,8 +224,9 @@ int run_calibrate_totals(const CalibrateArgs& a) {
       samples.push_back(std::move(s));
     }
   }
-  const model::TotalsFit fit = model::fit_totals(hw, unit, samples);
-  const auto loo = model::leave_one_network_out(hw, unit, samples);
+  const model::CheckedFit checked = model::fit_totals_checked(hw, unit, samples);
+  const model::TotalsFit& fit = checked.fit;
+  const auto& loo = checked.by_network;
 
   std::ostream& out = std::cout;
   const auto& u = hw.units[unit];
@@ -222,8 +249,14 @@ int run_calibrate_totals(const CalibrateArgs& a) {
       << fitted_parameters_text(hw, fit);
   if (loo.empty()) out << "  leave-one-network-out: needs two networks\n";
   for (const auto& l : loo)
-    out << fmt::format("  leave {} out ({} sample{}): predicted within {}\n", l.network, l.samples,
-                       l.samples == 1 ? "" : "s", core::format_number(l.error * 100, 3) + "%");
+    out << fmt::format("  leave {} out ({} sample{}): predicted within {} (the file's roofs: {})\n", l.network,
+                       l.samples, l.samples == 1 ? "" : "s", core::format_number(l.error * 100, 3) + "%",
+                       core::format_number(l.prior_error * 100, 3) + "%");
+  for (const auto& l : checked.by_runtime)
+    out << fmt::format("  leave runtime {} out ({} sample{}): predicted within {} (the file's roofs: {})\n",
+                       l.network, l.samples, l.samples == 1 ? "" : "s", core::format_number(l.error * 100, 3) + "%",
+                       core::format_number(l.prior_error * 100, 3) + "%");
+  out << "  " << checked.verdict << "\n";
 
   config::HardwareYamlOptions yaml;
   yaml.header.push_back(fmt::format("Calibrated by `framesim calibrate --totals {}` from {}: unit {}.",
@@ -235,8 +268,19 @@ int run_calibrate_totals(const CalibrateArgs& a) {
                                       p.at_bound ? " (at a bound)" : ""));
   for (const auto& w : fit.warnings) yaml.header.push_back("WARNING: " + w);
   yaml.header.emplace_back("");
+  if (checked.kept_prior) yaml.header.push_back("KEPT THE PRIOR: " + checked.verdict);
   core::write_file_atomic(a.out, config::write_hardware_yaml(fit.calibrated, yaml));
   out << fmt::format("\nwrote {}\n", fs::path(a.out).lexically_normal().generic_string());
+  if (!a.write_runtime.empty()) {
+    model::RuntimeProfile profile = model::runtime_from(hw, fit.calibrated, unit, a.runtime_name);
+    profile.description = fmt::format("{} on {} unit {}, fitted by framesim calibrate --totals", a.runtime_name,
+                                      hw.name, u.name);
+    profile.source = fmt::format("fit of {} row{} of {} ({}); {}", samples.size(), samples.size() == 1 ? "" : "s",
+                                 table.display_path, core::join_list(sample_labels(samples), ", "), checked.verdict);
+    core::write_file_atomic(a.write_runtime, config::runtime_yaml(profile, runtime_schema_path(a.write_runtime)));
+    out << fmt::format("wrote {} (runtime profile \"{}\")\n",
+                       fs::path(a.write_runtime).lexically_normal().generic_string(), a.runtime_name);
+  }
   return 0;
 }
 
@@ -245,6 +289,8 @@ int run_calibrate_totals(const CalibrateArgs& a) {
 int run_calibrate_corun(const CalibrateArgs& a) {
   if (!a.pairs.empty() || !a.totals.empty())
     throw core::UserError("calibrate --corun: fits contention alone; give no NETWORK MEASURED pairs and no --totals");
+  if (!a.write_runtime.empty() || !a.runtime_name.empty())
+    throw core::UserError("calibrate --corun: --write-runtime and --runtime-name are for --totals");
   if (!a.unit.empty() || !a.operating_point.empty() || !a.predict.empty() || a.no_fusion)
     throw core::UserError(
         "calibrate --corun: the table names each row's units, at nominal operating points; --unit, "
@@ -473,6 +519,10 @@ Command add_calibrate_command(CLI::App& app) {
                   "(default: nominal)");
   sub->add_flag("--no-fusion", args->no_fusion, "every layer its own kernel (eager frameworks do not fuse)");
   sub->add_option("-o,--out", args->out, "where to write the calibrated hardware YAML")->required();
+  sub->add_option("--write-runtime", args->write_runtime,
+                  "with --totals: also write the fit as a runtime profile (hardware/runtimes/*.yaml) that "
+                  "`budget --runtime` and a scenario's `runtime:` lay over the hardware file");
+  sub->add_option("--runtime-name", args->runtime_name, "the runtime --write-runtime names (x-cube-ai-8.0, ...)");
   sub->add_option("--predict", args->predict,
                   "NETWORK MEASURED not in the fit: report the calibrated model's error on it (repeatable)")
       ->expected(2)

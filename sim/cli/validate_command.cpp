@@ -261,13 +261,13 @@ int run_validate(const ValidateArgs& a) {
   std::string device_text;
   for (const auto& [device, pairs] : dev_lat) {
     const double cal = geomean_error(pairs), file = geomean_error(dev_lat_file[device]);
-    nlohmann::json d{{"device", device}, {"held_out_rows", pairs.size()}, {"latency_error", cal},
-                     {"latency_error_uncalibrated", file}};
+    nlohmann::json dj{{"device", device}, {"held_out_rows", pairs.size()}, {"latency_error", cal},
+                      {"latency_error_uncalibrated", file}};
     std::string energy_text;
     if (dev_energy.count(device)) {
       const double ecal = geomean_error(dev_energy[device]), efile = geomean_error(dev_energy_file[device]);
-      d["energy_error"] = ecal;
-      d["energy_error_uncalibrated"] = efile;
+      dj["energy_error"] = ecal;
+      dj["energy_error_uncalibrated"] = efile;
       energy_text = fmt::format(", energy {} (file {})", core::format_number(ecal * 100, 3) + "%",
                                 core::format_number(efile * 100, 3) + "%");
       if (ecal > efile + 1e-9) worse.push_back(device + " (energy)");
@@ -276,7 +276,7 @@ int run_validate(const ValidateArgs& a) {
     device_text += fmt::format("  {}: {} held-out rows, latency {} (file {}){}\n", device, pairs.size(),
                                core::format_number(cal * 100, 3) + "%", core::format_number(file * 100, 3) + "%",
                                energy_text);
-    per_device.push_back(d);
+    per_device.push_back(dj);
   }
   summary["held_out_by_device"] = per_device;
   summary["calibration_worse_than_file"] = worse;

@@ -22,6 +22,8 @@ namespace {
 
 /// Longest dispatch overhead per kernel (README "Limits"): a launch costs microseconds, never seconds.
 constexpr double kMaxDispatchOverhead_s = 1.0;
+/// Longest output cost per output element (README "Limits").
+constexpr double kMaxOutputCost_s = 1e-6;
 
 const schema::Table& kKeys = schema::hardware_table();
 
@@ -138,6 +140,17 @@ void read_unit_efficiency(const Node& node, ComputeUnitSpec& unit, const schema:
     }
     read_precision_efficiency(value, unit.efficiency_by_op[static_cast<std::size_t>(*c)], unit, table);
   }
+}
+
+std::optional<double> read_output_cost(const MapReader& m) {
+  auto c = m.quantity("output_cost");
+  if (c && *c > kMaxOutputCost_s) {
+    m.get("output_cost")
+        ->error(fmt::format("must be at most {} (an epilogue per output element costs nanoseconds)",
+                            core::format_seconds(kMaxOutputCost_s)));
+    return std::nullopt;
+  }
+  return c;
 }
 
 namespace {
@@ -288,6 +301,7 @@ ComputeUnitSpec read_unit(const std::string& name, const Node& node, const Hardw
         ->error(fmt::format("must be at most {} (a kernel launch costs microseconds)",
                             core::format_seconds(kMaxDispatchOverhead_s)));
   if (m.has("outstanding")) unit.outstanding_bytes = m.quantity("outstanding");
+  unit.output_cost_s = read_output_cost(m).value_or(0.0);
   unit.contention_sensitivity = m.number("contention_sensitivity").value_or(1.0);
   if (auto g = m.get("geometry")) unit.geometry = read_geometry(*g, name, sources);
   if (auto mem = m.required("memory")) {

@@ -227,6 +227,8 @@ void write_unit(Writer& w, const model::HardwareSpec& hw, const model::ComputeUn
     }
   }
   w.line(4, "dispatch_overhead", q(unit.dispatch_overhead_s, Dimension::Seconds), path + ".dispatch_overhead");
+  if (unit.output_cost_s > 0)
+    w.line(4, "output_cost", q(unit.output_cost_s, Dimension::Seconds), path + ".output_cost");
   if (unit.outstanding_bytes)
     w.line(4, "outstanding", q(*unit.outstanding_bytes, Dimension::Bytes), path + ".outstanding");
   if (unit.contention_sensitivity != 1.0)

@@ -19,6 +19,7 @@ const schema::Table& kKeys = schema::runtime_table();
 model::RuntimeUnitProfile read_unit(const std::string& name, const Node& node) {
   model::RuntimeUnitProfile p;
   p.unit = name;
+  p.at = node.location();
   MapReader m(node, kKeys, "units.<unit>");
   if (!m.ok()) return p;
   if (auto eff = m.get("efficiency")) {
@@ -35,7 +36,9 @@ model::RuntimeUnitProfile read_unit(const std::string& name, const Node& node) {
                               core::format_seconds(kMaxDispatchOverhead_s)));
     p.dispatch_overhead_s = *o;
   }
+  p.output_cost_s = read_output_cost(m);
   p.weights = m.text("weights");
+  if (auto w = m.get("weights")) p.weights_at = w->location();
   if (auto f = m.choice("fusion")) p.fuses = *f == "auto";
   return p;
 }
@@ -49,6 +52,7 @@ model::RuntimeProfile read_runtime(const Node& root) {
   r.description = m.text("description").value_or("");
   r.source = m.text("source").value_or("");
   r.hardware = m.text("hardware").value_or("");
+  if (auto h = m.get("hardware")) r.hardware_at = h->location();
   if (auto units = m.required("units")) {
     for (auto& [name, node] : units->entries()) r.units.push_back(read_unit(name, node));
     if (units->is_map() && r.units.empty()) units->error("needs at least one unit");
@@ -119,6 +123,8 @@ std::string runtime_yaml(const model::RuntimeProfile& profile, const std::string
     if (u.dispatch_overhead_s)
       out += fmt::format("    dispatch_overhead: \"{}\"\n",
                          exact_quantity(*u.dispatch_overhead_s, core::Dimension::Seconds));
+    if (u.output_cost_s)
+      out += fmt::format("    output_cost: \"{}\"\n", exact_quantity(*u.output_cost_s, core::Dimension::Seconds));
     if (u.weights) out += fmt::format("    weights: {}\n", quoted(*u.weights));
     if (u.fuses) out += fmt::format("    fusion: {}\n", *u.fuses ? "auto" : "none");
   }

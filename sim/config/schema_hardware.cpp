@@ -247,6 +247,16 @@ const Table& hardware_table() {
            .default_value = "0",
            .example = "\"5 us\"",
            .description = "fixed cost per kernel launch (per fused layer group), at most 1 s"},
+          {.path = "units.<unit>.output_cost",
+           .kind = Kind::quantity,
+           .dimension = Dimension::Seconds,
+           .range = Range::non_negative,
+           .default_value = "0",
+           .example = "\"90 ns\"",
+           .description = "the runtime's cost per output element of a conv, depthwise or matmul layer (requantise, "
+                          "clamp, store) at the first operating point, scaling with 1 / frequency: what makes a "
+                          "short reduction (a depthwise, a thin pointwise) slower per op than a long one. The "
+                          "estimate's only; at most 1 us"},
           {.path = "units.<unit>.outstanding",
            .kind = Kind::quantity,
            .dimension = Dimension::Bytes,

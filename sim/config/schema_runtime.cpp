@@ -74,6 +74,16 @@ const Table& runtime_table() {
            .default_value = "the hardware file's",
            .example = "\"5 us\"",
            .description = "the runtime's fixed cost per kernel launch, at most 1 s"},
+          {.path = "units.<unit>.output_cost",
+           .kind = Kind::quantity,
+           .dimension = Dimension::Seconds,
+           .range = Range::non_negative,
+           .default_value = "the hardware file's",
+           .example = "\"90 ns\"",
+           .description = "the runtime's cost per output element of a conv, depthwise or matmul layer (requantise, "
+                          "clamp, store) at the first operating point, scaling with 1 / frequency: what makes a "
+                          "short reduction (a depthwise, a thin pointwise) slower per op than a long one. The "
+                          "estimate's only; at most 1 us"},
           {.path = "units.<unit>.weights",
            .kind = Kind::text,
            .default_value = "the capacity rule (the first on-chip level holding every weight, else the last level)",

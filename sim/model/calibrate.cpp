@@ -362,7 +362,8 @@ CalibrationResult calibrate(const HardwareSpec& hw, std::size_t unit, const std:
     }
     if (params[i].kind != ParameterKind::dispatch_overhead) fitted[i] = std::min(fitted[i], 1.0);
   }
-  if (objective_at(fitted) >= objective_at([&] {  // no overhead at all fits as well: say so
+  const bool has_overhead = !params.empty() && params.back().kind == ParameterKind::dispatch_overhead;
+  if (has_overhead && objective_at(fitted) >= objective_at([&] {  // no overhead at all fits as well: say so
         auto v = fitted;
         v.back() = 0.0;
         return v;
@@ -430,19 +431,32 @@ namespace framesim::model {
 namespace {
 
 constexpr double kOverheadShift_s = 1e-6;  // overhead searched as ln(o + 1 us): 0 is a reachable point
+constexpr double kOutputShift_s = 1e-9;    // output cost searched as ln(c + 1 ns)
+constexpr double kMaxOutputCost_s = 1e-6;  // per output element: a microsecond is already a slow epilogue
+constexpr double kOutputProbe_s = 1e-8;    // where a zero output cost's search starts (tens of cycles at 1 GHz)
 constexpr double kEfficiencyFloor = 1e-3;
 
 bool is_time_parameter(TotalParameterKind k) {
   return k == TotalParameterKind::class_efficiency || k == TotalParameterKind::bandwidth_efficiency ||
-         k == TotalParameterKind::dispatch_overhead;
+         k == TotalParameterKind::dispatch_overhead || k == TotalParameterKind::output_cost;
+}
+
+/// The additive shift of a parameter searched on a log scale with 0 reachable (an overhead, an output cost).
+double search_shift(TotalParameterKind k) {
+  if (k == TotalParameterKind::dispatch_overhead) return kOverheadShift_s;
+  if (k == TotalParameterKind::output_cost) return kOutputShift_s;
+  return 0.0;
 }
 
 double to_search(const TotalParameter& p, double value) {
-  return p.kind == TotalParameterKind::dispatch_overhead ? std::log(value + kOverheadShift_s)
-                                                         : std::log(std::max(value, 1e-300));
+  const double shift = search_shift(p.kind);
+  return shift > 0 ? std::log(value + shift) : std::log(std::max(value, 1e-300));
 }
 double from_search(const TotalParameter& p, double x) {
-  return p.kind == TotalParameterKind::dispatch_overhead ? std::max(0.0, std::exp(x) - kOverheadShift_s) : std::exp(x);
+  const double shift = search_shift(p.kind);
+  if (shift <= 0) return std::exp(x);
+  const double v = std::exp(x) - shift;
+  return v < shift * 1e-6 ? 0.0 : v;  // ln(0 + shift) comes back as 0, not as a rounding residue
 }
 
 /// Writes parameter values into `spec` (a copy of `base`): efficiencies of the classes for `precisions`.
@@ -459,6 +473,7 @@ void apply_totals(HardwareSpec& spec, const HardwareSpec& base, std::size_t unit
         break;
       case TotalParameterKind::bandwidth_efficiency: spec.memory[p.level].efficiency = values[i]; break;
       case TotalParameterKind::dispatch_overhead: u.dispatch_overhead_s = values[i]; break;
+      case TotalParameterKind::output_cost: u.output_cost_s = values[i]; break;
       case TotalParameterKind::energy_per_op:
         for (Precision q : kAllPrecisions)
           if (b.energy_per_op_J[q]) u.energy_per_op_J[q] = *b.energy_per_op_J[q] * values[i];
@@ -503,6 +518,9 @@ std::vector<double> search_totals(const std::vector<TotalParameter>& params, std
     if (p.kind == TotalParameterKind::dispatch_overhead) {
       box.lo.push_back(std::log(kOverheadShift_s));
       box.hi.push_back(std::log(1.0 + kOverheadShift_s));
+    } else if (p.kind == TotalParameterKind::output_cost) {
+      box.lo.push_back(std::log(kOutputShift_s));
+      box.hi.push_back(std::log(kMaxOutputCost_s + kOutputShift_s));
     } else if (is_time_parameter(p.kind)) {
       box.lo.push_back(std::log(kEfficiencyFloor));
       box.hi.push_back(0.0);
@@ -522,7 +540,9 @@ std::vector<double> search_totals(const std::vector<TotalParameter>& params, std
         const auto v = full(y);
         double penalty = 0;
         for (std::size_t a = 0; a < active.size(); ++a) {
-          const double dx = y[a] - to_search(params[active[a]], params[active[a]].prior);
+          const auto& p = params[active[a]];
+          if (search_shift(p.kind) > 0 && p.prior <= 0) continue;  // a zero overhead or output cost: no prior
+          const double dx = y[a] - to_search(p, p.prior);
           penalty += dx * dx;
         }
         std::vector<double> values(v.size());
@@ -568,6 +588,7 @@ std::string total_parameter_name(const HardwareSpec& hw, const TotalParameter& p
     case TotalParameterKind::class_efficiency: return std::string(op_class_name(p.op_class)) + " efficiency";
     case TotalParameterKind::bandwidth_efficiency: return hw.memory.at(p.level).name + " bandwidth efficiency";
     case TotalParameterKind::dispatch_overhead: return "dispatch overhead";
+    case TotalParameterKind::output_cost: return "output cost";
     case TotalParameterKind::energy_per_op: return "energy per op (scale)";
     case TotalParameterKind::static_power: return "static power (scale)";
   }
@@ -626,6 +647,19 @@ TotalsFit fit_totals(const HardwareSpec& hw, std::size_t unit, const std::vector
     }
     params.push_back(p);
   }
+  {
+    // Per output element of the shaped layers: told apart from the compute roof only by networks whose
+    // reductions differ (outputs per op), so never from one network.
+    TotalParameter p;
+    p.kind = TotalParameterKind::output_cost;
+    p.prior = given.output_cost_s;
+    if (!output_cost_identifiable(samples)) {
+      p.pinned = false;
+      p.note = "not identifiable from these totals (one network, or networks with the same outputs per op): "
+               "left at the prior";
+    }
+    params.push_back(p);
+  }
   if (any_energy) {
     for (auto kind : {TotalParameterKind::energy_per_op, TotalParameterKind::static_power}) {
       TotalParameter p;
@@ -635,9 +669,13 @@ TotalsFit fit_totals(const HardwareSpec& hw, std::size_t unit, const std::vector
     }
   }
   std::vector<double> x;
-  for (const auto& p : params) x.push_back(to_search(p, std::clamp(p.prior, 0.0, 1e9)));
+  // A zero output cost starts the search at a probe value: on its log scale 0 is many steps from any real cost.
+  for (const auto& p : params)
+    x.push_back(to_search(p, p.kind == TotalParameterKind::output_cost && p.note.empty()
+                                 ? std::max(p.prior, kOutputProbe_s)
+                                 : std::clamp(p.prior, 0.0, 1e9)));
   for (std::size_t i = 0; i < params.size(); ++i)
-    if (is_time_parameter(params[i].kind) && params[i].kind != TotalParameterKind::dispatch_overhead)
+    if (is_time_parameter(params[i].kind) && search_shift(params[i].kind) == 0)
       x[i] = std::clamp(x[i], std::log(kEfficiencyFloor), 0.0);
 
   HardwareSpec work = hw;
@@ -659,6 +697,10 @@ TotalsFit fit_totals(const HardwareSpec& hw, std::size_t unit, const std::vector
     const double h = 0.05;
     auto at = [&](double dx) {
       auto y = xs;
+      // A cost fitted to (near) 0 is probed where it would matter: the data pin it at 0 when a probe cost moves
+      // the prediction.
+      if (params[j].kind == TotalParameterKind::output_cost)
+        y[j] = std::max(y[j], to_search(params[j], kOutputProbe_s));
       y[j] += dx;
       apply_totals(work, hw, unit, params, values_of(y), precisions);
       std::vector<double> out;
@@ -754,6 +796,8 @@ TotalsFit fit_totals(const HardwareSpec& hw, std::size_t unit, const std::vector
             fmt::format("dispatch overhead {} is over 30 % of the fastest sample ({}): the "
                         "overhead is absorbing what the roofline misses",
                         core::format_seconds(p.fitted), core::format_seconds(min_measured)));
+    } else if (p.kind == TotalParameterKind::output_cost) {
+      p.at_bound = p.pinned && (p.fitted <= 1e-12 || p.fitted >= kMaxOutputCost_s * 0.999);
     } else if (is_time_parameter(p.kind)) {
       p.at_bound = p.pinned && (p.fitted >= 0.999 || p.fitted <= kEfficiencyFloor * 1.01);
       if (p.pinned && p.fitted < 0.02)
@@ -776,6 +820,24 @@ TotalsFit fit_totals(const HardwareSpec& hw, std::size_t unit, const std::vector
   }
   fit.rms_log_s = std::sqrt(sum / static_cast<double>(samples.size()));
   return fit;
+}
+
+bool output_cost_identifiable(const std::vector<TotalSample>& samples) {
+  std::map<std::string, std::pair<double, double>> per_network;  // outputs, ops of the shaped layers
+  for (const auto& smp : samples)
+    for (const auto& k : smp.kernels)
+      for (const auto& sh : k.shapes) {
+        per_network[smp.network].first += sh.outputs;
+        per_network[smp.network].second += sh.ops;
+      }
+  double lo = 0, hi = 0;
+  for (const auto& [name, v] : per_network) {
+    if (v.second <= 0) continue;
+    const double r = v.first / v.second;
+    lo = lo == 0 ? r : std::min(lo, r);
+    hi = std::max(hi, r);
+  }
+  return per_network.size() >= 2 && lo > 0 && hi / lo >= kMinKernelCountSpread;
 }
 
 bool overhead_identifiable(const std::vector<TotalSample>& samples) {
@@ -866,7 +928,12 @@ CheckedFit fit_totals_checked(const HardwareSpec& hw, std::size_t unit, const st
       sum += std::pow(std::log(t / smp.measured_s), 2);
     }
     c.fit.rms_log_s = std::sqrt(sum / static_cast<double>(samples.size()));
-    for (auto& p : c.fit.parameters) p.fitted = p.prior;
+    for (auto& p : c.fit.parameters) {
+      if (p.pinned) p.note = "fitted, then not used: the held-out check kept the prior";
+      p.fitted = p.prior;
+      p.pinned = false;
+      p.at_bound = false;
+    }
   } else {
     c.verdict = fmt::format("held out: the fit predicts left-out networks within {:.1f}% (the file's roofs: {:.1f}%)",
                             fitted * 100, prior * 100);

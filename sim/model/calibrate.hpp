@@ -141,6 +141,7 @@ enum class TotalParameterKind {
   class_efficiency,
   bandwidth_efficiency,
   dispatch_overhead,
+  output_cost,
   energy_per_op,
   static_power
 };
@@ -191,6 +192,8 @@ std::string total_parameter_name(const HardwareSpec& hw, const TotalParameter& p
 /// networks with as many kernels each) cannot tell a per-kernel cost from a slower roof.
 inline constexpr double kMinKernelCountSpread = 1.5;
 bool overhead_identifiable(const std::vector<TotalSample>& samples);
+/// The same for the output cost: two networks or more whose shaped layers' outputs per op differ as much.
+bool output_cost_identifiable(const std::vector<TotalSample>& samples);
 
 struct LeaveOneOut {
   std::string network;      // the network (or runtime) left out

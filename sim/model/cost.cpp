@@ -71,13 +71,14 @@ double shape_utilisation(const UnitGeometry& geometry, const ShapeOps& shape) {
 namespace {
 
 /// The extra time at effective roofs that shaped layers take over the same ops at the class's full roof:
-/// sum over shapes of ops / C x (1 / utilisation - 1).
+/// sum over shapes of ops / C x (1 / utilisation - 1), plus outputs x output cost x f_nominal / f.
 double shape_penalty_s(const Kernel& kernel, const ComputeUnitSpec& unit, const RunPoint& run) {
-  if (!unit.geometry.any()) return 0.0;
+  if (!unit.geometry.any() && unit.output_cost_s <= 0) return 0.0;
   double t = 0;
   const double f_scale =
       unit.operating_points[run.operating_point].frequency_Hz / unit.nominal().frequency_Hz * run.core_fraction;
   for (const auto& s : kernel.shapes) {
+    t += s.outputs * unit.output_cost_s / f_scale;
     const auto& peak = unit.peak_ops_per_s[s.precision];
     if (!peak || *peak <= 0 || s.ops <= 0) continue;
     const double u = shape_utilisation(unit.geometry, s);

@@ -70,7 +70,8 @@ std::vector<double> bandwidths_Bps(const HardwareSpec& hw, const ComputeUnitSpec
 double shape_utilisation(const UnitGeometry& geometry, const ShapeOps& shape);
 
 /// Time of the kernel's arithmetic, sum over precisions p and op classes c of F_pc / C_pc, at `roofs`. At
-/// effective roofs a shaped layer's ops (Kernel::shapes) run at C_pc x shape_utilisation.
+/// effective roofs a shaped layer's ops (Kernel::shapes) run at C_pc x shape_utilisation, and each of its output
+/// elements costs the unit's output_cost x f_nominal / f on top.
 double compute_time_s(const Kernel& kernel, const ComputeUnitSpec& unit, const RunPoint& run = {},
                       Roofs roofs = Roofs::effective);
 

@@ -112,6 +112,9 @@ struct ComputeUnitSpec {
   /// Soft roof per op class and precision (`efficiency.by_op`); unset entries fall back to `efficiency`.
   std::array<PerPrecision<double>, kOpClassCount> efficiency_by_op{};
   double dispatch_overhead_s = 0;           // per kernel launch
+  /// Per output element of a conv, depthwise or matmul layer, at the nominal clock (scales with f_nominal / f):
+  /// the runtime's epilogue (requantise, clamp, store) that a short reduction cannot hide. Estimate only.
+  double output_cost_s = 0;
   std::optional<double> outstanding_bytes;  // bytes it can keep in flight (Little's law cap)
   /// How strongly contention curves act on this unit: its factor is 1 + sensitivity x (curve - 1). 1: as the
   /// curve says; 0: immune (e.g. a unit whose traffic the memory controller prioritises).

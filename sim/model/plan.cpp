@@ -160,6 +160,7 @@ std::optional<ShapeOps> shape_ops(const NetworkSpec& net, const LayerSpec& layer
   s.precision = layer.precision.compute;
   s.ops = layer.ops;
   s.reduction = layer.ops / (2.0 * elements);
+  s.outputs = elements;
   const bool nchw = layer.op_class != OpClass::matmul && out.shape.size() == 4;
   s.channels = static_cast<double>(nchw ? out.shape[1] : out.shape.back());
   return s;

@@ -22,6 +22,7 @@ struct ShapeOps {
   double ops = 0;
   double reduction = 0;  // K
   double channels = 0;   // N (depthwise: C)
+  double outputs = 0;    // output elements: ops / (2 K)
 };
 
 /// One launch: a fusion group. Intermediates inside it never touch memory.

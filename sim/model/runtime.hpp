@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "core/error.hpp"
 #include "model/hardware.hpp"
 #include "model/op_class.hpp"
 #include "model/precision.hpp"
@@ -21,10 +22,12 @@ namespace framesim::model {
 /// What a runtime sets on one compute unit. Unset fields keep the hardware file's value.
 struct RuntimeUnitProfile {
   std::string unit;
+  core::SourceLocation at, weights_at;  // where the unit's mapping and its `weights` are written (for messages)
   bool has_efficiency = false;  // true: `efficiency` and `efficiency_by_op` replace the file's whole table
   PerPrecision<double> efficiency;
   std::array<PerPrecision<double>, kOpClassCount> efficiency_by_op{};
   std::optional<double> dispatch_overhead_s;
+  std::optional<double> output_cost_s;
   std::optional<std::string> weights;  // memory level holding the weights
   std::optional<bool> fuses;           // false: every layer its own kernel (`fusion: none`)
 };
@@ -35,6 +38,7 @@ struct RuntimeProfile {
   std::string source;       // where its figures come from (a fit: which rows)
   std::string source_file;  // the YAML it came from
   std::string hardware;     // the `name:` of the hardware file it was made for
+  core::SourceLocation hardware_at;
   std::vector<RuntimeUnitProfile> units;
 };
 
