@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -193,8 +194,27 @@ int run_calibrate_totals(const CalibrateArgs& a) {
     throw core::UserError("calibrate: expected NETWORK MEASURED pairs after the hardware file");
   if (!a.precision.empty()) option_precision(a.precision);
   if (fs::is_directory(a.out)) throw core::UserError(fmt::format("-o: {} is a directory", a.out));
+  if (!a.predict.empty())
+    throw core::UserError(
+        "calibrate --totals --predict: mark the rows to predict `held_out` in the table's set column instead");
   const model::HardwareSpec hw = config::load_hardware(a.hardware);
-  const trace::TotalsTable table = trace::read_totals(a.totals);
+  trace::TotalsTable table = trace::read_totals(a.totals);
+  // The rows for this device (a suite names several) and, with --runtime-name, this runtime; held-out rows are
+  // predicted, never fitted.
+  std::size_t other_device = 0, other_runtime = 0;
+  {
+    std::vector<trace::TotalRow> kept;
+    const auto self = fs::weakly_canonical(a.hardware);
+    for (auto& r : table.rows) {
+      if (r.hardware && fs::weakly_canonical(*r.hardware) != self) ++other_device;
+      else if (!a.runtime_name.empty() && !r.runtime.empty() && r.runtime != a.runtime_name) ++other_runtime;
+      else kept.push_back(std::move(r));
+    }
+    if (kept.empty())
+      throw core::UserError(fmt::format("calibrate --totals: no row of {} is for {}{}", table.display_path, a.hardware,
+                                        a.runtime_name.empty() ? "" : " and runtime " + a.runtime_name));
+    table.rows = std::move(kept);
+  }
   NetworkCache cache;
   std::vector<const model::NetworkSpec*> nets;
   for (const auto& r : table.rows)
@@ -207,9 +227,9 @@ int run_calibrate_totals(const CalibrateArgs& a) {
     for (const auto& r : table.rows)
       if (!r.unit.empty()) wanted = r.unit;
   const std::size_t unit = option_unit(hw, nets, wanted);
-  std::vector<model::TotalSample> samples;
+  std::vector<model::TotalSample> samples, held_out;
   for (std::size_t i = 0; i < table.rows.size(); ++i)
-    samples.push_back(total_sample(table, table.rows[i], hw, unit, *nets[i]));
+    (table.rows[i].held_out ? held_out : samples).push_back(total_sample(table, table.rows[i], hw, unit, *nets[i]));
   model::RunPoint run;
   if (!a.operating_point.empty()) run.operating_point = option_operating_point(hw.units[unit], a.operating_point);
   for (std::size_t i = 0; i < a.pairs.size(); i += 2) {
@@ -224,6 +244,9 @@ int run_calibrate_totals(const CalibrateArgs& a) {
       samples.push_back(std::move(s));
     }
   }
+  if (samples.empty())
+    throw core::UserError(fmt::format("calibrate --totals: every row of {} for {} is held out: nothing to fit",
+                                      table.display_path, a.hardware));
   const model::CheckedFit checked = model::fit_totals_checked(hw, unit, samples);
   const model::TotalsFit& fit = checked.fit;
   const auto& loo = checked.by_network;
@@ -257,6 +280,26 @@ int run_calibrate_totals(const CalibrateArgs& a) {
                        l.network, l.samples, l.samples == 1 ? "" : "s", core::format_number(l.error * 100, 3) + "%",
                        core::format_number(l.prior_error * 100, 3) + "%");
   out << "  " << checked.verdict << "\n";
+  if (other_device + other_runtime > 0)
+    out << fmt::format("  left out of the table: {} row{} for other hardware, {} for other runtimes\n", other_device,
+                       other_device == 1 ? "" : "s", other_runtime);
+  if (!held_out.empty()) {
+    analysis::Table h({"held-out row (never fitted)", "measured", "bound", "file estimate", "calibrated", "error"},
+                      {Align::left, Align::right, Align::right, Align::right, Align::right, Align::right});
+    double sum = 0, file_sum = 0;
+    for (const auto& s : held_out) {
+      const double p = model::total_estimate_s(fit.calibrated, unit, s), f = model::total_estimate_s(hw, unit, s);
+      sum += std::fabs(std::log(p / s.measured_s));
+      file_sum += std::fabs(std::log(f / s.measured_s));
+      h.add({s.label, seconds(s.measured_s), seconds(model::total_bound_s(hw, unit, s)), seconds(f), seconds(p),
+             fmt::format("{:+.1f}%", (p / s.measured_s - 1) * 100)});
+    }
+    const double n = static_cast<double>(held_out.size());
+    out << "\n" << h.render(2)
+        << fmt::format("  held out: geomean error {} calibrated, {} with the file's roofs\n",
+                       core::format_number((std::exp(sum / n) - 1) * 100, 3) + "%",
+                       core::format_number((std::exp(file_sum / n) - 1) * 100, 3) + "%");
+  }
 
   config::HardwareYamlOptions yaml;
   yaml.header.push_back(fmt::format("Calibrated by `framesim calibrate --totals {}` from {}: unit {}.",
@@ -371,6 +414,8 @@ int run_calibrate_corun(const CalibrateArgs& a) {
 int run_calibrate(const CalibrateArgs& a) {
   if (!a.corun.empty()) return run_calibrate_corun(a);
   if (!a.totals.empty()) return run_calibrate_totals(a);
+  if (!a.write_runtime.empty() || !a.runtime_name.empty())
+    throw core::UserError("calibrate --write-runtime, --runtime-name: for --totals (whole-network measurements)");
   if (a.pairs.size() < 2 || a.pairs.size() % 2 != 0)
     throw core::UserError(
         fmt::format("calibrate: expected NETWORK MEASURED pairs after the hardware file, got {} "
