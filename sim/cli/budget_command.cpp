@@ -223,8 +223,8 @@ int run_budget(const BudgetArgs& a) {
   if (!a.html.empty()) core::write_file_atomic(a.html, analysis::budget_html(report, hw, net));
   if (a.json) {
     auto j = analysis::budget_json(report, hw, net);
-    j["runtime"] = hw.runtime.empty() ? nlohmann::json(nullptr)
-                                      : nlohmann::json{{"name", hw.runtime}, {"file", hw.runtime_file}};
+    j["runtime"] =
+        hw.runtime.empty() ? nlohmann::json(nullptr) : nlohmann::json{{"name", hw.runtime}, {"file", hw.runtime_file}};
     std::cout << analysis::json_text(j) << "\n";
   } else {
     // Which runtime the estimates are for; the bounds hold for every runtime.

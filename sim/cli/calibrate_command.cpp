@@ -43,8 +43,8 @@ struct CalibrateArgs {
   std::string precision;
   std::string operating_point;
   std::string out;
-  std::string totals;  // whole-network measurements (trace/totals.hpp)
-  std::string corun;   // co-run measurements (trace/corun.hpp)
+  std::string totals;         // whole-network measurements (trace/totals.hpp)
+  std::string corun;          // co-run measurements (trace/corun.hpp)
   std::string write_runtime;  // --totals: also write the fit as a runtime profile (model/runtime.hpp)
   std::string runtime_name;   // its name
   bool no_fusion = false;
@@ -276,8 +276,8 @@ int run_calibrate_totals(const CalibrateArgs& a) {
                        l.samples, l.samples == 1 ? "" : "s", core::format_number(l.error * 100, 3) + "%",
                        core::format_number(l.prior_error * 100, 3) + "%");
   for (const auto& l : checked.by_runtime)
-    out << fmt::format("  leave runtime {} out ({} sample{}): predicted within {} (the file's roofs: {})\n",
-                       l.network, l.samples, l.samples == 1 ? "" : "s", core::format_number(l.error * 100, 3) + "%",
+    out << fmt::format("  leave runtime {} out ({} sample{}): predicted within {} (the file's roofs: {})\n", l.network,
+                       l.samples, l.samples == 1 ? "" : "s", core::format_number(l.error * 100, 3) + "%",
                        core::format_number(l.prior_error * 100, 3) + "%");
   out << "  " << checked.verdict << "\n";
   if (other_device + other_runtime > 0)
@@ -295,7 +295,8 @@ int run_calibrate_totals(const CalibrateArgs& a) {
              fmt::format("{:+.1f}%", (p / s.measured_s - 1) * 100)});
     }
     const double n = static_cast<double>(held_out.size());
-    out << "\n" << h.render(2)
+    out << "\n"
+        << h.render(2)
         << fmt::format("  held out: geomean error {} calibrated, {} with the file's roofs\n",
                        core::format_number((std::exp(sum / n) - 1) * 100, 3) + "%",
                        core::format_number((std::exp(file_sum / n) - 1) * 100, 3) + "%");
@@ -316,8 +317,8 @@ int run_calibrate_totals(const CalibrateArgs& a) {
   out << fmt::format("\nwrote {}\n", fs::path(a.out).lexically_normal().generic_string());
   if (!a.write_runtime.empty()) {
     model::RuntimeProfile profile = model::runtime_from(hw, fit.calibrated, unit, a.runtime_name);
-    profile.description = fmt::format("{} on {} unit {}, fitted by framesim calibrate --totals", a.runtime_name,
-                                      hw.name, u.name);
+    profile.description =
+        fmt::format("{} on {} unit {}, fitted by framesim calibrate --totals", a.runtime_name, hw.name, u.name);
     profile.source = fmt::format("fit of {} row{} of {} ({}); {}", samples.size(), samples.size() == 1 ? "" : "s",
                                  table.display_path, core::join_list(sample_labels(samples), ", "), checked.verdict);
     core::write_file_atomic(a.write_runtime, config::runtime_yaml(profile, runtime_schema_path(a.write_runtime)));

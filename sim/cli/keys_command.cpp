@@ -11,9 +11,9 @@
 #include "cli/console.hpp"
 #include "cli/key_reference.hpp"
 #include "config/hardware.hpp"
-#include "config/runtime.hpp"
 #include "config/input_kind.hpp"
 #include "config/network.hpp"
+#include "config/runtime.hpp"
 #include "config/scenario.hpp"
 #include "config/sweep.hpp"
 #include "core/files.hpp"
@@ -221,7 +221,8 @@ Command add_keys_command(CLI::App& app) {
                                  "the keys of hardware, network, scenario, sweep and runtime files: unit, range, "
                                  "default, description, example");
   set_completion_words(
-      sub->add_option("kind", args->kind, "hardware, network, scenario, sweep or runtime (none: list the kinds)"), kind_names());
+      sub->add_option("kind", args->kind, "hardware, network, scenario, sweep or runtime (none: list the kinds)"),
+      kind_names());
   sub->add_option("key", args->key,
                   "one key in full, as written in a file (memory.dram.bandwidth) or declared "
                   "(memory.<level>.bandwidth)");

@@ -61,8 +61,8 @@ std::string fitted_parameters_text(const model::HardwareSpec& hw, const model::T
                     {Align::left, Align::right, Align::right, Align::right, Align::left});
   for (const auto& p : fit.parameters) {
     auto value = [&](double v) {
-      const bool time = p.kind == model::TotalParameterKind::dispatch_overhead ||
-                        p.kind == model::TotalParameterKind::output_cost;
+      const bool time =
+          p.kind == model::TotalParameterKind::dispatch_overhead || p.kind == model::TotalParameterKind::output_cost;
       return time ? core::format_seconds(v) : core::format_number(v, 4);
     };
     std::string note = p.pinned ? "fitted" : "not pinned down by the data: left at the prior";

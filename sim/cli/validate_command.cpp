@@ -9,8 +9,8 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
-#include <set>
 #include <memory>
+#include <set>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -128,9 +128,9 @@ int run_validate(const ValidateArgs& a) {
       g["check"] = checked.verdict;
       nlohmann::json loo_json = nlohmann::json::array();
       for (const auto& l : checked.by_network) {
-        fits_text += fmt::format("  leave {} out: predicted within {} (the file's roofs: {})\n", l.network,
-                                 core::format_number(l.error * 100, 3) + "%",
-                                 core::format_number(l.prior_error * 100, 3) + "%");
+        fits_text +=
+            fmt::format("  leave {} out: predicted within {} (the file's roofs: {})\n", l.network,
+                        core::format_number(l.error * 100, 3) + "%", core::format_number(l.prior_error * 100, 3) + "%");
         loo_json.push_back({{"network", l.network}, {"error", l.error}, {"prior_error", l.prior_error}});
       }
       g["leave_one_network_out"] = loo_json;
@@ -174,17 +174,17 @@ int run_validate(const ValidateArgs& a) {
         const auto fit = model::fit_totals(hw, unit, rest);
         double sum = 0, prior_sum = 0;
         for (std::size_t i : left) {
-          sum += std::fabs(std::log(model::total_estimate_s(fit.calibrated, unit, rows[i].sample) /
-                                    rows[i].row->latency_s));
+          sum += std::fabs(
+              std::log(model::total_estimate_s(fit.calibrated, unit, rows[i].sample) / rows[i].row->latency_s));
           prior_sum += std::fabs(std::log(rows[i].uncalibrated_s / rows[i].row->latency_s));
         }
         const double n = static_cast<double>(left.size());
         const double err = std::exp(sum / n) - 1, prior_err = std::exp(prior_sum / n) - 1;
         loro_text += fmt::format("  {}: leave {} out ({} rows): predicted within {} (the file's roofs: {})\n", device,
-                                 r.empty() ? "(no runtime)" : r, left.size(),
-                                 core::format_number(err * 100, 3) + "%", core::format_number(prior_err * 100, 3) + "%");
-        loro_json.push_back({{"device", device}, {"runtime", r}, {"rows", left.size()}, {"error", err},
-                             {"prior_error", prior_err}});
+                                 r.empty() ? "(no runtime)" : r, left.size(), core::format_number(err * 100, 3) + "%",
+                                 core::format_number(prior_err * 100, 3) + "%");
+        loro_json.push_back(
+            {{"device", device}, {"runtime", r}, {"rows", left.size()}, {"error", err}, {"prior_error", prior_err}});
       }
     }
   }
@@ -261,7 +261,9 @@ int run_validate(const ValidateArgs& a) {
   std::string device_text;
   for (const auto& [device, pairs] : dev_lat) {
     const double cal = geomean_error(pairs), file = geomean_error(dev_lat_file[device]);
-    nlohmann::json dj{{"device", device}, {"held_out_rows", pairs.size()}, {"latency_error", cal},
+    nlohmann::json dj{{"device", device},
+                      {"held_out_rows", pairs.size()},
+                      {"latency_error", cal},
                       {"latency_error_uncalibrated", file}};
     std::string energy_text;
     if (dev_energy.count(device)) {
@@ -273,9 +275,9 @@ int run_validate(const ValidateArgs& a) {
       if (ecal > efile + 1e-9) worse.push_back(device + " (energy)");
     }
     if (cal > file + 1e-9) worse.push_back(device + " (latency)");
-    device_text += fmt::format("  {}: {} held-out rows, latency {} (file {}){}\n", device, pairs.size(),
-                               core::format_number(cal * 100, 3) + "%", core::format_number(file * 100, 3) + "%",
-                               energy_text);
+    device_text +=
+        fmt::format("  {}: {} held-out rows, latency {} (file {}){}\n", device, pairs.size(),
+                    core::format_number(cal * 100, 3) + "%", core::format_number(file * 100, 3) + "%", energy_text);
     per_device.push_back(dj);
   }
   summary["held_out_by_device"] = per_device;
@@ -334,14 +336,16 @@ Command add_validate_command(CLI::App& app) {
                                  "check input files without running them (validate FILE.yaml...), or predicted vs "
                                  "published measurements (validate [SUITE.csv]: calibrate on a suite's calibration "
                                  "rows, report the error of every row and the held-out geomean)");
-  sub->add_option("files", args->arguments,
-                  "input files (.yaml: hardware, network, scenario, sweep or runtime) to check without running them, each with "
-                  "every problem at file:line:column and key (exit code 2) or \"ok\"; or one validation suite CSV "
-                  "(default tests/validation/suite.csv) to compare predictions with published measurements");
-  set_completion_words(sub->add_option("--kind", args->kind,
-                                       "with input files: their kind (hardware, network, scenario, sweep, runtime) instead of "
-                                       "telling it from their top-level keys"),
-                       {"hardware", "network", "scenario", "sweep", "runtime"});
+  sub->add_option(
+      "files", args->arguments,
+      "input files (.yaml: hardware, network, scenario, sweep or runtime) to check without running them, each with "
+      "every problem at file:line:column and key (exit code 2) or \"ok\"; or one validation suite CSV "
+      "(default tests/validation/suite.csv) to compare predictions with published measurements");
+  set_completion_words(
+      sub->add_option("--kind", args->kind,
+                      "with input files: their kind (hardware, network, scenario, sweep, runtime) instead of "
+                      "telling it from their top-level keys"),
+      {"hardware", "network", "scenario", "sweep", "runtime"});
   sub->add_flag("--json", args->json, "with a suite: print JSON instead of the text report");
   return {sub, [args] {
             const auto& files = args->arguments;

@@ -14,8 +14,8 @@ using core::Dimension;
 const Table& runtime_table() {
   static const Table table{
       "runtime",
-      "A runtime profile: what one software stack (TensorRT, TFLite and a delegate, X-CUBE-AI, TFLM, microTVM, "
-      "Plumerai, the Edge TPU compiler) makes of one hardware file's units",
+      "The efficiencies, launch and output costs, fusion and weight placement one software stack (TensorRT, TFLite "
+      "and a delegate, X-CUBE-AI, TFLM, microTVM, Plumerai, the Edge TPU compiler) gives one hardware file's units",
       {
           {.path = "runtime",
            .kind = Kind::text,
@@ -40,6 +40,7 @@ const Table& runtime_table() {
            .kind = Kind::number,
            .range = Range::unit_interval,
            .default_value = "the hardware file's",
+           .in_template = true,
            .example = "0.4",
            .description = "the runtime's soft roof, as in a hardware file (a number, or a mapping of precisions, "
                           "all and by_op); given, it replaces the file's whole efficiency table of the unit"},

@@ -119,13 +119,15 @@ namespace framesim::model {
 // A sample is a set of kernels run back to back whose total time (and optionally energy) was measured: a
 // whole network, or one kernel of a per-layer trace. The estimate of sample i is t_i = sum_k t_k(theta) at
 // effective roofs. The fit chooses theta = the compute efficiency of every op class the samples compute in
-// (for the precisions they use), the bandwidth efficiency of every level they move bytes at and the dispatch
-// overhead, minimising
+// (for the precisions they use), the bandwidth efficiency of every level they move bytes at, the dispatch
+// overhead and the output cost (the last two only when the samples can tell them from the roofs: see
+// overhead_identifiable, output_cost_identifiable), minimising
 //   (1/N) sum_i (ln t_i - ln measured_i)^2 + lambda sum_j (ln theta_j - ln prior_j)^2
 // with efficiencies in [1e-3, 1] and the overhead in [0, 1 s] (ln of overhead + 1 us, so 0 is reachable), the
-// priors being the hardware file's values. Then, with time fixed, energy E_i = a x arithmetic_i + b x static_i +
-// memory_i: a scales every energy per operation, b the static power. A parameter the data hardly moves (RMS
-// d ln t / d ln theta below TotalsOptions::min_sensitivity) is left at its prior and reported as such.
+// priors being the hardware file's values (an overhead or output cost of 0 pulls nothing). Then, with time fixed,
+// energy E_i = a x arithmetic_i + b x static_i + memory_i: a scales every energy per operation, b the static power. A
+// parameter the data hardly moves (RMS d ln t / d ln theta below TotalsOptions::min_sensitivity) is left at its prior
+// and reported as such.
 
 struct TotalSample {
   std::string network;  // what leave-one-network-out leaves out
@@ -192,8 +194,12 @@ std::string total_parameter_name(const HardwareSpec& hw, const TotalParameter& p
 /// networks with as many kernels each) cannot tell a per-kernel cost from a slower roof.
 inline constexpr double kMinKernelCountSpread = 1.5;
 bool overhead_identifiable(const std::vector<TotalSample>& samples);
-/// The same for the output cost: two networks or more whose shaped layers' outputs per op differ as much.
-bool output_cost_identifiable(const std::vector<TotalSample>& samples);
+/// The same for the output cost: two networks or more that spend at least kMinComputeShare of their estimate
+/// (with `hw`'s roofs) in compute-bound kernels, and whose shaped layers' outputs per op differ by
+/// kMinKernelCountSpread. A memory-bound network does not count: its compute roof does not show, so beside one
+/// compute-bound network the output cost and that roof could trade against each other freely.
+inline constexpr double kMinComputeShare = 0.5;
+bool output_cost_identifiable(const HardwareSpec& hw, std::size_t unit, const std::vector<TotalSample>& samples);
 
 struct LeaveOneOut {
   std::string network;      // the network (or runtime) left out

@@ -111,7 +111,7 @@ struct ComputeUnitSpec {
   PerPrecision<double> efficiency;      // soft roof per precision (unset: 1)
   /// Soft roof per op class and precision (`efficiency.by_op`); unset entries fall back to `efficiency`.
   std::array<PerPrecision<double>, kOpClassCount> efficiency_by_op{};
-  double dispatch_overhead_s = 0;           // per kernel launch
+  double dispatch_overhead_s = 0;  // per kernel launch
   /// Per output element of a conv, depthwise or matmul layer, at the nominal clock (scales with f_nominal / f):
   /// the runtime's epilogue (requantise, clamp, store) that a short reduction cannot hide. Estimate only.
   double output_cost_s = 0;

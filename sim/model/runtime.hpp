@@ -23,7 +23,7 @@ namespace framesim::model {
 struct RuntimeUnitProfile {
   std::string unit;
   core::SourceLocation at, weights_at;  // where the unit's mapping and its `weights` are written (for messages)
-  bool has_efficiency = false;  // true: `efficiency` and `efficiency_by_op` replace the file's whole table
+  bool has_efficiency = false;          // true: `efficiency` and `efficiency_by_op` replace the file's whole table
   PerPrecision<double> efficiency;
   std::array<PerPrecision<double>, kOpClassCount> efficiency_by_op{};
   std::optional<double> dispatch_overhead_s;

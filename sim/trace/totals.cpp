@@ -14,7 +14,7 @@ namespace {
 
 const std::vector<std::string> kColumns{
     "network", "precision", "operating_point", "latency", "energy", "hardware", "unit",
-    "set",     "id",        "device",          "mode",    "source",  "runtime"};
+    "set",     "id",        "device",          "mode",    "source", "runtime"};
 
 }  // namespace
 

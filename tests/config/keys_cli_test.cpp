@@ -66,12 +66,14 @@ TEST(KeysCli, InitWritesTemplatesThatValidateAndRun) {
     ASSERT_EQ(r.exit_code, 0) << r.err;
   }
   const std::string files = quoted(dir / "hardware.yaml") + " " + quoted(dir / "network.yaml") + " " +
-                            quoted(dir / "scenario.yaml") + " " + quoted(dir / "sweep.yaml");
+                            quoted(dir / "scenario.yaml") + " " + quoted(dir / "sweep.yaml") + " " +
+                            quoted(dir / "runtime.yaml");
   const auto validate = fst::run_cli("validate " + files);
   EXPECT_EQ(validate.exit_code, 0) << validate.err;
   EXPECT_EQ(validate.out, (dir / "hardware.yaml").string() + ": ok (hardware)\n" + (dir / "network.yaml").string() +
                               ": ok (network)\n" + (dir / "scenario.yaml").string() + ": ok (scenario)\n" +
-                              (dir / "sweep.yaml").string() + ": ok (sweep)\n");
+                              (dir / "sweep.yaml").string() + ": ok (sweep)\n" + (dir / "runtime.yaml").string() +
+                              ": ok (runtime)\n");
   const auto budget = fst::run_cli("budget " + quoted(dir / "hardware.yaml") + " " + quoted(dir / "network.yaml"));
   EXPECT_EQ(budget.exit_code, 0) << budget.err;
   const auto run = fst::run_cli("run " + quoted(dir / "scenario.yaml") + " --duration 1s -q -o " + quoted(dir / "run"));
