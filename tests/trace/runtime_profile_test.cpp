@@ -3,15 +3,18 @@
 //  - tile quantization of a declared array or vector geometry, worked by hand for a stem conv, a depthwise and a
 //    pointwise layer; the bound never moves with it;
 //  - the output cost (per output element) recovered from synthetic times made with a known one, and never fitted
-//    from fewer than three networks;
+//    from fewer than two compute-bound networks;
 //  - a totals-only fit of one network never frees the dispatch overhead (it cannot tell it from the roofs);
 //  - a fit that predicts left-out networks worse than the file's roofs keeps the prior and says so;
 //  - a runtime profile read from YAML, laid over a hardware file (efficiencies, overhead, where the weights
-//    live), refused on another hardware file with the key's location.
+//    live), refused on another hardware file with the key's location; picked by a scenario or `budget --runtime`,
+//    which names it and moves only the estimate.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <filesystem>
+
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -279,6 +282,24 @@ TEST(RuntimeProfile, AScenarioPicksOneAndAWrongOneIsRefusedAtItsKey) {
     EXPECT_NE(text.find("was made for hardware \"stm32l4r5\", not \"stm32h7a3\""), std::string::npos) << text;
   }
   fs::remove_all(dir);
+}
+
+TEST(RuntimeProfile, BudgetNamesTheProfileAndOnlyTheEstimateMoves) {
+  // `budget --runtime`: the JSON names the profile; the estimate is the runtime's (the shipped STM32Cube.AI 8.0
+  // profile predicts MLPerf Tiny VWW at 49 ms, the published figure 50.3 ms), the bound is the file's to the bit.
+  const std::string base =
+      "budget hardware/stm32h7a3.yaml tests/validation/networks/mobilenet_v1_025_96_vww.yaml "
+      "--precision int8 --json";
+  const auto plain = testing::run_cli(base);
+  const auto tuned = testing::run_cli(base + " --runtime hardware/runtimes/stm32h7a3_x-cube-ai-8.0.yaml");
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  ASSERT_EQ(tuned.exit_code, 0) << tuned.err;
+  const auto a = nlohmann::json::parse(plain.out), b = nlohmann::json::parse(tuned.out);
+  EXPECT_TRUE(a["runtime"].is_null());
+  EXPECT_EQ(b["runtime"]["name"], "x-cube-ai-8.0");
+  EXPECT_DOUBLE_EQ(a["floor"]["bound_s"].get<double>(), b["floor"]["bound_s"].get<double>());
+  EXPECT_NEAR(b["floor"]["estimate_s"].get<double>(), 50.335e-3, 50.335e-3 * 0.05);
+  EXPECT_GT(std::fabs(a["floor"]["estimate_s"].get<double>() / b["floor"]["estimate_s"].get<double>() - 1), 0.2);
 }
 
 }  // namespace
