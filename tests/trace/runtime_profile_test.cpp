@@ -302,5 +302,34 @@ TEST(RuntimeProfile, BudgetNamesTheProfileAndOnlyTheEstimateMoves) {
   EXPECT_GT(std::fabs(a["floor"]["estimate_s"].get<double>() / b["floor"]["estimate_s"].get<double>() - 1), 0.2);
 }
 
+TEST(RuntimeProfile, CalibrateWritesOneFromTheSuitesRowsOfOneDeviceAndRuntime) {
+  // `calibrate --totals` on the whole suite for the STM32H7A3 and STM32Cube.AI 8.0: it fits only that device's and
+  // runtime's calibration rows (IC, KWS, AD), predicts the held-out one (VWW, published 50.335 ms) and writes a
+  // profile `budget --runtime` accepts; the profile reproduces the prediction.
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "framesim_runtime_profile_calibrate";
+  fs::create_directories(dir);
+  const auto profile = (dir / "h7a3_xcubeai8.yaml").string();
+  const auto run = testing::run_cli(
+      "calibrate hardware/stm32h7a3.yaml --totals tests/validation/suite.csv --runtime-name x-cube-ai-8.0 "
+      "--write-runtime " +
+      profile + " -o " + (dir / "hw.yaml").string());
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("from 4 whole-network rows"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("left out of the table: 29 rows for other hardware, 8 for other runtimes"), std::string::npos);
+  EXPECT_NE(run.out.find("stm32h7a3-x-cube-ai-8.0-vww-mobilenet_v1_025"), std::string::npos);
+  const auto loaded = config::load_runtime(profile);
+  EXPECT_EQ(loaded.name, "x-cube-ai-8.0");
+  EXPECT_EQ(loaded.hardware, "stm32h7a3");
+  const auto budget = testing::run_cli(
+      "budget hardware/stm32h7a3.yaml tests/validation/networks/mobilenet_v1_025_96_vww.yaml --precision int8 "
+      "--json --runtime " +
+      profile);
+  ASSERT_EQ(budget.exit_code, 0) << budget.err;
+  const auto j = nlohmann::json::parse(budget.out);
+  EXPECT_NEAR(j["floor"]["estimate_s"].get<double>(), 50.335e-3, 50.335e-3 * 0.05);
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace framesim
