@@ -12,6 +12,7 @@
 #include "config/hardware.hpp"
 #include "config/input_kind.hpp"
 #include "config/network.hpp"
+#include "config/runtime.hpp"
 #include "config/schema.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"
@@ -20,6 +21,7 @@
 #include "json_text.hpp"
 #include "model/budget.hpp"
 #include "model/plan.hpp"
+#include "model/runtime.hpp"
 #include "trace/import.hpp"
 #include "trace/measured.hpp"
 
@@ -119,6 +121,7 @@ struct BudgetArgs {
   std::string measured;
   std::string svg;
   std::string html;
+  std::string runtime;  // a runtime profile laid over the hardware file (model/runtime.hpp)
   std::vector<std::string> compare;
   std::vector<std::string> inputs;
   bool json = false;
@@ -157,7 +160,8 @@ void check_budget_inputs(const BudgetArgs& a) {
 
 int run_budget(const BudgetArgs& a) {
   check_budget_inputs(a);
-  const model::HardwareSpec hw = config::load_hardware(a.hardware);
+  model::HardwareSpec hw = config::load_hardware(a.hardware);
+  if (!a.runtime.empty()) hw = model::apply_runtime(hw, config::load_runtime(a.runtime));
   // A network YAML, or a model file imported on the fly (as `framesim import` would).
   model::NetworkSpec net;
   const auto ext = std::filesystem::path(a.network).extension();
@@ -220,8 +224,18 @@ int run_budget(const BudgetArgs& a) {
   if (!a.svg.empty()) files.emplace_back(a.svg, analysis::roofline_svg(report, hw, net));
   if (!a.html.empty()) files.emplace_back(a.html, analysis::budget_html(report, hw, net));
   core::write_files_atomic(files);
-  if (a.json) std::cout << analysis::json_text(analysis::budget_json(report, hw, net)) << "\n";
-  else std::cout << analysis::budget_text(report, hw, net);
+  if (a.json) {
+    auto j = analysis::budget_json(report, hw, net);
+    j["runtime"] =
+        hw.runtime.empty() ? nlohmann::json(nullptr) : nlohmann::json{{"name", hw.runtime}, {"file", hw.runtime_file}};
+    std::cout << analysis::json_text(j) << "\n";
+  } else {
+    // Which runtime the estimates are for; the bounds hold for every runtime.
+    if (!hw.runtime.empty())
+      std::cout << fmt::format("runtime profile: {}: the estimates are this runtime's; the bounds hold for any\n",
+                               model::runtime_label(hw));
+    std::cout << analysis::budget_text(report, hw, net);
+  }
   if (!a.json && !measured_notes.empty()) {
     std::cout << "\n   measured (" << a.measured << "):\n";
     for (const auto& n : measured_notes) std::cout << "     " << n << "\n";
@@ -273,6 +287,9 @@ Command add_budget_command(CLI::App& app) {
   sub->add_option("--html", args->html,
                   "write report.html: the verdict, the roofline and the kernels, one offline file");
   sub->add_flag("--no-fusion", args->no_fusion, "run every layer as its own kernel");
+  sub->add_option("--runtime", args->runtime,
+                  "a runtime profile (hardware/runtimes/*.yaml) laid over the hardware file: the runtime's "
+                  "efficiencies, launch cost, fusion and weight placement; the report names it");
   sub->add_option("--compare", args->compare, "set two kernels or layers side by side: A,B (repeatable)");
   return {sub, [args] { return run_budget(*args); }};
 }

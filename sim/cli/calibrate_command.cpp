@@ -16,12 +16,14 @@
 #include "config/hardware.hpp"
 #include "config/hardware_writer.hpp"
 #include "config/network.hpp"
+#include "config/runtime.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"
 #include "core/text.hpp"
 #include "core/units.hpp"
 #include "model/calibrate.hpp"
 #include "model/corun.hpp"
+#include "model/runtime.hpp"
 #include "table.hpp"
 #include "trace/corun.hpp"
 #include "trace/import.hpp"
@@ -41,8 +43,10 @@ struct CalibrateArgs {
   std::string precision;
   std::string operating_point;
   std::string out;
-  std::string totals;  // whole-network measurements (trace/totals.hpp)
-  std::string corun;   // co-run measurements (trace/corun.hpp)
+  std::string totals;         // whole-network measurements (trace/totals.hpp)
+  std::string corun;          // co-run measurements (trace/corun.hpp)
+  std::string write_runtime;  // --totals: also write the fit as a runtime profile (model/runtime.hpp)
+  std::string runtime_name;   // its name
   bool no_fusion = false;
   bool allow_partial = false;  // fit from a trace that measures less than kMinCoveredShare of its network's kernels
 };
@@ -181,13 +185,54 @@ std::string error_line(const model::FitError& e) {
 
 /// --totals: whole-network measurements, alone or with per-layer traces (each measured kernel a one-kernel
 /// total), fitted per op class with the priors of the file (model::fit_totals).
+/// The JSON Schema a written runtime profile names: docs/schema/runtime.schema.json of the first folder above
+/// the file that has one (a checkout), relative to the file; else the schema's bare name.
+std::string runtime_schema_path(const std::string& file) {
+  const fs::path folder = fs::absolute(file).parent_path();
+  for (fs::path p = folder; !p.empty(); p = p.parent_path()) {
+    const fs::path candidate = p / "docs/schema/runtime.schema.json";
+    if (fs::is_regular_file(candidate)) return fs::relative(candidate, folder).generic_string();
+    if (p == p.parent_path()) break;
+  }
+  return "runtime.schema.json";
+}
+
+std::vector<std::string> sample_labels(const std::vector<model::TotalSample>& samples) {
+  std::vector<std::string> out;
+  for (const auto& s : samples) out.push_back(s.label);
+  return out;
+}
+
 int run_calibrate_totals(const CalibrateArgs& a) {
+  if (!a.write_runtime.empty() && a.runtime_name.empty())
+    throw core::UserError("calibrate --write-runtime: name the runtime with --runtime-name (e.g. x-cube-ai-8.0)");
+  if (a.write_runtime.empty() && !a.runtime_name.empty())
+    throw core::UserError("calibrate --runtime-name: names the profile --write-runtime writes; give --write-runtime");
   if (a.pairs.size() % 2 != 0)
     throw core::UserError("calibrate: expected NETWORK MEASURED pairs after the hardware file");
   if (!a.precision.empty()) option_precision(a.precision);
   if (fs::is_directory(a.out)) throw core::UserError(fmt::format("-o: {} is a directory", a.out));
+  if (!a.predict.empty())
+    throw core::UserError(
+        "calibrate --totals --predict: mark the rows to predict `held_out` in the table's set column instead");
   const model::HardwareSpec hw = config::load_hardware(a.hardware);
-  const trace::TotalsTable table = trace::read_totals(a.totals);
+  trace::TotalsTable table = trace::read_totals(a.totals);
+  // The rows for this device (a suite names several) and, with --runtime-name, this runtime; held-out rows are
+  // predicted, never fitted.
+  std::size_t other_device = 0, other_runtime = 0;
+  {
+    std::vector<trace::TotalRow> kept;
+    const auto self = fs::weakly_canonical(a.hardware);
+    for (auto& r : table.rows) {
+      if (r.hardware && fs::weakly_canonical(*r.hardware) != self) ++other_device;
+      else if (!a.runtime_name.empty() && !r.runtime.empty() && r.runtime != a.runtime_name) ++other_runtime;
+      else kept.push_back(std::move(r));
+    }
+    if (kept.empty())
+      throw core::UserError(fmt::format("calibrate --totals: no row of {} is for {}{}", table.display_path, a.hardware,
+                                        a.runtime_name.empty() ? "" : " and runtime " + a.runtime_name));
+    table.rows = std::move(kept);
+  }
   NetworkCache cache;
   std::vector<const model::NetworkSpec*> nets;
   for (const auto& r : table.rows)
@@ -200,9 +245,9 @@ int run_calibrate_totals(const CalibrateArgs& a) {
     for (const auto& r : table.rows)
       if (!r.unit.empty()) wanted = r.unit;
   const std::size_t unit = option_unit(hw, nets, wanted);
-  std::vector<model::TotalSample> samples;
+  std::vector<model::TotalSample> samples, held_out;
   for (std::size_t i = 0; i < table.rows.size(); ++i)
-    samples.push_back(total_sample(table, table.rows[i], hw, unit, *nets[i]));
+    (table.rows[i].held_out ? held_out : samples).push_back(total_sample(table, table.rows[i], hw, unit, *nets[i]));
   model::RunPoint run;
   if (!a.operating_point.empty()) run.operating_point = option_operating_point(hw.units[unit], a.operating_point);
   for (std::size_t i = 0; i < a.pairs.size(); i += 2) {
@@ -218,8 +263,12 @@ int run_calibrate_totals(const CalibrateArgs& a) {
       samples.push_back(std::move(s));
     }
   }
-  const model::TotalsFit fit = model::fit_totals(hw, unit, samples);
-  const auto loo = model::leave_one_network_out(hw, unit, samples);
+  if (samples.empty())
+    throw core::UserError(fmt::format("calibrate --totals: every row of {} for {} is held out: nothing to fit",
+                                      table.display_path, a.hardware));
+  const model::CheckedFit checked = model::fit_totals_checked(hw, unit, samples);
+  const model::TotalsFit& fit = checked.fit;
+  const auto& loo = checked.by_network;
 
   std::ostream& out = std::cout;
   const auto& u = hw.units[unit];
@@ -242,8 +291,35 @@ int run_calibrate_totals(const CalibrateArgs& a) {
       << fitted_parameters_text(hw, fit);
   if (loo.empty()) out << "  leave-one-network-out: needs two networks\n";
   for (const auto& l : loo)
-    out << fmt::format("  leave {} out ({} sample{}): predicted within {}\n", l.network, l.samples,
-                       l.samples == 1 ? "" : "s", core::format_number(l.error * 100, 3) + "%");
+    out << fmt::format("  leave {} out ({} sample{}): predicted within {} (the file's roofs: {})\n", l.network,
+                       l.samples, l.samples == 1 ? "" : "s", core::format_number(l.error * 100, 3) + "%",
+                       core::format_number(l.prior_error * 100, 3) + "%");
+  for (const auto& l : checked.by_runtime)
+    out << fmt::format("  leave runtime {} out ({} sample{}): predicted within {} (the file's roofs: {})\n", l.network,
+                       l.samples, l.samples == 1 ? "" : "s", core::format_number(l.error * 100, 3) + "%",
+                       core::format_number(l.prior_error * 100, 3) + "%");
+  out << "  " << checked.verdict << "\n";
+  if (other_device + other_runtime > 0)
+    out << fmt::format("  left out of the table: {} row{} for other hardware, {} for other runtimes\n", other_device,
+                       other_device == 1 ? "" : "s", other_runtime);
+  if (!held_out.empty()) {
+    analysis::Table h({"held-out row (never fitted)", "measured", "bound", "file estimate", "calibrated", "error"},
+                      {Align::left, Align::right, Align::right, Align::right, Align::right, Align::right});
+    double sum = 0, file_sum = 0;
+    for (const auto& s : held_out) {
+      const double p = model::total_estimate_s(fit.calibrated, unit, s), f = model::total_estimate_s(hw, unit, s);
+      sum += std::fabs(std::log(p / s.measured_s));
+      file_sum += std::fabs(std::log(f / s.measured_s));
+      h.add({s.label, seconds(s.measured_s), seconds(model::total_bound_s(hw, unit, s)), seconds(f), seconds(p),
+             fmt::format("{:+.1f}%", (p / s.measured_s - 1) * 100)});
+    }
+    const double n = static_cast<double>(held_out.size());
+    out << "\n"
+        << h.render(2)
+        << fmt::format("  held out: geomean error {} calibrated, {} with the file's roofs\n",
+                       core::format_number((std::exp(sum / n) - 1) * 100, 3) + "%",
+                       core::format_number((std::exp(file_sum / n) - 1) * 100, 3) + "%");
+  }
 
   config::HardwareYamlOptions yaml;
   yaml.header.push_back(fmt::format("Calibrated by `framesim calibrate --totals {}` from {}: unit {}.",
@@ -255,8 +331,19 @@ int run_calibrate_totals(const CalibrateArgs& a) {
                                       p.at_bound ? " (at a bound)" : ""));
   for (const auto& w : fit.warnings) yaml.header.push_back("WARNING: " + w);
   yaml.header.emplace_back("");
+  if (checked.kept_prior) yaml.header.push_back("KEPT THE PRIOR: " + checked.verdict);
   core::write_file_atomic(a.out, config::write_hardware_yaml(fit.calibrated, yaml));
   out << fmt::format("\nwrote {}\n", fs::path(a.out).lexically_normal().generic_string());
+  if (!a.write_runtime.empty()) {
+    model::RuntimeProfile profile = model::runtime_from(hw, fit.calibrated, unit, a.runtime_name);
+    profile.description =
+        fmt::format("{} on {} unit {}, fitted by framesim calibrate --totals", a.runtime_name, hw.name, u.name);
+    profile.source = fmt::format("fit of {} row{} of {} ({}); {}", samples.size(), samples.size() == 1 ? "" : "s",
+                                 table.display_path, core::join_list(sample_labels(samples), ", "), checked.verdict);
+    core::write_file_atomic(a.write_runtime, config::runtime_yaml(profile, runtime_schema_path(a.write_runtime)));
+    out << fmt::format("wrote {} (runtime profile \"{}\")\n",
+                       fs::path(a.write_runtime).lexically_normal().generic_string(), a.runtime_name);
+  }
   return 0;
 }
 
@@ -265,6 +352,8 @@ int run_calibrate_totals(const CalibrateArgs& a) {
 int run_calibrate_corun(const CalibrateArgs& a) {
   if (!a.pairs.empty() || !a.totals.empty())
     throw core::UserError("calibrate --corun: fits contention alone; give no NETWORK MEASURED pairs and no --totals");
+  if (!a.write_runtime.empty() || !a.runtime_name.empty())
+    throw core::UserError("calibrate --corun: --write-runtime and --runtime-name are for --totals");
   if (!a.unit.empty() || !a.operating_point.empty() || !a.predict.empty() || a.no_fusion)
     throw core::UserError(
         "calibrate --corun: the table names each row's units, at nominal operating points; --unit, "
@@ -360,6 +449,8 @@ int run_calibrate_corun(const CalibrateArgs& a) {
 int run_calibrate(const CalibrateArgs& a) {
   if (!a.corun.empty()) return run_calibrate_corun(a);
   if (!a.totals.empty()) return run_calibrate_totals(a);
+  if (!a.write_runtime.empty() || !a.runtime_name.empty())
+    throw core::UserError("calibrate --write-runtime, --runtime-name: for --totals (whole-network measurements)");
   if (a.pairs.size() < 2 || a.pairs.size() % 2 != 0)
     throw core::UserError(
         fmt::format("calibrate: expected NETWORK MEASURED pairs after the hardware file, got {} "
@@ -512,6 +603,10 @@ Command add_calibrate_command(CLI::App& app) {
   sub->add_flag("--allow-partial", args->allow_partial,
                 "fit from a measured trace that measures less than half of its network's kernels");
   sub->add_option("-o,--out", args->out, "where to write the calibrated hardware YAML")->required();
+  sub->add_option("--write-runtime", args->write_runtime,
+                  "with --totals: also write the fit as a runtime profile (hardware/runtimes/*.yaml) that "
+                  "`budget --runtime` and a scenario's `runtime:` lay over the hardware file");
+  sub->add_option("--runtime-name", args->runtime_name, "the runtime --write-runtime names (x-cube-ai-8.0, ...)");
   sub->add_option("--predict", args->predict,
                   "NETWORK MEASURED not in the fit: report the calibrated model's error on it (repeatable)")
       ->expected(2)

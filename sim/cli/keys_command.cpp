@@ -13,6 +13,7 @@
 #include "config/hardware.hpp"
 #include "config/input_kind.hpp"
 #include "config/network.hpp"
+#include "config/runtime.hpp"
 #include "config/scenario.hpp"
 #include "config/sweep.hpp"
 #include "core/files.hpp"
@@ -171,6 +172,8 @@ void check_file(const fs::path& path, const std::string& kind) {
     config::load_hardware(path);
   } else if (kind == "network") {
     config::load_network(path);
+  } else if (kind == "runtime") {
+    config::load_runtime(path);
   } else if (kind == "scenario") {
     const auto spec = config::load_scenario(path);
     report_warnings(spec.warnings, false);
@@ -218,10 +221,11 @@ int check_input_files(const std::vector<std::string>& files, const std::string& 
 Command add_keys_command(CLI::App& app) {
   auto args = std::make_shared<KeysArgs>();
   auto* sub = app.add_subcommand("keys",
-                                 "the keys of hardware, network, scenario and sweep files: unit, range, "
+                                 "the keys of hardware, network, scenario, sweep and runtime files: unit, range, "
                                  "default, description, example");
   set_completion_words(
-      sub->add_option("kind", args->kind, "hardware, network, scenario or sweep (none: list the kinds)"), kind_names());
+      sub->add_option("kind", args->kind, "hardware, network, scenario, sweep or runtime (none: list the kinds)"),
+      kind_names());
   sub->add_option("key", args->key,
                   "one key in full, as written in a file (memory.dram.bandwidth) or declared "
                   "(memory.<level>.bandwidth)");
@@ -233,7 +237,7 @@ Command add_schema_command(CLI::App& app) {
   auto args = std::make_shared<SchemaArgs>();
   auto* sub =
       app.add_subcommand("schema", "the JSON Schema of a kind of file, for editors (docs/schema/*.schema.json)");
-  set_completion_words(sub->add_option("kind", args->kind, "hardware, network, scenario or sweep")->required(),
+  set_completion_words(sub->add_option("kind", args->kind, "hardware, network, scenario, sweep or runtime")->required(),
                        kind_names());
   return {sub, [args] { return run_schema(*args); }};
 }
@@ -241,7 +245,7 @@ Command add_schema_command(CLI::App& app) {
 Command add_init_command(CLI::App& app) {
   auto args = std::make_shared<InitArgs>();
   auto* sub = app.add_subcommand("init", "write a commented template of a kind of file, every key explained");
-  set_completion_words(sub->add_option("kind", args->kind, "hardware, network, scenario or sweep")->required(),
+  set_completion_words(sub->add_option("kind", args->kind, "hardware, network, scenario, sweep or runtime")->required(),
                        kind_names());
   sub->add_option("-o,--output", args->out,
                   "the file to write (e.g. KIND.yaml: the scenario template names hardware.yaml and the sweep "

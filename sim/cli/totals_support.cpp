@@ -30,6 +30,7 @@ model::TotalSample total_sample(const trace::TotalsTable& table, const trace::To
   const auto& u = hw.units[unit];
   model::TotalSample s;
   s.network = net.name;
+  s.runtime = row.runtime;
   s.label = row.id;
   s.measured_s = row.latency_s;
   s.measured_J = row.energy_J;
@@ -60,10 +61,12 @@ std::string fitted_parameters_text(const model::HardwareSpec& hw, const model::T
                     {Align::left, Align::right, Align::right, Align::right, Align::left});
   for (const auto& p : fit.parameters) {
     auto value = [&](double v) {
-      return p.kind == model::TotalParameterKind::dispatch_overhead ? core::format_seconds(v)
-                                                                    : core::format_number(v, 4);
+      const bool time =
+          p.kind == model::TotalParameterKind::dispatch_overhead || p.kind == model::TotalParameterKind::output_cost;
+      return time ? core::format_seconds(v) : core::format_number(v, 4);
     };
     std::string note = p.pinned ? "fitted" : "not pinned down by the data: left at the prior";
+    if (!p.note.empty()) note = p.note;
     if (p.at_bound) note += ", AT A BOUND (the data push it past what is physical)";
     t.add({model::total_parameter_name(hw, p), value(p.prior), value(p.fitted), core::format_number(p.sensitivity, 3),
            note});

@@ -10,6 +10,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <set>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -39,8 +40,13 @@ struct Row {
   model::TotalSample sample;
   double bound_s = 0, predicted_s = 0;
   std::optional<double> predicted_J;
+  double uncalibrated_s = 0;  // the file's roofs, no fit
+  std::optional<double> uncalibrated_J;
   bool calibrated = false;  // its device had calibration rows
 };
+
+/// " [runtime]" for a row that names its runtime: a device's rows are fitted per runtime.
+std::string runtime_suffix(const trace::TotalRow& r) { return r.runtime.empty() ? "" : " [" + r.runtime + "]"; }
 
 /// The signed bias exp(mean ln(predicted / measured)) - 1 and the spread (standard deviation of ln(predicted /
 /// measured)) over `pairs`: a model systematically off by more than its spread shows here.
@@ -87,11 +93,11 @@ int run_validate(const ValidateArgs& a) {
     rows.push_back(std::move(row));
   }
 
-  // Fit each device on its calibration rows; predict every row.
+  // Fit each device and runtime on its calibration rows (a runtime profile each); predict every row.
   nlohmann::json groups = nlohmann::json::array();
   std::string fits_text;
   std::map<std::string, std::vector<std::size_t>> by_group;
-  for (std::size_t i = 0; i < rows.size(); ++i) by_group[rows[i].group].push_back(i);
+  for (std::size_t i = 0; i < rows.size(); ++i) by_group[rows[i].group + runtime_suffix(*rows[i].row)].push_back(i);
   for (const auto& [group, members] : by_group) {
     const auto& first = *rows[members.front()].row;
     const auto& hw = hardware.at(first.hardware->generic_string());
@@ -100,13 +106,15 @@ int run_validate(const ValidateArgs& a) {
     for (std::size_t i : members)
       if (!rows[i].row->held_out) fit_samples.push_back(rows[i].sample);
     model::HardwareSpec calibrated = hw;
-    nlohmann::json g{{"device", group}, {"calibration_rows", fit_samples.size()}};
+    nlohmann::json g{{"device", group}, {"runtime", first.runtime}, {"calibration_rows", fit_samples.size()}};
     if (!fit_samples.empty()) {
-      const model::TotalsFit fit = model::fit_totals(hw, unit, fit_samples);
+      const model::CheckedFit checked = model::fit_totals_checked(hw, unit, fit_samples);
+      const model::TotalsFit& fit = checked.fit;
       calibrated = fit.calibrated;
       fits_text += fmt::format("\n{}: fitted on {} calibration row{}\n", group, fit_samples.size(),
                                fit_samples.size() == 1 ? "" : "s");
       fits_text += fitted_parameters_text(hw, fit);
+      fits_text += "  " + checked.verdict + "\n";
       nlohmann::json params = nlohmann::json::array();
       for (const auto& p : fit.parameters)
         params.push_back({{"name", model::total_parameter_name(hw, p)},
@@ -116,12 +124,14 @@ int run_validate(const ValidateArgs& a) {
                           {"at_bound", p.at_bound}});
       g["parameters"] = params;
       g["warnings"] = fit.warnings;
-      const auto loo = model::leave_one_network_out(hw, unit, fit_samples);
+      g["kept_prior"] = checked.kept_prior;
+      g["check"] = checked.verdict;
       nlohmann::json loo_json = nlohmann::json::array();
-      for (const auto& l : loo) {
-        fits_text += fmt::format("  leave {} out: predicted within {}\n", l.network,
-                                 core::format_number(l.error * 100, 3) + "%");
-        loo_json.push_back({{"network", l.network}, {"error", l.error}});
+      for (const auto& l : checked.by_network) {
+        fits_text +=
+            fmt::format("  leave {} out: predicted within {} (the file's roofs: {})\n", l.network,
+                        core::format_number(l.error * 100, 3) + "%", core::format_number(l.prior_error * 100, 3) + "%");
+        loo_json.push_back({{"network", l.network}, {"error", l.error}, {"prior_error", l.prior_error}});
       }
       g["leave_one_network_out"] = loo_json;
     } else {
@@ -131,24 +141,77 @@ int run_validate(const ValidateArgs& a) {
     for (std::size_t i : members) {
       rows[i].calibrated = !fit_samples.empty();
       rows[i].predicted_s = model::total_estimate_s(calibrated, unit, rows[i].sample);
-      if (rows[i].row->energy_J) rows[i].predicted_J = model::total_energy_J(calibrated, unit, rows[i].sample);
+      rows[i].uncalibrated_s = model::total_estimate_s(hw, unit, rows[i].sample);
+      if (rows[i].row->energy_J) {
+        rows[i].predicted_J = model::total_energy_J(calibrated, unit, rows[i].sample);
+        rows[i].uncalibrated_J = model::total_energy_J(hw, unit, rows[i].sample);
+      }
+    }
+  }
+
+  // Leave one runtime out, per device with two runtimes or more: a fit on the others' calibration rows predicts
+  // every row of the runtime left out (what a user with no profile for that runtime would get).
+  nlohmann::json loro_json = nlohmann::json::array();
+  std::string loro_text;
+  {
+    std::map<std::string, std::vector<std::size_t>> by_device;
+    for (std::size_t i = 0; i < rows.size(); ++i) by_device[rows[i].group].push_back(i);
+    for (const auto& [device, members] : by_device) {
+      std::set<std::string> runtimes;
+      for (std::size_t i : members) runtimes.insert(rows[i].row->runtime);
+      if (runtimes.size() < 2) continue;
+      const auto& first = *rows[members.front()].row;
+      const auto& hw = hardware.at(first.hardware->generic_string());
+      const std::size_t unit = *hw.find_unit(first.unit);
+      for (const auto& r : runtimes) {
+        std::vector<model::TotalSample> rest;
+        std::vector<std::size_t> left;
+        for (std::size_t i : members) {
+          if (rows[i].row->runtime == r) left.push_back(i);
+          else if (!rows[i].row->held_out) rest.push_back(rows[i].sample);
+        }
+        if (rest.empty()) continue;
+        const auto fit = model::fit_totals(hw, unit, rest);
+        double sum = 0, prior_sum = 0;
+        for (std::size_t i : left) {
+          sum += std::fabs(
+              std::log(model::total_estimate_s(fit.calibrated, unit, rows[i].sample) / rows[i].row->latency_s));
+          prior_sum += std::fabs(std::log(rows[i].uncalibrated_s / rows[i].row->latency_s));
+        }
+        const double n = static_cast<double>(left.size());
+        const double err = std::exp(sum / n) - 1, prior_err = std::exp(prior_sum / n) - 1;
+        loro_text += fmt::format("  {}: leave {} out ({} rows): predicted within {} (the file's roofs: {})\n", device,
+                                 r.empty() ? "(no runtime)" : r, left.size(), core::format_number(err * 100, 3) + "%",
+                                 core::format_number(prior_err * 100, 3) + "%");
+        loro_json.push_back(
+            {{"device", device}, {"runtime", r}, {"rows", left.size()}, {"error", err}, {"prior_error", prior_err}});
+      }
     }
   }
 
   // Report.
-  std::vector<std::pair<double, double>> lat_cal, lat_held, energy_cal, energy_held;
+  std::vector<std::pair<double, double>> lat_cal, lat_held, energy_cal, energy_held, lat_held_file, energy_held_file;
+  // Per device (hardware file and unit): held-out latency and energy, calibrated and with the file's roofs.
+  std::map<std::string, std::vector<std::pair<double, double>>> dev_lat, dev_lat_file, dev_energy, dev_energy_file;
   std::vector<std::string> violations;
   nlohmann::json json_rows = nlohmann::json::array();
   using Align = analysis::Table::Align;
-  analysis::Table t({"row", "set", "measured", "bound", "predicted", "error", "energy", "predicted", "error"},
-                    {Align::left, Align::left, Align::right, Align::right, Align::right, Align::right, Align::right,
-                     Align::right, Align::right});
+  analysis::Table t(
+      {"row", "runtime", "set", "measured", "bound", "predicted", "error", "energy", "predicted", "error"},
+      {Align::left, Align::left, Align::left, Align::right, Align::right, Align::right, Align::right, Align::right,
+       Align::right, Align::right});
   for (const auto& r : rows) {
     const auto& tr = *r.row;
     const double m = tr.latency_s;
     (tr.held_out ? lat_held : lat_cal).emplace_back(r.predicted_s, m);
+    if (tr.held_out) {
+      lat_held_file.emplace_back(r.uncalibrated_s, m);
+      dev_lat[r.group].emplace_back(r.predicted_s, m);
+      dev_lat_file[r.group].emplace_back(r.uncalibrated_s, m);
+    }
     if (r.bound_s > m) violations.push_back(tr.id);
     std::vector<std::string> cells{tr.id,
+                                   tr.runtime.empty() ? "-" : tr.runtime,
                                    tr.held_out ? "held out" : "calibration",
                                    core::format_seconds(m),
                                    core::format_seconds(r.bound_s) + (r.bound_s > m ? " ABOVE" : ""),
@@ -157,6 +220,8 @@ int run_validate(const ValidateArgs& a) {
     nlohmann::json j{{"id", tr.id},
                      {"set", tr.held_out ? "held_out" : "calibration"},
                      {"device", tr.device},
+                     {"runtime", tr.runtime},
+                     {"uncalibrated_s", r.uncalibrated_s},
                      {"source", tr.source},
                      {"measured_s", m},
                      {"bound_s", r.bound_s},
@@ -164,6 +229,11 @@ int run_validate(const ValidateArgs& a) {
                      {"calibrated", r.calibrated}};
     if (tr.energy_J && r.predicted_J) {
       (tr.held_out ? energy_held : energy_cal).emplace_back(*r.predicted_J, *tr.energy_J);
+      if (tr.held_out) {
+        energy_held_file.emplace_back(*r.uncalibrated_J, *tr.energy_J);
+        dev_energy[r.group].emplace_back(*r.predicted_J, *tr.energy_J);
+        dev_energy_file[r.group].emplace_back(*r.uncalibrated_J, *tr.energy_J);
+      }
       cells.push_back(core::format_joules(*tr.energy_J));
       cells.push_back(core::format_joules(*r.predicted_J));
       cells.push_back(fmt::format("{:+.1f}%", (*r.predicted_J / *tr.energy_J - 1) * 100));
@@ -181,7 +251,37 @@ int run_validate(const ValidateArgs& a) {
                          {"energy_geomean_error_held_out", geomean_error(energy_held)},
                          {"rows", rows.size()},
                          {"held_out_rows", lat_held.size()},
-                         {"bound_above_measured", violations}};
+                         {"bound_above_measured", violations},
+                         {"latency_geomean_error_held_out_uncalibrated", geomean_error(lat_held_file)},
+                         {"energy_geomean_error_held_out_uncalibrated", geomean_error(energy_held_file)},
+                         {"leave_one_runtime_out", loro_json}};
+  // Calibration must never make a device's held-out rows worse than its file's roofs.
+  nlohmann::json per_device = nlohmann::json::array();
+  std::vector<std::string> worse;
+  std::string device_text;
+  for (const auto& [device, pairs] : dev_lat) {
+    const double cal = geomean_error(pairs), file = geomean_error(dev_lat_file[device]);
+    nlohmann::json dj{{"device", device},
+                      {"held_out_rows", pairs.size()},
+                      {"latency_error", cal},
+                      {"latency_error_uncalibrated", file}};
+    std::string energy_text;
+    if (dev_energy.count(device)) {
+      const double ecal = geomean_error(dev_energy[device]), efile = geomean_error(dev_energy_file[device]);
+      dj["energy_error"] = ecal;
+      dj["energy_error_uncalibrated"] = efile;
+      energy_text = fmt::format(", energy {} (file {})", core::format_number(ecal * 100, 3) + "%",
+                                core::format_number(efile * 100, 3) + "%");
+      if (ecal > efile + 1e-9) worse.push_back(device + " (energy)");
+    }
+    if (cal > file + 1e-9) worse.push_back(device + " (latency)");
+    device_text +=
+        fmt::format("  {}: {} held-out rows, latency {} (file {}){}\n", device, pairs.size(),
+                    core::format_number(cal * 100, 3) + "%", core::format_number(file * 100, 3) + "%", energy_text);
+    per_device.push_back(dj);
+  }
+  summary["held_out_by_device"] = per_device;
+  summary["calibration_worse_than_file"] = worse;
   auto all_latency = lat_cal;
   all_latency.insert(all_latency.end(), lat_held.begin(), lat_held.end());
   const auto [bias, spread] = bias_and_spread(all_latency);
@@ -217,6 +317,13 @@ int run_validate(const ValidateArgs& a) {
                     ? std::string("bound <= measured on every row\n")
                     : fmt::format("BOUND ABOVE THE MEASUREMENT (impossible: a wrong input or model): {}\n",
                                   fmt::join(violations, ", ")));
+  std::cout << fmt::format("held out with the files' roofs (no calibration): latency {}, energy {}\n",
+                           core::format_number(geomean_error(lat_held_file) * 100, 3) + "%",
+                           core::format_number(geomean_error(energy_held_file) * 100, 3) + "%");
+  std::cout << "\nheld-out error by device, calibrated (and with the file's roofs):\n" << device_text;
+  std::cout << (worse.empty() ? std::string("calibration never made a device's held-out rows worse\n")
+                              : fmt::format("CALIBRATION MADE THESE WORSE: {}\n", fmt::join(worse, ", ")));
+  if (!loro_text.empty()) std::cout << "\nleave one runtime out (fit on the device's other runtimes):\n" << loro_text;
   std::cout << fits_text;
   return 0;
 }
@@ -229,14 +336,16 @@ Command add_validate_command(CLI::App& app) {
                                  "check input files without running them (validate FILE.yaml...), or predicted vs "
                                  "published measurements (validate [SUITE.csv]: calibrate on a suite's calibration "
                                  "rows, report the error of every row and the held-out geomean)");
-  sub->add_option("files", args->arguments,
-                  "input files (.yaml: hardware, network, scenario or sweep) to check without running them, each with "
-                  "every problem at file:line:column and key (exit code 2) or \"ok\"; or one validation suite CSV "
-                  "(default tests/validation/suite.csv) to compare predictions with published measurements");
-  set_completion_words(sub->add_option("--kind", args->kind,
-                                       "with input files: their kind (hardware, network, scenario, sweep) instead of "
-                                       "telling it from their top-level keys"),
-                       {"hardware", "network", "scenario", "sweep"});
+  sub->add_option(
+      "files", args->arguments,
+      "input files (.yaml: hardware, network, scenario, sweep or runtime) to check without running them, each with "
+      "every problem at file:line:column and key (exit code 2) or \"ok\"; or one validation suite CSV "
+      "(default tests/validation/suite.csv) to compare predictions with published measurements");
+  set_completion_words(
+      sub->add_option("--kind", args->kind,
+                      "with input files: their kind (hardware, network, scenario, sweep, runtime) instead of "
+                      "telling it from their top-level keys"),
+      {"hardware", "network", "scenario", "sweep", "runtime"});
   sub->add_flag("--json", args->json, "with a suite: print JSON instead of the text report");
   return {sub, [args] {
             const auto& files = args->arguments;

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "config/efficiency_reader.hpp"
 #include "config/readers.hpp"
 #include "config/scheduler.hpp"
 #include "config/yaml.hpp"
@@ -21,6 +22,8 @@ namespace {
 
 /// Longest dispatch overhead per kernel (README "Limits"): a launch costs microseconds, never seconds.
 constexpr double kMaxDispatchOverhead_s = 1.0;
+/// Longest output cost per output element (README "Limits").
+constexpr double kMaxOutputCost_s = 1e-6;
 
 const schema::Table& kKeys = schema::hardware_table();
 
@@ -90,29 +93,37 @@ std::vector<Point> read_points(const Node& node, Read read) {
   return points;
 }
 
+/// The declaration at `pattern` of `table` (a hardware file's or a runtime profile's efficiency keys).
+const schema::Key& declared_in(const schema::Table& table, std::string_view pattern) {
+  const schema::Key* k = table.find(pattern);
+  FRAMESIM_ASSERT(k != nullptr, "undeclared key " + std::string(pattern));
+  return *k;
+}
+
 /// An efficiency of every precision, or of the precisions a map names: `0.6` or `{fp16: 0.6, int8: 0.5}`.
-/// Keys in `skip` are left to the caller.
+/// Keys in `skip` are left to the caller. Precisions must have a peak when the unit has peaks.
 void read_precision_efficiency(const Node& node, model::PerPrecision<double>& out, const ComputeUnitSpec& unit,
-                               std::initializer_list<std::string_view> skip = {}) {
+                               const schema::Table& table, std::initializer_list<std::string_view> skip = {}) {
   if (node.is_map()) {
+    const schema::Key& key = declared_in(table, "units.<unit>.efficiency.<precision>");
     read_per_precision(
-        node, out, [](const Node& v) { return v.number(declared("units.<unit>.efficiency.<precision>")); },
-        "efficiency", &unit.peak_ops_per_s, skip);
-  } else if (auto e = node.number(declared("units.<unit>.efficiency"))) {
+        node, out, [&](const Node& v) { return v.number(key); }, "efficiency",
+        unit.peak_ops_per_s.any() ? &unit.peak_ops_per_s : nullptr, skip);
+  } else if (auto e = node.number(declared_in(table, "units.<unit>.efficiency"))) {
     for (model::Precision p : model::kAllPrecisions) out[p] = *e;
   }
 }
 
-/// `efficiency`: a number (every precision), or a map of precisions, `all` (every precision not named) and
-/// `by_op` (op class -> a number or a map of precisions), e.g. `{fp16: 0.6, by_op: {depthwise: 0.3}}`.
-void read_efficiency(const Node& node, ComputeUnitSpec& unit) {
-  read_precision_efficiency(node, unit.efficiency, unit, {"all", "by_op"});
+}  // namespace
+
+void read_unit_efficiency(const Node& node, ComputeUnitSpec& unit, const schema::Table& table) {
+  read_precision_efficiency(node, unit.efficiency, unit, table, {"all", "by_op"});
   if (!node.is_map()) return;
   std::optional<Node> by_op;
   for (auto& [key, value] : node.entries()) {
     if (key == "by_op") by_op = value;
     if (key != "all") continue;
-    if (auto e = value.number(declared("units.<unit>.efficiency.all")))
+    if (auto e = value.number(declared_in(table, "units.<unit>.efficiency.all")))
       for (model::Precision p : model::kAllPrecisions)
         if (!unit.efficiency[p]) unit.efficiency[p] = *e;
   }
@@ -127,8 +138,43 @@ void read_efficiency(const Node& node, ComputeUnitSpec& unit) {
       value.error(not_one_of(key, "an op class", model::op_class_names()));
       continue;
     }
-    read_precision_efficiency(value, unit.efficiency_by_op[static_cast<std::size_t>(*c)], unit);
+    read_precision_efficiency(value, unit.efficiency_by_op[static_cast<std::size_t>(*c)], unit, table);
   }
+}
+
+std::optional<double> read_output_cost(const MapReader& m) {
+  auto c = m.quantity("output_cost");
+  if (c && *c > kMaxOutputCost_s) {
+    m.get("output_cost")
+        ->error(fmt::format("must be at most {} (an epilogue per output element costs nanoseconds)",
+                            core::format_seconds(kMaxOutputCost_s)));
+    return std::nullopt;
+  }
+  return c;
+}
+
+namespace {
+
+/// `geometry: {array: [rows, cols], lanes: N, source}` (model/hardware.hpp, UnitGeometry).
+model::UnitGeometry read_geometry(const Node& node, const std::string& unit_name,
+                                  std::map<std::string, std::string>& sources) {
+  model::UnitGeometry g;
+  MapReader m(node, kKeys, "units.<unit>.geometry");
+  if (!m.ok()) return g;
+  if (auto array = m.get("array")) {
+    std::vector<int> dims;
+    for (const Node& item : array->items())
+      if (auto v = item.integer(declared("units.<unit>.geometry.array[]"))) dims.push_back(static_cast<int>(*v));
+    if (array->is_sequence() && array->yaml().size() != 2) array->error("expected [rows, columns], e.g. [64, 64]");
+    else if (dims.size() == 2) {
+      g.array_rows = dims[0];
+      g.array_cols = dims[1];
+    }
+  }
+  if (auto lanes = m.integer("lanes")) g.lanes = static_cast<int>(*lanes);
+  if (!m.has("array") && !m.has("lanes")) node.error("needs array or lanes");
+  read_source(m, "units." + unit_name + ".geometry", sources);
+  return g;
 }
 
 /// `contention: {slowdown: [[utilisation, factor], ...], source}`: a curve that starts at (0, 1), with the
@@ -279,13 +325,14 @@ ComputeUnitSpec read_unit(const std::string& name, const Node& node, const Hardw
                        [](const Node& v) { return v.quantity(declared("units.<unit>.peak.<precision>")); });
     if (peak->is_map() && !unit.peak_ops_per_s.any()) peak->error("needs a peak for at least one precision");
   }
-  if (auto eff = m.get("efficiency")) read_efficiency(*eff, unit);
+  if (auto eff = m.get("efficiency")) read_unit_efficiency(*eff, unit, kKeys);
   unit.dispatch_overhead_s = m.quantity("dispatch_overhead").value_or(0.0);
   if (unit.dispatch_overhead_s > kMaxDispatchOverhead_s)
     m.get("dispatch_overhead")
         ->error(fmt::format("must be at most {} (a kernel launch costs microseconds)",
                             core::format_seconds(kMaxDispatchOverhead_s)));
   if (m.has("outstanding")) unit.outstanding_bytes = m.quantity("outstanding");
+  unit.output_cost_s = read_output_cost(m).value_or(0.0);
   unit.contention_sensitivity = m.number("contention_sensitivity").value_or(1.0);
   unit.overlap = m.number("overlap").value_or(1.0);
   handoff = m.get("handoff");
@@ -300,6 +347,7 @@ ComputeUnitSpec read_unit(const std::string& name, const Node& node, const Hardw
           value.number(declared("units.<unit>.overlap_by_op.<op_class>"));
     }
   }
+  if (auto g = m.get("geometry")) unit.geometry = read_geometry(*g, name, sources);
   if (auto mem = m.required("memory")) {
     std::set<std::string> seen;
     std::vector<std::string> level_names;

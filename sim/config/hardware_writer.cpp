@@ -122,6 +122,16 @@ class Writer {
 
 std::string q(double v, Dimension d, bool float_ops = true) { return quoted(exact_quantity(v, d, float_ops)); }
 
+/// `geometry:` (model/hardware.hpp, UnitGeometry), when the unit declares one.
+void write_geometry(Writer& w, const model::UnitGeometry& g, const std::string& path) {
+  if (!g.any()) return;
+  w.line(4, "geometry", "", path + ".geometry");
+  if (g.array_rows > 0)
+    w.line(6, "array", fmt::format("[{}, {}]", g.array_rows, g.array_cols), path + ".geometry.array");
+  if (g.lanes > 0) w.line(6, "lanes", std::to_string(g.lanes), path + ".geometry.lanes");
+  w.source(6, path + ".geometry");
+}
+
 void write_level(Writer& w, const model::MemoryLevelSpec& level) {
   const std::string path = "memory." + level.name;
   w.line(2, name_scalar(level.name), "", path);
@@ -217,6 +227,8 @@ void write_unit(Writer& w, const model::HardwareSpec& hw, const model::ComputeUn
     }
   }
   w.line(4, "dispatch_overhead", q(unit.dispatch_overhead_s, Dimension::Seconds), path + ".dispatch_overhead");
+  if (unit.output_cost_s > 0)
+    w.line(4, "output_cost", q(unit.output_cost_s, Dimension::Seconds), path + ".output_cost");
   if (unit.outstanding_bytes)
     w.line(4, "outstanding", q(*unit.outstanding_bytes, Dimension::Bytes), path + ".outstanding");
   if (unit.contention_sensitivity != 1.0)
@@ -243,6 +255,7 @@ void write_unit(Writer& w, const model::HardwareSpec& hw, const model::ComputeUn
       w.line(6, "host_precision", std::string(model::precision_name(*h->host_precision)),
              path + ".handoff.host_precision");
   }
+  write_geometry(w, unit.geometry, path);
   std::string levels;
   for (std::size_t lv : unit.memory_path) levels += (levels.empty() ? "" : ", ") + name_scalar(hw.memory[lv].name);
   w.line(4, "memory", "[" + levels + "]", path + ".memory");

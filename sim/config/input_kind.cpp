@@ -13,6 +13,7 @@ std::string input_kind(const std::filesystem::path& path) {
   const YAML::Node& root = doc->root();
   if (root.IsMap()) {
     auto has = [&](const char* key) { return root[key].IsDefined(); };
+    if (has("runtime")) return "runtime";
     if (has("units") || has("memory")) return "hardware";
     if (has("layers")) return "network";
     if (has("axes")) return "sweep";
@@ -21,8 +22,8 @@ std::string input_kind(const std::filesystem::path& path) {
   throw core::UserError(std::vector<core::Diagnostic>{
       {{doc->display_path(), 0, 0},
        {},
-       "cannot tell which kind of file this is (no units, layers, stages or axes at the top level); give --kind "
-       "hardware, network, scenario or sweep"}});
+       "cannot tell which kind of file this is (no units, layers, stages, axes or runtime at the top level); give "
+       "--kind hardware, network, scenario, sweep or runtime"}});
 }
 
 }  // namespace framesim::config

@@ -6,8 +6,9 @@
 
 namespace framesim::config {
 
-/// "hardware" (units or memory at the top level), "network" (layers), "sweep" (axes) or "scenario" (stages or
-/// sensors). Throws core::UserError naming the file when none of those keys is there, or when it is not YAML.
+/// "runtime" (runtime at the top level), "hardware" (units or memory), "network" (layers), "sweep" (axes) or "scenario"
+/// (stages or sensors). Throws core::UserError naming the file when none of those keys is there, or when it is not
+/// YAML.
 std::string input_kind(const std::filesystem::path& path);
 
 }  // namespace framesim::config

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "config/readers.hpp"
+#include "config/runtime.hpp"
 #include "config/scheduler.hpp"
 #include "config/yaml.hpp"
 #include "core/text.hpp"
@@ -144,6 +145,7 @@ class ScenarioReader {
     spec_.name = m.text("name").value_or("");
     spec_.description = m.text("description").value_or("");
     if (auto hw = m.required("hardware")) read_hardware_file(*hw);
+    if (auto rt = m.get("runtime")) read_runtime_file(*rt);
     if (auto nets = m.get("networks")) read_networks(*nets);
     spec_.seed = static_cast<std::uint64_t>(m.integer("seed").value_or(1));
     if (auto s = m.required("sensors")) read_sensors(*s);
@@ -234,6 +236,17 @@ class ScenarioReader {
       apply(*doc, "hardware.");
       spec_.hardware = read_hardware(Node(doc, doc->root(), ""));
       hardware_loaded_ = true;
+    } catch (const core::UserError& e) {
+      forward(e, node);
+    }
+  }
+
+  /// `runtime:` a runtime profile laid over the hardware (model/runtime.hpp): every stage's estimates are its.
+  void read_runtime_file(const Node& node) {
+    auto written = node.text();
+    if (!written || !hardware_loaded_) return;
+    try {
+      spec_.hardware = model::apply_runtime(spec_.hardware, load_runtime(input_path(node.document(), *written)));
     } catch (const core::UserError& e) {
       forward(e, node);
     }

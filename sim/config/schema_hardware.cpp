@@ -248,6 +248,16 @@ const Table& hardware_table() {
            .default_value = "0",
            .example = "\"5 us\"",
            .description = "fixed cost per kernel launch (per fused layer group), at most 1 s"},
+          {.path = "units.<unit>.output_cost",
+           .kind = Kind::quantity,
+           .dimension = Dimension::Seconds,
+           .range = Range::non_negative,
+           .default_value = "0",
+           .example = "\"90 ns\"",
+           .description = "the runtime's cost per output element of a conv, depthwise or matmul layer (requantise, "
+                          "clamp, store) at the first operating point, scaling with 1 / frequency: what makes a "
+                          "short reduction (a depthwise, a thin pointwise) slower per op than a long one. The "
+                          "estimate's only; at most 1 us"},
           {.path = "units.<unit>.outstanding",
            .kind = Kind::quantity,
            .dimension = Dimension::Bytes,
@@ -322,6 +332,35 @@ const Table& hardware_table() {
            .default_value = "the network's",
            .example = "fp32",
            .description = "precision of the host-side tensors (trtexec's default I/O is fp32 linear)"},
+          // Datapath geometry (model/hardware.hpp, UnitGeometry): shape-dependent efficiency of the estimate.
+          {.path = "units.<unit>.geometry",
+           .kind = Kind::map,
+           .default_value = "none (every layer shape fills the compute roof)",
+           .example = "{array: [64, 64]}",
+           .description = "the shape of the datapath, a hard fact of the silicon: the estimate runs a conv, "
+                          "depthwise or matmul layer at its class's efficiency times the fraction of the datapath "
+                          "its shape fills (whole tiles); the bound never uses it"},
+          {.path = "units.<unit>.geometry.array",
+           .kind = Kind::list,
+           .example = "[64, 64]",
+           .description = "a systolic or MAC array [rows, columns]: rows along the reduction (input channels per "
+                          "group x kernel window), columns along the output channels; a depthwise layer puts its "
+                          "channels on the columns and its window on the rows"},
+          {.path = "units.<unit>.geometry.array[]",
+           .kind = Kind::integer,
+           .min = 1,
+           .max = 65536,
+           .description = "rows, then columns"},
+          {.path = "units.<unit>.geometry.lanes",
+           .kind = Kind::integer,
+           .min = 1,
+           .max = 4096,
+           .example = "4",
+           .description = "SIMD lanes along the reduction (a depthwise layer: along its channels), e.g. 4 int8 "
+                          "values per 32-bit word on a Cortex-M"},
+          {.path = "units.<unit>.geometry.source",
+           .kind = Kind::text,
+           .description = "where the geometry comes from (free text)"},
           {.path = "units.<unit>.memory",
            .kind = Kind::list,
            .required = true,

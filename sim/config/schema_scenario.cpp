@@ -120,6 +120,12 @@ const Table& scenario_table() {
            .required = true,
            .example = "hardware.yaml",
            .description = "the device (a hardware file), relative to this file"},
+          {.path = "runtime",
+           .kind = Kind::path,
+           .default_value = "none (the hardware file's efficiencies)",
+           .example = "runtimes/stm32h7a3_x-cube-ai-8.0.yaml",
+           .description = "a runtime profile laid over the hardware file (its efficiencies, launch cost, fusion, "
+                          "weight placement), relative to this file; made for that hardware file"},
           {.path = "networks",
            .kind = Kind::map,
            .example = "{detector: network.yaml}",

@@ -272,7 +272,9 @@ CalibrationResult calibrate(const HardwareSpec& hw, std::size_t unit, const std:
     fp.before = hw.memory[lv].efficiency;
     params.push_back(fp);
   }
-  {
+  // A per-kernel cost is told apart from the roofs only by kernels of different sizes: with fewer than
+  // kMinSamplesForOverhead measured kernels (one whole-network time given as one sample) it stays as the file says.
+  if (samples.size() >= kMinSamplesForOverhead) {
     FittedParameter fp;
     fp.kind = ParameterKind::dispatch_overhead;
     fp.before = given.dispatch_overhead_s;
@@ -360,11 +362,12 @@ CalibrationResult calibrate(const HardwareSpec& hw, std::size_t unit, const std:
     }
     if (params[i].kind != ParameterKind::dispatch_overhead) fitted[i] = std::min(fitted[i], 1.0);
   }
-  if (objective_at(fitted) >= objective_at([&] {  // no overhead at all fits as well: say so
-        auto v = fitted;
-        v.back() = 0.0;
-        return v;
-      }())) {
+  const bool has_overhead = !params.empty() && params.back().kind == ParameterKind::dispatch_overhead;
+  if (has_overhead && objective_at(fitted) >= objective_at([&] {  // no overhead at all fits as well: say so
+                        auto v = fitted;
+                        v.back() = 0.0;
+                        return v;
+                      }())) {
     fitted.back() = 0.0;
   }
 
@@ -428,19 +431,32 @@ namespace framesim::model {
 namespace {
 
 constexpr double kOverheadShift_s = 1e-6;  // overhead searched as ln(o + 1 us): 0 is a reachable point
+constexpr double kOutputShift_s = 1e-9;    // output cost searched as ln(c + 1 ns)
+constexpr double kMaxOutputCost_s = 1e-6;  // per output element: a microsecond is already a slow epilogue
+constexpr double kOutputProbe_s = 1e-8;    // where a zero output cost's search starts (tens of cycles at 1 GHz)
 constexpr double kEfficiencyFloor = 1e-3;
 
 bool is_time_parameter(TotalParameterKind k) {
   return k == TotalParameterKind::class_efficiency || k == TotalParameterKind::bandwidth_efficiency ||
-         k == TotalParameterKind::dispatch_overhead;
+         k == TotalParameterKind::dispatch_overhead || k == TotalParameterKind::output_cost;
+}
+
+/// The additive shift of a parameter searched on a log scale with 0 reachable (an overhead, an output cost).
+double search_shift(TotalParameterKind k) {
+  if (k == TotalParameterKind::dispatch_overhead) return kOverheadShift_s;
+  if (k == TotalParameterKind::output_cost) return kOutputShift_s;
+  return 0.0;
 }
 
 double to_search(const TotalParameter& p, double value) {
-  return p.kind == TotalParameterKind::dispatch_overhead ? std::log(value + kOverheadShift_s)
-                                                         : std::log(std::max(value, 1e-300));
+  const double shift = search_shift(p.kind);
+  return shift > 0 ? std::log(value + shift) : std::log(std::max(value, 1e-300));
 }
 double from_search(const TotalParameter& p, double x) {
-  return p.kind == TotalParameterKind::dispatch_overhead ? std::max(0.0, std::exp(x) - kOverheadShift_s) : std::exp(x);
+  const double shift = search_shift(p.kind);
+  if (shift <= 0) return std::exp(x);
+  const double v = std::exp(x) - shift;
+  return v < shift * 1e-6 ? 0.0 : v;  // ln(0 + shift) comes back as 0, not as a rounding residue
 }
 
 /// Writes parameter values into `spec` (a copy of `base`): efficiencies of the classes for `precisions`.
@@ -457,6 +473,7 @@ void apply_totals(HardwareSpec& spec, const HardwareSpec& base, std::size_t unit
         break;
       case TotalParameterKind::bandwidth_efficiency: spec.memory[p.level].efficiency = values[i]; break;
       case TotalParameterKind::dispatch_overhead: u.dispatch_overhead_s = values[i]; break;
+      case TotalParameterKind::output_cost: u.output_cost_s = values[i]; break;
       case TotalParameterKind::energy_per_op:
         for (Precision q : kAllPrecisions)
           if (b.energy_per_op_J[q]) u.energy_per_op_J[q] = *b.energy_per_op_J[q] * values[i];
@@ -501,6 +518,9 @@ std::vector<double> search_totals(const std::vector<TotalParameter>& params, std
     if (p.kind == TotalParameterKind::dispatch_overhead) {
       box.lo.push_back(std::log(kOverheadShift_s));
       box.hi.push_back(std::log(1.0 + kOverheadShift_s));
+    } else if (p.kind == TotalParameterKind::output_cost) {
+      box.lo.push_back(std::log(kOutputShift_s));
+      box.hi.push_back(std::log(kMaxOutputCost_s + kOutputShift_s));
     } else if (is_time_parameter(p.kind)) {
       box.lo.push_back(std::log(kEfficiencyFloor));
       box.hi.push_back(0.0);
@@ -520,7 +540,9 @@ std::vector<double> search_totals(const std::vector<TotalParameter>& params, std
         const auto v = full(y);
         double penalty = 0;
         for (std::size_t a = 0; a < active.size(); ++a) {
-          const double dx = y[a] - to_search(params[active[a]], params[active[a]].prior);
+          const auto& p = params[active[a]];
+          if (search_shift(p.kind) > 0 && p.prior <= 0) continue;  // a zero overhead or output cost: no prior
+          const double dx = y[a] - to_search(p, p.prior);
           penalty += dx * dx;
         }
         std::vector<double> values(v.size());
@@ -566,6 +588,7 @@ std::string total_parameter_name(const HardwareSpec& hw, const TotalParameter& p
     case TotalParameterKind::class_efficiency: return std::string(op_class_name(p.op_class)) + " efficiency";
     case TotalParameterKind::bandwidth_efficiency: return hw.memory.at(p.level).name + " bandwidth efficiency";
     case TotalParameterKind::dispatch_overhead: return "dispatch overhead";
+    case TotalParameterKind::output_cost: return "output cost";
     case TotalParameterKind::energy_per_op: return "energy per op (scale)";
     case TotalParameterKind::static_power: return "static power (scale)";
   }
@@ -612,10 +635,31 @@ TotalsFit fit_totals(const HardwareSpec& hw, std::size_t unit, const std::vector
     p.prior = hw.memory[lv].efficiency;
     params.push_back(p);
   }
+  const bool overhead_free = overhead_identifiable(samples);
   {
     TotalParameter p;
     p.kind = TotalParameterKind::dispatch_overhead;
     p.prior = given.dispatch_overhead_s;
+    if (!overhead_free) {
+      p.pinned = false;
+      p.note =
+          "not identifiable from these totals (one network, or networks with as many kernels): left at the "
+          "prior";
+    }
+    params.push_back(p);
+  }
+  {
+    // Per output element of the shaped layers: told apart from the compute roof only by networks whose
+    // reductions differ (outputs per op), so never from one network.
+    TotalParameter p;
+    p.kind = TotalParameterKind::output_cost;
+    p.prior = given.output_cost_s;
+    if (!output_cost_identifiable(hw, unit, samples)) {
+      p.pinned = false;
+      p.note =
+          "not identifiable from these totals (fewer than two compute-bound networks, or the same outputs per op): "
+          "left at the prior";
+    }
     params.push_back(p);
   }
   if (any_energy) {
@@ -627,9 +671,13 @@ TotalsFit fit_totals(const HardwareSpec& hw, std::size_t unit, const std::vector
     }
   }
   std::vector<double> x;
-  for (const auto& p : params) x.push_back(to_search(p, std::clamp(p.prior, 0.0, 1e9)));
+  // A zero output cost starts the search at a probe value: on its log scale 0 is many steps from any real cost.
+  for (const auto& p : params)
+    x.push_back(to_search(p, p.kind == TotalParameterKind::output_cost && p.note.empty()
+                                 ? std::max(p.prior, kOutputProbe_s)
+                                 : std::clamp(p.prior, 0.0, 1e9)));
   for (std::size_t i = 0; i < params.size(); ++i)
-    if (is_time_parameter(params[i].kind) && params[i].kind != TotalParameterKind::dispatch_overhead)
+    if (is_time_parameter(params[i].kind) && search_shift(params[i].kind) == 0)
       x[i] = std::clamp(x[i], std::log(kEfficiencyFloor), 0.0);
 
   HardwareSpec work = hw;
@@ -651,6 +699,10 @@ TotalsFit fit_totals(const HardwareSpec& hw, std::size_t unit, const std::vector
     const double h = 0.05;
     auto at = [&](double dx) {
       auto y = xs;
+      // A cost fitted to (near) 0 is probed where it would matter: the data pin it at 0 when a probe cost moves
+      // the prediction.
+      if (params[j].kind == TotalParameterKind::output_cost)
+        y[j] = std::max(y[j], to_search(params[j], kOutputProbe_s));
       y[j] += dx;
       apply_totals(work, hw, unit, params, values_of(y), precisions);
       std::vector<double> out;
@@ -669,7 +721,7 @@ TotalsFit fit_totals(const HardwareSpec& hw, std::size_t unit, const std::vector
   // Time: fit, then leave the parameters the data cannot see at their priors and fit the rest again.
   std::vector<std::size_t> active;
   for (std::size_t i = 0; i < params.size(); ++i)
-    if (is_time_parameter(params[i].kind)) active.push_back(i);
+    if (is_time_parameter(params[i].kind) && params[i].note.empty()) active.push_back(i);
   x = search_totals(params, x, active, time_data, options.lambda, options.max_evaluations);
   std::vector<std::size_t> pinned;
   for (std::size_t i : active) {
@@ -746,6 +798,8 @@ TotalsFit fit_totals(const HardwareSpec& hw, std::size_t unit, const std::vector
             fmt::format("dispatch overhead {} is over 30 % of the fastest sample ({}): the "
                         "overhead is absorbing what the roofline misses",
                         core::format_seconds(p.fitted), core::format_seconds(min_measured)));
+    } else if (p.kind == TotalParameterKind::output_cost) {
+      p.at_bound = p.pinned && (p.fitted <= 1e-12 || p.fitted >= kMaxOutputCost_s * 0.999);
     } else if (is_time_parameter(p.kind)) {
       p.at_bound = p.pinned && (p.fitted >= 0.999 || p.fitted <= kEfficiencyFloor * 1.01);
       if (p.pinned && p.fitted < 0.02)
@@ -768,24 +822,6 @@ TotalsFit fit_totals(const HardwareSpec& hw, std::size_t unit, const std::vector
   }
   fit.rms_log_s = std::sqrt(sum / static_cast<double>(samples.size()));
   return fit;
-}
-
-std::vector<LeaveOneOut> leave_one_network_out(const HardwareSpec& hw, std::size_t unit,
-                                               const std::vector<TotalSample>& samples, const TotalsOptions& options) {
-  std::vector<std::string> networks;
-  for (const auto& s : samples)
-    if (std::find(networks.begin(), networks.end(), s.network) == networks.end()) networks.push_back(s.network);
-  std::vector<LeaveOneOut> out;
-  if (networks.size() < 2) return out;
-  for (const auto& n : networks) {
-    std::vector<TotalSample> rest, left;
-    for (const auto& s : samples) (s.network == n ? left : rest).push_back(s);
-    const TotalsFit fit = fit_totals(hw, unit, rest, options);
-    double sum = 0;
-    for (const auto& s : left) sum += std::fabs(std::log(total_estimate_s(fit.calibrated, unit, s) / s.measured_s));
-    out.push_back({n, left.size(), std::exp(sum / static_cast<double>(left.size())) - 1.0});
-  }
-  return out;
 }
 
 }  // namespace framesim::model

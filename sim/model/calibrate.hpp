@@ -97,6 +97,9 @@ struct CalibrationResult {
   int evaluations = 0;
 };
 
+/// Fewest measured kernels from which `calibrate` fits the dispatch overhead (below: the file's value is kept).
+inline constexpr std::size_t kMinSamplesForOverhead = 3;
+
 /// Fits the roofs of `unit` of `hw` to `samples` (kernels of any number of networks, all run on `unit` at `run`).
 /// Only parameters that some sample exercises are fitted: precisions with ops > 0 and levels with bytes > 0.
 /// Memory-level efficiencies belong to the level, so they change for every unit that shares it.
@@ -116,16 +119,19 @@ namespace framesim::model {
 // A sample is a set of kernels run back to back whose total time (and optionally energy) was measured: a
 // whole network, or one kernel of a per-layer trace. The estimate of sample i is t_i = sum_k t_k(theta) at
 // effective roofs. The fit chooses theta = the compute efficiency of every op class the samples compute in
-// (for the precisions they use), the bandwidth efficiency of every level they move bytes at and the dispatch
-// overhead, minimising
+// (for the precisions they use), the bandwidth efficiency of every level they move bytes at, the dispatch
+// overhead and the output cost (the last two only when the samples can tell them from the roofs: see
+// overhead_identifiable, output_cost_identifiable), minimising
 //   (1/N) sum_i (ln t_i - ln measured_i)^2 + lambda sum_j (ln theta_j - ln prior_j)^2
 // with efficiencies in [1e-3, 1] and the overhead in [0, 1 s] (ln of overhead + 1 us, so 0 is reachable), the
-// priors being the hardware file's values. Then, with time fixed, energy E_i = a x arithmetic_i + b x static_i +
-// memory_i: a scales every energy per operation, b the static power. A parameter the data hardly moves (RMS
-// d ln t / d ln theta below TotalsOptions::min_sensitivity) is left at its prior and reported as such.
+// priors being the hardware file's values (an overhead or output cost of 0 pulls nothing). Then, with time fixed,
+// energy E_i = a x arithmetic_i + b x static_i + memory_i: a scales every energy per operation, b the static power. A
+// parameter the data hardly moves (RMS d ln t / d ln theta below TotalsOptions::min_sensitivity) is left at its prior
+// and reported as such.
 
 struct TotalSample {
   std::string network;  // what leave-one-network-out leaves out
+  std::string runtime;  // what leave-one-runtime-out leaves out ("" when not said)
   std::string label;    // for reports
   std::vector<Kernel> kernels;
   RunPoint run;
@@ -137,6 +143,7 @@ enum class TotalParameterKind {
   class_efficiency,
   bandwidth_efficiency,
   dispatch_overhead,
+  output_cost,
   energy_per_op,
   static_power
 };
@@ -150,6 +157,7 @@ struct TotalParameter {
   double sensitivity = 0;  // RMS over samples of d ln(prediction) / d ln(parameter) at the fit
   bool pinned = true;      // false: the data cannot pin it down; left at the prior
   bool at_bound = false;   // an efficiency at 1 (or at the 1e-3 floor), an overhead at 0
+  std::string note;        // why it was not fitted, when that is not the sensitivity ("one network: ...")
 };
 
 struct TotalsOptions {
@@ -181,10 +189,23 @@ TotalsFit fit_totals(const HardwareSpec& hw, std::size_t unit, const std::vector
 /// "depthwise efficiency", "dram bandwidth efficiency", "dispatch overhead", "energy per op (scale)", ...
 std::string total_parameter_name(const HardwareSpec& hw, const TotalParameter& p);
 
+/// Whether a totals fit may free the dispatch overhead: only when the samples come from two networks or more
+/// whose kernel counts differ by at least kMinKernelCountSpread (max / min). The total of one network (or of
+/// networks with as many kernels each) cannot tell a per-kernel cost from a slower roof.
+inline constexpr double kMinKernelCountSpread = 1.5;
+bool overhead_identifiable(const std::vector<TotalSample>& samples);
+/// The same for the output cost: two networks or more that spend at least kMinComputeShare of their estimate
+/// (with `hw`'s roofs) in compute-bound kernels, and whose shaped layers' outputs per op differ by
+/// kMinKernelCountSpread. A memory-bound network does not count: its compute roof does not show, so beside one
+/// compute-bound network the output cost and that roof could trade against each other freely.
+inline constexpr double kMinComputeShare = 0.5;
+bool output_cost_identifiable(const HardwareSpec& hw, std::size_t unit, const std::vector<TotalSample>& samples);
+
 struct LeaveOneOut {
-  std::string network;
+  std::string network;      // the network (or runtime) left out
   std::size_t samples = 0;  // of that network
   double error = 0;         // geometric mean of |ln(predicted / measured)| over its samples, as a ratio - 1
+  double prior_error = 0;   // the same with the file's roofs (no fit): what the fit must beat
 };
 
 /// For every network with samples, refits without them and predicts them. Networks are left out only when at
@@ -192,5 +213,26 @@ struct LeaveOneOut {
 std::vector<LeaveOneOut> leave_one_network_out(const HardwareSpec& hw, std::size_t unit,
                                                const std::vector<TotalSample>& samples,
                                                const TotalsOptions& options = {});
+/// The same by runtime (TotalSample::runtime): how far a fit on the other runtimes' rows of the device is from
+/// a runtime it has not seen. Needs two runtimes or more; samples without a runtime are never left out.
+std::vector<LeaveOneOut> leave_one_runtime_out(const HardwareSpec& hw, std::size_t unit,
+                                               const std::vector<TotalSample>& samples,
+                                               const TotalsOptions& options = {});
+/// The geometric mean over left-out groups of (1 + error), minus 1: `error` or, with `prior`, `prior_error`.
+double mean_held_out_error(const std::vector<LeaveOneOut>& loo, bool prior = false);
+
+/// A totals fit checked on data it has not seen: fit_totals on every sample, leave-one-network-out beside the
+/// file's own error on the same networks. When the fit predicts left-out networks worse than the file's roofs
+/// do, the prior is kept (calibrated = the file) and said so: a fit must not make an unseen network worse.
+struct CheckedFit {
+  TotalsFit fit;  // when kept_prior: `calibrated` is the file, `predicted_s` the file's estimates
+  std::vector<LeaveOneOut> by_network;
+  std::vector<LeaveOneOut> by_runtime;
+  bool checked = false;     // false: one network only, nothing to hold out
+  bool kept_prior = false;  // the held-out error of the fit was above the prior's
+  std::string verdict;      // one line for reports
+};
+CheckedFit fit_totals_checked(const HardwareSpec& hw, std::size_t unit, const std::vector<TotalSample>& samples,
+                              const TotalsOptions& options = {});
 
 }  // namespace framesim::model

@@ -1,6 +1,7 @@
 #include "model/cost.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 #include "core/error.hpp"
@@ -52,8 +53,46 @@ std::vector<double> bandwidths_Bps(const HardwareSpec& hw, const ComputeUnitSpec
   return roofs == Roofs::peak ? peak_bandwidths_Bps(hw, unit, run) : effective_bandwidths_Bps(hw, unit, run);
 }
 
-double compute_time_s(const Kernel& kernel, const ComputeUnitSpec& unit, const RunPoint& run, Roofs roofs) {
+double shape_utilisation(const UnitGeometry& geometry, const ShapeOps& shape) {
+  // Work that fills `tile` slots in whole tiles: n / (ceil(n / tile) x tile).
+  auto fill = [](double n, int tile) {
+    if (tile <= 0 || n <= 0) return 1.0;
+    return n / (std::ceil(n / tile - 1e-9) * tile);
+  };
+  if (shape.op_class != OpClass::conv && shape.op_class != OpClass::depthwise && shape.op_class != OpClass::matmul)
+    return 1.0;
+  const bool depthwise = shape.op_class == OpClass::depthwise;
+  double u = 1.0;
+  if (geometry.array_rows > 0 && geometry.array_cols > 0)
+    u *= fill(shape.reduction, geometry.array_rows) * fill(shape.channels, geometry.array_cols);
+  if (geometry.lanes > 0) u *= depthwise ? fill(shape.channels, geometry.lanes) : fill(shape.reduction, geometry.lanes);
+  return u;
+}
+
+namespace {
+
+/// The extra time at effective roofs that shaped layers take over the same ops at the class's full roof:
+/// sum over shapes of ops / C x (1 / utilisation - 1), plus outputs x output cost x f_nominal / f.
+double shape_penalty_s(const Kernel& kernel, const ComputeUnitSpec& unit, const RunPoint& run) {
+  if (!unit.geometry.any() && unit.output_cost_s <= 0) return 0.0;
   double t = 0;
+  const double f_scale =
+      unit.operating_points[run.operating_point].frequency_Hz / unit.nominal().frequency_Hz * run.core_fraction;
+  for (const auto& s : kernel.shapes) {
+    t += s.outputs * unit.output_cost_s / f_scale;
+    const auto& peak = unit.peak_ops_per_s[s.precision];
+    if (!peak || *peak <= 0 || s.ops <= 0) continue;
+    const double u = shape_utilisation(unit.geometry, s);
+    if (u >= 1.0) continue;
+    t += s.ops / (*peak * f_scale * unit.efficiency_for(s.precision, s.op_class)) * (1.0 / u - 1.0);
+  }
+  return t;
+}
+
+}  // namespace
+
+double compute_time_s(const Kernel& kernel, const ComputeUnitSpec& unit, const RunPoint& run, Roofs roofs) {
+  double t = roofs == Roofs::peak ? 0.0 : shape_penalty_s(kernel, unit, run);
   for (Precision p : kAllPrecisions) {
     const auto& ops = kernel.ops[p];
     if (!ops || *ops <= 0) continue;

@@ -64,7 +64,15 @@ std::vector<double> peak_bandwidths_Bps(const HardwareSpec& hw, const ComputeUni
 std::vector<double> bandwidths_Bps(const HardwareSpec& hw, const ComputeUnitSpec& unit, const RunPoint& run,
                                    Roofs roofs);
 
-/// Time of the kernel's arithmetic, sum over precisions p and op classes c of F_pc / C_pc, at `roofs`.
+/// The fraction of `geometry`'s datapath a layer of `shape` fills (hardware.hpp, UnitGeometry): 1 without a
+/// declared geometry, for classes other than conv, depthwise and matmul, and for shapes that fill every tile.
+/// A hard fact of the silicon, not a fitted figure; still only the estimate uses it (a compiler may remap a
+/// shape better than this rule assumes: the bound cannot rely on it).
+double shape_utilisation(const UnitGeometry& geometry, const ShapeOps& shape);
+
+/// Time of the kernel's arithmetic, sum over precisions p and op classes c of F_pc / C_pc, at `roofs`. At
+/// effective roofs a shaped layer's ops (Kernel::shapes) run at C_pc x shape_utilisation, and each of its output
+/// elements costs the unit's output_cost x f_nominal / f on top.
 double compute_time_s(const Kernel& kernel, const ComputeUnitSpec& unit, const RunPoint& run = {},
                       Roofs roofs = Roofs::effective);
 

@@ -85,6 +85,22 @@ struct SchedulerSpec {
 };
 
 enum class UnitKind { cpu, gpu, npu, dsp, isp, mcu, accelerator };
+
+/// The shape of a unit's datapath (`geometry`): hard facts of the silicon that decide how much of the compute
+/// roof a layer of a given shape can fill. Only the *estimate* uses them (cost.hpp, shape_utilisation); the
+/// bound stays at the peak. A layer of reduction length K (input channels per group x kernel window) and N
+/// output channels per group:
+///   array R x C (a systolic or MAC array, R along the reduction, C along the output channels): it fills
+///     K x N / (ceil(K/R) R x ceil(N/C) C) of the array; a depthwise layer puts its channels on the columns and
+///     its window (K = kh x kw) on the rows;
+///   lanes L (a SIMD datapath, the lanes along the reduction): K / (ceil(K/L) L); a depthwise layer vectorises
+///     across its channels instead: C / (ceil(C/L) L).
+struct UnitGeometry {
+  int array_rows = 0;  // 0: no array declared
+  int array_cols = 0;
+  int lanes = 0;  // 0: no vector lanes declared
+  bool any() const { return array_rows > 0 || lanes > 0; }
+};
 std::string_view unit_kind_name(UnitKind k);
 
 /// What a stage on an accelerator (DLA, NPU) needs from a host unit for every inference (`handoff`): the
@@ -107,7 +123,10 @@ struct ComputeUnitSpec {
   PerPrecision<double> efficiency;      // soft roof per precision (unset: 1)
   /// Soft roof per op class and precision (`efficiency.by_op`); unset entries fall back to `efficiency`.
   std::array<PerPrecision<double>, kOpClassCount> efficiency_by_op{};
-  double dispatch_overhead_s = 0;           // per kernel launch
+  double dispatch_overhead_s = 0;  // per kernel launch
+  /// Per output element of a conv, depthwise or matmul layer, at the nominal clock (scales with f_nominal / f):
+  /// the runtime's epilogue (requantise, clamp, store) that a short reduction cannot hide. Estimate only.
+  double output_cost_s = 0;
   std::optional<double> outstanding_bytes;  // bytes it can keep in flight (Little's law cap)
   /// How strongly contention curves act on this unit: its factor is 1 + sensitivity x (curve - 1). 1: as the
   /// curve says; 0: immune (e.g. a unit whose traffic the memory controller prioritises).
@@ -122,6 +141,11 @@ struct ComputeUnitSpec {
   double static_power_W = 0;                     // at the nominal operating point
   PerPrecision<double> energy_per_op_J;          // at the nominal voltage
   SchedulerSpec scheduler;                       // how stages and tasks share it (a scenario may override)
+  UnitGeometry geometry;                         // datapath shape (none declared: every shape fills the roof)
+  /// Where the runtime keeps the weights (a runtime profile's `weights`): an index into HardwareSpec::memory on
+  /// the unit's path. Unset: the capacity rule of plan.hpp decides.
+  std::optional<std::size_t> weights_level;
+  bool runtime_fuses = true;  // false: the runtime runs every layer as its own kernel (a profile's `fusion: none`)
 
   double efficiency_for(Precision p) const { return efficiency[p].value_or(1.0); }
   /// The soft roof of op class `c` in precision `p`: its `by_op` entry, else the precision's efficiency.
@@ -166,6 +190,10 @@ struct HardwareSpec {
   /// The file's `source:` texts (where its figures come from) by the key path of their mapping: "" (top level),
   /// "memory.dram", "units.gpu", "thermal". The model does not use them; a written file carries them along.
   std::map<std::string, std::string> sources;
+  /// The runtime profile laid over the file (model/runtime.hpp), empty when none: what every estimate made
+  /// with this spec came from, as reports say it ("x-cube-ai-8.0 (hardware/runtimes/....yaml)").
+  std::string runtime;
+  std::string runtime_file;
 
   std::optional<std::size_t> find_unit(std::string_view unit_name) const;
   std::optional<std::size_t> find_level(std::string_view level_name) const;

@@ -1,6 +1,7 @@
 #include "model/plan.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 
 #include "core/error.hpp"
@@ -144,6 +145,27 @@ std::vector<Group> make_groups(const NetworkSpec& net, bool fuse) {
   return groups;
 }
 
+/// The shape of a conv, depthwise or matmul layer's arithmetic (ShapeOps), from its ops and output tensor:
+/// K = ops / (2 x output elements); N = the output's channel dimension (NCHW: dimension 1; a linear or matmul
+/// output: its last). Nothing for other classes, or without ops.
+std::optional<ShapeOps> shape_ops(const NetworkSpec& net, const LayerSpec& layer) {
+  const bool shaped =
+      layer.op_class == OpClass::conv || layer.op_class == OpClass::depthwise || layer.op_class == OpClass::matmul;
+  if (!shaped || layer.ops <= 0 || layer.output < 0) return std::nullopt;
+  const auto& out = net.tensors[static_cast<std::size_t>(layer.output)];
+  const double elements = out.elements();
+  if (elements <= 0 || out.shape.empty()) return std::nullopt;
+  ShapeOps s;
+  s.op_class = layer.op_class;
+  s.precision = layer.precision.compute;
+  s.ops = layer.ops;
+  s.reduction = layer.ops / (2.0 * elements);
+  s.outputs = elements;
+  const bool nchw = layer.op_class != OpClass::matmul && out.shape.size() == 4;
+  s.channels = static_cast<double>(nchw ? out.shape[1] : out.shape.back());
+  return s;
+}
+
 }  // namespace
 
 ExecutionPlan plan_network(const NetworkSpec& net, const HardwareSpec& hw, std::size_t unit_index,
@@ -153,7 +175,7 @@ ExecutionPlan plan_network(const NetworkSpec& net, const HardwareSpec& hw, std::
   ExecutionPlan plan;
   plan.unit = unit_index;
 
-  const auto groups = make_groups(net, options.fuse);
+  const auto groups = make_groups(net, options.fuse && unit.runtime_fuses);
   const std::size_t n_layers = net.layers.size();
   const std::size_t n_tensors = net.tensors.size();
   const int n_kernels = static_cast<int>(groups.size());
@@ -232,7 +254,9 @@ ExecutionPlan plan_network(const NetworkSpec& net, const HardwareSpec& hw, std::
   plan.state_level = plan.activation_home;
   const double total_weights = net.total_weight_bytes();
   plan.weight_level = static_cast<int>(unit.memory_path.back());
+  if (unit.weights_level) plan.weight_level = static_cast<int>(*unit.weights_level);  // the runtime's choice
   for (std::size_t lv : writable) {
+    if (unit.weights_level) break;
     const auto& level = hw.memory[lv];
     if (is_on_chip(level.kind) && total_weights + plan.peak_activation_bytes <= level.capacity_bytes) {
       plan.weight_level = static_cast<int>(lv);
@@ -330,6 +354,7 @@ ExecutionPlan plan_network(const NetworkSpec& net, const HardwareSpec& hw, std::
       auto& class_ops = kernel.ops_by_class[static_cast<std::size_t>(layer.op_class)][layer.precision.compute];
       class_ops = class_ops.value_or(0.0) + layer.ops;
       kernel.total_ops += layer.ops;
+      if (auto shape = shape_ops(net, layer)) kernel.shapes.push_back(*shape);
       if (layer.kind == OpKind::reshape) continue;
       for (std::size_t i = 0; i < layer.inputs.size(); ++i) {
         const int s = storage[static_cast<std::size_t>(layer.inputs[i])];

@@ -13,6 +13,18 @@
 
 namespace framesim::model {
 
+/// The shape of one layer's arithmetic, what a unit's datapath geometry acts on (hardware.hpp, UnitGeometry):
+/// its ops, the reduction length per output element K = ops / (2 x output elements) and the output channels
+/// per group N (a depthwise layer: its channels, with K its window).
+struct ShapeOps {
+  OpClass op_class = OpClass::conv;
+  Precision precision = Precision::fp32;
+  double ops = 0;
+  double reduction = 0;  // K
+  double channels = 0;   // N (depthwise: C)
+  double outputs = 0;    // output elements: ops / (2 K)
+};
+
 /// One launch: a fusion group. Intermediates inside it never touch memory.
 struct Kernel {
   std::string name;         // "conv1+bn1+relu1+add1"
@@ -26,6 +38,8 @@ struct Kernel {
   /// Ops of ops[p] not found here run at the precision's efficiency (hand-built kernels).
   std::array<PerPrecision<double>, kOpClassCount> ops_by_class{};
   double total_ops = 0;
+  /// The conv, depthwise and matmul layers' shapes (part of ops_by_class): where geometry applies.
+  std::vector<ShapeOps> shapes;
   std::vector<double> bytes;  // per memory level (index into HardwareSpec::memory)
   double total_bytes = 0;
   double weight_bytes = 0;  // weight bytes read (part of `bytes`)

@@ -16,7 +16,7 @@ namespace {
 
 const std::vector<std::string> kColumns{
     "network", "precision", "operating_point", "latency", "energy", "hardware", "unit",
-    "set",     "id",        "device",          "mode",    "source"};
+    "set",     "id",        "device",          "mode",    "source", "runtime"};
 
 }  // namespace
 
@@ -69,6 +69,7 @@ TotalsTable read_totals(const std::filesystem::path& path) {
     t.device = text("device");
     t.mode = text("mode");
     t.source = text("source");
+    t.runtime = text("runtime");
     if (t.id.empty()) t.id = t.network.stem().string();
     out.rows.push_back(std::move(t));
   }

@@ -1,7 +1,7 @@
 // Whole-network measurements: the numbers users actually have (vendor tables, benchmark suites, benchmark_model
 // totals, a stopwatch). One CSV format, `#` comment lines allowed, a header naming the columns:
 //
-//   network,precision,operating_point,latency,energy[,hardware,unit,set,id,device,mode,source]
+//   network,precision,operating_point,latency,energy[,hardware,unit,set,id,device,mode,source,runtime]
 //   ../networks/mobilenet_v1_224.yaml,int8,500MHz,"2.4 ms",,../../hardware/coral_edge_tpu.yaml,edgetpu,calibration,...
 //
 // network: a network YAML (or .onnx/.tflite), relative to the table's folder. precision: every layer's
@@ -9,7 +9,8 @@
 // matched to the point of that frequency); empty: nominal. latency: per inference, with its unit. energy: per
 // inference (optional). hardware, unit: the device (a validation suite names them per row; `framesim calibrate`
 // takes the hardware from its command line). set: calibration or held_out. id, device, mode, source: text for
-// reports (where the figure was published, on what, in which power mode).
+// reports (where the figure was published, on what, in which power mode). runtime: the software stack that ran
+// it ("x-cube-ai-8.0", "tensorrt-8.5"): `framesim validate` fits one runtime profile per device and runtime.
 #pragma once
 
 #include <filesystem>
@@ -32,6 +33,7 @@ struct TotalRow {
   std::string unit;
   bool held_out = false;  // set: held_out (else calibration)
   std::string device, mode, source;
+  std::string runtime;  // "" when not said
 };
 
 struct TotalsTable {

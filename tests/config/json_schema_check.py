@@ -21,6 +21,7 @@ SHIPPED = {
     "network": ["scenarios/networks/*.yaml"],
     "scenario": ["scenarios/*.yaml", "scenarios/bench/*.yaml"],
     "sweep": ["scenarios/sweeps/*.yaml"],
+    "runtime": ["hardware/runtimes/*.yaml"],
 }
 
 # Gallery files framesim refuses for a reason the schema alone can see (the key path the schema must flag).

@@ -26,7 +26,7 @@ TEST(KeysCli, TheCheckedInReferenceIsCurrent) {
   ASSERT_EQ(markdown.exit_code, 0) << markdown.err;
   EXPECT_TRUE(markdown.out == core::read_file(fst::source_path("docs/schema.md")))
       << "docs/schema.md is stale: regenerate it with `build/framesim keys --markdown > docs/schema.md`";
-  for (const std::string kind : {"hardware", "network", "scenario", "sweep"}) {
+  for (const std::string kind : {"hardware", "network", "scenario", "sweep", "runtime"}) {
     const auto schema = fst::run_cli("schema " + kind);
     ASSERT_EQ(schema.exit_code, 0) << schema.err;
     EXPECT_TRUE(schema.out == core::read_file(fst::source_path("docs/schema/" + kind + ".schema.json")))
@@ -61,17 +61,19 @@ TEST(KeysCli, InitWritesTemplatesThatValidateAndRun) {
   fst::Scratch scratch;
   const fs::path dir = scratch.dir();
   // The scenario template names hardware.yaml; the sweep template scenario.yaml: written side by side they work.
-  for (const std::string kind : {"hardware", "network", "scenario", "sweep"}) {
+  for (const std::string kind : {"hardware", "network", "scenario", "sweep", "runtime"}) {
     const auto r = fst::run_cli("init " + kind + " -o " + quoted(dir / (kind + ".yaml")));
     ASSERT_EQ(r.exit_code, 0) << r.err;
   }
   const std::string files = quoted(dir / "hardware.yaml") + " " + quoted(dir / "network.yaml") + " " +
-                            quoted(dir / "scenario.yaml") + " " + quoted(dir / "sweep.yaml");
+                            quoted(dir / "scenario.yaml") + " " + quoted(dir / "sweep.yaml") + " " +
+                            quoted(dir / "runtime.yaml");
   const auto validate = fst::run_cli("validate " + files);
   EXPECT_EQ(validate.exit_code, 0) << validate.err;
   EXPECT_EQ(validate.out, (dir / "hardware.yaml").string() + ": ok (hardware)\n" + (dir / "network.yaml").string() +
                               ": ok (network)\n" + (dir / "scenario.yaml").string() + ": ok (scenario)\n" +
-                              (dir / "sweep.yaml").string() + ": ok (sweep)\n");
+                              (dir / "sweep.yaml").string() + ": ok (sweep)\n" + (dir / "runtime.yaml").string() +
+                              ": ok (runtime)\n");
   const auto budget = fst::run_cli("budget " + quoted(dir / "hardware.yaml") + " " + quoted(dir / "network.yaml"));
   EXPECT_EQ(budget.exit_code, 0) << budget.err;
   const auto run = fst::run_cli("run " + quoted(dir / "scenario.yaml") + " --duration 1s -q -o " + quoted(dir / "run"));
@@ -149,8 +151,8 @@ TEST(KeysCli, ValidateReportsEveryProblemOfEveryFile) {
   EXPECT_EQ(got, (std::vector<std::string>{
                      bandwidth, cores, bandwidth, cores,
                      (dir / "what.yaml").string() +
-                         ": cannot tell which kind of file this is (no units, layers, stages or axes at the top "
-                         "level); give --kind hardware, network, scenario or sweep"}));
+                         ": cannot tell which kind of file this is (no units, layers, stages, axes or runtime at "
+                         "the top level); give --kind hardware, network, scenario, sweep or runtime"}));
   // --kind forces the kind: the same file read as a hardware file names what is missing.
   const auto forced = fst::run_cli("validate --kind hardware " + quoted(dir / "what.yaml"));
   EXPECT_EQ(forced.exit_code, 2);

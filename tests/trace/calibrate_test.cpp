@@ -82,6 +82,10 @@ std::string difference(const model::HardwareSpec& a, const model::HardwareSpec& 
         if (x.peak_ops_per_s[p] && x.efficiency_for(p, c) != y.efficiency_for(p, c))
           return at + ".efficiency.by_op." + std::string(model::op_class_name(c));
     if (x.dispatch_overhead_s != y.dispatch_overhead_s) return at + ".dispatch_overhead";
+    if (x.output_cost_s != y.output_cost_s) return at + ".output_cost";
+    if (x.geometry.array_rows != y.geometry.array_rows || x.geometry.array_cols != y.geometry.array_cols ||
+        x.geometry.lanes != y.geometry.lanes)
+      return at + ".geometry";
     if (x.outstanding_bytes != y.outstanding_bytes) return at + ".outstanding";
     if (x.memory_path != y.memory_path) return at + ".memory";
     if (x.static_power_W != y.static_power_W) return at + ".static_power";

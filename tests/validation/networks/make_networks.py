@@ -126,6 +126,58 @@ def fc_autoencoder(source, notes):
     return L
 
 
+def vgg(name, depth, source, notes):
+    """VGG-16/19 (Simonyan and Zisserman 2015, table 1, configurations D and E) at 224x224, 1000 classes."""
+    per_stage = {16: [2, 2, 3, 3, 3], 19: [2, 2, 4, 4, 4]}[depth]
+    L = header(name, f"VGG-{depth} at 224x224, 1000 classes", source, "[1, 3, 224, 224]", notes)
+    for stage, (n, c) in enumerate(zip(per_stage, [64, 128, 256, 512, 512]), 1):
+        for i in range(1, n + 1):
+            L.append(conv(f"conv{stage}_{i}", c, 3, 1, 1))
+            L.append(f"  - {{name: conv{stage}_{i}_relu, op: relu}}")
+        L.append(f"  - {{name: pool{stage}, op: maxpool, kernel: 2, stride: 2}}")
+    L += ["  - {name: flatten, op: flatten}",
+          "  - {name: fc6, op: linear, out_features: 4096, bias: true}", "  - {name: fc6_relu, op: relu}",
+          "  - {name: fc7, op: linear, out_features: 4096, bias: true}", "  - {name: fc7_relu, op: relu}",
+          "  - {name: fc8, op: linear, out_features: 1000, bias: true}"]
+    return L
+
+
+def resnet_v2(name, blocks_per_stage, size, source, notes):
+    """Pre-activation bottleneck ResNet (He et al., Identity Mappings, ECCV 2016) as in TF-Slim's resnet_v2:
+    batchnorm and ReLU before each convolution, the stride on the 3x3 of the last block of a stage."""
+    depth = 2 + 3 * sum(blocks_per_stage)
+    L = header(name, f"ResNet-{depth} v2 at {size}x{size}, 1000 classes", source, f"[1, 3, {size}, {size}]", notes)
+    L.append(conv("conv1", 64, 7, 2, 3))
+    L.append("  - {name: maxpool, op: maxpool, kernel: 3, stride: 2, padding: 1}")
+    prev = "maxpool"
+    stages = list(zip(blocks_per_stage, [64, 128, 256, 512], [2, 2, 2, 1]))
+    for stage, (blocks, width, stride) in enumerate(stages, 2):
+        for b in range(blocks):
+            n = f"s{stage}b{b}"
+            s = stride if b == blocks - 1 else 1
+            L.append(f"  - {{name: {n}_pre_bn, op: batchnorm, input: {prev}}}")
+            L.append(f"  - {{name: {n}_pre_relu, op: relu}}")
+            L.append(conv(f"{n}_c1", width, 1, 1, 0))
+            L += bn_relu(f"{n}_c1")
+            L.append(conv(f"{n}_c2", width, 3, s))
+            L += bn_relu(f"{n}_c2")
+            L.append(conv(f"{n}_c3", width * 4, 1, 1, 0))
+            if b == 0:
+                L.append(conv(f"{n}_short", width * 4, 1, s, 0, inp=f"{n}_pre_relu"))
+                skip = f"{n}_short"
+            elif s != 1:
+                L.append(f"  - {{name: {n}_short, op: maxpool, input: {prev}, kernel: 1, stride: {s}}}")
+                skip = f"{n}_short"
+            else:
+                skip = prev
+            L.append(f"  - {{name: {n}_add, op: add, inputs: [{n}_c3, {skip}]}}")
+            prev = f"{n}_add"
+    L += ["  - {name: post_bn, op: batchnorm}", "  - {name: post_relu, op: relu}",
+          "  - {name: pool, op: global_avgpool}", "  - {name: flatten, op: flatten}",
+          "  - {name: fc, op: linear, out_features: 1000, bias: true}"]
+    return L
+
+
 MLPERF_TINY = "MLCommons tiny reference models (github.com/mlcommons/tiny, benchmark/training): "
 FILES = {
     "mobilenet_v1_224.yaml": mobilenet_v1(
@@ -154,6 +206,22 @@ FILES = {
                                                       ["MLPerf Tiny anomaly detection: dense autoencoder 640-128x4-8-",
                                                        "128x4-640 (DCASE 2020 task 2 baseline).",
                                                        "Written by make_networks.py."]),
+    "vgg16_224.yaml": vgg("vgg16_224", 16, "Simonyan and Zisserman, Very Deep Convolutional Networks, ICLR 2015, "
+                          "table 1 (D)", ["VGG-16 at 224x224 (configuration D): 138 M parameters, 15.5 G MACs.",
+                                          "Written by make_networks.py."]),
+    "vgg19_224.yaml": vgg("vgg19_224", 19, "Simonyan and Zisserman, Very Deep Convolutional Networks, ICLR 2015, "
+                          "table 1 (E)", ["VGG-19 at 224x224 (configuration E): 144 M parameters, 19.6 G MACs.",
+                                          "Written by make_networks.py."]),
+    "resnet50_v2_299.yaml": resnet_v2("resnet50_v2_299", [3, 4, 6, 3], 299,
+                                      "He et al., Identity Mappings in Deep Residual Networks, ECCV 2016 (TF-Slim "
+                                      "resnet_v2_50)",
+                                      ["ResNet-50 v2 (pre-activation) at 299x299, as in Coral's benchmark table.",
+                                       "Written by make_networks.py."]),
+    "resnet152_v2_299.yaml": resnet_v2("resnet152_v2_299", [3, 8, 36, 3], 299,
+                                       "He et al., Identity Mappings in Deep Residual Networks, ECCV 2016 (TF-Slim "
+                                       "resnet_v2_152)",
+                                       ["ResNet-152 v2 (pre-activation) at 299x299, as in Coral's benchmark table:",
+                                        "60 M parameters. Written by make_networks.py."]),
 }
 
 if __name__ == "__main__":
