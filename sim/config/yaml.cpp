@@ -160,7 +160,7 @@ class ExpansionCounter : public YAML::EventHandler {
 /// Whether `text` can hold neither an alias nor a second document, and is too short to stand for more nodes than
 /// kMaxYamlNodes without aliases (a node takes at least a byte or two of text).
 bool may_skip_count(std::string_view text) {
-  static_assert(kMaxYamlNodes >= 4 * 1'000'000);
+  static_assert(kMaxYamlNodes >= std::size_t{4} * 1'000'000);
   if (text.size() >= 1'000'000 || text.find('*') != std::string_view::npos) return false;
   for (std::size_t at = 0; at < text.size();) {  // every line's start
     const std::string_view line = text.substr(at, 3);

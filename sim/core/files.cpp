@@ -136,7 +136,7 @@ class Temporary {
 /// Where a write to `path` goes: its link target, checked to be a regular file or nothing yet. Throws UserError
 /// for a folder, a device node, FIFO or socket.
 fs::path writable_target(const fs::path& path) {
-  const fs::path target = link_target(path);
+  fs::path target = link_target(path);
   std::error_code ec;
   const fs::file_status st = fs::status(target, ec);
   const std::string shown =

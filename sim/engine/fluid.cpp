@@ -304,14 +304,12 @@ FluidSystem::Next FluidSystem::next_finish() {
     if (f.latency_s > 0) {
       delta = f.latency_s;
       finishes = false;
-    } else if (f.endless) {
-      continue;
-    } else if (f.remains <= 0) {
+    } else if (!f.endless && f.remains <= 0) {
       delta = 0;
-    } else if (f.value > 0) {
+    } else if (!f.endless && f.value > 0) {
       delta = f.remains / f.value;
     } else {
-      continue;
+      continue;  // endless, or stalled at rate 0
     }
     if (delta < next.delta_s) next = {delta, i, finishes};
   }

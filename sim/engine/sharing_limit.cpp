@@ -42,13 +42,13 @@ struct Issuer {
   std::uint64_t version = 0;  // events of an older version are stale
 };
 
-struct Event {
+struct LimitEvent {
   double t;
   std::uint64_t seq;  // ties in issue order
   std::size_t issuer;
   int kind;  // 0: release, 1: overhead over, 2: finish
   std::uint64_t version;
-  bool operator>(const Event& o) const { return t != o.t ? t > o.t : seq > o.seq; }
+  bool operator>(const LimitEvent& o) const { return t != o.t ? t > o.t : seq > o.seq; }
 };
 
 class Loop {
@@ -77,7 +77,7 @@ class Loop {
   void run(RunTotals& totals) {
     for (std::size_t i = 0; i < issuers_.size(); ++i) push(release_time(issuers_[i]), i, 0, 0);
     while (!heap_.empty()) {
-      const Event e = heap_.top();
+      const LimitEvent e = heap_.top();
       heap_.pop();
       Issuer& is = issuers_[e.issuer];
       if (e.kind != 0 && e.version != is.version) continue;
@@ -195,7 +195,7 @@ class Loop {
   std::vector<std::size_t> bus_;
   std::vector<std::vector<std::size_t>> port_;
   std::vector<std::size_t> flowing_, unfixed_;
-  std::priority_queue<Event, std::vector<Event>, std::greater<>> heap_;
+  std::priority_queue<LimitEvent, std::vector<LimitEvent>, std::greater<>> heap_;
   std::uint64_t seq_ = 0;
   double now_ = 0;
 };
