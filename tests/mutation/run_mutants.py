@@ -3,12 +3,17 @@
 tests fail (kill it), and restores the file byte for byte before the next one.
 
   python3 tests/mutation/run_mutants.py [--build build] [--ctest-args "..."] [--out results.tsv] [NAME ...]
+  python3 tests/mutation/run_mutants.py --sample [--build build] [NAME ...]
+
+--sample (make check, so CI): only the mutants marked for the sample (or those named); for each, only the
+targets its killer tests need are rebuilt and only those tests run; the exit status is 1 when one survives.
 
 Run from the source root of a clean worktree (a file with uncommitted changes is refused: restoring it would
 lose them). A mutant is never left in place: the file is restored even when the build or a test run is
 interrupted. -j2 at most: the build machine is shared.
 """
 import argparse
+import json
 import os
 import re
 import shlex
@@ -38,34 +43,60 @@ def failed_tests(ctest_output):
     return out
 
 
+def killer_tests(build, regex):
+    """The tests `regex` selects in `build`, and the targets to rebuild for them: each test's executable, and
+    framesim with its engine module (the examples and output tests run the framesim binary)."""
+    listing = run(["ctest", "-N", "-R", regex, "--show-only=json-v1"], cwd=build)
+    if listing.returncode != 0:
+        sys.exit(f"ctest -N -R {regex!r} failed in {build}: {listing.stderr.strip()}")
+    tests = json.loads(listing.stdout).get("tests", [])
+    targets = {"framesim", "framesim_engine_module"}
+    for t in tests:
+        command = t.get("command") or []
+        if command and os.path.dirname(os.path.abspath(command[0])).startswith(os.path.abspath(build)):
+            targets.add(os.path.basename(command[0]))
+    return [t["name"] for t in tests], sorted(targets)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default="build")
     ap.add_argument("--ctest-args", default="-j2 --label-exclude slow --timeout 120")
     ap.add_argument("--out", help="the results file to append to (default: BUILD/mutation_results.tsv)")
+    ap.add_argument("--sample", action="store_true",
+                    help="the sample: marked mutants, their killer tests only; fail when one survives")
     ap.add_argument("names", nargs="*")
     args = ap.parse_args()
     out = args.out or os.path.join(args.build, "mutation_results.tsv")
-    chosen = [m for m in MUTANTS if not args.names or m[0] in args.names]
-    unknown = set(args.names) - {m[0] for m in MUTANTS}
+    chosen = [m for m in MUTANTS if (m.name in args.names) or (not args.names and (m.sample or not args.sample))]
+    unknown = set(args.names) - {m.name for m in MUTANTS}
     if unknown:
         sys.exit(f"unknown mutant(s): {', '.join(sorted(unknown))}")
+    survivors = []
+    rebuilt = set()
     with open(out, "a") as results:
-        for name, path, old, new, what in chosen:
+        for name, path, old, new, what, killers_regex, _ in chosen:
             if run(["git", "diff", "--quiet", "--", path]).returncode != 0:
                 sys.exit(f"{path} has uncommitted changes: commit or stash them first")
             original = open(path, encoding="utf-8").read()
             if original.count(old) != 1:
                 sys.exit(f"{name}: the text to replace occurs {original.count(old)} times in {path} (it must be once)")
             started = time.time()
+            targets, ctest_args = [], shlex.split(args.ctest_args)
+            if args.sample:
+                names, targets = killer_tests(args.build, killers_regex)
+                if not names:
+                    sys.exit(f"{name}: its killers {killers_regex!r} name no test in {args.build} (renamed?)")
+                rebuilt.update(targets)
+                ctest_args = ["-j2", "--timeout", "120", "-R", killers_regex]
             try:
                 with open(path, "w", encoding="utf-8") as f:
                     f.write(original.replace(old, new))
-                build = run(["cmake", "--build", args.build, "-j2"])
+                build = run(["cmake", "--build", args.build, "-j2", *(["--target", *targets] if targets else [])])
                 if build.returncode != 0:
                     verdict, killers = "killed", ["(does not compile)"]
                 else:
-                    tests = run(["ctest", *shlex.split(args.ctest_args)], cwd=args.build)
+                    tests = run(["ctest", *ctest_args], cwd=args.build)
                     # format_check fails on a mutant whose line clang-format would wrap: that is not a test
                     # catching the bug, so it does not count as a kill.
                     failed = failed_tests(tests.stdout)
@@ -80,8 +111,15 @@ def main():
             print(line, flush=True)
             results.write(line + "\n")
             results.flush()
+            if verdict != "killed":
+                survivors.append(name)
     # Leave the build matching the sources again.
-    run(["cmake", "--build", args.build, "-j2"])
+    run(["cmake", "--build", args.build, "-j2", *(["--target", *sorted(rebuilt)] if rebuilt else [])])
+    print(f"mutation: {len(chosen) - len(survivors)} of {len(chosen)} mutant(s) killed", flush=True)
+    if survivors:
+        print(f"mutation: SURVIVED: {', '.join(survivors)} (a bug the tests cannot see: tests/MUTATION.md)")
+        if args.sample:
+            sys.exit(1)
 
 
 if __name__ == "__main__":
