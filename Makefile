@@ -33,7 +33,7 @@ if [ -n "$$missing" ]; then \
 fi
 endef
 
-.PHONY: all deps deps-packages build build-framesim run test bench clean format tidy
+.PHONY: all deps deps-packages build build-framesim run test check bench clean format tidy
 all: build
 
 # The Debian packages alone: what building and running framesim needs (`make run`).
@@ -75,22 +75,45 @@ run: build-framesim
 # never silent) and end with a SKIPPED line, or say that every test ran.
 test: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) --label-exclude slow --output-junit ctest-junit.xml
+	@tests/list_skipped.py $(BUILD_DIR)/ctest-junit.xml
+
+# The slower checks, after `make test` (what CI runs: .ci/run): clang-tidy, the ASan + UBSan build and its suites,
+# the fuzz smoke run and a sample of the mutants (tests/MUTATION.md). Each stage prints how long it took.
+STAMP = @echo "framesim: $(1) done at $$(date -u +%H:%M:%S) ($$(( $$(date +%s) - $$(cat $(BUILD_DIR)/.check-start) )) s since make check began)"
+.PHONY: check
+check:
+	@mkdir -p $(BUILD_DIR) && date +%s > $(BUILD_DIR)/.check-start
+	$(MAKE) test
+	$(call STAMP,make test)
 	$(MAKE) tidy
+	$(call STAMP,make tidy)
 	$(MAKE) test-asan
+	$(call STAMP,make test-asan)
+	$(MAKE) mutation-sample
+	$(call STAMP,make mutation-sample)
 	@tests/list_skipped.py $(BUILD_DIR)/ctest-junit.xml $(ASAN_DIR)/ctest-junit-asan.xml $(ASAN_DIR)/ctest-junit-fuzz.xml
 
-# The ASan + UBSan build (clang, CMakePresets.json "asan"): the fast suites, the shipped scenarios, the run-output
-# tests and a fuzz smoke run of every target. SimGrid's raw context switching defeats ASan's fake stacks, hence
-# detect_stack_use_after_return=0. The engine and golden suites run in the release build only.
+# The ASan + UBSan build (clang, CMakePresets.json "asan"): the unit, config, engine and golden suites, the shipped
+# scenarios, the run-output tests, the examples and a fuzz smoke run of every target. SimGrid's raw context
+# switching defeats ASan's fake stacks, hence detect_stack_use_after_return=0.
 ASAN_ENV := ASAN_OPTIONS=detect_stack_use_after_return=0:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 .PHONY: test-asan
 test-asan: deps
 	@[ -f $(ASAN_DIR)/build.ninja ] || cmake --preset asan -DFRAMESIM_FUZZ_SECONDS=$(FUZZ_SECONDS)
 	cmake --build $(ASAN_DIR) -j $(JOBS)
 	@# Tests that assert wall time (InLinearTime) measure the sanitizers, not framesim: release build only.
-	cd $(ASAN_DIR) && $(ASAN_ENV) ctest --output-on-failure -j $(JOBS) -L '^(unit|config|scenarios|output|examples)$$' -E 'InLinearTime' \
-	  --output-junit ctest-junit-asan.xml
+	cd $(ASAN_DIR) && $(ASAN_ENV) ctest --output-on-failure -j $(JOBS) \
+	  -L '^(unit|config|scenarios|output|examples|engine|golden)$$' -E 'InLinearTime' --output-junit ctest-junit-asan.xml
 	cd $(ASAN_DIR) && $(ASAN_ENV) ctest --output-on-failure -L '^fuzz$$' --output-junit ctest-junit-fuzz.xml
+
+# A sample of the mutants (tests/mutation/mutants.py, those marked for the sample): each applied alone to the
+# release build, only the tests named to kill it rebuilt and run; every one must be killed. `make mutation`
+# runs all of them against the whole release suite (about half an hour on 2 cores).
+.PHONY: mutation-sample mutation
+mutation-sample: build
+	python3 tests/mutation/run_mutants.py --build $(BUILD_DIR) --sample
+mutation: build
+	python3 tests/mutation/run_mutants.py --build $(BUILD_DIR)
 
 bench: build
 	./$(BUILD_DIR)/framesim bench
@@ -101,6 +124,7 @@ bench: build
 test-all: build deps-slow
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) --output-junit ctest-junit-all.xml
 	@tests/list_skipped.py $(BUILD_DIR)/ctest-junit-all.xml
+	$(MAKE) mutation
 
 clean:
 	rm -rf $(BUILD_DIR)

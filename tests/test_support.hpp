@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -86,11 +87,19 @@ inline CliRun run_cli(const std::string& args, const std::string& wrapper = "") 
   const std::string out = capture + ".out", err = capture + ".err";
   const std::string command = std::string("cd '") + FRAMESIM_SOURCE_DIR + "' && " + wrapper + "'" + FRAMESIM_BINARY +
                               "' " + args + " > '" + out + "' 2> '" + err + "'";
-  const int status = std::system(command.c_str());
   CliRun r;
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.out = core::read_file(out);
-  r.err = core::read_file(err);
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    const int status = std::system(command.c_str());
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.out = core::read_file(out);
+    r.err = core::read_file(err);
+    // In the ASan build, LeakSanitizer's own tracer (which stops the threads to scan them at exit) crashes now and
+    // then ("Tracer caught signal 11 ... LeakSanitizer has encountered a fatal error"): a failure of the checker,
+    // not a leak nor an error of framesim (a leak reads "detected memory leaks"). Such a run is run once more,
+    // and the test says so; any other outcome stands.
+    if (r.err.find("LeakSanitizer has encountered a fatal error") == std::string::npos) break;
+    std::fprintf(stderr, "note: LeakSanitizer's tracer failed on `framesim %s`; run again\n", args.c_str());
+  }
   std::filesystem::remove(out);
   std::filesystem::remove(err);
   return r;
