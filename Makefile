@@ -91,10 +91,11 @@ check:
 	$(call STAMP,make test-asan)
 	$(MAKE) mutation-sample
 	$(call STAMP,make mutation-sample)
-	@tests/list_skipped.py $(BUILD_DIR)/ctest-junit.xml $(ASAN_DIR)/ctest-junit-asan.xml $(ASAN_DIR)/ctest-junit-fuzz.xml
+	@tests/list_skipped.py $(BUILD_DIR)/ctest-junit.xml $(ASAN_DIR)/ctest-junit-asan.xml \
+	  $(ASAN_DIR)/ctest-junit-asan-engine.xml $(ASAN_DIR)/ctest-junit-fuzz.xml
 
-# The ASan + UBSan build (clang, CMakePresets.json "asan"): the unit, config, engine and golden suites, the shipped
-# scenarios, the run-output tests, the examples and a fuzz smoke run of every target. SimGrid's raw context
+# The ASan + UBSan build (clang, CMakePresets.json "asan"): the unit and config suites, most of the engine and
+# golden suites, the shipped scenarios, the run-output tests, the examples and a fuzz smoke run of every target. SimGrid's raw context
 # switching defeats ASan's fake stacks, hence detect_stack_use_after_return=0.
 ASAN_ENV := ASAN_OPTIONS=detect_stack_use_after_return=0:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 .PHONY: test-asan
@@ -103,7 +104,12 @@ test-asan: deps
 	cmake --build $(ASAN_DIR) -j $(JOBS)
 	@# Tests that assert wall time (InLinearTime) measure the sanitizers, not framesim: release build only.
 	cd $(ASAN_DIR) && $(ASAN_ENV) ctest --output-on-failure -j $(JOBS) \
-	  -L '^(unit|config|scenarios|output|examples|engine|golden)$$' -E 'InLinearTime' --output-junit ctest-junit-asan.xml
+	  -L '^(unit|config|scenarios|output|examples)$$' -E 'InLinearTime' --output-junit ctest-junit-asan.xml
+	@# The engine and golden suites whose tests take seconds under the sanitizers (every mechanism of the engine,
+	@# the seed's budget); those that rerun every scenario or the validation suite (minutes each) stay release only.
+	cd $(ASAN_DIR) && $(ASAN_ENV) ctest --output-on-failure -j $(JOBS) -L '^(engine|golden)$$' \
+	  -R '^(Scheduling|Instant|SeedBudget|Thermal|EngineFailure|CalibrateTotals|Fluid|Engine|Paths|SweepReport)\.' \
+	  -E 'InLinearTime|Bench|EveryPlot|Chromium' --output-junit ctest-junit-asan-engine.xml
 	cd $(ASAN_DIR) && $(ASAN_ENV) ctest --output-on-failure -L '^fuzz$$' --output-junit ctest-junit-fuzz.xml
 
 # A sample of the mutants (tests/mutation/mutants.py, those marked for the sample): each applied alone to the
