@@ -13,7 +13,6 @@
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/parser.h>
 
-#include "config/preload.hpp"
 #include "core/files.hpp"
 #include "core/text.hpp"
 
@@ -249,24 +248,7 @@ YAML::Node load_yaml(std::string_view text, const std::string& display_path, con
   }
 }
 
-namespace {}  // namespace
-
-namespace {
-
-/// A document parsed by Document::peek, waiting for the load that takes it.
-struct Peeked {
-  std::string path, text;
-  std::shared_ptr<Document> doc;
-  std::vector<core::Diagnostic> problems;  // found while parsing it
-  bool prepared = false;                   // by Document::prepare (no limit on how many)
-};
-
-std::vector<Peeked>& peeked() {
-  static std::vector<Peeked> documents;
-  return documents;
-}
-
-}  // namespace
+std::string Document::display_of(const std::filesystem::path& path) { return display(path); }
 
 std::shared_ptr<Document> Document::load(const std::filesystem::path& path, Diagnostics& diagnostics) {
   if (path == "-") {
@@ -277,51 +259,10 @@ std::shared_ptr<Document> Document::load(const std::filesystem::path& path, Diag
     return doc;
   }
   const std::string text = core::read_file(path);  // a folder, a missing file or one too large: a UserError
-  auto& kept = peeked();
-  for (auto it = kept.begin(); it != kept.end(); ++it) {
-    if (it->path != path.string() || it->text != text) continue;
-    auto doc = std::move(it->doc);
-    for (auto& d : it->problems) diagnostics.add(std::move(d));
-    kept.erase(it);
-    doc->diagnostics_ = &diagnostics;
-    return doc;
-  }
+  if (auto kept = take_kept(path, text, diagnostics)) return kept;  // parsed ahead (preload.cpp)
   auto doc = parse(text, display(path), diagnostics);
   doc->folder_ = path.parent_path();
   return doc;
-}
-
-namespace {
-
-Peeked parse_for_later(const std::filesystem::path& path, const std::string& display_path) {
-  Peeked p{path.string(), core::read_file(path), nullptr, {}};
-  Diagnostics problems;
-  p.doc = Document::parse(p.text, display_path, problems);
-  p.problems = problems.items();
-  return p;
-}
-
-}  // namespace
-
-std::shared_ptr<const Document> Document::peek(const std::filesystem::path& path) {
-  Peeked p = parse_for_later(path, display(path));
-  p.doc->folder_ = path.parent_path();
-  p.doc->diagnostics_ = nullptr;  // until a load takes it
-  auto& kept = peeked();
-  if (std::count_if(kept.begin(), kept.end(), [](const Peeked& k) { return !k.prepared; }) >= 4)
-    kept.erase(std::find_if(kept.begin(), kept.end(), [](const Peeked& k) { return !k.prepared; }));
-  kept.push_back(std::move(p));
-  return kept.back().doc;
-}
-
-void preload_yaml(const std::filesystem::path& path) { Document::prepare(path); }
-
-void Document::prepare(const std::filesystem::path& path) {
-  Peeked p = parse_for_later(path, display(path));
-  p.doc->folder_ = path.parent_path();
-  p.doc->diagnostics_ = nullptr;
-  p.prepared = true;
-  peeked().push_back(std::move(p));
 }
 
 std::shared_ptr<Document> Document::parse(const std::string& text, const std::string& display_path,

@@ -47,6 +47,8 @@ class Document {
   /// Parses `path` and keeps it, as peek does but with no limit on how many are kept: a process that will fork
   /// children each loading the same files (a sweep's points) parses them once, before forking. Throws as load does.
   static void prepare(const std::filesystem::path& path);
+  /// How a path is shown in messages (and so in a document's display_path).
+  static std::string display_of(const std::filesystem::path& path);
   /// Parses `text` as if it were the file `display_path` (for tests and generated configs).
   static std::shared_ptr<Document> parse(const std::string& text, const std::string& display_path,
                                          core::Diagnostics& diagnostics);
@@ -66,6 +68,13 @@ class Document {
   std::optional<core::SourceLocation> override_origin(const YAML::Node& node) const;
 
  private:
+  /// The document peek or prepare kept for `path`, if its text is `text`: taken (and its problems added to
+  /// `diagnostics`), or null.
+  static std::shared_ptr<Document> take_kept(const std::filesystem::path& path, const std::string& text,
+                                             core::Diagnostics& diagnostics);
+  /// Parses `path` to keep it for take_kept; `prepared`: kept with no limit on how many.
+  static std::shared_ptr<Document> keep(const std::filesystem::path& path, bool prepared);
+
   std::string display_path_;
   std::filesystem::path folder_;
   YAML::Node root_;
