@@ -221,7 +221,7 @@ BudgetReport make_budget(const HardwareSpec& hw, const NetworkSpec& net, const B
   // 6. energy
   r.offchip_bytes = offchip(hw, total_bytes);
   for (std::size_t lv = 0; lv < hw.memory.size(); ++lv)
-    if (!is_on_chip(hw.memory[lv].kind)) r.energy_floor_J += total_bytes[lv] * hw.memory[lv].energy_per_byte_J;
+    if (!is_on_chip(hw.memory[lv].kind)) r.energy_floor_J += memory_energy_J(hw.memory[lv], total_bytes[lv]);
 
   for (const auto& [a, b] : options.compare) {
     auto ka = find_kernel(r.plan, net, a);
