@@ -1,5 +1,6 @@
-// Writers for the static budget: the terminal report (the seed's six steps), JSON, and the stacked
-// roofline as SVG with every kernel as a point.
+// Writers for the static budget: the terminal report (the seed's six steps; budget_report.cpp), JSON
+// (budget_json.cpp), and the stacked roofline as SVG with every kernel as a point and the HTML page
+// (budget_html.cpp).
 #pragma once
 
 #include <string>

@@ -19,15 +19,12 @@ using core::format_number;
 using core::format_seconds;
 using nlohmann::json;
 
-std::string RunAnalysis::html_report(const json& j) const {
-  const auto& hw = spec_.hardware;
-  std::string b;
-  b += fmt::format("<h1>framesim run: {} on {}</h1>\n", html::escape(spec_.name), html::escape(hw.name));
-  b += fmt::format("<p class=\"note\">{} simulated, seed {}, warm-up {}, deadline {}; {} counted frames.</p>\n",
-                   format_seconds(j["run"]["simulated_s"].get<double>()), spec_.seed, format_seconds(spec_.warmup_s),
-                   format_seconds(spec_.deadline_s), j["frames"]["counted"].get<std::int64_t>());
+namespace {
 
-  // Verdict
+/// The verdict (the worst path's when there are several), each stage's slice, the estimate and bound alone, and the
+/// misses (summary.json "verdict", "paths", "frames").
+std::string verdict_section(const json& j, double deadline_s) {
+  std::string b;
   const auto& v = j["verdict"];
   b += html::heading("Verdict");
   if (j["paths"].size() > 1 && !v["worst_path"].is_null()) {
@@ -52,8 +49,8 @@ std::string RunAnalysis::html_report(const json& j) const {
     const char* css = at == "met" ? "ok" : at == "missed" ? "bad" : "maybe";
     b += fmt::format(
         "<div class=\"verdict {}\" id=\"verdict\">sustained p99 {} against the {} deadline: {}<br>{}</div>\n", css,
-        html::number("sustained-p99", format_seconds(p99)), html::number("deadline", format_seconds(spec_.deadline_s)),
-        p99 <= spec_.deadline_s ? "meets it at p99" : "MISSES it at p99",
+        html::number("sustained-p99", format_seconds(p99)), html::number("deadline", format_seconds(deadline_s)),
+        p99 <= deadline_s ? "meets it at p99" : "MISSES it at p99",
         html::number("at-confidence", confidence_sentence(v)));
   } else {
     b += "<div class=\"verdict bad\" id=\"verdict\">no frame completed in the sustained window</div>\n";
@@ -76,6 +73,108 @@ std::string RunAnalysis::html_report(const json& j) const {
       "<p>{} of {} counted frames missed the deadline ({} late, {} dropped), longest run of misses {}.</p>\n",
       html::number("misses", std::to_string(f["missed"].get<std::int64_t>())), f["counted"].get<std::int64_t>(),
       f["late"].get<std::int64_t>(), f["dropped"].get<std::int64_t>(), f["longest_miss_run"].get<int>());
+  return b;
+}
+
+/// Where the time goes: the tail's critical path and mean parts, the worst frames stage by stage (summary.json "why").
+std::string why_section(const json& why) {
+  std::string b;
+  b += html::heading("Where the time goes");
+  if (why.contains("tail")) {
+    const auto& t = why["tail"];
+    b += fmt::format(
+        "<p>The tail ({} at or above p99 {}): the critical path runs mostly through {} ({} of the "
+        "time on the path). Mean parts of those frames:</p>\n",
+        core::counted(t["frames"].get<std::size_t>(), "frame"), format_seconds(t["p99_s"].get<double>()),
+        html::number("critical-stage", t["critical_stage"].get<std::string>()),
+        format_number(t["critical_share"].get<double>() * 100, 3) + "%");
+    std::vector<std::pair<std::string, double>> parts;
+    for (const auto& [k, value] : t["mean_parts"].items()) parts.emplace_back(k.substr(0, k.size() - 2), value);
+    b += html::figure(stacked_bar_svg(parts, core::format_seconds), "tailparts");
+    std::vector<std::vector<std::string>> per_stage;
+    for (const auto& [name, s] : t["stages"].items())
+      per_stage.push_back({name, format_seconds(s["mean_on_path_s"].get<double>()),
+                           std::to_string(s["dominant_in_frames"].get<std::int64_t>())});
+    b += html::table({"stage", "mean time on the critical path (tail)", "tail frames it dominates"}, per_stage);
+  }
+  std::vector<std::vector<std::string>> worst;
+  for (const auto& fr : why["worst_frames"]) {
+    for (const auto& step : fr["path"])
+      worst.push_back(
+          {fmt::format("frame {}", fr["frame"].get<std::int64_t>()), format_seconds(fr["latency_s"].get<double>()),
+           step["stage"].get<std::string>() + " on " + step["unit"].get<std::string>(),
+           format_resolved_s(step["queue_s"].get<double>()), format_resolved_s(step["blocked_s"].get<double>()),
+           format_resolved_s(step["floor_s"].get<double>()), format_resolved_s(step["throttling_s"].get<double>()),
+           format_resolved_s(step["bus_s"].get<double>()), format_resolved_s(step["variability_s"].get<double>()),
+           format_resolved_s(step["gap_s"].get<double>())});
+  }
+  if (!worst.empty()) {
+    b += "<p>The worst frames, stage by stage along their critical path:</p>\n";
+    b += html::table(
+        {"frame", "latency", "stage", "queue", "blocked", "floor", "throttling", "bus", "variability", "gap"}, worst);
+  }
+  b += "<p class=\"note\">" + html::escape(why["method"].get<std::string>()) + "</p>\n";
+  return b;
+}
+
+/// Units busy, levels utilised, queue depths, slowdowns against alone (summary.json "utilisation", "slowdown").
+std::string utilisation_section(const json& j) {
+  std::string b;
+  b += html::heading("Utilisation");
+  std::vector<std::vector<std::string>> util;
+  for (const auto& [u, entry] : j["utilisation"]["units"].items()) {
+    util.push_back({html::escape("unit " + u), html::bar(entry["busy"].get<double>())});
+    for (const auto& [who, frac] : entry["by"].items())
+      util.push_back({html::escape("  " + u + " / " + who), html::bar(frac.get<double>())});
+  }
+  for (const auto& [level, entry] : j["utilisation"]["memory"].items())
+    util.push_back({html::escape("memory " + level), html::bar(entry["utilisation"].get<double>())});
+  b += html::table({"", "busy / utilised"}, util, html::Cells::markup);
+  std::vector<std::vector<std::string>> queues;
+  for (const auto& [s, q] : j["utilisation"]["queues"].items())
+    queues.push_back({s, format_number(q["mean"].get<double>(), 3), std::to_string(q["max"].get<int>()),
+                      std::to_string(q["capacity"].get<int>())});
+  b += html::table({"queue", "mean depth", "max", "capacity"}, queues);
+  if (j.contains("slowdown") && !j["slowdown"].empty()) {  // analysis/slowdown.hpp
+    std::vector<std::vector<std::string>> slow;
+    for (const auto& [s, d] : j["slowdown"].items())
+      slow.push_back({s, format_number(d["slowdown"].get<double>(), 4), format_number(d["bus"].get<double>(), 3),
+                      format_number(d["handoff"].get<double>(), 3), format_number(d["wait"].get<double>(), 3),
+                      format_seconds(d["alone_s"].get<double>())});
+    b += html::table({"stage", "slowdown against alone", "bus", "hand-off", "wait", "alone"}, slow);
+  }
+  return b;
+}
+
+/// The framesim version, command line and input files with their hashes (summary.json "provenance").
+std::string provenance_section(const json& p) {
+  std::string b;
+  b += html::heading("Provenance");
+  if (p.is_object()) {
+    std::string line;
+    for (const auto& a : p["command_line"]) line += (line.empty() ? "" : " ") + a.get<std::string>();
+    b += fmt::format("<p>framesim {}: <code>{}</code></p>\n", html::escape(p["framesim_version"].get<std::string>()),
+                     html::escape(line));
+    std::vector<std::vector<std::string>> inputs;
+    for (const auto& in : p["inputs"])
+      inputs.push_back({in["file"].get<std::string>(), std::to_string(in["bytes"].get<std::size_t>()),
+                        in["sha256"].get<std::string>()});
+    b += html::table({"input file", "bytes", "SHA-256"}, inputs);
+  }
+  return b;
+}
+
+}  // namespace
+
+std::string RunAnalysis::html_report(const json& j) const {
+  const auto& hw = spec_.hardware;
+  std::string b;
+  b += fmt::format("<h1>framesim run: {} on {}</h1>\n", html::escape(spec_.name), html::escape(hw.name));
+  b += fmt::format("<p class=\"note\">{} simulated, seed {}, warm-up {}, deadline {}; {} counted frames.</p>\n",
+                   format_seconds(j["run"]["simulated_s"].get<double>()), spec_.seed, format_seconds(spec_.warmup_s),
+                   format_seconds(spec_.deadline_s), j["frames"]["counted"].get<std::int64_t>());
+
+  b += verdict_section(j, spec_.deadline_s);
 
   b += notes_section(j);
   b += paths_section(j, svg_path_tails());
@@ -118,68 +217,9 @@ std::string RunAnalysis::html_report(const json& j) const {
                     "judges, each with the 95% confidence band of its quantiles, and the deadline.");
   b += html::figure(svg_latency_over_time(), "overtime", "Latency per frame over the run.");
 
-  // Why
-  b += html::heading("Where the time goes");
-  const auto& why = j["why"];
-  if (why.contains("tail")) {
-    const auto& t = why["tail"];
-    b += fmt::format(
-        "<p>The tail ({} at or above p99 {}): the critical path runs mostly through {} ({} of the "
-        "time on the path). Mean parts of those frames:</p>\n",
-        core::counted(t["frames"].get<std::size_t>(), "frame"), format_seconds(t["p99_s"].get<double>()),
-        html::number("critical-stage", t["critical_stage"].get<std::string>()),
-        format_number(t["critical_share"].get<double>() * 100, 3) + "%");
-    std::vector<std::pair<std::string, double>> parts;
-    for (const auto& [k, value] : t["mean_parts"].items()) parts.emplace_back(k.substr(0, k.size() - 2), value);
-    b += html::figure(stacked_bar_svg(parts, core::format_seconds), "tailparts");
-    std::vector<std::vector<std::string>> per_stage;
-    for (const auto& [name, s] : t["stages"].items())
-      per_stage.push_back({name, format_seconds(s["mean_on_path_s"].get<double>()),
-                           std::to_string(s["dominant_in_frames"].get<std::int64_t>())});
-    b += html::table({"stage", "mean time on the critical path (tail)", "tail frames it dominates"}, per_stage);
-  }
-  std::vector<std::vector<std::string>> worst;
-  for (const auto& fr : why["worst_frames"]) {
-    for (const auto& step : fr["path"])
-      worst.push_back(
-          {fmt::format("frame {}", fr["frame"].get<std::int64_t>()), format_seconds(fr["latency_s"].get<double>()),
-           step["stage"].get<std::string>() + " on " + step["unit"].get<std::string>(),
-           format_resolved_s(step["queue_s"].get<double>()), format_resolved_s(step["blocked_s"].get<double>()),
-           format_resolved_s(step["floor_s"].get<double>()), format_resolved_s(step["throttling_s"].get<double>()),
-           format_resolved_s(step["bus_s"].get<double>()), format_resolved_s(step["variability_s"].get<double>()),
-           format_resolved_s(step["gap_s"].get<double>())});
-  }
-  if (!worst.empty()) {
-    b += "<p>The worst frames, stage by stage along their critical path:</p>\n";
-    b += html::table(
-        {"frame", "latency", "stage", "queue", "blocked", "floor", "throttling", "bus", "variability", "gap"}, worst);
-  }
-  b += "<p class=\"note\">" + html::escape(why["method"].get<std::string>()) + "</p>\n";
+  b += why_section(j["why"]);
 
-  // Utilisation
-  b += html::heading("Utilisation");
-  std::vector<std::vector<std::string>> util;
-  for (const auto& [u, entry] : j["utilisation"]["units"].items()) {
-    util.push_back({html::escape("unit " + u), html::bar(entry["busy"].get<double>())});
-    for (const auto& [who, frac] : entry["by"].items())
-      util.push_back({html::escape("  " + u + " / " + who), html::bar(frac.get<double>())});
-  }
-  for (const auto& [level, entry] : j["utilisation"]["memory"].items())
-    util.push_back({html::escape("memory " + level), html::bar(entry["utilisation"].get<double>())});
-  b += html::table({"", "busy / utilised"}, util, html::Cells::markup);
-  std::vector<std::vector<std::string>> queues;
-  for (const auto& [s, q] : j["utilisation"]["queues"].items())
-    queues.push_back({s, format_number(q["mean"].get<double>(), 3), std::to_string(q["max"].get<int>()),
-                      std::to_string(q["capacity"].get<int>())});
-  b += html::table({"queue", "mean depth", "max", "capacity"}, queues);
-  if (j.contains("slowdown") && !j["slowdown"].empty()) {  // analysis/slowdown.hpp
-    std::vector<std::vector<std::string>> slow;
-    for (const auto& [s, d] : j["slowdown"].items())
-      slow.push_back({s, format_number(d["slowdown"].get<double>(), 4), format_number(d["bus"].get<double>(), 3),
-                      format_number(d["handoff"].get<double>(), 3), format_number(d["wait"].get<double>(), 3),
-                      format_seconds(d["alone_s"].get<double>())});
-    b += html::table({"stage", "slowdown against alone", "bus", "hand-off", "wait", "alone"}, slow);
-  }
+  b += utilisation_section(j);
   b += html::figure(svg_queue_depth(), "queuedepth", "Each stage's input queue over time.");
   b += little_section(j);
   b += staleness_section(j, svg_staleness_cdf());
@@ -212,20 +252,7 @@ std::string RunAnalysis::html_report(const json& j) const {
   }
   if (!rooflines.empty()) b += html::heading("Rooflines") + rooflines;
 
-  // Provenance
-  b += html::heading("Provenance");
-  const auto& p = j["provenance"];
-  if (p.is_object()) {
-    std::string line;
-    for (const auto& a : p["command_line"]) line += (line.empty() ? "" : " ") + a.get<std::string>();
-    b += fmt::format("<p>framesim {}: <code>{}</code></p>\n", html::escape(p["framesim_version"].get<std::string>()),
-                     html::escape(line));
-    std::vector<std::vector<std::string>> inputs;
-    for (const auto& in : p["inputs"])
-      inputs.push_back({in["file"].get<std::string>(), std::to_string(in["bytes"].get<std::size_t>()),
-                        in["sha256"].get<std::string>()});
-    b += html::table({"input file", "bytes", "SHA-256"}, inputs);
-  }
+  b += provenance_section(j["provenance"]);
   return html::page("framesim run: " + spec_.name, b);
 }
 

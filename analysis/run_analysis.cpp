@@ -79,6 +79,59 @@ json window_json(const WindowStats& w, const model::ScenarioSpec& spec) {
           {"mean_frequency_Hz", freq}};
 }
 
+/// Where a pipeline that did not drain stuck (null when it drained).
+json stuck_json(const engine::RunTotals& totals) {
+  if (totals.stuck) {
+    json stages = json::array();
+    for (const auto& st : totals.stuck->stages)
+      stages.push_back({{"stage", st.stage}, {"queued", st.queued}, {"waiting_for", st.waiting_for}});
+    return {{"drain_limit_s", totals.stuck->drain_limit_s},
+            {"unfinished_frames", totals.stuck->unfinished_frames},
+            {"stages", stages}};
+  } else {
+    return nullptr;
+  }
+}
+
+/// How summary.json's statistics are defined.
+json statistics_json() {
+  return {{"quantile_method",
+           "nearest rank: the smallest sample with at least p of the sample at or below "
+           "it, x_(ceil(p n)) (numpy method=\"inverted_cdf\")"},
+          {"interval",
+           "distribution-free, from order statistics: [x_(l), x_(u)] with the number of "
+           "samples below the quantile Binomial(n, p); independent samples assumed"},
+          {"confidence", kConfidence},
+          {"counted", "frames.csv rows with counted = 1; latency statistics over those completed"}};
+}
+
+/// The worst path of `paths` (summary.json's paths) into `verdict`: the largest sustained p99 for its deadline, and
+/// whether every path meets its deadline at p99 (null without any sustained sample).
+void add_worst_path(json& verdict, const json& paths) {
+  json worst = nullptr;
+  double worst_ratio = -1;
+  bool all_meet = true;
+  for (const auto& p : paths) {
+    const auto& pv = p["verdict"];
+    if (!pv.contains("sustained_p99_s")) continue;
+    const double ratio = pv["sustained_p99_s"].get<double>() / p["deadline_s"].get<double>();
+    all_meet = all_meet && pv["meets_deadline_at_p99"].get<bool>();
+    if (ratio > worst_ratio) {
+      worst_ratio = ratio;
+      worst = {{"name", p["name"]},
+               {"sustained_p99_s", pv["sustained_p99_s"]},
+               {"deadline_s", p["deadline_s"]},
+               {"meets_deadline_at_p99", pv["meets_deadline_at_p99"]},
+               {"at_confidence", pv["at_confidence"]},
+               {"speedup_needed", pv["speedup_needed"]},
+               {"missed", p["missed"]},
+               {"samples", p["samples"]}};
+    }
+  }
+  verdict["worst_path"] = worst;
+  verdict["all_paths_meet_at_p99"] = worst.is_null() ? json(nullptr) : json(all_meet);
+}
+
 }  // namespace
 
 RunAnalysis::RunAnalysis(const model::ScenarioSpec& spec, std::filesystem::path folder)
@@ -261,22 +314,7 @@ void RunAnalysis::on_kernel(const engine::KernelRecord& r) {
 }
 
 json RunAnalysis::finish(const engine::RunTotals& totals) {
-  // The first file that could not be written, and the system's reason (a full disk, a file-size limit).
-  errno = 0;
-  std::string failed = trace_.close() ? "" : "trace.json";
-  int saved_errno = errno;
-  for (auto [f, name] : {std::pair{&frames_csv_, "frames.csv"}, std::pair{&stages_csv_, "stages.csv"},
-                         std::pair{&timeseries_csv_, "timeseries.csv"}, std::pair{&kernels_csv_, "kernels.csv"}}) {
-    errno = 0;
-    f->close();
-    if (f->fail() && failed.empty()) {
-      failed = name;
-      saved_errno = errno;
-    }
-  }
-  if (!failed.empty())
-    throw core::UserError(fmt::format("{}: cannot write: {}", (folder_ / failed).string(),
-                                      core::write_failure_reason(folder_, saved_errno)));
+  close_streams();
   const auto& hw = spec_.hardware;
   json j;
   j["scenario"] = {{"name", spec_.name},
@@ -321,7 +359,59 @@ json RunAnalysis::finish(const engine::RunTotals& totals) {
                               {"note", scaled_windows_->note}};
   j["paths"] = paths_.finish();
 
-  // Staleness
+  j["staleness"] = staleness_json();
+  j["energy"] = energy_json(totals);
+  j["thermal"] = thermal_json(totals);
+  j["little"] = little_json(totals);
+  j["verdict"] = verdict_json(j["paths"]);
+  j["utilisation"] = utilisation_json(totals);
+  const json responses = responses_.finish(totals.task_busy_core_s, totals.end_s);
+  j["tasks"] = responses["tasks"];
+  j["chains"] = responses["chains"];
+  j["run"]["preemptions"] = totals.preemptions;
+  {
+    std::vector<Summary> service;
+    for (std::size_t s = 0; s < spec_.stages.size(); ++s) service.push_back(all_.stage_service_s[s].summary());
+    j["measured_frames"] = write_measured_frames(spec_, folder_, service);
+  }
+  j["slowdown"] = slowdown_.finish();
+  j["why"] = breakdown_.finish(all_.latency_s.empty() ? std::nullopt : std::optional(all_.latency_s.quantile(0.99)));
+  j["statistics"] = statistics_json();
+  j["provenance"] = provenance_;
+  j["stuck"] = stuck_json(totals);
+  j["warnings"] = totals.warnings;
+  j["notes"] = totals.notes;
+
+  core::write_file_atomic(folder_ / "summary.json", json_text(j) + "\n");
+  core::write_file_atomic(folder_ / "latency_cdf.svg", svg_latency_cdf());
+  core::write_file_atomic(folder_ / "latency_over_time.svg", svg_latency_over_time());
+  core::write_file_atomic(folder_ / "thermal.svg", svg_thermal());
+  core::write_file_atomic(folder_ / "report.html", html_report(j));
+  return j;
+}
+
+/// Closes every stream; throws with the first file that could not be written, and the system's reason (a full
+/// disk, a file-size limit).
+void RunAnalysis::close_streams() {
+  errno = 0;
+  std::string failed = trace_.close() ? "" : "trace.json";
+  int saved_errno = errno;
+  for (auto [f, name] : {std::pair{&frames_csv_, "frames.csv"}, std::pair{&stages_csv_, "stages.csv"},
+                         std::pair{&timeseries_csv_, "timeseries.csv"}, std::pair{&kernels_csv_, "kernels.csv"}}) {
+    errno = 0;
+    f->close();
+    if (f->fail() && failed.empty()) {
+      failed = name;
+      saved_errno = errno;
+    }
+  }
+  if (!failed.empty())
+    throw core::UserError(fmt::format("{}: cannot write: {}", (folder_ / failed).string(),
+                                      core::write_failure_reason(folder_, saved_errno)));
+}
+
+/// Per control task that reads a stage: how old the result it reads is (and how far the vehicle moved meanwhile).
+json RunAnalysis::staleness_json() const {
   json staleness = json::object();
   for (std::size_t t = 0; t < spec_.tasks.size(); ++t) {
     if (!spec_.tasks[t].reads_stage) continue;
@@ -335,11 +425,14 @@ json RunAnalysis::finish(const engine::RunTotals& totals) {
     }
     staleness[spec_.tasks[t].name] = entry;
   }
-  j["staleness"] = staleness;
+  return staleness;
+}
 
-  // Energy: per primary-sensor frame. Its mean is the whole run's energy per frame; a frame's own
-  // dynamic energy varies, everything else (static, tasks, background, other sensors) is shared evenly.
-  // Frames of the primary sensor over the whole run (counted or not) share everything not their own.
+/// Energy: per primary-sensor frame. Its mean is the whole run's energy per frame; a frame's own
+/// dynamic energy varies, everything else (static, tasks, background, other sensors) is shared evenly.
+/// Frames of the primary sensor over the whole run (counted or not) share everything not their own.
+json RunAnalysis::energy_json(const engine::RunTotals& totals) const {
+  const auto& hw = spec_.hardware;
   const std::int64_t primary_captured = std::max<std::int64_t>(1, primary_all_frames_);
   const double total_J = totals.total_energy_J();
   const double shared_J = total_J - primary_dynamic_J_;
@@ -352,20 +445,23 @@ json RunAnalysis::finish(const engine::RunTotals& totals) {
   json memory = json::object();
   for (std::size_t lv = 0; lv < hw.memory.size(); ++lv)
     memory[hw.memory[lv].name] = totals.memory_energy_J[lv] / static_cast<double>(primary_captured);
-  j["energy"] = {{"per_frame_J", summary_json(per_frame.summary())},
-                 {"breakdown_per_frame_J",
-                  {{"compute", compute},
-                   {"memory", memory},
-                   {"static", totals.static_energy_J / static_cast<double>(primary_captured)}}},
-                 {"total_J", total_J},
-                 {"frames_J", totals.frames_energy_J},
-                 {"tasks_J", totals.tasks_energy_J},
-                 {"background_J", totals.background_energy_J},
-                 {"static_J", totals.static_energy_J},
-                 {"mean_power_W", totals.end_s > 0 ? total_J / totals.end_s : 0.0},
-                 {"primary_frames", primary_captured}};
+  return {{"per_frame_J", summary_json(per_frame.summary())},
+          {"breakdown_per_frame_J",
+           {{"compute", compute},
+            {"memory", memory},
+            {"static", totals.static_energy_J / static_cast<double>(primary_captured)}}},
+          {"total_J", total_J},
+          {"frames_J", totals.frames_energy_J},
+          {"tasks_J", totals.tasks_energy_J},
+          {"background_J", totals.background_energy_J},
+          {"static_J", totals.static_energy_J},
+          {"mean_power_W", totals.end_s > 0 ? total_J / totals.end_s : 0.0},
+          {"primary_frames", primary_captured}};
+}
 
-  // Thermal and clocks
+/// Thermal and clocks: temperatures, throttling, time at each unit frequency.
+json RunAnalysis::thermal_json(const engine::RunTotals& totals) const {
+  const auto& hw = spec_.hardware;
   json thermal = json::object();
   double max_temperature = ticks_.empty() ? 0.0 : ticks_.front().temperature_C;
   double max_power = 0;
@@ -397,19 +493,24 @@ json RunAnalysis::finish(const engine::RunTotals& totals) {
   thermal["throttled_fraction"] = totals.end_s > 0 ? totals.throttled_s / totals.end_s : 0.0;
   thermal["unit_throttled_s"] = unit_throttled;
   thermal["time_at_frequency"] = residency;
-  j["thermal"] = thermal;
+  return thermal;
+}
 
-  // Little's law over the whole run: L (time-average in the system) = lambda x W.
+/// Little's law over the whole run: L (time-average in the system) = lambda x W.
+json RunAnalysis::little_json(const engine::RunTotals& totals) const {
   const double lambda = totals.end_s > 0 ? static_cast<double>(frames_total_) / totals.end_s : 0.0;
   const double w = frames_total_ > 0 ? sojourn_sum_s_ / static_cast<double>(frames_total_) : 0.0;
   const double l = totals.end_s > 0 ? totals.in_system_integral / totals.end_s : 0.0;
-  j["little"] = {{"L_frames", l},
-                 {"lambda_per_s", lambda},
-                 {"W_s", w},
-                 {"lambda_W", lambda * w},
-                 {"relative_error", l > 0 ? std::fabs(l - lambda * w) / l : 0.0}};
+  return {{"L_frames", l},
+          {"lambda_per_s", lambda},
+          {"W_s", w},
+          {"lambda_W", lambda * w},
+          {"relative_error", l > 0 ? std::fabs(l - lambda * w) / l : 0.0}};
+}
 
-  // Verdict: end to end against the deadline, and each stage with a slice, in the sustained window.
+/// Verdict: end to end against the deadline, and each stage with a slice, in the sustained window; the worst of
+/// `paths` (summary.json's paths).
+json RunAnalysis::verdict_json(const json& paths) const {
   json verdict = json::object();
   // Two numbers named apart: the estimate (effective roofs, what the simulation runs at) and the bound (peak
   // roofs, no overhead: no correct run can beat it). The verdict's comparisons use the simulated times; the
@@ -454,71 +555,8 @@ json RunAnalysis::finish(const engine::RunTotals& totals) {
   }
   verdict["stage_slices"] = slices;
   // The overall verdict is the worst path's: the largest sustained p99 for its deadline.
-  {
-    json worst = nullptr;
-    double worst_ratio = -1;
-    bool all_meet = true;
-    for (const auto& p : j["paths"]) {
-      const auto& pv = p["verdict"];
-      if (!pv.contains("sustained_p99_s")) continue;
-      const double ratio = pv["sustained_p99_s"].get<double>() / p["deadline_s"].get<double>();
-      all_meet = all_meet && pv["meets_deadline_at_p99"].get<bool>();
-      if (ratio > worst_ratio) {
-        worst_ratio = ratio;
-        worst = {{"name", p["name"]},
-                 {"sustained_p99_s", pv["sustained_p99_s"]},
-                 {"deadline_s", p["deadline_s"]},
-                 {"meets_deadline_at_p99", pv["meets_deadline_at_p99"]},
-                 {"at_confidence", pv["at_confidence"]},
-                 {"speedup_needed", pv["speedup_needed"]},
-                 {"missed", p["missed"]},
-                 {"samples", p["samples"]}};
-      }
-    }
-    verdict["worst_path"] = worst;
-    verdict["all_paths_meet_at_p99"] = worst.is_null() ? json(nullptr) : json(all_meet);
-  }
-  j["verdict"] = verdict;
-  j["utilisation"] = utilisation_json(totals);
-  const json responses = responses_.finish(totals.task_busy_core_s, totals.end_s);
-  j["tasks"] = responses["tasks"];
-  j["chains"] = responses["chains"];
-  j["run"]["preemptions"] = totals.preemptions;
-  {
-    std::vector<Summary> service;
-    for (std::size_t s = 0; s < spec_.stages.size(); ++s) service.push_back(all_.stage_service_s[s].summary());
-    j["measured_frames"] = write_measured_frames(spec_, folder_, service);
-  }
-  j["slowdown"] = slowdown_.finish();
-  j["why"] = breakdown_.finish(all_.latency_s.empty() ? std::nullopt : std::optional(all_.latency_s.quantile(0.99)));
-  j["statistics"] = {{"quantile_method",
-                      "nearest rank: the smallest sample with at least p of the sample at or below "
-                      "it, x_(ceil(p n)) (numpy method=\"inverted_cdf\")"},
-                     {"interval",
-                      "distribution-free, from order statistics: [x_(l), x_(u)] with the number of "
-                      "samples below the quantile Binomial(n, p); independent samples assumed"},
-                     {"confidence", kConfidence},
-                     {"counted", "frames.csv rows with counted = 1; latency statistics over those completed"}};
-  j["provenance"] = provenance_;
-  if (totals.stuck) {
-    json stages = json::array();
-    for (const auto& st : totals.stuck->stages)
-      stages.push_back({{"stage", st.stage}, {"queued", st.queued}, {"waiting_for", st.waiting_for}});
-    j["stuck"] = {{"drain_limit_s", totals.stuck->drain_limit_s},
-                  {"unfinished_frames", totals.stuck->unfinished_frames},
-                  {"stages", stages}};
-  } else {
-    j["stuck"] = nullptr;
-  }
-  j["warnings"] = totals.warnings;
-  j["notes"] = totals.notes;
-
-  core::write_file_atomic(folder_ / "summary.json", json_text(j) + "\n");
-  core::write_file_atomic(folder_ / "latency_cdf.svg", svg_latency_cdf());
-  core::write_file_atomic(folder_ / "latency_over_time.svg", svg_latency_over_time());
-  core::write_file_atomic(folder_ / "thermal.svg", svg_thermal());
-  core::write_file_atomic(folder_ / "report.html", html_report(j));
-  return j;
+  add_worst_path(verdict, paths);
+  return verdict;
 }
 
 json RunAnalysis::utilisation_json(const engine::RunTotals& totals) const {

@@ -67,6 +67,12 @@ class RunAnalysis : public engine::RecordSink {
 
  private:
   bool counted(double capture_s) const { return capture_s >= spec_.warmup_s; }
+  void close_streams();
+  nlohmann::json staleness_json() const;
+  nlohmann::json energy_json(const engine::RunTotals& totals) const;
+  nlohmann::json thermal_json(const engine::RunTotals& totals) const;
+  nlohmann::json little_json(const engine::RunTotals& totals) const;
+  nlohmann::json verdict_json(const nlohmann::json& paths) const;
   nlohmann::json utilisation_json(const engine::RunTotals& totals) const;
   std::string svg_latency_cdf() const;
   std::string svg_latency_over_time() const;

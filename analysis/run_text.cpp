@@ -92,6 +92,177 @@ std::string paths_text(const json& paths) {
          "sample behind it\n";
 }
 
+/// Per control task: how old the result it reads is (summary.json "staleness").
+std::string staleness_text(const json& staleness) {
+  std::string out;
+  for (const auto& [name, s] : staleness.items()) {
+    const auto& ts = s["time_s"];
+    if (ts["count"].get<std::size_t>() == 0) {
+      out += fmt::format("staleness ({} reads {}): no result yet at any tick\n", name, s["reads"].get<std::string>());
+      continue;
+    }
+    out += fmt::format("staleness ({} at {} reads {}): p50 {}, p99 {}, max {}", name,
+                       core::format_hertz(s["rate_Hz"].get<double>()), s["reads"].get<std::string>(),
+                       format_seconds(ts["p50"].get<double>()), format_seconds(ts["p99"].get<double>()),
+                       format_seconds(ts["max"].get<double>()));
+    if (s.contains("distance_m"))
+      out += fmt::format("; at {} m/s: p99 {} cm, max {} cm", format_number(s["speed_mps"].get<double>()),
+                         format_number(s["distance_m"]["p99"].get<double>() * 100, 3),
+                         format_number(s["distance_m"]["max"].get<double>() * 100, 3));
+    out += "\n";
+  }
+  return out;
+}
+
+/// Cold against sustained: a row per window (summary.json "windows"), the clocks of units that have DVFS points.
+std::string windows_text(const json& windows, const model::HardwareSpec& hw) {
+  std::string out;
+  const auto& cold = windows["cold"];
+  const auto& hot = windows["sustained"];
+  if (cold["latency_s"]["count"].get<std::size_t>() > 0 && hot["latency_s"]["count"].get<std::size_t>() > 0) {
+    Table w({"window", "frames", "p50", "p99", "max", "missed", "temperature", "clocks"});
+    for (const auto* win : {&cold, &hot}) {
+      std::vector<std::string> clocks;
+      for (const auto& item : (*win)["mean_frequency_Hz"].items()) {
+        const std::string& name = item.key();
+        // A unit without DVFS points runs at a placeholder clock that cannot move: not a clock worth showing.
+        const auto unit = std::find_if(hw.units.begin(), hw.units.end(),
+                                       [&name](const model::ComputeUnitSpec& c) { return c.name == name; });
+        if (unit != hw.units.end() && unit->operating_points.size() < 2) continue;
+        clocks.push_back(name + " " + core::format_hertz(item.value().get<double>()));
+      }
+      w.add({fmt::format("{} {}-{}", win == &cold ? "cold" : "sustained",
+                         format_seconds((*win)["from_s"].get<double>()), format_seconds((*win)["to_s"].get<double>())),
+             std::to_string((*win)["frames"].get<std::int64_t>()),
+             format_seconds((*win)["latency_s"]["p50"].get<double>()),
+             format_seconds((*win)["latency_s"]["p99"].get<double>()),
+             format_seconds((*win)["latency_s"]["max"].get<double>()),
+             std::to_string((*win)["missed"].get<std::int64_t>()),
+             (*win)["mean_temperature_C"].is_null()
+                 ? "-"
+                 : format_number((*win)["mean_temperature_C"].get<double>(), 3) + " C",
+             clocks.empty() ? std::string("fixed") : fmt::format("{}", fmt::join(clocks, ", "))});
+    }
+    out += "\n" + w.render(0);
+  }
+  return out;
+}
+
+/// The verdict: the worst path's when there are several, else end to end; then the estimate and bound alone and
+/// each stage's slice (summary.json "verdict", "paths").
+std::string verdict_text(const json& j, double deadline_s) {
+  std::string out;
+  const auto& v = j["verdict"];
+  if (j["paths"].size() > 1 && !v["worst_path"].is_null()) {
+    // Several paths: the verdict is the worst of them (the largest sustained p99 for its deadline).
+    const auto& w = v["worst_path"];
+    const double p99 = w["sustained_p99_s"].get<double>();
+    const double deadline = w["deadline_s"].get<double>();
+    std::size_t failing = 0;
+    for (const auto& p : j["paths"])
+      failing += p["verdict"].contains("meets_deadline_at_p99") && !p["verdict"]["meets_deadline_at_p99"].get<bool>();
+    out += fmt::format("\nverdict ({} paths, the worst decides): {}: sustained p99 {} against its {} deadline: {}\n",
+                       j["paths"].size(), w["name"].get<std::string>(), format_seconds(p99), format_seconds(deadline),
+                       p99 <= deadline ? fmt::format("meets it with {} to spare", format_seconds(deadline - p99))
+                                       : fmt::format("MISSES it: needs a {}x speed-up ({} of {} paths miss)",
+                                                     format_number(p99 / deadline, 3), failing, j["paths"].size()));
+    for (const auto& p : j["paths"])
+      if (p["name"] == w["name"]) out += "  " + confidence_sentence(p["verdict"]) + "\n";
+  } else if (v.contains("sustained_p99_s")) {
+    const double p99 = v["sustained_p99_s"].get<double>();
+    out += fmt::format(
+        "\nverdict: sustained p99 {} against the {} deadline: {}\n", format_seconds(p99), format_seconds(deadline_s),
+        p99 <= deadline_s ? fmt::format("meets it with {} to spare", format_seconds(deadline_s - p99))
+                          : fmt::format("MISSES it: needs a {}x speed-up", format_number(p99 / deadline_s, 3)));
+    out += "  " + confidence_sentence(v) + "\n";
+  }
+  out += fmt::format(
+      "  end to end alone on an idle SoC: estimate {} (effective roofs), bound {} (peak roofs, no "
+      "overhead){}\n",
+      format_seconds(v["estimate_end_to_end_s"].get<double>()), format_seconds(v["bound_end_to_end_s"].get<double>()),
+      v["bound_end_to_end_s"].get<double>() > deadline_s
+          ? ": the bound exceeds the deadline, IMPOSSIBLE whatever the kernels reach"
+          : "");
+  for (const auto& [name, s] : v["stage_slices"].items()) {
+    const double slice = s["slice_s"].get<double>();
+    const double hot99 = s["sustained_p99_s"].get<double>();
+    const double floor = s["estimate_alone_s"].get<double>();
+    out += fmt::format(
+        "  {}: estimate alone {} (bound {}); cold mean {} ({}x the estimate), sustained mean {} ({}x), sustained p99 "
+        "{} against its {} slice: {}\n",
+        name, format_seconds(floor), format_seconds(s["bound_alone_s"].get<double>()),
+        format_seconds(s["cold_mean_s"].get<double>()), format_number(s["cold_mean_s"].get<double>() / floor, 3),
+        format_seconds(s["sustained_mean_s"].get<double>()),
+        format_number(s["sustained_mean_s"].get<double>() / floor, 3), format_seconds(hot99), format_seconds(slice),
+        hot99 <= slice ? fmt::format("fits ({} headroom)", format_number((slice - hot99) / slice * 100, 3) + "%")
+                       : fmt::format("DOES NOT FIT: needs a {}x speed-up", format_number(hot99 / slice, 3)));
+  }
+  return out;
+}
+
+/// Busy units, used levels and queue depths (summary.json "utilisation").
+std::string utilisation_text(const json& utilisation) {
+  std::string out;
+  std::vector<std::string> busy;
+  for (const auto& [u, entry] : utilisation["units"].items())
+    busy.push_back(fmt::format("{} {}%", u, format_number(entry["busy"].get<double>() * 100, 3)));
+  for (const auto& [level, entry] : utilisation["memory"].items())
+    busy.push_back(fmt::format("{} {}%", level, format_number(entry["utilisation"].get<double>() * 100, 3)));
+  out += fmt::format("utilisation: {}\n", fmt::join(busy, ", "));
+  std::vector<std::string> queues;
+  for (const auto& [s, q] : utilisation["queues"].items())
+    queues.push_back(fmt::format("{} mean {} max {}/{}", s, format_number(q["mean"].get<double>(), 3),
+                                 q["max"].get<int>(), q["capacity"].get<int>()));
+  if (!queues.empty()) out += fmt::format("queues: {}\n", fmt::join(queues, ", "));
+  return out;
+}
+
+/// Periodic tasks' responses and cause-effect chains' data age and reaction (summary.json "tasks", "chains").
+std::string responses_text(const json& tasks, const json& chains) {
+  std::string out;
+  for (const auto& [name, task] : tasks.items()) {
+    if (!task.contains("response_s") || task["response_s"]["count"].get<std::size_t>() == 0) continue;
+    const auto& r = task["response_s"];
+    out += fmt::format("task {} on {}: response p50 {}, p99 {}, max {}; {} of {} releases missed its {} deadline\n",
+                       name, task["unit"].get<std::string>(), format_seconds(r["p50"].get<double>()),
+                       format_seconds(r["p99"].get<double>()), format_seconds(r["max"].get<double>()),
+                       task["missed"].get<std::int64_t>(), task["jobs"].get<std::int64_t>(),
+                       format_seconds(task["deadline_s"].get<double>()));
+  }
+  for (const auto& [name, c] : chains.items()) {
+    const auto& age = c["data_age_s"];
+    const auto& reaction = c["reaction_s"];
+    if (age["count"].get<std::size_t>() == 0) {
+      out += fmt::format("chain {}: no actuation\n", name);
+      continue;
+    }
+    out += fmt::format("chain {}: data age p50 {}, p99 {}, max {}", name, format_seconds(age["p50"].get<double>()),
+                       format_seconds(age["p99"].get<double>()), format_seconds(age["max"].get<double>()));
+    if (reaction["count"].get<std::size_t>() > 0)
+      out += fmt::format("; reaction p50 {}, p99 {}, max {}", format_seconds(reaction["p50"].get<double>()),
+                         format_seconds(reaction["p99"].get<double>()), format_seconds(reaction["max"].get<double>()));
+    out += "\n";
+  }
+  return out;
+}
+
+/// Measured frames against the simulated service (summary.json "measured_frames").
+std::string measured_frames_text(const json& measured) {
+  std::string out;
+  for (const auto& [name, m] : measured.items()) {
+    const auto& meas = m["measured_s"];
+    const auto& sim = m["simulated_service_s"];
+    if (meas["count"].get<std::size_t>() == 0 || sim["count"].get<std::size_t>() == 0) continue;
+    out += fmt::format(
+        "{}: {} measured frames ({}): p50 {}, p99 {}; simulated service p50 {}, p99 {} "
+        "(measured_timeline.csv beside kernels.csv)\n",
+        name, m["frames"].get<std::size_t>(), m["file"].get<std::string>(), format_seconds(meas["p50"].get<double>()),
+        format_seconds(meas["p99"].get<double>()), format_seconds(sim["p50"].get<double>()),
+        format_seconds(sim["p99"].get<double>()));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string RunAnalysis::text(const json& j) const {
@@ -124,22 +295,7 @@ std::string RunAnalysis::text(const json& j) const {
     out += fmt::format("  drops: {}\n", fmt::join(parts, ", "));
   }
   if (j["paths"].size() > 1) out += "\n" + paths_text(j["paths"]) + "\n";
-  for (const auto& [name, s] : j["staleness"].items()) {
-    const auto& ts = s["time_s"];
-    if (ts["count"].get<std::size_t>() == 0) {
-      out += fmt::format("staleness ({} reads {}): no result yet at any tick\n", name, s["reads"].get<std::string>());
-      continue;
-    }
-    out += fmt::format("staleness ({} at {} reads {}): p50 {}, p99 {}, max {}", name,
-                       core::format_hertz(s["rate_Hz"].get<double>()), s["reads"].get<std::string>(),
-                       format_seconds(ts["p50"].get<double>()), format_seconds(ts["p99"].get<double>()),
-                       format_seconds(ts["max"].get<double>()));
-    if (s.contains("distance_m"))
-      out += fmt::format("; at {} m/s: p99 {} cm, max {} cm", format_number(s["speed_mps"].get<double>()),
-                         format_number(s["distance_m"]["p99"].get<double>() * 100, 3),
-                         format_number(s["distance_m"]["max"].get<double>() * 100, 3));
-    out += "\n";
-  }
+  out += staleness_text(j["staleness"]);
   const auto& e = j["energy"];
   std::vector<std::string> parts;
   for (const auto& [u, v] : e["breakdown_per_frame_J"]["compute"].items())
@@ -159,94 +315,9 @@ std::string RunAnalysis::text(const json& j) const {
                        format_number(th["trip_C"].get<double>(), 3), format_number(th["final_C"].get<double>(), 3),
                        format_number(th["throttled_fraction"].get<double>() * 100, 3) + "%");
   }
-  // Cold vs sustained
-  const auto& cold = j["windows"]["cold"];
-  const auto& hot = j["windows"]["sustained"];
-  if (cold["latency_s"]["count"].get<std::size_t>() > 0 && hot["latency_s"]["count"].get<std::size_t>() > 0) {
-    Table w({"window", "frames", "p50", "p99", "max", "missed", "temperature", "clocks"});
-    for (const auto* win : {&cold, &hot}) {
-      std::vector<std::string> clocks;
-      for (const auto& item : (*win)["mean_frequency_Hz"].items()) {
-        const std::string& name = item.key();
-        // A unit without DVFS points runs at a placeholder clock that cannot move: not a clock worth showing.
-        const auto unit = std::find_if(spec_.hardware.units.begin(), spec_.hardware.units.end(),
-                                       [&name](const model::ComputeUnitSpec& c) { return c.name == name; });
-        if (unit != spec_.hardware.units.end() && unit->operating_points.size() < 2) continue;
-        clocks.push_back(name + " " + core::format_hertz(item.value().get<double>()));
-      }
-      w.add({fmt::format("{} {}-{}", win == &cold ? "cold" : "sustained",
-                         format_seconds((*win)["from_s"].get<double>()), format_seconds((*win)["to_s"].get<double>())),
-             std::to_string((*win)["frames"].get<std::int64_t>()),
-             format_seconds((*win)["latency_s"]["p50"].get<double>()),
-             format_seconds((*win)["latency_s"]["p99"].get<double>()),
-             format_seconds((*win)["latency_s"]["max"].get<double>()),
-             std::to_string((*win)["missed"].get<std::int64_t>()),
-             (*win)["mean_temperature_C"].is_null()
-                 ? "-"
-                 : format_number((*win)["mean_temperature_C"].get<double>(), 3) + " C",
-             clocks.empty() ? std::string("fixed") : fmt::format("{}", fmt::join(clocks, ", "))});
-    }
-    out += "\n" + w.render(0);
-  }
-  const auto& v = j["verdict"];
-  if (j["paths"].size() > 1 && !v["worst_path"].is_null()) {
-    // Several paths: the verdict is the worst of them (the largest sustained p99 for its deadline).
-    const auto& w = v["worst_path"];
-    const double p99 = w["sustained_p99_s"].get<double>();
-    const double deadline = w["deadline_s"].get<double>();
-    std::size_t failing = 0;
-    for (const auto& p : j["paths"])
-      failing += p["verdict"].contains("meets_deadline_at_p99") && !p["verdict"]["meets_deadline_at_p99"].get<bool>();
-    out += fmt::format("\nverdict ({} paths, the worst decides): {}: sustained p99 {} against its {} deadline: {}\n",
-                       j["paths"].size(), w["name"].get<std::string>(), format_seconds(p99), format_seconds(deadline),
-                       p99 <= deadline ? fmt::format("meets it with {} to spare", format_seconds(deadline - p99))
-                                       : fmt::format("MISSES it: needs a {}x speed-up ({} of {} paths miss)",
-                                                     format_number(p99 / deadline, 3), failing, j["paths"].size()));
-    for (const auto& p : j["paths"])
-      if (p["name"] == w["name"]) out += "  " + confidence_sentence(p["verdict"]) + "\n";
-  } else if (v.contains("sustained_p99_s")) {
-    const double p99 = v["sustained_p99_s"].get<double>();
-    out += fmt::format("\nverdict: sustained p99 {} against the {} deadline: {}\n", format_seconds(p99),
-                       format_seconds(spec_.deadline_s),
-                       p99 <= spec_.deadline_s
-                           ? fmt::format("meets it with {} to spare", format_seconds(spec_.deadline_s - p99))
-                           : fmt::format("MISSES it: needs a {}x speed-up", format_number(p99 / spec_.deadline_s, 3)));
-    out += "  " + confidence_sentence(v) + "\n";
-  }
-  out += fmt::format(
-      "  end to end alone on an idle SoC: estimate {} (effective roofs), bound {} (peak roofs, no "
-      "overhead){}\n",
-      format_seconds(v["estimate_end_to_end_s"].get<double>()), format_seconds(v["bound_end_to_end_s"].get<double>()),
-      v["bound_end_to_end_s"].get<double>() > spec_.deadline_s
-          ? ": the bound exceeds the deadline, IMPOSSIBLE whatever the kernels reach"
-          : "");
-  for (const auto& [name, s] : v["stage_slices"].items()) {
-    const double slice = s["slice_s"].get<double>();
-    const double hot99 = s["sustained_p99_s"].get<double>();
-    const double floor = s["estimate_alone_s"].get<double>();
-    out += fmt::format(
-        "  {}: estimate alone {} (bound {}); cold mean {} ({}x the estimate), sustained mean {} ({}x), sustained p99 "
-        "{} against its {} slice: {}\n",
-        name, format_seconds(floor), format_seconds(s["bound_alone_s"].get<double>()),
-        format_seconds(s["cold_mean_s"].get<double>()), format_number(s["cold_mean_s"].get<double>() / floor, 3),
-        format_seconds(s["sustained_mean_s"].get<double>()),
-        format_number(s["sustained_mean_s"].get<double>() / floor, 3), format_seconds(hot99), format_seconds(slice),
-        hot99 <= slice ? fmt::format("fits ({} headroom)", format_number((slice - hot99) / slice * 100, 3) + "%")
-                       : fmt::format("DOES NOT FIT: needs a {}x speed-up", format_number(hot99 / slice, 3)));
-  }
-  {
-    std::vector<std::string> busy;
-    for (const auto& [u, entry] : j["utilisation"]["units"].items())
-      busy.push_back(fmt::format("{} {}%", u, format_number(entry["busy"].get<double>() * 100, 3)));
-    for (const auto& [level, entry] : j["utilisation"]["memory"].items())
-      busy.push_back(fmt::format("{} {}%", level, format_number(entry["utilisation"].get<double>() * 100, 3)));
-    out += fmt::format("utilisation: {}\n", fmt::join(busy, ", "));
-    std::vector<std::string> queues;
-    for (const auto& [s, q] : j["utilisation"]["queues"].items())
-      queues.push_back(fmt::format("{} mean {} max {}/{}", s, format_number(q["mean"].get<double>(), 3),
-                                   q["max"].get<int>(), q["capacity"].get<int>()));
-    if (!queues.empty()) out += fmt::format("queues: {}\n", fmt::join(queues, ", "));
-  }
+  out += windows_text(j["windows"], spec_.hardware);
+  out += verdict_text(j, spec_.deadline_s);
+  out += utilisation_text(j["utilisation"]);
   if (j.contains("slowdown")) {
     bool slowed = false;
     for (const auto& [name, st] : j["slowdown"].items())
@@ -254,40 +325,8 @@ std::string RunAnalysis::text(const json& j) const {
     if (slowed) out += slowdown_text(j["slowdown"]);
   }
   out += why_text(j["why"]);
-  for (const auto& [name, task] : j["tasks"].items()) {
-    if (!task.contains("response_s") || task["response_s"]["count"].get<std::size_t>() == 0) continue;
-    const auto& r = task["response_s"];
-    out += fmt::format("task {} on {}: response p50 {}, p99 {}, max {}; {} of {} releases missed its {} deadline\n",
-                       name, task["unit"].get<std::string>(), format_seconds(r["p50"].get<double>()),
-                       format_seconds(r["p99"].get<double>()), format_seconds(r["max"].get<double>()),
-                       task["missed"].get<std::int64_t>(), task["jobs"].get<std::int64_t>(),
-                       format_seconds(task["deadline_s"].get<double>()));
-  }
-  for (const auto& [name, c] : j["chains"].items()) {
-    const auto& age = c["data_age_s"];
-    const auto& reaction = c["reaction_s"];
-    if (age["count"].get<std::size_t>() == 0) {
-      out += fmt::format("chain {}: no actuation\n", name);
-      continue;
-    }
-    out += fmt::format("chain {}: data age p50 {}, p99 {}, max {}", name, format_seconds(age["p50"].get<double>()),
-                       format_seconds(age["p99"].get<double>()), format_seconds(age["max"].get<double>()));
-    if (reaction["count"].get<std::size_t>() > 0)
-      out += fmt::format("; reaction p50 {}, p99 {}, max {}", format_seconds(reaction["p50"].get<double>()),
-                         format_seconds(reaction["p99"].get<double>()), format_seconds(reaction["max"].get<double>()));
-    out += "\n";
-  }
-  for (const auto& [name, m] : j["measured_frames"].items()) {
-    const auto& meas = m["measured_s"];
-    const auto& sim = m["simulated_service_s"];
-    if (meas["count"].get<std::size_t>() == 0 || sim["count"].get<std::size_t>() == 0) continue;
-    out += fmt::format(
-        "{}: {} measured frames ({}): p50 {}, p99 {}; simulated service p50 {}, p99 {} "
-        "(measured_timeline.csv beside kernels.csv)\n",
-        name, m["frames"].get<std::size_t>(), m["file"].get<std::string>(), format_seconds(meas["p50"].get<double>()),
-        format_seconds(meas["p99"].get<double>()), format_seconds(sim["p50"].get<double>()),
-        format_seconds(sim["p99"].get<double>()));
-  }
+  out += responses_text(j["tasks"], j["chains"]);
+  out += measured_frames_text(j["measured_frames"]);
   const auto& l = j["little"];
   // L and lambda W count the same frame times (an identity once every frame has left), so the line reports the
   // mean occupancy, not a check of the engine; the two differ only by frames still in the system at the end.

@@ -89,6 +89,12 @@ std::vector<double> ticks_in_unit(const Axis& a) {
   for (double v = std::ceil(a.min / step) * step; v <= a.max + step * 1e-9; v += step) out.push_back(v);
   return out;
 }
+/// A label's extent, to keep labels from overlapping.
+struct Box {
+  double x0, y0, x1, y1;
+  bool overlaps(const Box& o) const { return x0 < o.x1 && o.x0 < x1 && y0 < o.y1 && o.y0 < y1; }
+};
+
 }  // namespace
 
 std::string stack_svgs(const std::vector<std::string>& panels, int width, int panel_height) {
@@ -191,12 +197,24 @@ std::string Plot::render() const {
       width_, height_, width_, height_);
   s += fmt::format("<text x=\"{}\" y=\"28\" font-size=\"16\" font-weight=\"bold\">{}</text>\n", kLeft,
                    xml_escape(title_));
-  const double margin = right_margin();
-  const double x0 = kLeft, x1 = width_ - margin, y0 = kTop, y1 = height_ - kBottom;
-  const double legend_room = margin - 42 - 6;
+  const Frame f{kLeft, width_ - right_margin(), kTop, static_cast<double>(height_ - kBottom)};
   s += fmt::format("<defs><clipPath id=\"{}-area\">", id_);
-  s += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\"/>", x0, y0, x1 - x0, y1 - y0);
+  s += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\"/>", f.x0, f.y0, f.x1 - f.x0,
+                   f.y1 - f.y0);
   s += "</clipPath></defs>\n";
+  s += grid_svg(f);
+  s += data_svg(f);
+  s += point_labels_svg(f);
+  s += margin_svg(f);
+  s += vertical_labels_svg(f);
+  s += "</svg>\n";
+  return s;
+}
+
+/// The grid, the ticks and their labels, the frame and the axis labels.
+std::string Plot::grid_svg(const Frame& f) const {
+  std::string s;
+  const double x0 = f.x0, x1 = f.x1, y0 = f.y0, y1 = f.y1;
   // grid and ticks
   for (double v : ticks(x_)) {
     const double px = sx(v);
@@ -219,6 +237,13 @@ std::string Plot::render() const {
                    xml_escape(axis_label(x_)));
   s += fmt::format("<text transform=\"translate(20,{:.1f}) rotate(-90)\" text-anchor=\"middle\">{}</text>\n",
                    (y0 + y1) / 2, xml_escape(axis_label(y_)));
+  return s;
+}
+
+/// Bars, bands, lines, reference lines and markers, clipped to the frame.
+std::string Plot::data_svg(const Frame& f) const {
+  std::string s;
+  const double x0 = f.x0, x1 = f.x1, y0 = f.y0, y1 = f.y1;
   s += fmt::format("<g clip-path=\"url(#{}-area)\">\n", id_);
   const double base = y_.log ? y_.min : std::max(0.0, y_.min);
   for (const auto& b : bars_) {
@@ -260,12 +285,14 @@ std::string Plot::render() const {
         sx(m.x), sy(m.y), colour_of(m.colour), xml_escape(m.tooltip.empty() ? m.label : m.tooltip));
   }
   s += "</g>\n";
+  return s;
+}
+
+std::string Plot::point_labels_svg(const Frame& f) const {
+  std::string s;
+  const double x0 = f.x0, x1 = f.x1, y0 = f.y0, y1 = f.y1;
   // Point labels outside the clip so they stay readable: beside the marker where no label placed before
   // overlaps (right above, right below, left above, left below), else left to the tooltip.
-  struct Box {
-    double x0, y0, x1, y1;
-    bool overlaps(const Box& o) const { return x0 < o.x1 && o.x0 < x1 && y0 < o.y1 && o.y0 < y1; }
-  };
   std::vector<Box> placed;
   for (const auto& m : markers_) {
     if (m.label.empty()) continue;
@@ -280,6 +307,12 @@ std::string Plot::render() const {
       break;
     }
   }
+  return s;
+}
+
+std::string Plot::margin_svg(const Frame& f) const {
+  std::string s;
+  const double x1 = f.x1, y0 = f.y0;
   // The right margin holds the legend (from the top) and the labels of horizontal reference lines (at their
   // line's height, moved down past whatever they would overlap), so no label crosses a trace or the frame.
   std::vector<std::pair<double, double>> taken;  // vertical extents in the right margin
@@ -293,6 +326,8 @@ std::string Plot::render() const {
     taken.emplace_back(y - 10, y + 3);
     return y;
   };
+  const double margin = right_margin();
+  const double legend_room = margin - 42 - 6;
   double ly = y0 + 10;
   std::string legend;
   for (const auto& band : bands_) {
@@ -335,6 +370,12 @@ std::string Plot::render() const {
     s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"11\" fill=\"{}\">{}</text>\n", x1 + 6, y,
                      colour_of(r->colour), fit_label(r->label, margin - 12, 6.1));
   }
+  return s;
+}
+
+std::string Plot::vertical_labels_svg(const Frame& f) const {
+  std::string s;
+  const double y0 = f.y0;
   // Vertical reference lines are labelled above the frame, staggered when two would overlap.
   std::vector<Box> above;
   for (const auto& r : references_) {
@@ -352,7 +393,6 @@ std::string Plot::render() const {
     s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"11\" text-anchor=\"middle\" fill=\"{}\">{}</text>\n",
                      px, y, colour_of(r.colour), xml_escape(r.label));
   }
-  s += "</svg>\n";
   return s;
 }
 

@@ -66,6 +66,18 @@ class Plot {
     double x0, x1, y;
     int colour;
   };
+  /// The plotting area, in pixels.
+  struct Frame {
+    double x0, x1, y0, y1;
+  };
+  std::string grid_svg(const Frame& f) const;
+  std::string data_svg(const Frame& f) const;
+  /// Point labels outside the clip, beside their marker where no label placed before overlaps.
+  std::string point_labels_svg(const Frame& f) const;
+  /// The legend and the labels of horizontal reference lines, in the right margin.
+  std::string margin_svg(const Frame& f) const;
+  /// The labels of vertical reference lines, above the frame.
+  std::string vertical_labels_svg(const Frame& f) const;
   double sx(double x) const;
   /// The right margin: the legend's and the horizontal reference labels' room.
   double right_margin() const;

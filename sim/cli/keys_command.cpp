@@ -18,6 +18,8 @@
 #include "config/sweep.hpp"
 #include "core/files.hpp"
 #include "core/text.hpp"
+#include "model/plan.hpp"
+#include "model/replay.hpp"
 
 namespace framesim::cli {
 
@@ -166,6 +168,20 @@ int run_init(const InitArgs& a) {
   return 0;
 }
 
+/// What a run of scenario `spec` (read from `path`) would warn about its replayed measurements
+/// (model::replay_measured: a measured time faster than its kernel's memory bound), without running it.
+std::vector<core::Diagnostic> replay_warnings(const model::ScenarioSpec& spec, const fs::path& path) {
+  std::vector<core::Diagnostic> out;
+  for (const auto& stage : spec.stages) {
+    if (stage.measured.empty() || stage.work.kind != model::WorkSpec::Kind::network) continue;
+    const auto& net = spec.networks[static_cast<std::size_t>(stage.work.network)].network;
+    const auto plan = model::plan_network(net, spec.hardware, stage.unit);
+    for (auto& w : model::replay_measured(spec.hardware, stage, net, plan).warnings)
+      out.push_back({{path == "-" ? "<stdin>" : path.string()}, "stages." + stage.name + ".measured", std::move(w)});
+  }
+  return out;
+}
+
 /// Checks one file as `kind` (and every file it names); throws UserError with every problem.
 void check_file(const fs::path& path, const std::string& kind) {
   if (kind == "hardware") {
@@ -176,7 +192,9 @@ void check_file(const fs::path& path, const std::string& kind) {
     config::load_runtime(path);
   } else if (kind == "scenario") {
     const auto spec = config::load_scenario(path);
-    report_warnings(spec.warnings, false);
+    auto warnings = spec.warnings;
+    for (auto& w : replay_warnings(spec, path)) warnings.push_back(std::move(w));
+    report_warnings(warnings, false);
   } else {
     const auto sweep = config::load_sweep(path);
     // Every point's scenario, as `framesim sweep` loads them before it runs anything.

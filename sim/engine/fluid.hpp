@@ -90,11 +90,11 @@ class FluidSystem {
     const Flow& f = flows_[flow];
     return f.endless ? f.done : 1.0 - f.remains;
   }
+  /// A flow's rate now (solving first): what the hand-worked cases of tests/engine/fluid_hand_test.cpp check.
   double rate(std::size_t flow) {
     solve();
     return flows_[flow].value;
   }
-  bool running(std::size_t flow) const { return flow < flows_.size() && flows_[flow].alive; }
   std::uint64_t owner(std::size_t flow) const { return flows_[flow].owner; }
   /// How much solving was done so far: solves (of one component each) and flows placed in them. For tests and
   /// profiles; copied with the system.

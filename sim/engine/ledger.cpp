@@ -42,24 +42,23 @@ void Ledger::track(Running& r) {
   running_.push_back(r);  // maybe before it starts: until then a tick sees no progress (state INITED)
 }
 
-void Ledger::book_bytes(std::size_t master, std::size_t level, double bytes, double* bucket) {
-  if (bytes <= 0) return;
+/// Adds `bytes` (> 0) that `master` moved to `level` to every byte count; returns their energy, booked to the level.
+double Ledger::add_bytes(std::size_t master, std::size_t level, double bytes) {
   window_bytes_[master][level] += bytes;
   sample_bytes_[master][level] += bytes;
-  const double e = bytes * platform_.levels[level].spec->energy_per_byte_J;
+  const double e = model::memory_energy_J(*platform_.levels[level].spec, bytes);
   memory_energy_J_[level] += e;
   level_bytes_[level] += bytes;
+  return e;
+}
+
+void Ledger::book_bytes(std::size_t master, std::size_t level, double bytes, double* bucket) {
+  if (bytes <= 0) return;
+  const double e = add_bytes(master, level, bytes);
   window_dynamic_J_ += e;
   *bucket += e;
 }
 
-void Ledger::wait_booked(Running& r) {
-  track(r);
-  r.exec->wait();
-  book(r, 1.0);
-}
-
-// In a merged run, kernel i owns the progress between breaks[i] and breaks[i + 1].
 void Ledger::book(Running& r, double exec_progress) {
   const double progress = r.base + r.span * exec_progress;
   if (progress <= r.progress) return;
@@ -70,13 +69,11 @@ void Ledger::book(Running& r, double exec_progress) {
     const UnitState& unit = platform_.units[r.master];
     voltage2 = model::dynamic_energy_scale(*unit.spec, unit.pstate);
   }
-  const auto& breaks = *r.breaks;
   double energy = 0;
-  for (std::size_t i = 0; i < r.count; ++i) {
-    const double overlap = std::min(breaks[i + 1], progress) - std::max(breaks[i], r.progress);
-    if (overlap <= 0) continue;
-    const double fraction = overlap / (breaks[i + 1] - breaks[i]);
-    const KernelPlan& k = r.kernels[i];
+  // The share of the kernel's work made since the last booking (progress past 1 by rounding books nothing more).
+  const double fraction = std::min(1.0, progress) - std::max(0.0, r.progress);
+  if (fraction > 0) {
+    const KernelPlan& k = *r.kernels;
     if (r.master < platform_.units.size()) {
       const double compute = k.compute_energy_J * r.cycle_scale * fraction * voltage2;
       platform_.units[r.master].compute_energy_J += compute;
@@ -84,13 +81,7 @@ void Ledger::book(Running& r, double exec_progress) {
     }
     for (std::size_t lv = 0; lv < k.bytes.size(); ++lv) {
       const double b = k.bytes[lv] * r.byte_scale * fraction;
-      if (b <= 0) continue;
-      window_bytes_[r.master][lv] += b;
-      sample_bytes_[r.master][lv] += b;
-      const double e = b * platform_.levels[lv].spec->energy_per_byte_J;
-      memory_energy_J_[lv] += e;
-      level_bytes_[lv] += b;
-      energy += e;
+      if (b > 0) energy += add_bytes(r.master, lv, b);
     }
   }
   r.progress = progress;

@@ -15,20 +15,17 @@
 
 namespace framesim::engine {
 
-inline const std::vector<double> kWholeKernel{0.0, 1.0};
 /// Two events less than this apart happen at one instant: SimGrid's timers may fire that much early
 /// (surf/precision) and its clock drifts by about as much from exact sums of its events.
 inline constexpr double kSameInstant_s = 1e-9;
 
-/// An activity in flight: the kernels it runs and where their energy goes. It lives on the stack of the actor
+/// An activity in flight: the kernel it runs and where its energy goes. It lives on the stack of the actor
 /// that waits for it and unlinks itself from the ledger when it goes.
 struct Running : boost::intrusive::list_base_hook<boost::intrusive::link_mode<boost::intrusive::auto_unlink>> {
   std::uint64_t id = 0;  // increasing: the ledger's list stays sorted by id
   sg4::ExecPtr exec;
   std::size_t master = 0;               // units first, then background masters
-  const KernelPlan* kernels = nullptr;  // the kernels it runs (one, or a merged run)
-  std::size_t count = 1;
-  const std::vector<double>* breaks = &kWholeKernel;  // where each kernel's share of the progress ends
+  const KernelPlan* kernels = nullptr;  // the kernel it runs (one per activity)
   double cycle_scale = 1;
   double byte_scale = 1;
   /// The activity may run only the rest of a kernel (resumed after a preemption): its progress p is the
@@ -36,7 +33,7 @@ struct Running : boost::intrusive::list_base_hook<boost::intrusive::link_mode<bo
   double base = 0;
   double span = 1;
   double* bucket = nullptr;  // where its energy is booked (a frame, the tasks, background)
-  double progress = 0;       // of the kernels, booked so far
+  double progress = 0;       // of the kernel, booked so far
 };
 
 /// Whether the governor may change clocks at a tick: at the periodic ticks it acts; at the run's final tick (which
@@ -53,8 +50,6 @@ class Ledger {
   void book(Running& r, double exec_progress);
   /// Books `bytes` that `master` moved to `level` (a stream on the fast path) into `*bucket`.
   void book_bytes(std::size_t master, std::size_t level, double bytes, double* bucket);
-  /// Tracks `r`, waits for its activity to end, books the rest.
-  void wait_booked(Running& r);
 
   /// Books everything up to `now_s`, steps the die temperature, lets the governor change clocks if `governor`
   /// says it acts, reloads the Little's-law ports; returns the interval's record (energy, temperature, clocks,
@@ -90,6 +85,7 @@ class Ledger {
   double ambient_C(double time_s) const;
   void govern_step(const model::ThermalSpec& th);
   void book_running();
+  double add_bytes(std::size_t master, std::size_t level, double bytes);
   void update_port_caps(const std::vector<std::vector<double>>& window_bytes, double dt);
 
   const model::ScenarioSpec& spec_;

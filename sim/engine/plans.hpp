@@ -1,6 +1,6 @@
 // The work a stage or task does, as SimGrid amounts: one KernelPlan per kernel (fusion group) of its network,
 // or one for fixed work. The cost model (model/) decides what each kernel costs; this turns it into the
-// parallel task the engine issues, and marks runs of kernels that may share one activity (speed, exact).
+// parallel task the engine issues (one activity, or one fluid flow, per kernel).
 #pragma once
 
 #include <string>
@@ -28,14 +28,6 @@ struct KernelPlan {
   std::vector<sg4::Host*> hosts;
   std::vector<double> flops;
   std::vector<double> matrix;
-  // When this kernel starts a run of kernels that may share one activity (mark_runs): one past the run's last
-  // kernel, the run's parallel task, and where each kernel's share of the run's binding amount ends
-  // (fractions, run_breaks.front() == 0, back() == 1).
-  std::size_t run_end = 0;
-  std::vector<sg4::Host*> run_hosts;
-  std::vector<double> run_flops;
-  std::vector<double> run_matrix;
-  std::vector<double> run_breaks;
 
   /// Whether it has anything for SimGrid to do at these scales.
   bool empty(double cycle_scale) const { return cycles * cycle_scale <= 0 && matrix.empty(); }
@@ -54,10 +46,5 @@ std::vector<KernelPlan> plan_kernels(const model::ScenarioSpec& spec, const Plat
 /// utilisation the ledger last loaded the unit's port with). The one hook both paths call at kernel start.
 double stall_at_start_s(const KernelPlan& k, const Platform& platform, std::size_t unit, int cores, double cycle_scale,
                         double byte_scale, double now_s);
-
-/// Marks runs of consecutive kernels that can share one activity without changing any result (see README.md,
-/// "Merging kernels"): only on a unit that runs nothing else (`exclusive`).
-void mark_runs(std::vector<KernelPlan>& kernels, const model::ScenarioSpec& spec, const Platform& platform,
-               std::size_t unit_index, int cores);
 
 }  // namespace framesim::engine

@@ -596,7 +596,7 @@ class Simulation {
   std::exception_ptr error_;
 };
 
-/// SimGrid keeps global state: one simulation per process (notes/simgrid-3.32.md).
+/// SimGrid keeps global state: one simulation per process (README.md, "Limits").
 std::atomic<bool> simulated{false};
 
 void claim_process() {

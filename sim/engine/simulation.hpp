@@ -5,7 +5,7 @@
 //   unit and level (outstanding bytes / latency); kernel -> one parallel task (cycles on the unit's
 //   cores, bytes to each level); governor + lumped-RC thermal model -> an actor; energy -> per-op and
 //   per-byte energy counted from each kernel's progress, plus static power per operating point.
-// One simulation per process: SimGrid keeps global state (see notes/simgrid-3.32.md).
+// One simulation per process: SimGrid keeps global state (README.md, "Limits").
 #pragma once
 
 #include <functional>

@@ -88,22 +88,10 @@ double peak_rate(const Kernel& k, const ComputeUnitSpec& unit) {
   return t > 0 ? k.total_ops / t : 0.0;
 }
 
-}  // namespace
-
-BudgetReport make_budget(const HardwareSpec& hw, const NetworkSpec& net, const BudgetOptions& options) {
-  const ComputeUnitSpec& unit = hw.units.at(options.unit);
-  BudgetReport r;
-  r.hardware = hw.name;
-  r.network = net.name;
-  r.unit = options.unit;
-  r.run = options.run;
-  r.slice_s = options.slice_s;
-  r.rate_Hz = options.rate_Hz;
-  r.layers = static_cast<int>(net.layers.size());
-
-  // 1. the machine
-  const std::vector<double> bandwidths = effective_bandwidths_Bps(hw, unit, options.run);
-  const std::vector<double> peak_bandwidths = peak_bandwidths_Bps(hw, unit, options.run);
+/// Step 1, the machine: the roofs of every precision and every level on the unit's path (streaming, Little's-law
+/// cap, effective, ridge points).
+void add_machine(BudgetReport& r, const HardwareSpec& hw, const ComputeUnitSpec& unit, const BudgetOptions& options,
+                 const std::vector<double>& bandwidths) {
   for (Precision p : kAllPrecisions) {
     if (!unit.peak_ops_per_s[p]) continue;
     r.roofs.push_back({p, *unit.peak_ops_per_s[p], effective_compute_ops_per_s(unit, p, options.run)});
@@ -123,19 +111,13 @@ BudgetReport make_budget(const HardwareSpec& hw, const NetworkSpec& net, const B
     }
     r.levels.push_back(row);
   }
-  if (hw.thermal) r.sustained_power_W = hw.thermal->sustained_power_W();
+}
 
-  // 2. the model
-  r.plan = plan_network(net, hw, options.unit);
-  r.params = net.total_params();
-  r.weight_bytes = net.total_weight_bytes();
-  r.ops = net.total_ops();
-  r.state_bytes = net.total_state_bytes();
-  r.peak_activation_bytes = r.plan.peak_activation_bytes;
-  r.footprint = r.plan.footprint;
-  r.fits = r.plan.fits();
-
-  // 3. the floor, kernel by kernel
+/// Step 3, the floor kernel by kernel: each kernel's time at effective and peak roofs and its energy, the sums, what
+/// binds the whole network. Returns the bytes per level over all kernels.
+std::vector<double> add_floor(BudgetReport& r, const HardwareSpec& hw, const NetworkSpec& net,
+                              const ComputeUnitSpec& unit, const BudgetOptions& options,
+                              const std::vector<double>& bandwidths, const std::vector<double>& peak_bandwidths) {
   r.memory_s.assign(hw.memory.size(), 0.0);
   std::vector<double> total_bytes(hw.memory.size(), 0.0);
   r.energy.memory_J.assign(hw.memory.size(), 0.0);
@@ -177,8 +159,11 @@ BudgetReport make_budget(const HardwareSpec& hw, const NetworkSpec& net, const B
   r.model_floor_s = std::max(r.compute_s, memory_max);
   r.limit = memory_max > r.compute_s ? LimitKind::memory : LimitKind::compute;
   if (r.overhead_s > r.model_floor_s) r.limit = LimitKind::overhead;
+  return total_bytes;
+}
 
-  // 5. by intensity
+/// Step 5: the kernels by arithmetic intensity (those without bytes last), ties in execution order.
+void sort_by_intensity(BudgetReport& r) {
   r.by_intensity.resize(r.kernels.size());
   std::iota(r.by_intensity.begin(), r.by_intensity.end(), 0);
   std::stable_sort(r.by_intensity.begin(), r.by_intensity.end(), [&](std::size_t a, std::size_t b) {
@@ -188,40 +173,134 @@ BudgetReport make_budget(const HardwareSpec& hw, const NetworkSpec& net, const B
     const double ib = tb.has_bytes() ? tb.intensity : 1e300;
     return ia < ib;
   });
+}
 
-  // fusion: the same network with every layer its own kernel
-  {
-    const ExecutionPlan unfused = plan_network(net, hw, options.unit, PlanOptions{false});
-    FusionSummary& f = r.fusion;
-    for (const Kernel& k : unfused.kernels) {
-      const KernelTime t = kernel_time(k, unit, bandwidths, options.run);
-      f.traversals_before += k.traversals;
-      f.bytes_before += k.total_bytes;
-      f.offchip_bytes_before += offchip(hw, k.bytes);
-      f.memory_s_before += t.limit_level >= 0 ? t.memory_s[static_cast<std::size_t>(t.limit_level)] : 0.0;
-      f.traffic_s_before += std::accumulate(t.memory_s.begin(), t.memory_s.end(), 0.0);
-      f.floor_s_before += t.bound_s;
-    }
-    for (std::size_t k = 0; k < r.plan.kernels.size(); ++k) {
-      const Kernel& kernel = r.plan.kernels[k];
-      const KernelTime& t = r.kernels[k].time;
-      f.traversals_after += kernel.traversals;
-      f.bytes_after += kernel.total_bytes;
-      f.offchip_bytes_after += r.kernels[k].offchip_bytes;
-      f.memory_s_after += t.limit_level >= 0 ? t.memory_s[static_cast<std::size_t>(t.limit_level)] : 0.0;
-      f.traffic_s_after += std::accumulate(t.memory_s.begin(), t.memory_s.end(), 0.0);
-      f.floor_s_after += t.bound_s;
-      if (kernel.layers.size() + kernel.folded.size() > 1) {
-        f.groups.push_back({k, kernel.traversals_unfused, kernel.traversals, kernel.tail_traversals_unfused,
-                            kernel.tail_traversals, kernel.activation_bytes_unfused, kernel.activation_bytes});
-      }
+/// Fusion: the same network with every layer its own kernel, against the fused plan.
+void add_fusion(BudgetReport& r, const HardwareSpec& hw, const NetworkSpec& net, const ComputeUnitSpec& unit,
+                const BudgetOptions& options, const std::vector<double>& bandwidths) {
+  const ExecutionPlan unfused = plan_network(net, hw, options.unit, PlanOptions{false});
+  FusionSummary& f = r.fusion;
+  for (const Kernel& k : unfused.kernels) {
+    const KernelTime t = kernel_time(k, unit, bandwidths, options.run);
+    f.traversals_before += k.traversals;
+    f.bytes_before += k.total_bytes;
+    f.offchip_bytes_before += offchip(hw, k.bytes);
+    f.memory_s_before += t.limit_level >= 0 ? t.memory_s[static_cast<std::size_t>(t.limit_level)] : 0.0;
+    f.traffic_s_before += std::accumulate(t.memory_s.begin(), t.memory_s.end(), 0.0);
+    f.floor_s_before += t.bound_s;
+  }
+  for (std::size_t k = 0; k < r.plan.kernels.size(); ++k) {
+    const Kernel& kernel = r.plan.kernels[k];
+    const KernelTime& t = r.kernels[k].time;
+    f.traversals_after += kernel.traversals;
+    f.bytes_after += kernel.total_bytes;
+    f.offchip_bytes_after += r.kernels[k].offchip_bytes;
+    f.memory_s_after += t.limit_level >= 0 ? t.memory_s[static_cast<std::size_t>(t.limit_level)] : 0.0;
+    f.traffic_s_after += std::accumulate(t.memory_s.begin(), t.memory_s.end(), 0.0);
+    f.floor_s_after += t.bound_s;
+    if (kernel.layers.size() + kernel.folded.size() > 1) {
+      f.groups.push_back({k, kernel.traversals_unfused, kernel.traversals, kernel.tail_traversals_unfused,
+                          kernel.tail_traversals, kernel.activation_bytes_unfused, kernel.activation_bytes});
     }
   }
+}
+
+/// --measured: by kernel name, or by layer names summed over a kernel; a whole-network time named after the
+/// network or "total"; what matched nothing.
+void add_measurements(BudgetReport& r, const NetworkSpec& net, const BudgetOptions& options) {
+  r.has_measurements = true;
+  std::map<std::string, double, std::less<>> by_name;
+  for (const auto& m : options.measured) by_name[m.name] += m.time_s;
+  std::set<std::string, std::less<>> used;
+  for (std::size_t k = 0; k < r.plan.kernels.size(); ++k) {
+    const Kernel& kernel = r.plan.kernels[k];
+    std::optional<double> measured;
+    if (auto it = by_name.find(kernel.name); it != by_name.end()) {
+      measured = it->second;
+      used.insert(it->first);
+    } else {
+      double sum = 0;
+      bool any = false;
+      for (int l : kernel.layers) {
+        const auto& name = net.layers[static_cast<std::size_t>(l)].name;
+        if (auto jt = by_name.find(name); jt != by_name.end()) {
+          sum += jt->second;
+          any = true;
+          used.insert(jt->first);
+        }
+      }
+      for (int l : kernel.folded) {
+        const auto& name = net.layers[static_cast<std::size_t>(l)].name;
+        if (auto jt = by_name.find(name); jt != by_name.end()) {
+          sum += jt->second;
+          used.insert(jt->first);
+        }
+      }
+      if (any) measured = sum;
+    }
+    if (measured) {
+      KernelRow& row = r.kernels[k];
+      row.measured_s = measured;
+      if (row.time.bound_s > 0) row.ratio = *measured / row.time.bound_s;
+      if (row.bound.bound_s > 0) row.bound_ratio = *measured / row.bound.bound_s;
+      if (row.ratio && row.bound_ratio) row.diagnosis = diagnose(*row.ratio, *row.bound_ratio);
+    } else {
+      r.unmeasured_kernels.push_back(kernel.name);
+    }
+  }
+  // A whole-network measurement: named after the network, or "total".
+  for (const std::string& total : {net.name, std::string("total")}) {
+    auto it = by_name.find(total);
+    if (it == by_name.end() || used.count(total) || r.measured_total_s) continue;
+    r.measured_total_s = it->second;
+    used.insert(total);
+    if (r.estimate_s > 0 && r.bound_s > 0)
+      r.total_diagnosis = diagnose(it->second / r.estimate_s, it->second / r.bound_s);
+  }
+  for (const auto& m : options.measured)
+    if (!used.count(m.name) && std::find(r.unmatched_measurements.begin(), r.unmatched_measurements.end(), m.name) ==
+                                   r.unmatched_measurements.end())
+      r.unmatched_measurements.push_back(m.name);
+}
+
+}  // namespace
+
+BudgetReport make_budget(const HardwareSpec& hw, const NetworkSpec& net, const BudgetOptions& options) {
+  const ComputeUnitSpec& unit = hw.units.at(options.unit);
+  BudgetReport r;
+  r.hardware = hw.name;
+  r.network = net.name;
+  r.unit = options.unit;
+  r.run = options.run;
+  r.slice_s = options.slice_s;
+  r.rate_Hz = options.rate_Hz;
+  r.layers = static_cast<int>(net.layers.size());
+
+  const std::vector<double> bandwidths = effective_bandwidths_Bps(hw, unit, options.run);
+  const std::vector<double> peak_bandwidths = peak_bandwidths_Bps(hw, unit, options.run);
+  add_machine(r, hw, unit, options, bandwidths);
+  if (hw.thermal) r.sustained_power_W = hw.thermal->sustained_power_W();
+
+  // 2. the model
+  r.plan = plan_network(net, hw, options.unit);
+  r.params = net.total_params();
+  r.weight_bytes = net.total_weight_bytes();
+  r.ops = net.total_ops();
+  r.state_bytes = net.total_state_bytes();
+  r.peak_activation_bytes = r.plan.peak_activation_bytes;
+  r.footprint = r.plan.footprint;
+  r.fits = r.plan.fits();
+
+  const std::vector<double> total_bytes = add_floor(r, hw, net, unit, options, bandwidths, peak_bandwidths);
+
+  sort_by_intensity(r);
+
+  add_fusion(r, hw, net, unit, options, bandwidths);
 
   // 6. energy
   r.offchip_bytes = offchip(hw, total_bytes);
   for (std::size_t lv = 0; lv < hw.memory.size(); ++lv)
-    if (!is_on_chip(hw.memory[lv].kind)) r.energy_floor_J += total_bytes[lv] * hw.memory[lv].energy_per_byte_J;
+    if (!is_on_chip(hw.memory[lv].kind)) r.energy_floor_J += memory_energy_J(hw.memory[lv], total_bytes[lv]);
 
   for (const auto& [a, b] : options.compare) {
     auto ka = find_kernel(r.plan, net, a);
@@ -230,62 +309,7 @@ BudgetReport make_budget(const HardwareSpec& hw, const NetworkSpec& net, const B
     r.comparisons.push_back({a, b, *ka, *kb});
   }
 
-  // --measured: by kernel name, or by layer names summed over a kernel
-  if (!options.measured.empty()) {
-    r.has_measurements = true;
-    std::map<std::string, double, std::less<>> by_name;
-    for (const auto& m : options.measured) by_name[m.name] += m.time_s;
-    std::set<std::string, std::less<>> used;
-    for (std::size_t k = 0; k < r.plan.kernels.size(); ++k) {
-      const Kernel& kernel = r.plan.kernels[k];
-      std::optional<double> measured;
-      if (auto it = by_name.find(kernel.name); it != by_name.end()) {
-        measured = it->second;
-        used.insert(it->first);
-      } else {
-        double sum = 0;
-        bool any = false;
-        for (int l : kernel.layers) {
-          const auto& name = net.layers[static_cast<std::size_t>(l)].name;
-          if (auto jt = by_name.find(name); jt != by_name.end()) {
-            sum += jt->second;
-            any = true;
-            used.insert(jt->first);
-          }
-        }
-        for (int l : kernel.folded) {
-          const auto& name = net.layers[static_cast<std::size_t>(l)].name;
-          if (auto jt = by_name.find(name); jt != by_name.end()) {
-            sum += jt->second;
-            used.insert(jt->first);
-          }
-        }
-        if (any) measured = sum;
-      }
-      if (measured) {
-        KernelRow& row = r.kernels[k];
-        row.measured_s = measured;
-        if (row.time.bound_s > 0) row.ratio = *measured / row.time.bound_s;
-        if (row.bound.bound_s > 0) row.bound_ratio = *measured / row.bound.bound_s;
-        if (row.ratio && row.bound_ratio) row.diagnosis = diagnose(*row.ratio, *row.bound_ratio);
-      } else {
-        r.unmeasured_kernels.push_back(kernel.name);
-      }
-    }
-    // A whole-network measurement: named after the network, or "total".
-    for (const std::string& total : {net.name, std::string("total")}) {
-      auto it = by_name.find(total);
-      if (it == by_name.end() || used.count(total) || r.measured_total_s) continue;
-      r.measured_total_s = it->second;
-      used.insert(total);
-      if (r.estimate_s > 0 && r.bound_s > 0)
-        r.total_diagnosis = diagnose(it->second / r.estimate_s, it->second / r.bound_s);
-    }
-    for (const auto& m : options.measured)
-      if (!used.count(m.name) && std::find(r.unmatched_measurements.begin(), r.unmatched_measurements.end(), m.name) ==
-                                     r.unmatched_measurements.end())
-        r.unmatched_measurements.push_back(m.name);
-  }
+  if (!options.measured.empty()) add_measurements(r, net, options);
   return r;
 }
 

@@ -176,6 +176,8 @@ double static_power_W(const ComputeUnitSpec& unit, std::size_t op) {
   return unit.static_power_W * point.voltage_V / unit.nominal().voltage_V;
 }
 
+double memory_energy_J(const MemoryLevelSpec& level, double bytes) { return bytes * level.energy_per_byte_J; }
+
 Energy kernel_energy(const Kernel& kernel, const HardwareSpec& hw, const ComputeUnitSpec& unit, std::size_t op,
                      double duration_s) {
   Energy e;
@@ -186,7 +188,7 @@ Energy kernel_energy(const Kernel& kernel, const HardwareSpec& hw, const Compute
   }
   e.memory_J.assign(kernel.bytes.size(), 0.0);
   for (std::size_t lv = 0; lv < kernel.bytes.size(); ++lv)
-    e.memory_J[lv] = kernel.bytes[lv] * hw.memory[lv].energy_per_byte_J;
+    e.memory_J[lv] = memory_energy_J(hw.memory[lv], kernel.bytes[lv]);
   e.static_J = static_power_W(unit, op) * duration_s;
   return e;
 }

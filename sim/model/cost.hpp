@@ -114,6 +114,9 @@ double dynamic_energy_scale(const ComputeUnitSpec& unit, std::size_t op);
 std::optional<double> energy_per_op_J(const ComputeUnitSpec& unit, Precision p, std::size_t op);
 /// Static (leakage) power of `unit` at operating point `op`.
 double static_power_W(const ComputeUnitSpec& unit, std::size_t op);
+/// Energy of `bytes` served by memory level `level`: its energy per byte, whatever its clock. The one definition
+/// (the cost model, the budget's floor and the engine's ledger all book bytes through it).
+double memory_energy_J(const MemoryLevelSpec& level, double bytes);
 
 /// Energy of one kernel: its arithmetic, its bytes at every level, and the unit's static power over `duration_s`.
 Energy kernel_energy(const Kernel& kernel, const HardwareSpec& hw, const ComputeUnitSpec& unit, std::size_t op,

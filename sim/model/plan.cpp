@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 #include <set>
+#include <utility>
 
 #include "core/error.hpp"
 
@@ -166,51 +167,59 @@ std::optional<ShapeOps> shape_ops(const NetworkSpec& net, const LayerSpec& layer
   return s;
 }
 
-}  // namespace
+/// Which stored tensor each tensor is: its own storage, except that a folded batchnorm's output is the anchor's
+/// output under another name (an alias of its input's storage).
+std::vector<int> storage_of_tensors(const NetworkSpec& net, const std::vector<Group>& groups) {
+  const std::size_t n_tensors = net.tensors.size();
+  std::vector<int> storage(n_tensors);
+  for (std::size_t t = 0; t < n_tensors; ++t) storage[t] = net.storage_of(static_cast<int>(t));
+  std::vector<int> redirect(n_tensors, -1);  // a folded batchnorm's output -> its input's storage
+  for (const auto& g : groups)
+    for (int f : g.folded) {
+      const auto& bn = net.layers[static_cast<std::size_t>(f)];
+      redirect[static_cast<std::size_t>(bn.output)] = storage[static_cast<std::size_t>(bn.inputs[0])];
+    }
+  for (std::size_t t = 0; t < n_tensors; ++t)
+    while (redirect[static_cast<std::size_t>(storage[t])] >= 0)
+      storage[t] = redirect[static_cast<std::size_t>(storage[t])];
+  return storage;
+}
 
-ExecutionPlan plan_network(const NetworkSpec& net, const HardwareSpec& hw, std::size_t unit_index,
-                           const PlanOptions& options) {
-  const ComputeUnitSpec& unit = hw.units.at(unit_index);
-  FRAMESIM_ASSERT(!unit.memory_path.empty(), "every unit has at least one memory level");
-  ExecutionPlan plan;
-  plan.unit = unit_index;
+/// The lifetimes of the stored tensors: which kernel writes each, which reads it last, whether it must be written to
+/// memory at all, and the bytes live at each kernel.
+struct Lifetimes {
+  std::vector<int> storage;          // storage_of_tensors
+  std::vector<int> producer_kernel;  // -1: graph input
+  std::vector<int> last_reader;
+  std::vector<bool> stored;
+  std::set<int> graph_outputs;
+  std::vector<double> live;  // per kernel: stored tensors between their producing kernel and their last reader
 
-  const auto groups = make_groups(net, options.fuse && unit.runtime_fuses);
+  /// A tensor that is its own storage and is written to memory.
+  bool is_stored(std::size_t s) const { return stored[s] && storage[s] == static_cast<int>(s); }
+  /// The kernels [from, to] over which stored tensor `s` is live.
+  std::pair<int, int> span(std::size_t s) const {
+    const int from = std::max(producer_kernel[s], 0);
+    return {from, std::max(last_reader[s], from)};
+  }
+};
+
+Lifetimes tensor_lifetimes(const NetworkSpec& net, const std::vector<Group>& groups, const ExecutionPlan& plan) {
   const std::size_t n_layers = net.layers.size();
   const std::size_t n_tensors = net.tensors.size();
   const int n_kernels = static_cast<int>(groups.size());
-  plan.kernel_of_layer.assign(n_layers, -1);
-  for (int k = 0; k < n_kernels; ++k) {
-    for (int l : groups[static_cast<std::size_t>(k)].layers) plan.kernel_of_layer[static_cast<std::size_t>(l)] = k;
-    for (int l : groups[static_cast<std::size_t>(k)].folded) plan.kernel_of_layer[static_cast<std::size_t>(l)] = k;
-  }
-
-  // A folded batchnorm's output is the anchor's output under another name: treat it as an alias.
-  std::vector<int> storage(n_tensors);
-  for (std::size_t t = 0; t < n_tensors; ++t) storage[t] = net.storage_of(static_cast<int>(t));
-  {
-    std::vector<int> redirect(n_tensors, -1);  // a folded batchnorm's output -> its input's storage
-    for (const auto& g : groups)
-      for (int f : g.folded) {
-        const auto& bn = net.layers[static_cast<std::size_t>(f)];
-        redirect[static_cast<std::size_t>(bn.output)] = storage[static_cast<std::size_t>(bn.inputs[0])];
-      }
-    for (std::size_t t = 0; t < n_tensors; ++t)
-      while (redirect[static_cast<std::size_t>(storage[t])] >= 0)
-        storage[t] = redirect[static_cast<std::size_t>(storage[t])];
-  }
-
-  // Which kernels read each stored tensor, and whether it must be written to memory at all.
-  std::vector<int> producer_kernel(n_tensors, -1);  // -1: graph input
-  std::vector<int> last_reader(n_tensors, -1);
-  std::vector<bool> stored(n_tensors, false);
-  std::set<int> graph_outputs;
-  for (int t : net.outputs) graph_outputs.insert(storage[static_cast<std::size_t>(t)]);
+  Lifetimes life;
+  life.storage = storage_of_tensors(net, groups);
+  const auto& storage = life.storage;
+  life.producer_kernel.assign(n_tensors, -1);
+  life.last_reader.assign(n_tensors, -1);
+  life.stored.assign(n_tensors, false);
+  for (int t : net.outputs) life.graph_outputs.insert(storage[static_cast<std::size_t>(t)]);
   for (std::size_t l = 0; l < n_layers; ++l) {
     const auto& layer = net.layers[l];
     const int k = plan.kernel_of_layer[l];
     if (layer.writes_output())
-      producer_kernel[static_cast<std::size_t>(storage[static_cast<std::size_t>(layer.output)])] = k;
+      life.producer_kernel[static_cast<std::size_t>(storage[static_cast<std::size_t>(layer.output)])] = k;
   }
   for (std::size_t l = 0; l < n_layers; ++l) {
     const auto& layer = net.layers[l];
@@ -218,34 +227,32 @@ ExecutionPlan plan_network(const NetworkSpec& net, const HardwareSpec& hw, std::
     const int k = plan.kernel_of_layer[l];
     for (int t : layer.inputs) {
       const auto s = static_cast<std::size_t>(storage[static_cast<std::size_t>(t)]);
-      if (producer_kernel[s] != k) {
-        stored[s] = true;
-        last_reader[s] = std::max(last_reader[s], k);
+      if (life.producer_kernel[s] != k) {
+        life.stored[s] = true;
+        life.last_reader[s] = std::max(life.last_reader[s], k);
       }
     }
   }
-  for (int t : net.inputs) stored[static_cast<std::size_t>(storage[static_cast<std::size_t>(t)])] = true;
-  for (int s : graph_outputs) {
-    stored[static_cast<std::size_t>(s)] = true;
-    last_reader[static_cast<std::size_t>(s)] = n_kernels - 1;
+  for (int t : net.inputs) life.stored[static_cast<std::size_t>(storage[static_cast<std::size_t>(t)])] = true;
+  for (int s : life.graph_outputs) {
+    life.stored[static_cast<std::size_t>(s)] = true;
+    life.last_reader[static_cast<std::size_t>(s)] = n_kernels - 1;
   }
-
-  // Live set per kernel: stored tensors between their producing kernel and their last reader.
-  std::vector<double> live(static_cast<std::size_t>(std::max(n_kernels, 1)), 0.0);
+  life.live.assign(static_cast<std::size_t>(std::max(n_kernels, 1)), 0.0);
   for (std::size_t s = 0; s < n_tensors; ++s) {
-    if (!stored[s] || storage[s] != static_cast<int>(s)) continue;
-    const int from = std::max(producer_kernel[s], 0);
-    const int to = std::max(last_reader[s], from);
-    for (int k = from; k <= to; ++k) live[static_cast<std::size_t>(k)] += net.tensors[s].bytes();
+    if (!life.is_stored(s)) continue;
+    const auto [from, to] = life.span(s);
+    for (int k = from; k <= to; ++k) life.live[static_cast<std::size_t>(k)] += net.tensors[s].bytes();
   }
-  for (int k = 0; k < n_kernels; ++k) {
-    if (live[static_cast<std::size_t>(k)] > plan.peak_activation_bytes) {
-      plan.peak_activation_bytes = live[static_cast<std::size_t>(k)];
-      plan.peak_kernel = static_cast<std::size_t>(k);
-    }
-  }
+  return life;
+}
 
-  // Levels: activations in writable levels (innermost first), the outermost writable one is home.
+/// Places weights, state and every stored tensor: activations in writable levels (innermost first) where the
+/// largest live set over their lifetime fits beside any weights there; the outermost writable one is home.
+void place_tensors(ExecutionPlan& plan, const NetworkSpec& net, const HardwareSpec& hw, const ComputeUnitSpec& unit,
+                   const Lifetimes& life) {
+  const std::size_t n_tensors = net.tensors.size();
+  const auto& storage = life.storage;
   std::vector<std::size_t> writable;
   for (std::size_t lv : unit.memory_path)
     if (is_writable(hw.memory[lv].kind)) writable.push_back(lv);
@@ -268,13 +275,12 @@ ExecutionPlan plan_network(const NetworkSpec& net, const HardwareSpec& hw, std::
   std::set<int> graph_inputs;
   for (int t : net.inputs) graph_inputs.insert(storage[static_cast<std::size_t>(t)]);
   for (std::size_t s = 0; s < n_tensors; ++s) {
-    if (!stored[s] || storage[s] != static_cast<int>(s)) continue;
+    if (!life.is_stored(s)) continue;
     int chosen = plan.activation_home;
-    if (!graph_inputs.count(static_cast<int>(s)) && !graph_outputs.count(static_cast<int>(s))) {
-      const int from = std::max(producer_kernel[s], 0);
-      const int to = std::max(last_reader[s], from);
+    if (!graph_inputs.count(static_cast<int>(s)) && !life.graph_outputs.count(static_cast<int>(s))) {
+      const auto [from, to] = life.span(s);
       double worst = 0;
-      for (int k = from; k <= to; ++k) worst = std::max(worst, live[static_cast<std::size_t>(k)]);
+      for (int k = from; k <= to; ++k) worst = std::max(worst, life.live[static_cast<std::size_t>(k)]);
       for (std::size_t lv : writable) {
         const double resident = plan.weight_level == static_cast<int>(lv) ? total_weights : 0.0;
         if (worst + resident <= hw.memory[lv].capacity_bytes) {
@@ -287,8 +293,10 @@ ExecutionPlan plan_network(const NetworkSpec& net, const HardwareSpec& hw, std::
   }
   for (std::size_t t = 0; t < n_tensors; ++t)
     plan.tensor_level[t] = plan.tensor_level[static_cast<std::size_t>(storage[t])];
+}
 
-  // Footprint per level.
+/// What each level holds: the weights, the state, and the activations live at the peak kernel.
+void fill_footprint(ExecutionPlan& plan, const NetworkSpec& net, const HardwareSpec& hw, const Lifetimes& life) {
   auto footprint = [&](int lv) -> LevelFootprint& {
     for (auto& f : plan.footprint)
       if (static_cast<int>(f.level) == lv) return f;
@@ -296,101 +304,132 @@ ExecutionPlan plan_network(const NetworkSpec& net, const HardwareSpec& hw, std::
         {static_cast<std::size_t>(lv), 0, 0, 0, hw.memory[static_cast<std::size_t>(lv)].capacity_bytes});
     return plan.footprint.back();
   };
-  footprint(plan.weight_level).weight_bytes += total_weights;
+  footprint(plan.weight_level).weight_bytes += net.total_weight_bytes();
   footprint(plan.state_level).state_bytes += net.total_state_bytes();
-  {
-    // Peak live activations per level (at the kernel with the largest total).
-    std::vector<double> per_level(hw.memory.size(), 0.0);
-    for (std::size_t s = 0; s < n_tensors; ++s) {
-      if (!stored[s] || storage[s] != static_cast<int>(s)) continue;
-      const int from = std::max(producer_kernel[s], 0);
-      const int to = std::max(last_reader[s], from);
-      const int k = static_cast<int>(plan.peak_kernel);
-      if (from <= k && k <= to) per_level[static_cast<std::size_t>(plan.tensor_level[s])] += net.tensors[s].bytes();
-    }
-    for (std::size_t lv = 0; lv < per_level.size(); ++lv)
-      if (per_level[lv] > 0) footprint(static_cast<int>(lv)).activation_bytes += per_level[lv];
+  // Peak live activations per level (at the kernel with the largest total).
+  std::vector<double> per_level(hw.memory.size(), 0.0);
+  for (std::size_t s = 0; s < net.tensors.size(); ++s) {
+    if (!life.is_stored(s)) continue;
+    const auto [from, to] = life.span(s);
+    const int k = static_cast<int>(plan.peak_kernel);
+    if (from <= k && k <= to) per_level[static_cast<std::size_t>(plan.tensor_level[s])] += net.tensors[s].bytes();
   }
+  for (std::size_t lv = 0; lv < per_level.size(); ++lv)
+    if (per_level[lv] > 0) footprint(static_cast<int>(lv)).activation_bytes += per_level[lv];
+}
 
-  // Kernels: ops by precision, bytes per level, traversals.
-  for (int k = 0; k < n_kernels; ++k) {
-    const Group& g = groups[static_cast<std::size_t>(k)];
-    Kernel kernel;
-    kernel.layers = g.layers;
-    kernel.folded = g.folded;
-    kernel.fused_patterns = g.patterns;
-    kernel.bytes.assign(hw.memory.size(), 0.0);
-    std::vector<int> members = g.layers;
-    members.insert(members.end(), g.folded.begin(), g.folded.end());
-    std::sort(members.begin(), members.end());
-    for (int m : members) {
-      if (!kernel.name.empty()) kernel.name += "+";
-      kernel.name += net.layers[static_cast<std::size_t>(m)].name;
-    }
-    auto add_bytes = [&](int level, double bytes) {
-      kernel.bytes[static_cast<std::size_t>(level)] += bytes;
-      kernel.total_bytes += bytes;
-    };
-    const std::set<int> folded(g.folded.begin(), g.folded.end());
-    for (int m : members) {
-      const LayerSpec& layer = net.layers[static_cast<std::size_t>(m)];
-      const bool anchor = m == g.layers.front();
-      // Unfused view: every member reads each input and writes its output.
-      if (layer.kind != OpKind::reshape) {
-        for (std::size_t i = 0; i < layer.inputs.size(); ++i) {
-          const double b = layer.input_access[i].bytes;
-          if (b <= 0) continue;
-          ++kernel.traversals_unfused;
-          kernel.activation_bytes_unfused += b;
-          if (!anchor) ++kernel.tail_traversals_unfused;
-        }
-        ++kernel.traversals_unfused;
-        ++kernel.tail_traversals_unfused;
-        kernel.activation_bytes_unfused += net.tensors[static_cast<std::size_t>(layer.output)].bytes();
-      }
-      if (folded.count(m)) continue;  // costs nothing at run time
-      auto& ops = kernel.ops[layer.precision.compute];
-      ops = ops.value_or(0.0) + layer.ops;
-      auto& class_ops = kernel.ops_by_class[static_cast<std::size_t>(layer.op_class)][layer.precision.compute];
-      class_ops = class_ops.value_or(0.0) + layer.ops;
-      kernel.total_ops += layer.ops;
-      if (auto shape = shape_ops(net, layer)) kernel.shapes.push_back(*shape);
-      if (layer.kind == OpKind::reshape) continue;
-      for (std::size_t i = 0; i < layer.inputs.size(); ++i) {
-        const int s = storage[static_cast<std::size_t>(layer.inputs[i])];
-        if (producer_kernel[static_cast<std::size_t>(s)] == k) continue;  // on chip inside the group
-        const int lv = plan.tensor_level[static_cast<std::size_t>(s)];
-        const double b = effective_bytes(layer.input_access[i], hw.memory[static_cast<std::size_t>(lv)].line_bytes);
-        if (b <= 0) continue;
-        add_bytes(lv, b);
-        ++kernel.traversals;
-        kernel.activation_bytes += b;
-        if (!anchor) ++kernel.tail_traversals;
-      }
-      const int out = storage[static_cast<std::size_t>(layer.output)];
-      if (stored[static_cast<std::size_t>(out)] &&
-          (last_reader[static_cast<std::size_t>(out)] > k || graph_outputs.count(out))) {
-        const double b = net.tensors[static_cast<std::size_t>(out)].bytes();
-        add_bytes(plan.tensor_level[static_cast<std::size_t>(out)], b);
-        ++kernel.traversals;
-        ++kernel.tail_traversals;
-        kernel.activation_bytes += b;
-      }
-      if (layer.weight_access.bytes > 0) {
-        const double b =
-            effective_bytes(layer.weight_access, hw.memory[static_cast<std::size_t>(plan.weight_level)].line_bytes);
-        add_bytes(plan.weight_level, b);
-        kernel.weight_bytes += b;
-      }
-      if (layer.state_read.bytes > 0 || layer.state_write_bytes > 0) {
-        add_bytes(plan.state_level,
-                  effective_bytes(layer.state_read, hw.memory[static_cast<std::size_t>(plan.state_level)].line_bytes) +
-                      layer.state_write_bytes);
-      }
-      if (layer.scratch_bytes > 0) add_bytes(plan.activation_home, layer.scratch_bytes);
-    }
-    plan.kernels.push_back(std::move(kernel));
+/// Kernel `k` (group `g`): its name, ops by precision and class, bytes per level, traversals.
+Kernel make_kernel(int k, const Group& g, const ExecutionPlan& plan, const NetworkSpec& net, const HardwareSpec& hw,
+                   const Lifetimes& life) {
+  const auto& storage = life.storage;
+  const auto& producer_kernel = life.producer_kernel;
+  const auto& last_reader = life.last_reader;
+  const auto& stored = life.stored;
+  const auto& graph_outputs = life.graph_outputs;
+  Kernel kernel;
+  kernel.layers = g.layers;
+  kernel.folded = g.folded;
+  kernel.fused_patterns = g.patterns;
+  kernel.bytes.assign(hw.memory.size(), 0.0);
+  std::vector<int> members = g.layers;
+  members.insert(members.end(), g.folded.begin(), g.folded.end());
+  std::sort(members.begin(), members.end());
+  for (int m : members) {
+    if (!kernel.name.empty()) kernel.name += "+";
+    kernel.name += net.layers[static_cast<std::size_t>(m)].name;
   }
+  auto add_bytes = [&](int level, double bytes) {
+    kernel.bytes[static_cast<std::size_t>(level)] += bytes;
+    kernel.total_bytes += bytes;
+  };
+  const std::set<int> folded(g.folded.begin(), g.folded.end());
+  for (int m : members) {
+    const LayerSpec& layer = net.layers[static_cast<std::size_t>(m)];
+    const bool anchor = m == g.layers.front();
+    // Unfused view: every member reads each input and writes its output.
+    if (layer.kind != OpKind::reshape) {
+      for (std::size_t i = 0; i < layer.inputs.size(); ++i) {
+        const double b = layer.input_access[i].bytes;
+        if (b <= 0) continue;
+        ++kernel.traversals_unfused;
+        kernel.activation_bytes_unfused += b;
+        if (!anchor) ++kernel.tail_traversals_unfused;
+      }
+      ++kernel.traversals_unfused;
+      ++kernel.tail_traversals_unfused;
+      kernel.activation_bytes_unfused += net.tensors[static_cast<std::size_t>(layer.output)].bytes();
+    }
+    if (folded.count(m)) continue;  // costs nothing at run time
+    auto& ops = kernel.ops[layer.precision.compute];
+    ops = ops.value_or(0.0) + layer.ops;
+    auto& class_ops = kernel.ops_by_class[static_cast<std::size_t>(layer.op_class)][layer.precision.compute];
+    class_ops = class_ops.value_or(0.0) + layer.ops;
+    kernel.total_ops += layer.ops;
+    if (auto shape = shape_ops(net, layer)) kernel.shapes.push_back(*shape);
+    if (layer.kind == OpKind::reshape) continue;
+    for (std::size_t i = 0; i < layer.inputs.size(); ++i) {
+      const int s = storage[static_cast<std::size_t>(layer.inputs[i])];
+      if (producer_kernel[static_cast<std::size_t>(s)] == k) continue;  // on chip inside the group
+      const int lv = plan.tensor_level[static_cast<std::size_t>(s)];
+      const double b = effective_bytes(layer.input_access[i], hw.memory[static_cast<std::size_t>(lv)].line_bytes);
+      if (b <= 0) continue;
+      add_bytes(lv, b);
+      ++kernel.traversals;
+      kernel.activation_bytes += b;
+      if (!anchor) ++kernel.tail_traversals;
+    }
+    const int out = storage[static_cast<std::size_t>(layer.output)];
+    if (stored[static_cast<std::size_t>(out)] &&
+        (last_reader[static_cast<std::size_t>(out)] > k || graph_outputs.count(out))) {
+      const double b = net.tensors[static_cast<std::size_t>(out)].bytes();
+      add_bytes(plan.tensor_level[static_cast<std::size_t>(out)], b);
+      ++kernel.traversals;
+      ++kernel.tail_traversals;
+      kernel.activation_bytes += b;
+    }
+    if (layer.weight_access.bytes > 0) {
+      const double b =
+          effective_bytes(layer.weight_access, hw.memory[static_cast<std::size_t>(plan.weight_level)].line_bytes);
+      add_bytes(plan.weight_level, b);
+      kernel.weight_bytes += b;
+    }
+    if (layer.state_read.bytes > 0 || layer.state_write_bytes > 0) {
+      add_bytes(plan.state_level,
+                effective_bytes(layer.state_read, hw.memory[static_cast<std::size_t>(plan.state_level)].line_bytes) +
+                    layer.state_write_bytes);
+    }
+    if (layer.scratch_bytes > 0) add_bytes(plan.activation_home, layer.scratch_bytes);
+  }
+  return kernel;
+}
+
+}  // namespace
+
+ExecutionPlan plan_network(const NetworkSpec& net, const HardwareSpec& hw, std::size_t unit_index,
+                           const PlanOptions& options) {
+  const ComputeUnitSpec& unit = hw.units.at(unit_index);
+  FRAMESIM_ASSERT(!unit.memory_path.empty(), "every unit has at least one memory level");
+  ExecutionPlan plan;
+  plan.unit = unit_index;
+
+  const auto groups = make_groups(net, options.fuse && unit.runtime_fuses);
+  const int n_kernels = static_cast<int>(groups.size());
+  plan.kernel_of_layer.assign(net.layers.size(), -1);
+  for (int k = 0; k < n_kernels; ++k) {
+    for (int l : groups[static_cast<std::size_t>(k)].layers) plan.kernel_of_layer[static_cast<std::size_t>(l)] = k;
+    for (int l : groups[static_cast<std::size_t>(k)].folded) plan.kernel_of_layer[static_cast<std::size_t>(l)] = k;
+  }
+  const Lifetimes life = tensor_lifetimes(net, groups, plan);
+  for (int k = 0; k < n_kernels; ++k) {
+    if (life.live[static_cast<std::size_t>(k)] > plan.peak_activation_bytes) {
+      plan.peak_activation_bytes = life.live[static_cast<std::size_t>(k)];
+      plan.peak_kernel = static_cast<std::size_t>(k);
+    }
+  }
+  place_tensors(plan, net, hw, unit, life);
+  fill_footprint(plan, net, hw, life);
+  for (int k = 0; k < n_kernels; ++k)
+    plan.kernels.push_back(make_kernel(k, groups[static_cast<std::size_t>(k)], plan, net, hw, life));
   return plan;
 }
 

@@ -290,5 +290,34 @@ TEST(Cli, WindowClocksLeaveOutUnitsWithoutOperatingPoints) {
   EXPECT_EQ(windows, 2) << r.out;
 }
 
+// `framesim validate` of a scenario shows what a run would warn about its replayed measurements, without running it
+// (model::replay_measured, the function the engine plans with). Example 12's device (50 GB/s DRAM, 2 TFLOP/s) and
+// network: batch1_linear (1024 -> 1024, fp32, batch 1) moves its weights 1024 x 1024 x 4 B = 4 194 304 B, its input
+// and its output 1024 x 4 B = 4096 B each: 4 202 496 B / 50 GB/s = 84.05 us, its memory bound (its compute, 2.1
+// MFLOP / 2 TFLOP/s = 1 us, is far below). A measured 50 us beats that bound: warned. square_1024 measured 1.5 ms is
+// above its bound (12.6 MB / 50 GB/s = 0.25 ms; compute 1.074 ms): no warning. Example 12 itself (1.5 ms, 200 us)
+// warns of nothing.
+TEST(Cli, ValidateOfAScenarioWarnsOfAMeasuredTimeBelowTheMemoryBound) {
+  framesim::testing::Scratch scratch;
+  scratch.write("measured.csv", "layer,time\nsquare_1024,1.5 ms\nbatch1_linear,50 us\n");
+  const auto example = framesim::testing::source_path("examples/12_replayed_measured");
+  const auto scenario =
+      scratch.write("s.yaml", "name: fast\nhardware: " + example + "/hardware.yaml\nnetworks: {net: " + example +
+                                  "/network_matmuls.yaml}\nduration: \"0.5 s\"\n"
+                                  "sensors:\n  camera: {rate: \"10 Hz\"}\nstages:\n  model: {unit: gpu, "
+                                  "inputs: [camera], network: net, measured: measured.csv}\n");
+  const auto r = run_cli("validate '" + scenario.string() + "'");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find(": ok (scenario)"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("stages.model.measured: warning: stage \"model\": measured 50 us for batch1_linear is faster "
+                       "than its memory bound 84.05 us: the bus binds it"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("square_1024"), std::string::npos) << r.err;
+  const auto shipped = run_cli("validate examples/12_replayed_measured/scenario.yaml");
+  EXPECT_EQ(shipped.exit_code, 0) << shipped.err;
+  EXPECT_EQ(shipped.err.find("memory bound"), std::string::npos) << shipped.err;
+}
+
 }  // namespace
 }  // namespace framesim
