@@ -22,6 +22,7 @@ namespace fs = std::filesystem;
 using namespace framesim;
 using framesim::testing::GraphBuilder;
 using framesim::testing::seed_device;
+using framesim::testing::set_int;
 
 namespace {
 
@@ -265,4 +266,35 @@ TEST(OnnxFidelity, LoopIsAnErrorNamingIt) {
   }
   fs::remove(p);
   EXPECT_NE(message.find("node 0 (Loop \"loopy\"): control flow"), std::string::npos) << message;
+}
+
+// The shape chain an fp16 export writes for an upsampling: Shape(x) -> Gather H, W -> Cast to float16 -> Mul by
+// 2 -> Cast to int64 -> Concat with N, C -> Resize(x, sizes) -> Concat with a skip [1, 4, 16, 16] on channels.
+// Every value is known from the static input, so the Resize is 1 x 8 x 16 x 16 and the Concat 1 x 12 x 16 x 16.
+// By hand: the concat writes 12 x 256 fp16 elements = 6,144 B.
+TEST(OnnxFidelity, ShapeChainThroughFp16CastsIsFolded) {
+  GraphBuilder g(13);
+  g.input("x", {1, 8, 8, 8}, onnx::TensorProto::FLOAT16).input("skip", {1, 4, 16, 16}, onnx::TensorProto::FLOAT16);
+  g.ints("hw", {2, 3}).ints("nc", {1, 8});
+  auto* two = g.model().mutable_graph()->add_initializer();
+  two->set_name("two");
+  two->set_data_type(onnx::TensorProto::FLOAT16);
+  two->set_raw_data(std::string("\x00\x40", 2));  // 2.0 in IEEE half precision
+  g.node("Shape", {"x"}, {"s"}, "shape");
+  set_int(g.node("Gather", {"s", "hw"}, {"g"}, "gather"), "axis", 0);
+  set_int(g.node("Cast", {"g"}, {"gf"}, "to_half"), "to", onnx::TensorProto::FLOAT16);
+  g.node("Mul", {"gf", "two"}, {"m"}, "twice");
+  set_int(g.node("Cast", {"m"}, {"mi"}, "to_int"), "to", onnx::TensorProto::INT64);
+  set_int(g.node("Concat", {"nc", "mi"}, {"sizes"}, "sizes"), "axis", 0);
+  g.node("Resize", {"x", "", "", "sizes"}, {"up"}, "up");
+  set_int(g.node("Concat", {"up", "skip"}, {"y"}, "cat"), "axis", 1);
+  g.output("y", onnx::TensorProto::FLOAT16);
+  const fs::path p = save(g.model(), "fp16_shape_chain.onnx");
+  const auto r = trace::import_onnx(p);
+  fs::remove(p);
+  const auto cat = r.network.find_layer("cat");
+  ASSERT_TRUE(cat) << all_warnings(r);
+  const auto& y = r.network.tensors[static_cast<std::size_t>(r.network.layers[static_cast<std::size_t>(*cat)].output)];
+  EXPECT_EQ(y.shape, (model::Shape{1, 12, 16, 16})) << all_warnings(r);
+  EXPECT_DOUBLE_EQ(y.bytes(), 6144);
 }
