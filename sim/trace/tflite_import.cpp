@@ -34,11 +34,12 @@
 // several layers: a fused activation, free reshapes), and the description states "N operators -> L layers from
 // M operators, F folded" with M + F = N. Shapes framesim computes are checked against the shapes the file
 // states; a difference is a warning. --input shapes (ImportOptions::input_shapes) are in the model's own layout
-// (NHWC for images); with them the file's static shapes are not checked, and RESHAPE follows its new_shape.
+// (NHWC for images); with them the file's static shapes are not checked, and RESHAPE follows its new_shape, or
+// its target computed from SHAPE of an activation (SHAPE and the integer arithmetic after it are folded).
 //
 // This file: the entry point (import_tflite), reading and verifying the flatbuffer, and the end of an import
 // (graph outputs, accounting, warnings). tflite_tensors.cpp: tensors, layout and emitting layers;
-// tflite_ops.cpp: one costing function per operator family.
+// tflite_ops.cpp: one costing function per operator family; tflite_fold.cpp: shape arithmetic computed at load time.
 #include <algorithm>
 #include <cstring>
 #include <fstream>

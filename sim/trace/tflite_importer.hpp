@@ -104,6 +104,10 @@ class Importer {
   int custom_layer(const Op& o, const std::vector<int>& inputs, std::size_t pos, double ops = 0,
                    bool constants_as_weights = false);
 
+  // ---- tflite_fold.cpp
+  std::optional<std::vector<std::int64_t>> fold_values(const Op& o) const;
+  void shape_op(const Op& o);
+
   // ---- tflite_ops.cpp
   void import_operator(std::size_t k);
   void fold(const Op& o);
@@ -142,9 +146,10 @@ class Importer {
   model::NetworkSpec net_;
   std::vector<std::string> warnings_;
   std::set<std::string> used_names_;
-  std::set<std::size_t> sourced_ops_;             // operators that became at least one layer
-  std::map<std::string, int> folded_dequantize_;  // by stored type
-  std::map<std::string, int> folded_other_;       // by op name
+  std::set<std::size_t> sourced_ops_;                // operators that became at least one layer
+  std::map<std::string, int> folded_dequantize_;     // by stored type
+  std::map<std::string, int> folded_other_;          // by op name
+  std::map<int, std::vector<std::int64_t>> values_;  // shape arithmetic: values computed here (SHAPE, its folds)
   std::map<std::string, std::vector<std::string>> unknown_;
   std::map<std::string, std::set<std::string>> odd_types_;
   std::vector<std::string> other_pads_, other_reductions_, constant_operands_, batched_constants_, computed_weights_,

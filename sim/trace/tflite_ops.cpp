@@ -55,6 +55,7 @@ void Importer::fold(const Op& o) {
       s.data = -1;
     }
   }
+  if (auto v = fold_values(o)) values_[o.out[0]] = std::move(*v);
   if (o.code == fb::BuiltinOperator_DEQUANTIZE && first >= 0) {
     const char* n = fb::EnumNameTensorType(slots_[static_cast<std::size_t>(first)].stored);
     folded_dequantize_[n && *n ? n : "?"]++;
@@ -102,6 +103,7 @@ void Importer::dispatch(const Op& o) {
     case fb::BuiltinOperator_SQUEEZE:
     case fb::BuiltinOperator_EXPAND_DIMS: return reshape_op(o);
     case fb::BuiltinOperator_TRANSPOSE: return transpose(o);
+    case fb::BuiltinOperator_SHAPE: return shape_op(o);
     case fb::BuiltinOperator_PAD:
     case fb::BuiltinOperator_PADV2:
     case fb::BuiltinOperator_MIRROR_PAD: return pad(o);

@@ -433,6 +433,44 @@ TEST_F(TfliteImport, DynamicBatchNeedsAnInputShape) {
             p.string() + ": --input names 'images', which is not an input of the model (inputs: image)");
 }
 
+/// A model stored with placeholder shapes (x is [1, 1], its signature [1, -1]) whose reshape target is computed
+/// from the input's shape: SHAPE(x) -> STRIDED_SLICE [0] (shrunk to a scalar) -> PACK(n, 5, 256) -> RESHAPE ->
+/// SOFTMAX. With --input x=1x1280 the target folds to [1, 5, 256] and the softmax runs on it.
+/// By hand: softmax 5 ops per element x 1,280 elements = 6,400 ops; its input and output 1,280 x 4 B = 5,120 B each.
+TEST_F(TfliteImport, InputShapeIsCarriedThroughComputedReshapeTargets) {
+  ModelWriter w;
+  const int x = w.tensor("x", {1, 1}, tfl::TensorType_FLOAT32, {1, -1});
+  const int s = w.tensor("x_shape", {2}, tfl::TensorType_INT32);
+  w.op(tfl::BuiltinOperator_SHAPE, {x}, {s});
+  const int begin = w.ints("begin", {0}), end = w.ints("end", {1}), stride = w.ints("stride", {1});
+  const int n = w.tensor("n", {}, tfl::TensorType_INT32);
+  w.op(tfl::BuiltinOperator_STRIDED_SLICE, {s, begin, end, stride}, {n}, tfl::BuiltinOptions_StridedSliceOptions,
+       tfl::CreateStridedSliceOptions(w.fbb, 0, 0, 0, 0, 1).Union());
+  auto scalar = [&](const std::string& name, int32_t v) {
+    std::vector<uint8_t> data(4);
+    std::memcpy(data.data(), &v, 4);
+    return w.constant(name, {}, tfl::TensorType_INT32, data);
+  };
+  const int five = scalar("five", 5), width = scalar("width", 256);
+  const int target = w.tensor("target", {3}, tfl::TensorType_INT32);
+  w.op(tfl::BuiltinOperator_PACK, {n, five, width}, {target}, tfl::BuiltinOptions_PackOptions,
+       tfl::CreatePackOptions(w.fbb, 3, 0).Union());
+  const int y = w.tensor("y", {1, 1, 1}, tfl::TensorType_FLOAT32);
+  w.op(tfl::BuiltinOperator_RESHAPE, {x, target}, {y});
+  const int z = w.tensor("z", {1, 1, 1}, tfl::TensorType_FLOAT32);
+  w.op(tfl::BuiltinOperator_SOFTMAX, {y}, {z});
+  w.inputs = {x};
+  w.outputs = {z};
+  const auto p = write("placeholder_shapes.tflite", w.finish());
+  trace::ImportOptions options;
+  options.input_shapes["x"] = {1, 1280};
+  const auto r = trace::import_tflite(p, options);
+  EXPECT_EQ(output_of(r.network, "y").shape, (Shape{1, 5, 256})) << join(r.warnings);
+  EXPECT_EQ(output_of(r.network, "z").shape, (Shape{1, 5, 256}));
+  EXPECT_DOUBLE_EQ(r.network.total_ops(), 6400);
+  EXPECT_DOUBLE_EQ(output_of(r.network, "z").bytes(), 5120);
+}
+
 /// Most mapped operators in one float model; shapes are stated in the file and checked by the importer (a
 /// mismatch would be a warning), layers checked here.
 TEST_F(TfliteImport, OperatorMappings) {
