@@ -122,7 +122,8 @@ class Importer {
   void reduce(const Op& o, std::string_view global_op);
   int broadcast_ready(const Op& o, int t, std::size_t out_rank);
   void binary(const Op& o, std::string_view op);
-  void note_constant_operands(const Op& o, const std::vector<int>& constants);
+  int weights_of(const std::vector<int>& constants) const;
+  int weighted_elementwise(const Op& o, const std::vector<int>& inputs, double per_element, int stored);
   void unary(const Op& o, std::string_view op);
   void concatenation(const Op& o);
   void reshape_op(const Op& o);
@@ -152,9 +153,8 @@ class Importer {
   std::map<int, std::vector<std::int64_t>> values_;  // shape arithmetic: values computed here (SHAPE, its folds)
   std::map<std::string, std::vector<std::string>> unknown_;
   std::map<std::string, std::set<std::string>> odd_types_;
-  std::vector<std::string> other_pads_, other_reductions_, constant_operands_, batched_constants_, computed_weights_,
-      variables_, mismatches_;
-  double constant_operand_bytes_ = 0;
+  std::vector<std::string> other_pads_, other_reductions_, batched_constants_, computed_weights_, variables_,
+      mismatches_;
 };
 
 }  // namespace framesim::trace::tflite_detail

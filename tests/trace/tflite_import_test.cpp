@@ -510,7 +510,7 @@ TEST_F(TfliteImport, OperatorMappings) {
   const int mean = w.tensor("mean", {1, 16});
   w.op(O::BuiltinOperator_MEAN, {cat, axes}, {mean}, tfl::BuiltinOptions_ReducerOptions,
        tfl::CreateReducerOptions(w.fbb, false).Union());
-  // ADD of a constant vector: elementwise over the activation, the constant reported.
+  // ADD of a constant vector: elementwise over the activation, the constant as weights.
   const int shift = w.constant("shift", {16}, tfl::TensorType_FLOAT32);
   const int shifted = w.tensor("shifted", {1, 16});
   w.op(O::BuiltinOperator_ADD, {mean, shift}, {shifted}, tfl::BuiltinOptions_AddOptions,
@@ -566,13 +566,12 @@ TEST_F(TfliteImport, OperatorMappings) {
   const auto result = trace::import_tflite(write("zoo.tflite", w.finish()));
   const auto& net = result.network;
 
-  // Two warnings: the folded DEQUANTIZE and the constant operand of the ADD. No shape differs from the file's.
-  ASSERT_EQ(result.warnings.size(), 2u) << join(result.warnings);
+  // One warning: the folded DEQUANTIZE (the constant operand of the ADD is counted as weights). No shape differs
+  // from the file's.
+  ASSERT_EQ(result.warnings.size(), 1u) << join(result.warnings);
   EXPECT_EQ(result.warnings[0],
             "1 DEQUANTIZE operators of constant tensors (1 of FLOAT16) folded into the layers "
             "they feed: those layers hold their weights at the stored precision");
-  EXPECT_EQ(result.warnings[1],
-            "1 constant operands of elementwise ops (64 bytes) are not counted as weights or traffic: shifted (shift)");
 
   // depthwise, multiplier 2: 8 outputs channels x 64 positions x 9 taps x 2 + 512 bias = 9,728 ops; 72 + 8 weights.
   const auto& d = layer(net, "dw");
@@ -597,8 +596,11 @@ TEST_F(TfliteImport, OperatorMappings) {
   EXPECT_EQ(output_of(net, "transposed").shape, (Shape{1, 16, 8, 12}));  // NHWC [1,8,12,16] seen as NCHW
   EXPECT_EQ(layer(net, "mean").op, "global_avgpool");
   EXPECT_EQ(output_of(net, "mean/shape").shape, (Shape{1, 16}));
-  EXPECT_EQ(layer(net, "shifted").op, "elementwise");
+  // The ADD of a stored 16-element fp32 vector: 16 adds, the vector 16 x 4 B = 64 B of weights.
+  EXPECT_EQ(layer(net, "shifted").op, "custom");
+  EXPECT_EQ(layer(net, "shifted").op_class, model::OpClass::elementwise);
   EXPECT_DOUBLE_EQ(layer(net, "shifted").ops, 16);
+  EXPECT_DOUBLE_EQ(layer(net, "shifted").weight_bytes, 64);
   EXPECT_EQ(layer(net, "hs").op, "hardswish");
   EXPECT_EQ(layer(net, "gelu").op, "gelu");
   // BATCH_MATMUL by constant fp16 weights [4, 6] behind a DEQUANTIZE: 2 x 4 x 4 x 6 = 192 ops, 24 fp16 weights.
