@@ -66,6 +66,8 @@
 //   QuantizeLinear, DequantizeLinear -> cast (the scale arithmetic is not counted); with a scale or zero point
 //   computed at run time (DynamicQuantizeLinear's scalars): custom of class elementwise, 0 ops, reading all of
 //   them; a Cast to the type the tensor already has -> reshape (free). A scalar (rank 0) is written as shape [].
+//   If -> the nodes of one branch, inlined (a constant condition's; else the larger of the two, both costed, said
+//   in the warnings; onnx_control_flow.cpp). Loop, Scan -> refused by name.
 //   Anything else -> custom: reads its activation inputs and its constants (as weights), writes its output shape,
 //   0 ops; listed in the warnings ("costed as data movement"). Extra outputs of a node (MaxPool indices,
 //   LayerNormalization mean, ...) that something reads are written by 0-op custom layers without inputs.
@@ -79,8 +81,9 @@
 // Names: a layer is named after its node when that name is non-empty and unique, else OpType_index; a node that
 // becomes several layers adds _0, _1, ... (Split) or keeps its name on the layer writing its output.
 //
-// This file: the importer's entry point (import_onnx) and its first steps: reading the file, refusing control flow,
-// the initializers and the graph inputs (their shapes from the file or ImportOptions::input_shapes).
+// This file: the importer's entry point (import_onnx) and its first steps: reading the file, resolving If
+// (onnx_control_flow.cpp), refusing Loop and Scan, the initializers and the graph inputs (their shapes from the
+// file or ImportOptions::input_shapes).
 // The other parts of the importer: see onnx_importer.hpp.
 #include <google/protobuf/io/coded_stream.h>
 
