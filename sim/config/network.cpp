@@ -117,15 +117,12 @@ class NetworkReader {
       if (shape_node) {
         for (const Node& d : shape_node->items())
           if (auto v = d.integer(*kKeys.find("inputs.<input>.shape[]"))) t.shape.push_back(*v);
-        if (shape_node->is_sequence() && shape_node->yaml().size() == 0)
-          shape_node->error("needs at least one dimension");
       }
       if (!add_name(scope, name, value)) continue;
       scope.names[name] = static_cast<int>(net_.tensors.size());
       net_.inputs.push_back(static_cast<int>(net_.tensors.size()));
       net_.tensors.push_back(std::move(t));
     }
-    if (node.is_map() && net_.inputs.empty()) node.error("needs at least one input tensor");
   }
 
   bool add_name(const Scope& scope, const std::string& name, const Node& where) {
@@ -375,7 +372,7 @@ class NetworkReader {
             else ok = false;
           }
           if (!ok) return std::nullopt;
-          if (out.empty()) {
+          if (out.empty() && !p.empty_allowed) {
             value.error("expected at least one integer");
             return std::nullopt;
           }

@@ -144,6 +144,7 @@ struct ParamSchema {
   ParamType type;
   std::string_view description;
   bool required = false;
+  bool empty_allowed = false;  // integers: an empty list is a value (the shape of a scalar)
 };
 
 struct OpSchema {

@@ -843,7 +843,8 @@ std::vector<OpSchema> make_catalogue() {
   ops.push_back({"reshape",
                  OpKind::reshape,
                  "change the shape, no data moved",
-                 {{"shape", ParamType::integers, "new shape; -1 once for the rest, 0 keeps a dimension", true}},
+                 {{"shape", ParamType::integers,
+                   "new shape; -1 once for the rest, 0 keeps a dimension; [] for a scalar", true, true}},
                  1,
                  1});
   ops.push_back({"flatten",
@@ -885,15 +886,16 @@ std::vector<OpSchema> make_catalogue() {
                   {"mode", ParamType::text, "nearest (default) or linear"}},
                  1,
                  1});
-  ops.push_back({"custom",
-                 OpKind::custom,
-                 "stated work: reads its inputs, writes its output",
-                 {{"ops", ParamType::number, "operations"},
-                  {"output_shape", ParamType::integers, "output shape (default: first input's)"},
-                  {"weights", ParamType::integer, "weight elements"},
-                  {"class", ParamType::text, "op class its arithmetic runs at (default data_movement)"}},
-                 0,
-                 -1});
+  ops.push_back(
+      {"custom",
+       OpKind::custom,
+       "stated work: reads its inputs, writes its output",
+       {{"ops", ParamType::number, "operations"},
+        {"output_shape", ParamType::integers, "output shape (default: first input's; [] for a scalar)", false, true},
+        {"weights", ParamType::integer, "weight elements"},
+        {"class", ParamType::text, "op class its arithmetic runs at (default data_movement)"}},
+       0,
+       -1});
   return ops;
 }
 

@@ -306,22 +306,40 @@ OpsOutsideRanges ops_outside_ranges(const MeasuredTrace& trace, const RangeMatch
 }
 
 /// How many forward passes the op sequence holds (when the trace has no steps): the multiple of the layer count
-/// that most ops agree on, class by class.
-int forward_passes(const OpsOutsideRanges& ops, const std::map<std::string, std::vector<int>>& layers_by_class) {
+/// that most ops vote for, class by class, claimed only when every op type of the trace agrees with it (each type's
+/// count is that many times its layer count). `disagree` says which types do not when the claim is refused.
+struct Passes {
+  int repeats = 1;                    // the passes claimed (1: none)
+  int candidate = 1;                  // what most ops voted for
+  std::vector<std::string> disagree;  // "53 conv2d ops, not 20 conv2d layers x 33 passes", ...
+  std::size_t op_types = 0;           // op types of the trace framesim has a class for
+};
+
+Passes forward_passes(const OpsOutsideRanges& ops, const std::map<std::string, std::vector<int>>& layers_by_class) {
   std::map<int, std::size_t> votes;
   for (const auto& [c, entries] : ops.by_class) {
     auto it = layers_by_class.find(c);
     if (it == layers_by_class.end() || it->second.empty() || entries.size() % it->second.size() != 0) continue;
     votes[static_cast<int>(entries.size() / it->second.size())] += entries.size();
   }
-  int repeats = 1;
+  Passes p;
   std::size_t best_votes = 0;
   for (const auto& [n, v] : votes)
     if (v > best_votes) {
       best_votes = v;
-      repeats = n;
+      p.candidate = n;
     }
-  return repeats;
+  p.op_types = ops.by_class.size();
+  if (p.candidate == 1) return p;
+  for (const auto& [c, entries] : ops.by_class) {
+    auto it = layers_by_class.find(c);
+    const std::size_t n = it == layers_by_class.end() ? 0 : it->second.size();
+    if (entries.size() != n * static_cast<std::size_t>(p.candidate))
+      p.disagree.push_back(fmt::format("{} {} op{}, not {} {} layer{} x {}", entries.size(), c,
+                                       entries.size() == 1 ? "" : "s", n, c, n == 1 ? "" : "s", p.candidate));
+  }
+  if (p.disagree.empty()) p.repeats = p.candidate;
+  return p;
 }
 
 /// Ops outside matched ranges, by order within their class: the k-th op of a class is the k-th still unmatched
@@ -332,10 +350,12 @@ void match_ops_by_order(const MeasuredTrace& trace, const OpsOutsideRanges& ops,
   std::map<std::string, std::vector<int>> layers_by_class;
   for (std::size_t l = 0; l < net.layers.size(); ++l)
     if (!matching.matched(l)) layers_by_class[layer_class(net.layers[l])].push_back(static_cast<int>(l));
-  const int repeats = forward_passes(ops, layers_by_class);
+  const Passes passes = forward_passes(ops, layers_by_class);
+  const int repeats = passes.repeats;
   std::vector<std::string> dim_mismatches, count_mismatches;
-  std::size_t order_matched = 0;
+  std::size_t order_matched = 0, ops_credited = 0, classified = 0;
   for (const auto& [c, entries] : ops.by_class) {
+    classified += entries.size();
     auto it = layers_by_class.find(c);
     const std::size_t n = it == layers_by_class.end() ? 0 : it->second.size();
     if (n == 0 || entries.size() != n * static_cast<std::size_t>(repeats)) {
@@ -345,6 +365,7 @@ void match_ops_by_order(const MeasuredTrace& trace, const OpsOutsideRanges& ops,
                                                repeats > 1 ? fmt::format(" x {} passes", repeats) : ""));
       continue;
     }
+    ops_credited += entries.size();
     for (std::size_t j = 0; j < entries.size(); ++j) {
       const auto& e = trace.entries[entries[j]];
       const int layer = it->second[j % n];
@@ -377,6 +398,19 @@ void match_ops_by_order(const MeasuredTrace& trace, const OpsOutsideRanges& ops,
         "(aten::conv2d -> conv2d, aten::linear/addmm/matmul -> linear or matmul, aten::batch_norm -> batchnorm, "
         "...){}",
         repeats > 1 ? fmt::format("; the op sequence holds {} passes over the network: averaged", repeats) : ""));
+  }
+  if (!passes.disagree.empty()) {
+    // Most ops suggest repeated passes, but a pass of this network does not hold every op type the trace has: a
+    // trace of another network (or of a different export). Nothing is averaged over passes.
+    std::vector<std::string> shown(
+        passes.disagree.begin(),
+        passes.disagree.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(5, passes.disagree.size())));
+    notes.push_back(fmt::format(
+        "not {} passes over the network: {} of {} op types disagree ({}{}); no passes averaged (a trace of another "
+        "network?); by order, {} of {} ops outside named ranges matched a layer (types whose count equals the "
+        "network's)",
+        passes.candidate, passes.disagree.size(), passes.op_types, core::join_list(shown, "; "),
+        passes.disagree.size() > shown.size() ? "; ..." : "", ops_credited, classified + ops.unclassified.size()));
   }
   if (!count_mismatches.empty())
     notes.push_back("not matched by order, the counts disagree: " + core::join_list(count_mismatches, "; "));

@@ -2,10 +2,50 @@
 // like, evaluated on small constant values and written back into the graph as Constant nodes.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "trace/onnx_importer.hpp"
 
 namespace framesim::trace::onnx_detail {
+
+namespace {
+
+/// The IEEE half-precision bit pattern nearest `f` (ties to even; overflow to infinity, NaN kept).
+std::uint16_t half_bits(float f) {
+  std::uint32_t x = 0;
+  std::memcpy(&x, &f, sizeof x);
+  const std::uint32_t sign = (x >> 16) & 0x8000U;
+  const std::uint32_t raw_exp = (x >> 23) & 0xffU;
+  std::uint32_t mant = x & 0x7fffffU;
+  if (raw_exp == 0xffU) return static_cast<std::uint16_t>(sign | 0x7c00U | (mant ? 0x200U : 0U));
+  const int exp = static_cast<int>(raw_exp) - 127 + 15;
+  if (exp >= 31) return static_cast<std::uint16_t>(sign | 0x7c00U);
+  std::uint32_t half = 0, rem = 0, mid = 0;
+  if (exp <= 0) {  // a subnormal half (or zero)
+    if (exp < -10) return static_cast<std::uint16_t>(sign);
+    mant |= 0x800000U;
+    const auto shift = static_cast<std::uint32_t>(14 - exp);
+    half = mant >> shift;
+    rem = mant & ((1U << shift) - 1U);
+    mid = 1U << (shift - 1U);
+  } else {
+    half = (static_cast<std::uint32_t>(exp) << 10) | (mant >> 13);
+    rem = mant & 0x1fffU;
+    mid = 0x1000U;
+  }
+  if (rem > mid || (rem == mid && (half & 1U))) ++half;  // a carry into the exponent is still right
+  return static_cast<std::uint16_t>(sign | half);
+}
+
+/// The bfloat16 bit pattern nearest `f` (ties to even).
+std::uint16_t bf16_bits(float f) {
+  std::uint32_t x = 0;
+  std::memcpy(&x, &f, sizeof x);
+  if (((x >> 23) & 0xffU) == 0xffU) return static_cast<std::uint16_t>((x >> 16) | ((x & 0xffffU) ? 0x40U : 0U));
+  return static_cast<std::uint16_t>((x + 0x7fffU + ((x >> 16) & 1U)) >> 16);
+}
+
+}  // namespace
 
 bool OnnxImporter::integer_type(int t) {
   using TP = onnx::TensorProto;
@@ -406,6 +446,9 @@ bool OnnxImporter::fold_small_values(const std::vector<int>& order) {
       for (double x : computed->v) t.add_float_data(static_cast<float>(x));
     } else if (type == TP::DOUBLE) {
       for (double x : computed->v) t.add_double_data(x);
+    } else if (type == TP::FLOAT16 || type == TP::BFLOAT16) {  // fp16 exports compute shapes in half precision
+      for (double x : computed->v)
+        t.add_int32_data(type == TP::FLOAT16 ? half_bits(static_cast<float>(x)) : bf16_bits(static_cast<float>(x)));
     } else {
       continue;
     }

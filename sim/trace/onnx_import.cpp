@@ -63,8 +63,11 @@
 //   they are immediates, e.g. the zero fill of a channel pad). Reshape, Flatten, Squeeze, Unsqueeze, Identity,
 //   Dropout -> reshape to ONNX's output shape (free: aliases its input). Transpose -> transpose. Pad -> pad
 //   (NCHW, spatial only; else custom data movement). Slice -> slice. Split -> one slice per output. Cast, CastLike,
-//   QuantizeLinear, DequantizeLinear -> cast (the scale arithmetic is not counted); a Cast to the type the tensor
-//   already has -> reshape (free).
+//   QuantizeLinear, DequantizeLinear -> cast (the scale arithmetic is not counted); with a scale or zero point
+//   computed at run time (DynamicQuantizeLinear's scalars): custom of class elementwise, 0 ops, reading all of
+//   them; a Cast to the type the tensor already has -> reshape (free). A scalar (rank 0) is written as shape [].
+//   If -> the nodes of one branch, inlined (a constant condition's; else the larger of the two, both costed, said
+//   in the warnings; onnx_control_flow.cpp). Loop, Scan -> refused by name.
 //   Anything else -> custom: reads its activation inputs and its constants (as weights), writes its output shape,
 //   0 ops; listed in the warnings ("costed as data movement"). Extra outputs of a node (MaxPool indices,
 //   LayerNormalization mean, ...) that something reads are written by 0-op custom layers without inputs.
@@ -78,8 +81,9 @@
 // Names: a layer is named after its node when that name is non-empty and unique, else OpType_index; a node that
 // becomes several layers adds _0, _1, ... (Split) or keeps its name on the layer writing its output.
 //
-// This file: the importer's entry point (import_onnx) and its first steps: reading the file, refusing control flow,
-// the initializers and the graph inputs (their shapes from the file or ImportOptions::input_shapes).
+// This file: the importer's entry point (import_onnx) and its first steps: reading the file, resolving If
+// (onnx_control_flow.cpp), refusing Loop and Scan, the initializers and the graph inputs (their shapes from the
+// file or ImportOptions::input_shapes).
 // The other parts of the importer: see onnx_importer.hpp.
 #include <google/protobuf/io/coded_stream.h>
 
@@ -91,7 +95,8 @@
 namespace framesim::trace::onnx_detail {
 
 ImportResult OnnxImporter::run() {
-  load();
+  if (!preloaded_) load();
+  resolve_if_nodes();
   reject_control_flow();
   collect_initializers();
   prepare_inputs();
@@ -115,27 +120,28 @@ ImportResult OnnxImporter::run() {
   }
   add_graph_outputs();
   finish_warnings();
+  result_.warnings.insert(result_.warnings.begin(), control_notes_.begin(), control_notes_.end());
   return std::move(result_);
 }
 
 void OnnxImporter::fail(const std::string& message) const { throw core::UserError(file_ + ": " + message); }
 
-/// If, Loop and Scan run subgraphs chosen or repeated at run time (reading outer tensors implicitly): framesim
-/// costs a static graph, so the first one is the error, by name, before anything downstream of it is blamed.
+/// Loop and Scan run subgraphs repeated at run time (reading outer tensors implicitly): framesim costs a static
+/// graph, so the first one is the error, by name, before anything downstream of it is blamed. (If nodes are
+/// resolved before: onnx_control_flow.cpp.)
 void OnnxImporter::reject_control_flow() const {
   const auto& g = model_.graph();
   for (int i = 0; i < g.node_size(); ++i) {
     const auto& node = g.node(i);
     if (!(node.domain().empty() || node.domain() == "ai.onnx")) continue;
     const std::string& op = node.op_type();
-    if (op != "If" && op != "Loop" && op != "Scan") continue;
+    if (op != "Loop" && op != "Scan") continue;
     int count = 0;
     for (const auto& other : g.node())
       if (other.op_type() == op && (other.domain().empty() || other.domain() == "ai.onnx")) ++count;
     fail(
-        fmt::format("node {} ({} \"{}\"){}: control flow ({} runs a subgraph chosen or repeated at run time) is "
-                    "not supported: framesim costs a static graph. Export the model with the branch resolved "
-                    "(e.g. a constant condition folded by onnx-simplifier) or without it",
+        fmt::format("node {} ({} \"{}\"){}: control flow ({} runs a subgraph repeated at run time) is not "
+                    "supported: framesim costs a static graph. Export the model with the loop unrolled or without it",
                     i, op, node.name(), count > 1 ? fmt::format(", the first of {} {} nodes", count, op) : "", op));
   }
 }

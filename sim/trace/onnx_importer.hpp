@@ -1,6 +1,7 @@
 // Internal to trace/: the ONNX importer (import_onnx, import.hpp), one class built per file and run once. What
 // becomes what is written at the top of onnx_import.cpp; the class's parts, one responsibility a file:
-//   onnx_import.cpp           entry point; reading the file, control flow refused, initializers, graph inputs
+//   onnx_import.cpp           entry point; reading the file, Loop and Scan refused, initializers, graph inputs
+//   onnx_control_flow.cpp     If: the branch a constant condition picks, else the larger of the two, inlined
 //   onnx_shape_inference.cpp  ONNX shape inference (in a child process) and the types it gives
 //   onnx_fold.cpp             constant folding of shape arithmetic (small values known at load time)
 //   onnx_graph.cpp            order, liveness, tensors and their shapes, graph inputs and outputs, warnings
@@ -130,6 +131,9 @@ class OnnxImporter {
   void load();
   void collect_initializers();
   void prepare_inputs();
+
+  // ---- onnx_control_flow.cpp
+  void resolve_if_nodes();
 
   // ---- onnx_shape_inference.cpp
   static void infer_in_process(onnx::ModelProto& m);
@@ -262,6 +266,9 @@ class OnnxImporter {
   std::unordered_map<std::string, int> init_index_;
   std::unordered_set<std::string> no_value_;
   std::unordered_set<std::string> computed_;  // values computed here (not the file's)
+  bool preloaded_ = false;                    // model_ given (a variant of the file with an If resolved), not read
+  bool first_branch_only_ = false;            // comparing two branches: further run-time Ifs at their then branch
+  std::vector<std::string> control_notes_;    // how each If was resolved
 };
 
 }  // namespace framesim::trace::onnx_detail

@@ -423,6 +423,13 @@ void OnnxImporter::map_node(const Ctx& c, const std::vector<Operand>& ops) {
   }
   if (op == "Cast" || op == "CastLike" || op == "QuantizeLinear" || op == "DequantizeLinear") {
     const Precision to = out_precision(c, 0, ops);
+    if (const auto read = activations(ops); read.size() > 1) {
+      // A scale or zero point computed at run time (DynamicQuantizeLinear's scalars): the conversion reads them
+      // too. Still no arithmetic counted, as for the cast; its class keeps it in its producer's epilogue.
+      emit_custom(c, c.node.output(0), read, 0, 0, precision_for(ops, to, std::nullopt), "", std::nullopt,
+                  "elementwise");
+      return;
+    }
     return single(c, ops, "cast", {{"to", to}});
   }
   if (op == "ReduceMean" || op == "ReduceMax" || op == "ReduceSum" || op == "ReduceMin" || op == "ReduceProd" ||

@@ -11,17 +11,18 @@
 //   input channels, out_channels from the kernel: depth_multiplier], FULLY_CONNECTED [linear; matmul when the
 //   weights are not constant], AVERAGE_POOL_2D / MAX_POOL_2D [avgpool / maxpool], MEAN / SUM / REDUCE_MAX over
 //   H and W [global_avgpool / global_maxpool; other axes: custom, one operation per input element],
-//   ADD / SUB / MUL / DIV / MAXIMUM / MINIMUM / POW [add ... pow; with a constant operand: elementwise over the
-//   activation operand(s)], RELU / RELU6 / RELU_N1_TO_1 / LOGISTIC / TANH / HARD_SWISH / LEAKY_RELU / PRELU / GELU
-//   / EXP / LOG / SQRT / ABS / NEG [relu / relu6 / clip / sigmoid / tanh / hardswish / leaky_relu / leaky_relu /
-//   gelu / exp / log / sqrt / abs / neg], CONCATENATION [concat], RESHAPE / SQUEEZE / EXPAND_DIMS [reshape, free],
-//   TRANSPOSE [transpose], PAD / PADV2 / MIRROR_PAD [pad over H and W; other axes: custom copy], RESIZE_BILINEAR /
-//   RESIZE_NEAREST_NEIGHBOR [resize linear / nearest], SOFTMAX / LOG_SOFTMAX [softmax], STRIDED_SLICE / SLICE /
-//   SPLIT / SPLIT_V [slice (+ reshape for shrunk axes)], GATHER [embedding of a constant table; slice or custom
-//   of an activation], BATCH_MATMUL [matmul; one input with weights when the right side is constant],
-//   QUANTIZE / DEQUANTIZE / CAST of an activation [cast], TRANSPOSE_CONV and MediaPipe's CUSTOM
-//   Convolution2DTransposeBias [custom of class conv: 2 x N x H x W x Cin x kh x kw x Cout ops, kernel and bias as
-//   weights; the output_shape input is not].
+//   ADD / SUB / MUL / DIV / MAXIMUM / MINIMUM / POW [add ... pow; with a constant operand of one element (an
+//   immediate): elementwise over the activation operand(s); of more (a bias, a scale): custom of class elementwise,
+//   the same ops, the constants as weights at their stored precision; PRELU's slopes likewise, 2 ops per element], RELU
+//   / RELU6 / RELU_N1_TO_1 / LOGISTIC / TANH / HARD_SWISH / LEAKY_RELU / PRELU / GELU / EXP / LOG / SQRT / ABS / NEG
+//   [relu / relu6 / clip / sigmoid / tanh / hardswish / leaky_relu / leaky_relu / gelu / exp / log / sqrt / abs / neg],
+//   CONCATENATION [concat], RESHAPE / SQUEEZE / EXPAND_DIMS [reshape, free], TRANSPOSE [transpose], PAD / PADV2 /
+//   MIRROR_PAD [pad over H and W; other axes: custom copy], RESIZE_BILINEAR / RESIZE_NEAREST_NEIGHBOR [resize linear /
+//   nearest], SOFTMAX / LOG_SOFTMAX [softmax], STRIDED_SLICE / SLICE / SPLIT / SPLIT_V [slice (+ reshape for shrunk
+//   axes)], GATHER [embedding of a constant table; slice or custom of an activation], BATCH_MATMUL [matmul; one input
+//   with weights when the right side is constant], QUANTIZE / DEQUANTIZE / CAST of an activation [cast], TRANSPOSE_CONV
+//   and MediaPipe's CUSTOM Convolution2DTransposeBias [custom of class conv: 2 x N x H x W x Cin x kh x kw x Cout ops,
+//   kernel and bias as weights; the output_shape input is not].
 // Fused activations in the options become an activation layer after the op (automatic fusion folds it back).
 // Constants: an operator whose inputs are all constant is folded (no layer). In particular a DEQUANTIZE of a
 // constant FLOAT16 (or INT8) tensor is folded into the layer it feeds, which holds its weights at the stored
@@ -34,11 +35,12 @@
 // several layers: a fused activation, free reshapes), and the description states "N operators -> L layers from
 // M operators, F folded" with M + F = N. Shapes framesim computes are checked against the shapes the file
 // states; a difference is a warning. --input shapes (ImportOptions::input_shapes) are in the model's own layout
-// (NHWC for images); with them the file's static shapes are not checked, and RESHAPE follows its new_shape.
+// (NHWC for images); with them the file's static shapes are not checked, and RESHAPE follows its new_shape, or
+// its target computed from SHAPE of an activation (SHAPE and the integer arithmetic after it are folded).
 //
 // This file: the entry point (import_tflite), reading and verifying the flatbuffer, and the end of an import
 // (graph outputs, accounting, warnings). tflite_tensors.cpp: tensors, layout and emitting layers;
-// tflite_ops.cpp: one costing function per operator family.
+// tflite_ops.cpp: one costing function per operator family; tflite_fold.cpp: shape arithmetic computed at load time.
 #include <algorithm>
 #include <cstring>
 #include <fstream>
@@ -259,11 +261,6 @@ void Importer::finish() {
         fmt::format("{} reductions over axes other than height and width are custom layers of one "
                     "operation per input element: {}",
                     other_reductions_.size(), list_some(other_reductions_)));
-  if (!constant_operands_.empty())
-    warnings_.push_back(
-        fmt::format("{} constant operands of elementwise ops ({} bytes) are not counted as weights "
-                    "or traffic: {}",
-                    constant_operands_.size(), constant_operand_bytes_, list_some(constant_operands_)));
   if (!batched_constants_.empty())
     warnings_.push_back(
         fmt::format("BATCH_MATMUL with a batched constant right operand counts one batch of "

@@ -104,6 +104,10 @@ class Importer {
   int custom_layer(const Op& o, const std::vector<int>& inputs, std::size_t pos, double ops = 0,
                    bool constants_as_weights = false);
 
+  // ---- tflite_fold.cpp
+  std::optional<std::vector<std::int64_t>> fold_values(const Op& o) const;
+  void shape_op(const Op& o);
+
   // ---- tflite_ops.cpp
   void import_operator(std::size_t k);
   void fold(const Op& o);
@@ -118,7 +122,8 @@ class Importer {
   void reduce(const Op& o, std::string_view global_op);
   int broadcast_ready(const Op& o, int t, std::size_t out_rank);
   void binary(const Op& o, std::string_view op);
-  void note_constant_operands(const Op& o, const std::vector<int>& constants);
+  int weights_of(const std::vector<int>& constants) const;
+  int weighted_elementwise(const Op& o, const std::vector<int>& inputs, double per_element, int stored);
   void unary(const Op& o, std::string_view op);
   void concatenation(const Op& o);
   void reshape_op(const Op& o);
@@ -142,14 +147,14 @@ class Importer {
   model::NetworkSpec net_;
   std::vector<std::string> warnings_;
   std::set<std::string> used_names_;
-  std::set<std::size_t> sourced_ops_;             // operators that became at least one layer
-  std::map<std::string, int> folded_dequantize_;  // by stored type
-  std::map<std::string, int> folded_other_;       // by op name
+  std::set<std::size_t> sourced_ops_;                // operators that became at least one layer
+  std::map<std::string, int> folded_dequantize_;     // by stored type
+  std::map<std::string, int> folded_other_;          // by op name
+  std::map<int, std::vector<std::int64_t>> values_;  // shape arithmetic: values computed here (SHAPE, its folds)
   std::map<std::string, std::vector<std::string>> unknown_;
   std::map<std::string, std::set<std::string>> odd_types_;
-  std::vector<std::string> other_pads_, other_reductions_, constant_operands_, batched_constants_, computed_weights_,
-      variables_, mismatches_;
-  double constant_operand_bytes_ = 0;
+  std::vector<std::string> other_pads_, other_reductions_, batched_constants_, computed_weights_, variables_,
+      mismatches_;
 };
 
 }  // namespace framesim::trace::tflite_detail

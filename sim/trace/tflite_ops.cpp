@@ -55,6 +55,7 @@ void Importer::fold(const Op& o) {
       s.data = -1;
     }
   }
+  if (auto v = fold_values(o)) values_[o.out[0]] = std::move(*v);
   if (o.code == fb::BuiltinOperator_DEQUANTIZE && first >= 0) {
     const char* n = fb::EnumNameTensorType(slots_[static_cast<std::size_t>(first)].stored);
     folded_dequantize_[n && *n ? n : "?"]++;
@@ -102,6 +103,7 @@ void Importer::dispatch(const Op& o) {
     case fb::BuiltinOperator_SQUEEZE:
     case fb::BuiltinOperator_EXPAND_DIMS: return reshape_op(o);
     case fb::BuiltinOperator_TRANSPOSE: return transpose(o);
+    case fb::BuiltinOperator_SHAPE: return shape_op(o);
     case fb::BuiltinOperator_PAD:
     case fb::BuiltinOperator_PADV2:
     case fb::BuiltinOperator_MIRROR_PAD: return pad(o);
@@ -296,33 +298,64 @@ void Importer::binary(const Op& o, std::string_view op) {
   const std::size_t rank = file_shape(o.out[0]).size();
   std::vector<int> inputs;
   for (int t : activations) inputs.push_back(broadcast_ready(o, t, rank));
-  note_constant_operands(o, constants);
   const Precision a = out_precision(o);
+  const double per_element = static_cast<double>(activations.size() + constants.size()) - 1.0;
   int t;
   if (constants.empty() && inputs.size() >= 2) {
     t = emit(o, op, out_name(o), {}, inputs, same(a));
+  } else if (const int w = weights_of(constants); w >= 0) {
+    t = weighted_elementwise(o, inputs, per_element, w);
   } else {
-    // A constant operand (a scale, a bias): framesim's elementwise over the activations, same operation count.
-    const double per_element = static_cast<double>(activations.size() + constants.size()) - 1.0;
+    // Constant operands of one element (immediates): framesim's elementwise over the activations, same count.
     t = emit(o, "elementwise", out_name(o), {{"ops_per_element", per_element}}, inputs, same(a));
   }
   t = fused(o, t, act_fn, out_name(o));
   bind(o, 0, t);
 }
 
-void Importer::note_constant_operands(const Op& o, const std::vector<int>& constants) {
-  for (int c : constants) {
-    const double bytes = model::tensor_bytes(model::shape_elements(file_shape(c)), stored_precision(c));
-    constant_operand_bytes_ += bytes;
-    constant_operands_.push_back(fmt::format("{} ({})", out_name(o), tensor_name(c)));
+/// The last constant in `constants` of more than one element (a bias, a scale, PRELU's slopes: weights), or -1
+/// when each is one element (an immediate, folded into the instruction: no bytes).
+int Importer::weights_of(const std::vector<int>& constants) const {
+  int w = -1;
+  for (int c : constants)
+    if (model::shape_elements(file_shape(c)) > 1) w = c;
+  return w;
+}
+
+/// An elementwise op with constant operands stored as weights: custom of class elementwise (automatic fusion still
+/// takes it into its producer's epilogue), `per_element` ops per output element, the constants of more than one
+/// element as weights at their stored precision. The output is the activations' broadcast shape, or the file's when
+/// a constant broadcasts it larger (without --input; with it, the file's shapes may be placeholders).
+int Importer::weighted_elementwise(const Op& o, const std::vector<int>& inputs, double per_element, int stored) {
+  Shape shape;
+  for (int t : inputs) {
+    const Shape& s = spec(t).shape;
+    if (s.size() > shape.size()) shape.insert(shape.begin(), s.size() - shape.size(), 1);
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      auto& d = shape[shape.size() - s.size() + i];
+      d = std::max(d, s[i]);
+    }
   }
+  const Shape file = out_shape(o);
+  if (options_.input_shapes.empty() && model::shape_elements(file) > model::shape_elements(shape)) shape = file;
+  double weights = 0;
+  for (int c : constant_inputs(o))
+    if (model::shape_elements(file_shape(c)) > 1) weights += model::shape_elements(file_shape(c));
+  const Precision a = out_precision(o);
+  OpParams params{{"output_shape", shape},
+                  {"ops", per_element * model::shape_elements(shape)},
+                  {"weights", static_cast<std::int64_t>(weights)},
+                  {"class", std::string("elementwise")}};
+  return emit(o, "custom", out_name(o), params, inputs, {stored_precision(stored), a, a});
 }
 
 void Importer::unary(const Op& o, std::string_view op) {
   const int x = data_input(o);
-  std::vector<int> rest = constant_inputs(o);
-  note_constant_operands(o, rest);  // PRELU's slopes
-  int t = emit(o, op, out_name(o), {}, {act(o, x)}, same(out_precision(o)));
+  const int slopes = weights_of(constant_inputs(o));  // PRELU's slopes, one per channel (or per element)
+  const int in = act(o, x);
+  // PRELU: compare and multiply per element, as leaky_relu, with the slopes read as weights.
+  const int t = slopes >= 0 ? weighted_elementwise(o, {in}, 2.0, slopes)
+                            : emit(o, op, out_name(o), {}, {in}, same(out_precision(o)));
   bind(o, 0, t);
 }
 

@@ -74,6 +74,7 @@ Precision Importer::precision_of_type(fb::TensorType type, int t) {
 /// Values of a constant integer tensor (INT32 or INT64), if they are at hand.
 std::optional<std::vector<std::int64_t>> Importer::const_ints(int t) const {
   if (t < 0 || !slots_[static_cast<std::size_t>(t)].constant) return std::nullopt;
+  if (auto it = values_.find(t); it != values_.end()) return it->second;
   const int src = slots_[static_cast<std::size_t>(t)].data;
   if (src < 0) return std::nullopt;
   const auto* tt = tensor(src);

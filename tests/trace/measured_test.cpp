@@ -164,6 +164,63 @@ TEST(PyTorchTrace, CountsThatDisagreeAreNotMatchedByOrder) {
   EXPECT_DOUBLE_EQ(measured(m, "aten::conv2d #3"), 10e-6);
 }
 
+TEST(PyTorchTrace, RepeatedPassesNeedEveryOpTypeToAgree) {
+  // The network (three_layers.yaml) is conv2d, relu, conv2d: per pass 2 conv2d and 1 relu.
+  // (a) Two clean passes: 4 conv2d (10, 20, 30, 40 us in order) and 2 relu: every type is 2 x its layers, so 2
+  //     passes are claimed; conv1 is the mean of the 1st and 3rd conv2d (10 and 30 us: 20 us), conv2 of the 2nd
+  //     and 4th (20 and 40: 30 us), relu1 of both relus (2 and 4: 3 us).
+  const auto clean = trace::parse_measured_trace(cpu_trace({{"aten::conv2d", 0, 10},
+                                                            {"aten::relu", 20, 2},
+                                                            {"aten::conv2d", 30, 20},
+                                                            {"aten::conv2d", 60, 30},
+                                                            {"aten::relu", 100, 4},
+                                                            {"aten::conv2d", 110, 40}}),
+                                                 "t.json");
+  const auto ok = trace::match_measurements(clean, three_layers());
+  EXPECT_TRUE(has_note(ok.notes, "the op sequence holds 2 passes over the network: averaged")) << all_notes(ok.notes);
+  EXPECT_NEAR(measured(ok, "conv1"), 20e-6, 1e-12);
+  EXPECT_NEAR(measured(ok, "conv2"), 30e-6, 1e-12);
+  EXPECT_NEAR(measured(ok, "relu1"), 3e-6, 1e-12);
+
+  // (b) The same with a third relu: conv2d still votes for 2 passes (4 ops = 2 x 2 layers) and outvotes relu's 3,
+  //     but 3 relu ops are not 1 relu layer x 2: no pass is claimed, nothing averaged. At one pass neither type's
+  //     count equals the network's (4 != 2, 3 != 1): 0 of the 7 ops match by order.
+  const auto odd = trace::parse_measured_trace(cpu_trace({{"aten::conv2d", 0, 10},
+                                                          {"aten::relu", 20, 2},
+                                                          {"aten::conv2d", 30, 20},
+                                                          {"aten::relu", 55, 2},
+                                                          {"aten::conv2d", 60, 30},
+                                                          {"aten::relu", 100, 4},
+                                                          {"aten::conv2d", 110, 40}}),
+                                               "t.json");
+  const auto m = trace::match_measurements(odd, three_layers());
+  EXPECT_FALSE(has_note(m.notes, "passes over the network: averaged")) << all_notes(m.notes);
+  EXPECT_TRUE(has_note(m.notes,
+                       "not 2 passes over the network: 1 of 2 op types disagree (3 relu ops, not 1 relu layer x 2); "
+                       "no passes averaged (a trace of another network?); by order, 0 of 7 ops outside named ranges "
+                       "matched a layer"))
+      << all_notes(m.notes);
+  EXPECT_EQ(match_of(m, "conv1"), nullptr);
+  EXPECT_EQ(match_of(m, "relu1"), nullptr);
+
+  // (c) Two passes of conv2d and relu and one aten::sigmoid the network has no layer for: the pass does not hold
+  //     every type (1 sigmoid op, not 0 sigmoid layers x 2): refused likewise.
+  const auto extra = trace::parse_measured_trace(cpu_trace({{"aten::conv2d", 0, 10},
+                                                            {"aten::relu", 20, 2},
+                                                            {"aten::conv2d", 30, 20},
+                                                            {"aten::conv2d", 60, 30},
+                                                            {"aten::relu", 100, 4},
+                                                            {"aten::conv2d", 110, 40},
+                                                            {"aten::sigmoid", 160, 1}}),
+                                                 "t.json");
+  const auto e = trace::match_measurements(extra, three_layers());
+  EXPECT_TRUE(has_note(e.notes,
+                       "not 2 passes over the network: 1 of 3 op types disagree (1 sigmoid op, not 0 "
+                       "sigmoid layers x 2)"))
+      << all_notes(e.notes);
+  EXPECT_EQ(match_of(e, "conv1"), nullptr);
+}
+
 TEST(PyTorchTrace, InputDimsThatDisagreeAreReported) {
   const std::string text = R"({"traceEvents": [
 {"ph": "X", "cat": "cpu_op", "name": "aten::conv2d", "pid": 1, "tid": 1, "ts": 0, "dur": 10, "args": {"Input Dims": [[1, 3, 32, 32], [8, 3, 3, 3]]}},

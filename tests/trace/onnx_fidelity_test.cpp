@@ -1,7 +1,8 @@
 // ONNX import fidelity on the patterns real exporters write (issue 9): activations written as subgraphs
 // (hardswish, SiLU, GELU, scale/offset by constants) fused into the producing convolution as TensorRT and the
-// TFLite delegates fuse them; a Split of a constant that feeds Concat -> Pad folded; control flow named.
-// Oracles: byte counts by hand (a fused kernel reads its input and weights and writes its output once).
+// TFLite delegates fuse them; a Split of a constant that feeds Concat -> Pad folded; If costed (its constant branch, or
+// the larger of the two), Loop named. Oracles: byte counts by hand (a fused kernel reads its input and weights and
+// writes its output once).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
@@ -21,6 +22,7 @@ namespace fs = std::filesystem;
 using namespace framesim;
 using framesim::testing::GraphBuilder;
 using framesim::testing::seed_device;
+using framesim::testing::set_int;
 
 namespace {
 
@@ -152,28 +154,110 @@ TEST(OnnxFidelity, ASplitConstantFeedingConcatThenPadIsFolded) {
             (model::Shape{1, 3, 10, 10}));
 }
 
-TEST(OnnxFidelity, ControlFlowIsAnErrorNamingTheIf) {
+/// x [1, 4] -> MatMul w1 [4, 8] -> r [1, 8] -> If(cond) -> y -> Sigmoid -> z. then_branch: MatMul of r by its own
+/// initializer w2 [8, 16] -> [1, 16]; else_branch: Relu of r -> [1, 8]. `cond` is set by `condition` (a run-time
+/// value, or a constant).
+GraphBuilder if_graph(const std::function<void(GraphBuilder&)>& condition) {
   GraphBuilder g(13);
-  g.input("x", {1, 4}).floats("zero", {}, {0.0F});
-  g.node("Relu", {"x"}, {"r"}, "relu");
-  g.node("ReduceSum", {"x"}, {"s"}, "sum");
-  g.node("Greater", {"s", "zero"}, {"cond"}, "gt");
+  g.input("x", {1, 4}).weight("w1", {4, 8});
+  g.node("MatMul", {"x", "w1"}, {"r"}, "fc1");
+  condition(g);
   auto& branch = g.node("If", {"cond"}, {"y"}, "branchy");
-  for (const char* name : {"then_branch", "else_branch"}) {
-    auto* a = branch.add_attribute();
-    a->set_name(name);
-    a->set_type(onnx::AttributeProto::GRAPH);
-    auto* sub = a->mutable_g();
-    sub->set_name(name);
-    auto* n = sub->add_node();
-    n->set_op_type("Identity");
-    n->add_input("r");
-    n->add_output(std::string(name) + "_out");
-    sub->add_output()->set_name(std::string(name) + "_out");
-  }
+  auto* then_attr = branch.add_attribute();
+  then_attr->set_name("then_branch");
+  then_attr->set_type(onnx::AttributeProto::GRAPH);
+  auto* then_g = then_attr->mutable_g();
+  then_g->set_name("then");
+  auto* w2 = then_g->add_initializer();
+  w2->set_name("w2");  // a branch's own weights
+  w2->set_data_type(onnx::TensorProto::FLOAT);
+  w2->add_dims(8);
+  w2->add_dims(16);
+  w2->set_raw_data(std::string(8 * 16 * 4, '\0'));
+  auto* mm = then_g->add_node();
+  mm->set_op_type("MatMul");
+  mm->set_name("fc2");
+  mm->add_input("r");
+  mm->add_input("w2");
+  mm->add_output("t");
+  then_g->add_output()->set_name("t");
+  auto* else_attr = branch.add_attribute();
+  else_attr->set_name("else_branch");
+  else_attr->set_type(onnx::AttributeProto::GRAPH);
+  auto* else_g = else_attr->mutable_g();
+  else_g->set_name("else");
+  auto* relu = else_g->add_node();
+  relu->set_op_type("Relu");
+  relu->set_name("act");
+  relu->add_input("r");
+  relu->add_output("e");
+  else_g->add_output()->set_name("e");
   g.node("Sigmoid", {"y"}, {"z"}, "sig");
   g.output("z");
-  const fs::path p = save(g.model(), "if.onnx");
+  return g;
+}
+
+std::string all_warnings(const trace::ImportResult& r) {
+  std::string out;
+  for (const auto& w : r.warnings) out += w + "\n";
+  return out;
+}
+
+// A condition computed at run time (ReduceSum(x) > 0): both branches costed, the larger kept. By hand:
+//   fc1 2 x 4 x 8 = 64 ops. then: fc2 2 x 8 x 16 = 256 ops, the sigmoid on [1, 16] 4 x 16 = 64 ops (neg, exp,
+//   add, divide per element): 384 ops. else: relu on [1, 8] 8 ops, the sigmoid on [1, 8] 4 x 8 = 32 ops: 104 ops.
+//   The larger is then: 384 ops, and the
+//   weights w1 (4 x 8 x 4 B = 128 B) and w2 (8 x 16 x 4 B = 512 B): 640 B. The condition's nodes feed nothing
+//   once the If is resolved, so they are dropped.
+TEST(OnnxFidelity, IfWithARunTimeConditionCostsTheLargerBranch) {
+  auto g = if_graph([](GraphBuilder& b) {
+    b.floats("zero", {}, {0.0F});
+    b.node("ReduceSum", {"x"}, {"s"}, "sum");
+    b.node("Greater", {"s", "zero"}, {"cond"}, "gt");
+  });
+  const fs::path p = save(g.model(), "if_runtime.onnx");
+  const auto r = trace::import_onnx(p);
+  fs::remove(p);
+  EXPECT_DOUBLE_EQ(r.network.total_ops(), 384) << all_warnings(r);
+  EXPECT_DOUBLE_EQ(r.network.total_weight_bytes(), 640);
+  EXPECT_TRUE(r.network.find_layer("branchy/then/fc2"));
+  EXPECT_NE(all_warnings(r).find("If \"branchy\": the condition is computed at run time; both branches costed "
+                                 "(then_branch 384 ops and"),
+            std::string::npos)
+      << all_warnings(r);
+  EXPECT_NE(all_warnings(r).find("else_branch 104 ops and"), std::string::npos) << all_warnings(r);
+  EXPECT_NE(all_warnings(r).find("the larger, then_branch, is the network (a bound for either)"), std::string::npos);
+}
+
+// A constant condition (false) picks its branch: 64 + 8 + 32 = 104 ops (see above), weights w1 only: 128 B.
+TEST(OnnxFidelity, IfWithAConstantConditionCostsThatBranch) {
+  auto g = if_graph([](GraphBuilder& b) {
+    auto* t = b.model().mutable_graph()->add_initializer();
+    t->set_name("cond");
+    t->set_data_type(onnx::TensorProto::BOOL);
+    t->add_int32_data(0);
+  });
+  const fs::path p = save(g.model(), "if_constant.onnx");
+  const auto r = trace::import_onnx(p);
+  fs::remove(p);
+  EXPECT_DOUBLE_EQ(r.network.total_ops(), 104) << all_warnings(r);
+  EXPECT_DOUBLE_EQ(r.network.total_weight_bytes(), 128);
+  EXPECT_NE(all_warnings(r).find("If \"branchy\": the condition is the constant false: its else_branch is costed"),
+            std::string::npos)
+      << all_warnings(r);
+}
+
+// Loop repeats its body a number of times known at run time: still refused, by name.
+TEST(OnnxFidelity, LoopIsAnErrorNamingIt) {
+  GraphBuilder g(13);
+  g.input("x", {1, 4});
+  auto& loop = g.node("Loop", {"", ""}, {"y"}, "loopy");
+  auto* a = loop.add_attribute();
+  a->set_name("body");
+  a->set_type(onnx::AttributeProto::GRAPH);
+  a->mutable_g()->set_name("body");
+  g.output("y");
+  const fs::path p = save(g.model(), "loop.onnx");
   std::string message;
   try {
     trace::import_onnx(p);
@@ -181,5 +265,36 @@ TEST(OnnxFidelity, ControlFlowIsAnErrorNamingTheIf) {
     message = e.what();
   }
   fs::remove(p);
-  EXPECT_NE(message.find("node 3 (If \"branchy\"): control flow"), std::string::npos) << message;
+  EXPECT_NE(message.find("node 0 (Loop \"loopy\"): control flow"), std::string::npos) << message;
+}
+
+// The shape chain an fp16 export writes for an upsampling: Shape(x) -> Gather H, W -> Cast to float16 -> Mul by
+// 2 -> Cast to int64 -> Concat with N, C -> Resize(x, sizes) -> Concat with a skip [1, 4, 16, 16] on channels.
+// Every value is known from the static input, so the Resize is 1 x 8 x 16 x 16 and the Concat 1 x 12 x 16 x 16.
+// By hand: the concat writes 12 x 256 fp16 elements = 6,144 B.
+TEST(OnnxFidelity, ShapeChainThroughFp16CastsIsFolded) {
+  GraphBuilder g(13);
+  g.input("x", {1, 8, 8, 8}, onnx::TensorProto::FLOAT16).input("skip", {1, 4, 16, 16}, onnx::TensorProto::FLOAT16);
+  g.ints("hw", {2, 3}).ints("nc", {1, 8});
+  auto* two = g.model().mutable_graph()->add_initializer();
+  two->set_name("two");
+  two->set_data_type(onnx::TensorProto::FLOAT16);
+  two->set_raw_data(std::string("\x00\x40", 2));  // 2.0 in IEEE half precision
+  g.node("Shape", {"x"}, {"s"}, "shape");
+  set_int(g.node("Gather", {"s", "hw"}, {"g"}, "gather"), "axis", 0);
+  set_int(g.node("Cast", {"g"}, {"gf"}, "to_half"), "to", onnx::TensorProto::FLOAT16);
+  g.node("Mul", {"gf", "two"}, {"m"}, "twice");
+  set_int(g.node("Cast", {"m"}, {"mi"}, "to_int"), "to", onnx::TensorProto::INT64);
+  set_int(g.node("Concat", {"nc", "mi"}, {"sizes"}, "sizes"), "axis", 0);
+  g.node("Resize", {"x", "", "", "sizes"}, {"up"}, "up");
+  set_int(g.node("Concat", {"up", "skip"}, {"y"}, "cat"), "axis", 1);
+  g.output("y", onnx::TensorProto::FLOAT16);
+  const fs::path p = save(g.model(), "fp16_shape_chain.onnx");
+  const auto r = trace::import_onnx(p);
+  fs::remove(p);
+  const auto cat = r.network.find_layer("cat");
+  ASSERT_TRUE(cat) << all_warnings(r);
+  const auto& y = r.network.tensors[static_cast<std::size_t>(r.network.layers[static_cast<std::size_t>(*cat)].output)];
+  EXPECT_EQ(y.shape, (model::Shape{1, 12, 16, 16})) << all_warnings(r);
+  EXPECT_DOUBLE_EQ(y.bytes(), 6144);
 }

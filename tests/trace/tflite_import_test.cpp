@@ -433,6 +433,44 @@ TEST_F(TfliteImport, DynamicBatchNeedsAnInputShape) {
             p.string() + ": --input names 'images', which is not an input of the model (inputs: image)");
 }
 
+/// A model stored with placeholder shapes (x is [1, 1], its signature [1, -1]) whose reshape target is computed
+/// from the input's shape: SHAPE(x) -> STRIDED_SLICE [0] (shrunk to a scalar) -> PACK(n, 5, 256) -> RESHAPE ->
+/// SOFTMAX. With --input x=1x1280 the target folds to [1, 5, 256] and the softmax runs on it.
+/// By hand: softmax 5 ops per element x 1,280 elements = 6,400 ops; its input and output 1,280 x 4 B = 5,120 B each.
+TEST_F(TfliteImport, InputShapeIsCarriedThroughComputedReshapeTargets) {
+  ModelWriter w;
+  const int x = w.tensor("x", {1, 1}, tfl::TensorType_FLOAT32, {1, -1});
+  const int s = w.tensor("x_shape", {2}, tfl::TensorType_INT32);
+  w.op(tfl::BuiltinOperator_SHAPE, {x}, {s});
+  const int begin = w.ints("begin", {0}), end = w.ints("end", {1}), stride = w.ints("stride", {1});
+  const int n = w.tensor("n", {}, tfl::TensorType_INT32);
+  w.op(tfl::BuiltinOperator_STRIDED_SLICE, {s, begin, end, stride}, {n}, tfl::BuiltinOptions_StridedSliceOptions,
+       tfl::CreateStridedSliceOptions(w.fbb, 0, 0, 0, 0, 1).Union());
+  auto scalar = [&](const std::string& name, int32_t v) {
+    std::vector<uint8_t> data(4);
+    std::memcpy(data.data(), &v, 4);
+    return w.constant(name, {}, tfl::TensorType_INT32, data);
+  };
+  const int five = scalar("five", 5), width = scalar("width", 256);
+  const int target = w.tensor("target", {3}, tfl::TensorType_INT32);
+  w.op(tfl::BuiltinOperator_PACK, {n, five, width}, {target}, tfl::BuiltinOptions_PackOptions,
+       tfl::CreatePackOptions(w.fbb, 3, 0).Union());
+  const int y = w.tensor("y", {1, 1, 1}, tfl::TensorType_FLOAT32);
+  w.op(tfl::BuiltinOperator_RESHAPE, {x, target}, {y});
+  const int z = w.tensor("z", {1, 1, 1}, tfl::TensorType_FLOAT32);
+  w.op(tfl::BuiltinOperator_SOFTMAX, {y}, {z});
+  w.inputs = {x};
+  w.outputs = {z};
+  const auto p = write("placeholder_shapes.tflite", w.finish());
+  trace::ImportOptions options;
+  options.input_shapes["x"] = {1, 1280};
+  const auto r = trace::import_tflite(p, options);
+  EXPECT_EQ(output_of(r.network, "y").shape, (Shape{1, 5, 256})) << join(r.warnings);
+  EXPECT_EQ(output_of(r.network, "z").shape, (Shape{1, 5, 256}));
+  EXPECT_DOUBLE_EQ(r.network.total_ops(), 6400);
+  EXPECT_DOUBLE_EQ(output_of(r.network, "z").bytes(), 5120);
+}
+
 /// Most mapped operators in one float model; shapes are stated in the file and checked by the importer (a
 /// mismatch would be a warning), layers checked here.
 TEST_F(TfliteImport, OperatorMappings) {
@@ -472,7 +510,7 @@ TEST_F(TfliteImport, OperatorMappings) {
   const int mean = w.tensor("mean", {1, 16});
   w.op(O::BuiltinOperator_MEAN, {cat, axes}, {mean}, tfl::BuiltinOptions_ReducerOptions,
        tfl::CreateReducerOptions(w.fbb, false).Union());
-  // ADD of a constant vector: elementwise over the activation, the constant reported.
+  // ADD of a constant vector: elementwise over the activation, the constant as weights.
   const int shift = w.constant("shift", {16}, tfl::TensorType_FLOAT32);
   const int shifted = w.tensor("shifted", {1, 16});
   w.op(O::BuiltinOperator_ADD, {mean, shift}, {shifted}, tfl::BuiltinOptions_AddOptions,
@@ -528,13 +566,12 @@ TEST_F(TfliteImport, OperatorMappings) {
   const auto result = trace::import_tflite(write("zoo.tflite", w.finish()));
   const auto& net = result.network;
 
-  // Two warnings: the folded DEQUANTIZE and the constant operand of the ADD. No shape differs from the file's.
-  ASSERT_EQ(result.warnings.size(), 2u) << join(result.warnings);
+  // One warning: the folded DEQUANTIZE (the constant operand of the ADD is counted as weights). No shape differs
+  // from the file's.
+  ASSERT_EQ(result.warnings.size(), 1u) << join(result.warnings);
   EXPECT_EQ(result.warnings[0],
             "1 DEQUANTIZE operators of constant tensors (1 of FLOAT16) folded into the layers "
             "they feed: those layers hold their weights at the stored precision");
-  EXPECT_EQ(result.warnings[1],
-            "1 constant operands of elementwise ops (64 bytes) are not counted as weights or traffic: shifted (shift)");
 
   // depthwise, multiplier 2: 8 outputs channels x 64 positions x 9 taps x 2 + 512 bias = 9,728 ops; 72 + 8 weights.
   const auto& d = layer(net, "dw");
@@ -559,8 +596,11 @@ TEST_F(TfliteImport, OperatorMappings) {
   EXPECT_EQ(output_of(net, "transposed").shape, (Shape{1, 16, 8, 12}));  // NHWC [1,8,12,16] seen as NCHW
   EXPECT_EQ(layer(net, "mean").op, "global_avgpool");
   EXPECT_EQ(output_of(net, "mean/shape").shape, (Shape{1, 16}));
-  EXPECT_EQ(layer(net, "shifted").op, "elementwise");
+  // The ADD of a stored 16-element fp32 vector: 16 adds, the vector 16 x 4 B = 64 B of weights.
+  EXPECT_EQ(layer(net, "shifted").op, "custom");
+  EXPECT_EQ(layer(net, "shifted").op_class, model::OpClass::elementwise);
   EXPECT_DOUBLE_EQ(layer(net, "shifted").ops, 16);
+  EXPECT_DOUBLE_EQ(layer(net, "shifted").weight_bytes, 64);
   EXPECT_EQ(layer(net, "hs").op, "hardswish");
   EXPECT_EQ(layer(net, "gelu").op, "gelu");
   // BATCH_MATMUL by constant fp16 weights [4, 6] behind a DEQUANTIZE: 2 x 4 x 4 x 6 = 192 ops, 24 fp16 weights.
