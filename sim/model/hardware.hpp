@@ -87,6 +87,27 @@ struct SchedulerSpec {
 enum class UnitKind { cpu, gpu, npu, dsp, isp, mcu, accelerator };
 std::string_view unit_kind_name(UnitKind k);
 
+/// What a unit can run, as an accelerator's runtime declares it (NVIDIA's DLA runs convolutions, pooling and
+/// activations but no matrix product of two activations): a layer it refuses runs on `fallback` instead, with a
+/// hand-over each way (model/placement.hpp). A layer is supported when its op class is in `op_classes` or its op
+/// name in `ops` (both empty: any op), its compute precision in `precisions` (empty: any) and none of the
+/// tensors it reads or writes is larger than `max_tensor_bytes`. Free layers (reshapes) run anywhere.
+struct UnitCapabilities {
+  std::vector<OpClass> op_classes;
+  std::vector<std::string> ops;  // op names as networks write them ("conv2d", "relu")
+  std::vector<Precision> precisions;
+  std::optional<double> max_tensor_bytes;
+  std::optional<std::size_t> fallback;  // index into HardwareSpec::units
+};
+
+/// What handing a tensor to this unit from another costs besides the bytes (model/placement.hpp): a reformat
+/// kernel (it reads and writes the tensor at the innermost level both units share) on `reformat_unit` (none:
+/// this unit), and `launch_s` of fixed time on this unit before it starts (an engine launch).
+struct HandoverSpec {
+  std::optional<std::size_t> reformat_unit;
+  double launch_s = 0;
+};
+
 struct ComputeUnitSpec {
   std::string name;
   UnitKind kind = UnitKind::cpu;
@@ -105,6 +126,8 @@ struct ComputeUnitSpec {
   double static_power_W = 0;                     // at the nominal operating point
   PerPrecision<double> energy_per_op_J;          // at the nominal voltage
   SchedulerSpec scheduler;                       // how stages and tasks share it (a scenario may override)
+  std::optional<UnitCapabilities> capabilities;  // none: it runs every layer
+  HandoverSpec handover;                         // the cost of receiving a tensor from another unit
 
   double efficiency_for(Precision p) const { return efficiency[p].value_or(1.0); }
   /// The soft roof of op class `c` in precision `p`: its `by_op` entry, else the precision's efficiency.

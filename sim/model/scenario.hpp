@@ -75,6 +75,12 @@ struct SideWorkSpec {
 /// The contention sampling period when a hardware file has contention curves and the scenario gives none.
 inline constexpr double kDefaultContentionPeriod_s = 0.01;
 
+/// A cut of a stage's network: layers from `first_layer` on (up to the next cut) run on `unit`.
+struct SplitSpec {
+  std::size_t first_layer = 0;
+  std::size_t unit = 0;
+};
+
 struct StageSpec {
   std::string name;
   std::size_t unit = 0;
@@ -89,6 +95,11 @@ struct StageSpec {
   WorkSpec work;
   std::vector<SideWorkSpec> side_work;  // on other units, for every item
   std::optional<double> slice_s;        // the stage's share of the frame budget
+  /// Cuts of its network across units, ascending (model/placement.hpp compiles them, and the fallbacks of units
+  /// with capabilities, into chained stages before the engine sees the scenario).
+  std::vector<SplitSpec> split;
+  /// When this stage is a part of a split stage: the stage's name as the file wrote it (else empty).
+  std::string part_of;
   /// Measured layer times replayed instead of the roofline (network work): each matched kernel runs alone in
   /// its measured time at the nominal clock, still moving its bytes (so contention stays modelled).
   std::vector<Measurement> measured;
