@@ -119,9 +119,7 @@ std::string map_text(const MapReport& r, const SweepAnswers& answers) {
                        joules(number(m, "energy_mean_J")), verdict_of(m), row.label);
   };
   if (r.best) t += row_line(r.rows[*r.best], "best");
-  for (const auto& role : r.baselines)
-    for (const auto& row : r.rows)
-      if (row.role == role) t += row_line(row, role);
+  for (const auto& [role, i] : r.baselines) t += row_line(r.rows[i], role);
   if (r.best) {
     t += "\n   why it wins:\n";
     for (const auto& w : r.why) t += "     " + w + "\n";
@@ -203,9 +201,7 @@ std::string map_html(const MapReport& r, const SweepAnswers& answers) {
                     joules(number(row.result.metrics, "energy_mean_J")), verdict_of(row.result.metrics)});
   };
   if (r.best) add(r.rows[*r.best], "best");
-  for (const auto& role : r.baselines)
-    for (const auto& row : r.rows)
-      if (row.role == role) add(row, role);
+  for (const auto& [role, i] : r.baselines) add(r.rows[i], role);
   b += html::table({"", "mapping", "worst-path p99", "energy/frame", "verdict"}, base);
   b += html::figure(sweep_svg(r.title, results_of(r), answers, r.stages), "pareto",
                     "worst-path sustained p99 against energy per frame; every mapping is labelled with its index, "

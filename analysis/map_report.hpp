@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -17,24 +18,24 @@ namespace framesim::analysis {
 /// dropped, static (max_utilisation, worst_path_floor_s), tail (the run's why.tail), throttled_fraction.
 struct MapRow {
   std::string label;   // "detector=gpu, segmenter=dla0|gpu@40"
-  std::string role;    // "", "your scenario", "all on gpu", "one network per unit", "best"
+  std::string role;    // "", or the roles it plays: "your scenario, all on gpu", "best"
   SweepResult result;  // index: order of simulation; labels: per stage
 };
 
 struct MapReport {
   std::string title;
-  std::string objective;               // energy | p99
-  double space_size = 0;               // mappings in the space
-  std::size_t static_kept = 0;         // mappings the static pass kept
-  std::size_t simulations = 0;         // mappings simulated
-  std::string strategy;                // exhaustive | local
-  std::vector<std::string> stages;     // the space's stages (the label columns)
-  std::vector<MapRow> rows;            // in simulation order
-  std::optional<std::size_t> best;     // index into rows
-  std::vector<std::string> baselines;  // roles shown side by side, in this order
-  std::vector<std::string> why;        // lines: why the best wins
-  std::string best_file;               // the written scenario
-  std::string reproduced;              // what the rerun of best_file compared
+  std::string objective;                                       // energy | p99
+  double space_size = 0;                                       // mappings in the space
+  std::size_t static_kept = 0;                                 // mappings the static pass kept
+  std::size_t simulations = 0;                                 // mappings simulated
+  std::string strategy;                                        // exhaustive | local
+  std::vector<std::string> stages;                             // the space's stages (the label columns)
+  std::vector<MapRow> rows;                                    // in simulation order
+  std::optional<std::size_t> best;                             // index into rows
+  std::vector<std::pair<std::string, std::size_t>> baselines;  // (role, index into rows), side by side
+  std::vector<std::string> why;                                // lines: why the best wins
+  std::string best_file;                                       // the written scenario
+  std::string reproduced;                                      // what the rerun of best_file compared
   nlohmann::json provenance;
 };
 

@@ -10,6 +10,7 @@
 #include <set>
 #include <thread>
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -165,13 +166,22 @@ class Driver {
   const json& summary(const Mapping& m) const { return done_.at(m).second; }
   const fs::path& run_of(const Mapping& m) const { return run_dirs_.at(m); }
 
-  /// Simulates the mappings of `batch` not simulated yet (at most what the budget leaves), as one sweep.
+  /// Simulates the mappings of `batch` not simulated yet (at most what the budget leaves), as one sweep. The
+  /// empty mapping stands for the scenario as written (when the space does not hold it): a batch of its own.
   void evaluate(std::vector<Mapping> batch) {
     std::vector<Mapping> todo;
     std::set<Mapping> seen;
     for (auto& m : batch)
       if (!known(m) && seen.insert(m).second && todo.size() < left()) todo.push_back(m);
     if (todo.empty()) return;
+    auto overrides = [&](const Mapping& m) {
+      if (!m.empty()) return search_.overrides(m);
+      const auto& stage = search_.axes().front().stage;  // its own unit again: the file unchanged
+      for (const auto& s : base_.stages)
+        if (s.name == stage || s.part_of == stage)
+          return std::vector<config::Override>{{"stages." + stage + ".unit", base_.hardware.units[s.unit].name, {}}};
+      return std::vector<config::Override>{};
+    };
     const std::size_t number = batches_++;
     const fs::path file = dir_ / "batches" / fmt::format("{:03}.yaml", number);
     const fs::path out = dir_ / "batches" / fmt::format("{:03}", number);
@@ -182,7 +192,7 @@ class Driver {
         number, space_.name, space_.name, number, json(fs::absolute(a_.scenario).lexically_normal().string()).dump());
     if (space_.duration) text += fmt::format("duration: {}\n", json(*space_.duration).dump());
     text += "axes:\n";
-    const auto paths = search_.overrides(todo.front());
+    const auto paths = overrides(todo.front());
     for (std::size_t k = 0; k < paths.size(); ++k) {
       text += fmt::format("  {}: [", paths[k].path);
       for (std::size_t i = 0; i < todo.size(); ++i) text += (i ? ", " : "") + search_.overrides(todo[i])[k].value_yaml;
@@ -195,7 +205,7 @@ class Driver {
         self, "sweep", file.string(), "-o", out.string(), "-j", std::to_string(a_.jobs), "--keep-runs", "-q"};
     if (!a_.shard.empty()) args.insert(args.end(), {"--shard", a_.shard});
     for (;;) {
-      run_child(args);
+      run_child(args, out.string() + ".log");
       if (complete(out, todo.size())) break;
       if (a_.shard.empty())
         throw core::UserError(fmt::format("map: batch {} did not finish (see above)", file.string()));
@@ -219,10 +229,16 @@ class Driver {
     return true;
   }
 
-  static void run_child(const std::vector<std::string>& args) {
+  /// Runs `args` with its output in `log` (a batch's sweep prints its own table: the map prints the answer).
+  static void run_child(const std::vector<std::string>& args, const std::string& log) {
     const pid_t pid = ::fork();
     if (pid < 0) throw core::UserError("map: cannot fork");
     if (pid == 0) {
+      const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      if (fd >= 0) {
+        ::dup2(fd, STDOUT_FILENO);
+        ::dup2(fd, STDERR_FILENO);
+      }
       std::vector<char*> argv;
       for (const auto& s : args) argv.push_back(const_cast<char*>(s.c_str()));
       argv.push_back(nullptr);
@@ -245,11 +261,11 @@ class Driver {
   std::size_t batches_ = 0;
 };
 
-/// The best of the mappings simulated so far.
+/// The best of the mappings of the space simulated so far (the scenario as written, when outside it, is not one).
 std::optional<Mapping> best_of(const Driver& d, const std::string& objective) {
   std::optional<Mapping> best;
   for (const auto& m : d.order())
-    if (!best || MapSearch::better(d.outcome(m), d.outcome(*best), objective)) best = m;
+    if (!m.empty() && (!best || MapSearch::better(d.outcome(m), d.outcome(*best), objective))) best = m;
   return best;
 }
 
@@ -326,8 +342,11 @@ int run_map(const MapArgs& a) {
       break;
     }
   if (auto m = search.one_per_unit()) baselines.emplace_back("one network per unit", *m);
+  const bool written_in_space = !baselines.empty() && baselines.front().first == "your scenario";
+  if (!written_in_space) d.evaluate({Mapping{}});  // the scenario as written, in a batch of its own
   std::vector<Mapping> first;
   for (const auto& [role, m] : baselines) first.push_back(m);
+  if (!written_in_space) baselines.insert(baselines.begin(), {"your scenario", Mapping{}});
   if (strategy == "exhaustive") {
     first.insert(first.end(), ranked.begin(), ranked.end());
     d.evaluate(first);
@@ -350,14 +369,20 @@ int run_map(const MapArgs& a) {
   for (std::size_t i = 0; i < d.order().size(); ++i) {
     const Mapping& m = d.order()[i];
     analysis::MapRow row;
-    row.label = search.label(m);
+    row.label = m.empty() ? "the scenario as written" : search.label(m);
+    std::vector<std::string> roles;
+    if (best && m == *best) roles.emplace_back("best");
     for (const auto& [role, bm] : baselines)
-      if (bm == m && row.role.empty()) row.role = role;
-    if (best && m == *best && row.role.empty()) row.role = "best";
+      if (bm == m) {
+        roles.push_back(role);
+        report.baselines.emplace_back(role, i);
+      }
+    row.role = core::join_list(roles, ", ");
     row.result.index = i;
-    for (std::size_t k = 0; k < m.size(); ++k) row.result.labels.push_back(search.axes()[k].options[m[k]].label);
+    for (std::size_t k = 0; k < search.axes().size(); ++k)
+      row.result.labels.push_back(m.empty() ? "as written" : search.axes()[k].options[m[k]].label);
     const Outcome& o = d.outcome(m);
-    const auto v = search.judge(m);
+    const auto v = m.empty() ? StaticVerdict{} : search.judge(m);
     const json& summary = d.summary(m);
     json paths = json::object();
     for (const auto& [s, p] : o.path_p99_s) paths[s] = std::isfinite(p) ? json(p) : json(nullptr);
@@ -374,18 +399,19 @@ int run_map(const MapArgs& a) {
     if (best && m == *best) report.best = i;
     report.rows.push_back(std::move(row));
   }
-  for (const auto& [role, m] : baselines) report.baselines.push_back(role);
   if (report.best) {
     const Mapping& m = *best;
     const analysis::MapRow& winner = report.rows[*report.best];
-    for (const auto& row : report.rows)
-      if (row.role.rfind("all on ", 0) == 0 && &row != &winner) report.why = analysis::why_wins(winner, row);
-    if (report.why.empty())
-      for (const auto& row : report.rows)
-        if (!row.role.empty() && &row != &winner) {
-          report.why = analysis::why_wins(winner, row);
-          break;
-        }
+    // Against everything on the GPU when that is a baseline, else against the first other baseline.
+    std::optional<std::size_t> against;
+    for (const auto& [role, i] : report.baselines)
+      if (i != *report.best && (!against || role.rfind("all on ", 0) == 0)) against = i;
+    if (against) {
+      analysis::MapRow baseline = report.rows[*against];
+      for (const auto& [role, i] : report.baselines)
+        if (i == *against && role.rfind("all on ", 0) == 0) baseline.role = role;
+      report.why = analysis::why_wins(winner, baseline);
+    }
     // The winner as a scenario file of its own; rerun, it must give the same frames and stages byte for byte.
     auto overrides = search.overrides(m);
     if (space.duration) overrides.push_back({"duration", json(*space.duration).dump(), {}});

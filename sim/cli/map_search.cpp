@@ -254,9 +254,20 @@ std::optional<Mapping> MapSearch::own() const {
     while (logical_name(base_.stages[first]) != axis.stage) ++first;
     const auto& s = base_.stages[first];
     std::optional<std::size_t> found;
+    // The precision the stage's network is in as the scenario has it (its first layer's).
+    std::optional<model::LayerPrecision> written;
+    if (s.work.kind == model::WorkSpec::Kind::network) {
+      const auto& net = base_.networks[static_cast<std::size_t>(s.work.network)].network;
+      if (!net.layers.empty()) written = net.layers.front().precision;
+    }
+    auto same_precision = [&](const std::optional<std::string>& p) {
+      if (!p) return true;
+      const auto parsed = model::parse_layer_precision(*p);
+      return parsed && written && model::layer_precision_name(*parsed) == model::layer_precision_name(*written);
+    };
     for (std::size_t k = 0; k < axis.options.size() && !found; ++k) {
       const auto& o = axis.options[k];
-      if (o.unit == base_.hardware.units[s.unit].name && !o.split_at && !o.precision &&
+      if (o.unit == base_.hardware.units[s.unit].name && !o.split_at && same_precision(o.precision) &&
           (!o.priority || *o.priority == s.priority))
         found = k;
     }
