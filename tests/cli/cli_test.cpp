@@ -122,11 +122,11 @@ TEST(Cli, CompletionCompletesInBash) {
 }
 
 // An argument or option that takes one of a few words completes to them, not to file names: the kinds of file
-// (docs/schema.md's four), the precisions, the shells; after the kind, keys' next argument gets file names again.
+// (docs/schema.md's five), the precisions, the shells; after the kind, keys' next argument gets file names again.
 TEST(Cli, CompletionOffersTheWordsAnArgumentTakes) {
   framesim::testing::Scratch scratch;
   const auto script = scratch.write("framesim.bash", run_cli("completion bash").out);
-  const std::vector<std::string> kinds{"hardware", "network", "scenario", "sweep"};
+  const std::vector<std::string> kinds{"hardware", "network", "scenario", "sweep", "map"};
   EXPECT_EQ(complete(scratch, script, "framesim keys "), kinds);
   EXPECT_EQ(complete(scratch, script, "framesim schema "), kinds);
   EXPECT_EQ(complete(scratch, script, "framesim init -q s"), (std::vector<std::string>{"scenario", "sweep"}));

@@ -26,7 +26,7 @@ TEST(KeysCli, TheCheckedInReferenceIsCurrent) {
   ASSERT_EQ(markdown.exit_code, 0) << markdown.err;
   EXPECT_TRUE(markdown.out == core::read_file(fst::source_path("docs/schema.md")))
       << "docs/schema.md is stale: regenerate it with `build/framesim keys --markdown > docs/schema.md`";
-  for (const std::string kind : {"hardware", "network", "scenario", "sweep"}) {
+  for (const std::string kind : {"hardware", "network", "scenario", "sweep", "map"}) {
     const auto schema = fst::run_cli("schema " + kind);
     ASSERT_EQ(schema.exit_code, 0) << schema.err;
     EXPECT_TRUE(schema.out == core::read_file(fst::source_path("docs/schema/" + kind + ".schema.json")))
@@ -149,8 +149,8 @@ TEST(KeysCli, ValidateReportsEveryProblemOfEveryFile) {
   EXPECT_EQ(got, (std::vector<std::string>{
                      bandwidth, cores, bandwidth, cores,
                      (dir / "what.yaml").string() +
-                         ": cannot tell which kind of file this is (no units, layers, stages or axes at the top "
-                         "level); give --kind hardware, network, scenario or sweep"}));
+                         ": cannot tell which kind of file this is (no units, layers, stages, axes or objective at the "
+                         "top level); give --kind hardware, network, scenario, sweep or map"}));
   // --kind forces the kind: the same file read as a hardware file names what is missing.
   const auto forced = fst::run_cli("validate --kind hardware " + quoted(dir / "what.yaml"));
   EXPECT_EQ(forced.exit_code, 2);
