@@ -138,6 +138,7 @@ json map_json(const MapReport& r, const SweepAnswers& answers) {
                     {"mapping", row.label},
                     {"role", row.role},
                     {"choices", row.result.labels},
+                    {"run", row.run},
                     {"metrics", row.result.metrics}});
   json front = json::array();
   for (auto i : answers.pareto) front.push_back(r.rows[i].result.index);

@@ -20,6 +20,7 @@ struct MapRow {
   std::string label;   // "detector=gpu, segmenter=dla0|gpu@40"
   std::string role;    // "", or the roles it plays: "your scenario, all on gpu", "best"
   SweepResult result;  // index: order of simulation; labels: per stage
+  std::string run;     // its run folder
 };
 
 struct MapReport {

@@ -370,6 +370,7 @@ int run_map(const MapArgs& a) {
     const Mapping& m = d.order()[i];
     analysis::MapRow row;
     row.label = m.empty() ? "the scenario as written" : search.label(m);
+    row.run = d.run_of(m).string();
     std::vector<std::string> roles;
     if (best && m == *best) roles.emplace_back("best");
     for (const auto& [role, bm] : baselines)
