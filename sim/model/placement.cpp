@@ -18,8 +18,12 @@ std::optional<std::string> refusal(const ComputeUnitSpec& unit, const NetworkSpe
     const bool by_class =
         std::find(caps.op_classes.begin(), caps.op_classes.end(), layer.op_class) != caps.op_classes.end();
     const bool by_name = std::find(caps.ops.begin(), caps.ops.end(), layer.op) != caps.ops.end();
-    if (!by_class && !by_name)
+    if (!by_class && !by_name) {
+      if (caps.ops.empty())
+        return fmt::format("{} does not run op class {} (op {})", unit.name, op_class_name(layer.op_class), layer.op);
+      if (caps.op_classes.empty()) return fmt::format("{} does not run op {}", unit.name, layer.op);
       return fmt::format("{} runs neither op {} nor op class {}", unit.name, layer.op, op_class_name(layer.op_class));
+    }
   }
   if (!caps.precisions.empty() &&
       std::find(caps.precisions.begin(), caps.precisions.end(), layer.precision.compute) == caps.precisions.end())

@@ -56,8 +56,13 @@ TEST(Placement, CapabilitiesRefuseByClassOpPrecisionAndSize) {
   EXPECT_FALSE(model::refusal(hw.units[0], net, net.layers[1]));  // no capabilities: runs everything
   EXPECT_FALSE(model::refusal(hw.units[1], net, net.layers[0]));  // a conv on a conv-only unit
   EXPECT_EQ(model::refusal(hw.units[1], net, net.layers[1]).value_or(""),
+            "b does not run op class elementwise (op relu)");
+  hw.units[1].capabilities->ops = {"sigmoid"};  // by name, in addition to the classes
+  EXPECT_EQ(model::refusal(hw.units[1], net, net.layers[1]).value_or(""),
             "b runs neither op relu nor op class elementwise");
-  hw.units[1].capabilities->ops = {"relu"};  // by name, in addition to the classes
+  hw.units[1].capabilities->op_classes.clear();
+  EXPECT_EQ(model::refusal(hw.units[1], net, net.layers[1]).value_or(""), "b does not run op relu");
+  hw.units[1].capabilities->ops = {"conv2d", "relu"};
   EXPECT_FALSE(model::refusal(hw.units[1], net, net.layers[1]));
   hw.units[1].capabilities->precisions = {model::Precision::int8};
   EXPECT_EQ(model::refusal(hw.units[1], net, net.layers[0]).value_or(""), "b does not compute in fp32");
@@ -119,7 +124,7 @@ TEST(Placement, NoFallbackIsAProblemNamingTheLayer) {
   const auto placed = model::place_layers(hw, conv_relu_conv(), 1, {});
   ASSERT_EQ(placed.problems.size(), 1u);
   EXPECT_EQ(placed.problems[0],
-            "layer r1 (relu) cannot run on b: b runs neither op relu nor op class elementwise, and b names no "
+            "layer r1 (relu) cannot run on b: b does not run op class elementwise (op relu), and b names no "
             "fallback (capabilities.fallback)");
 }
 
