@@ -146,6 +146,18 @@ class Driver {
  public:
   Driver(const MapArgs& a, const config::MapSpace& space, const model::ScenarioSpec& base, const MapSearch& search)
       : a_(a), space_(space), base_(base), search_(search), dir_(out_dir(a)) {
+    if (!a.shard.empty()) {
+      const auto slash = a.shard.find('/');
+      try {
+        if (slash == std::string::npos) throw std::invalid_argument(a.shard);
+        shard_.index = std::stoul(a.shard.substr(0, slash));
+        shard_.count = std::stoul(a.shard.substr(slash + 1));
+      } catch (const std::exception&) {
+        throw core::UserError(fmt::format("--shard: expected I/N (e.g. 0/4), got \"{}\"", a.shard));
+      }
+      if (shard_.count == 0 || shard_.index >= shard_.count)
+        throw core::UserError(fmt::format("--shard: the index must be below the count, got {}", a.shard));
+    }
     for (const auto& s : base.stages) {
       bool feeds = false;
       for (const auto& t : base.stages)
@@ -195,24 +207,29 @@ class Driver {
     const auto paths = overrides(todo.front());
     for (std::size_t k = 0; k < paths.size(); ++k) {
       text += fmt::format("  {}: [", paths[k].path);
-      for (std::size_t i = 0; i < todo.size(); ++i) text += (i ? ", " : "") + search_.overrides(todo[i])[k].value_yaml;
+      for (std::size_t i = 0; i < todo.size(); ++i) text += (i ? ", " : "") + overrides(todo[i])[k].value_yaml;
       text += "]\n";
     }
     fs::create_directories(file.parent_path());
     core::write_file_atomic(file, text);
     const std::string self = fs::read_symlink("/proc/self/exe").string();
+    // With --shard I/N, shard I writes its share of the batch to out/shard-I (as `framesim sweep` shards do) and
+    // waits until every other shard has written its own.
+    const fs::path mine = shard_.count > 1 ? out / fmt::format("shard-{}", shard_.index) : out;
     std::vector<std::string> args{
-        self, "sweep", file.string(), "-o", out.string(), "-j", std::to_string(a_.jobs), "--keep-runs", "-q"};
-    if (!a_.shard.empty()) args.insert(args.end(), {"--shard", a_.shard});
-    for (;;) {
-      run_child(args, out.string() + ".log");
+        self, "sweep", file.string(), "-o", mine.string(), "-j", std::to_string(a_.jobs), "--keep-runs", "-q"};
+    if (shard_.count > 1) args.insert(args.end(), {"--shard", fmt::format("{}/{}", shard_.index, shard_.count)});
+    const std::string log = mine.string() + ".log";
+    for (bool ran = false;; ran = true) {
+      if (!ran) run_child(args, log);
       if (complete(out, todo.size())) break;
-      if (a_.shard.empty())
-        throw core::UserError(fmt::format("map: batch {} did not finish (see above)", file.string()));
-      std::this_thread::sleep_for(std::chrono::seconds(2));  // the other shards' points, in the same folder
+      if (shard_.count == 1)
+        throw core::UserError(fmt::format("map: batch {} did not finish: {}", file.string(),
+                                          fs::exists(log) ? core::read_file(log) : std::string()));
+      std::this_thread::sleep_for(std::chrono::seconds(2));
     }
     for (std::size_t i = 0; i < todo.size(); ++i) {
-      const fs::path run = out / "runs" / fmt::format("{:06}", i);
+      const fs::path run = run_folder(out, i);
       const json summary = json::parse(core::read_file(run / "summary.json"));
       done_[todo[i]] = {outcome_of(summary, sinks_, base_.deadline_s), summary};
       run_dirs_[todo[i]] = run;
@@ -223,9 +240,14 @@ class Driver {
   const std::vector<std::string>& sinks() const { return sinks_; }
 
  private:
-  static bool complete(const fs::path& out, std::size_t points) {
+  /// Where point `i` of a batch's sweep keeps its run: its shard's folder when sharded.
+  fs::path run_folder(const fs::path& out, std::size_t i) const {
+    const fs::path dir = shard_.count > 1 ? out / fmt::format("shard-{}", i % shard_.count) : out;
+    return dir / "runs" / fmt::format("{:06}", i);
+  }
+  bool complete(const fs::path& out, std::size_t points) const {
     for (std::size_t i = 0; i < points; ++i)
-      if (!fs::exists(out / "runs" / fmt::format("{:06}", i) / "summary.json")) return false;
+      if (!fs::exists(run_folder(out, i) / "summary.json")) return false;
     return true;
   }
 
@@ -250,6 +272,9 @@ class Driver {
   }
 
   const MapArgs& a_;
+  struct {
+    std::size_t index = 0, count = 1;
+  } shard_;
   const config::MapSpace& space_;
   const model::ScenarioSpec& base_;
   const MapSearch& search_;
@@ -308,21 +333,28 @@ int run_map(const MapArgs& a) {
     throw core::UserError(fmt::format("--emit: \"{}\" is not one of \"slurm\"", a.emit));
   Driver d(a, space, base, search);
   if (a.emit == "slurm") {
+    if (a.space.empty()) throw core::UserError("--emit slurm: give the search space as a file (--space FILE)");
+    // Every task runs the same (deterministic) search on its shard of each batch, in one shared folder.
+    std::string options = "--space '" + fs::absolute(a.space).string() + "'";
+    if (!a.objective.empty()) options += " --objective " + a.objective;
+    if (!a.strategy.empty()) options += " --strategy " + a.strategy;
+    if (a.budget > 0) options += fmt::format(" --budget {}", a.budget);
+    if (!a.duration.empty()) options += " --duration '" + a.duration + "'";
+    const int tasks = std::max(1, a.jobs);
     fs::create_directories(d.dir());
     const fs::path script = d.dir() / "map.sbatch";
-    std::string cmd;
-    for (const auto& w : provenance({}, {})["command_line"]) cmd += " " + w.get<std::string>();
     core::write_file_atomic(
-        script, fmt::format("#!/bin/bash\n# framesim map as a Slurm job array: every task runs the same search on its "
-                            "shard of each batch,\n# in one shared folder, waiting for the others between batches.\n"
-                            "#SBATCH --job-name=framesim-map\n#SBATCH --array=0-{}\n#SBATCH --ntasks=1\n"
-                            "cd {}\nexec {} map {} {} -o {} --shard ${{SLURM_ARRAY_TASK_ID}}/{}\n",
-                            std::max(1, a.jobs) - 1, fs::current_path().string(),
-                            fs::read_symlink("/proc/self/exe").string(), fs::absolute(a.scenario).string(),
-                            a.space.empty() ? "" : "--space " + fs::absolute(a.space).string(),
-                            fs::absolute(d.dir()).string(), std::max(1, a.jobs)));
-    std::cout << fmt::format("{}: a job array of {} tasks; submit it with sbatch {}\n", script.string(),
-                             std::max(1, a.jobs), script.string());
+        script,
+        fmt::format("#!/bin/bash\n# framesim map as a Slurm job array of {} tasks: each runs the same search on its "
+                    "share of every batch\n# (DIR/batches/NNN/shard-I), waiting for the others' shares between "
+                    "batches. Submit with sbatch {}.\n#SBATCH --job-name=framesim-map\n#SBATCH --array=0-{}\n"
+                    "#SBATCH --ntasks=1\n#SBATCH --cpus-per-task=1\ncd '{}'\nexec '{}' map '{}' {} -o '{}' --shard "
+                    "${{SLURM_ARRAY_TASK_ID}}/{}\n",
+                    tasks, script.string(), tasks - 1, fs::current_path().string(),
+                    fs::read_symlink("/proc/self/exe").string(), fs::absolute(a.scenario).string(), options,
+                    fs::absolute(d.dir()).string(), tasks));
+    std::cout << fmt::format("{}: a job array of {} tasks (-j); submit it with sbatch {}\n", script.string(), tasks,
+                             script.string());
     return 0;
   }
 
@@ -417,11 +449,13 @@ int run_map(const MapArgs& a) {
     auto overrides = search.overrides(m);
     if (space.duration) overrides.push_back({"duration", json(*space.duration).dump(), {}});
     const fs::path best_file = d.dir() / "best.yaml";
-    core::write_file_atomic(
-        best_file, config::scenario_with_overrides(
-                       a.scenario, overrides, d.dir(),
-                       {fmt::format("The best mapping framesim map found for {}: {}", a.scenario, search.label(m)),
-                        "Run it: framesim run " + best_file.string()}));
+    const auto written = config::scenario_with_overrides(
+        a.scenario, overrides, d.dir(),
+        {fmt::format("The best mapping framesim map found for {}: {}", a.scenario, search.label(m)),
+         "Run it: framesim run " + best_file.string()},
+        "best-hardware.yaml");
+    if (written.hardware) core::write_file_atomic(d.dir() / "best-hardware.yaml", *written.hardware);
+    core::write_file_atomic(best_file, written.scenario);
     report.best_file = best_file.string();
     const fs::path rerun = d.dir() / "best-run";
     const std::string self = fs::read_symlink("/proc/self/exe").string();

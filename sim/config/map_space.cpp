@@ -45,6 +45,18 @@ void rewrite_paths(YAML::Node node, const std::string& path, const schema::Table
   node = std::filesystem::relative(absolute.lexically_normal(), std::filesystem::absolute(to)).generic_string();
 }
 
+/// The `# yaml-language-server: $schema=...` first line of the file at `original` (in `original_folder`), its
+/// path made relative to `folder`; empty when the file has none.
+std::string schema_line(const std::filesystem::path& original, const std::filesystem::path& original_folder,
+                        const std::filesystem::path& folder) {
+  const std::string text = core::read_file(original);
+  const std::string tag = "# yaml-language-server: $schema=";
+  if (text.rfind(tag, 0) != 0) return "";
+  const std::string written = text.substr(tag.size(), text.find('\n') - tag.size());
+  const auto absolute = std::filesystem::absolute(original_folder / written).lexically_normal();
+  return tag + std::filesystem::relative(absolute, std::filesystem::absolute(folder)).generic_string() + "\n";
+}
+
 }  // namespace
 
 MapSpace load_map_space(const std::filesystem::path& path) {
@@ -85,31 +97,43 @@ MapSpace load_map_space(const std::filesystem::path& path) {
   return space;
 }
 
-std::string scenario_with_overrides(const std::filesystem::path& scenario, const std::vector<Override>& overrides,
-                                    const std::filesystem::path& folder, const std::vector<std::string>& header) {
+WrittenScenario scenario_with_overrides(const std::filesystem::path& scenario, const std::vector<Override>& overrides,
+                                        const std::filesystem::path& folder, const std::vector<std::string>& header,
+                                        const std::string& hardware_name) {
   core::Diagnostics diagnostics;
   auto doc = Document::load(scenario, diagnostics);
-  for (const auto& o : overrides)
-    if (o.path.rfind("hardware.", 0) != 0 && o.path.rfind("network.", 0) != 0)
-      doc->apply_override(o.path, o.value_yaml, o.origin);
+  std::vector<Override> on_hardware;
+  for (const auto& o : overrides) {
+    if (o.path.rfind("network.", 0) == 0)
+      throw core::UserError(fmt::format("{}: a written scenario cannot carry a network override", o.path));
+    if (o.path.rfind("hardware.", 0) == 0) on_hardware.push_back({o.path.substr(9), o.value_yaml, o.origin});
+    else doc->apply_override(o.path, o.value_yaml, o.origin);
+  }
   diagnostics.throw_if_any();
   YAML::Node root = YAML::Clone(doc->root());
   rewrite_paths(root, "", schema::scenario_table(), doc->folder(), folder);
+  WrittenScenario written;
+  if (!on_hardware.empty() && root["hardware"].IsScalar()) {
+    const auto path = resolve_path(*doc, doc->root()["hardware"].Scalar());
+    auto hw = Document::load(path, diagnostics);
+    for (const auto& o : on_hardware) hw->apply_override(o.path, o.value_yaml, o.origin);
+    diagnostics.throw_if_any();
+    YAML::Node hw_root = YAML::Clone(hw->root());
+    rewrite_paths(hw_root, "", schema::hardware_table(), hw->folder(), folder);
+    YAML::Emitter hw_out;
+    hw_out << hw_root;
+    written.hardware = schema_line(path, hw->folder(), folder) + "# " + path.generic_string() +
+                       " with the mapping's changes (framesim map)\n" + hw_out.c_str() + "\n";
+    root["hardware"] = hardware_name;
+  }
   YAML::Emitter out;
   out << root;
-  // The original's schema line, its path made relative to the new folder.
-  std::string text;
-  const std::string original = core::read_file(scenario);
-  const std::string schema_tag = "# yaml-language-server: $schema=";
-  if (original.rfind(schema_tag, 0) == 0) {
-    const std::string written = original.substr(schema_tag.size(), original.find('\n') - schema_tag.size());
-    const auto absolute = std::filesystem::absolute(doc->folder() / written).lexically_normal();
-    text = schema_tag + std::filesystem::relative(absolute, std::filesystem::absolute(folder)).generic_string() + "\n";
-  }
+  std::string text = schema_line(scenario, doc->folder(), folder);
   for (const auto& h : header) text += "# " + h + "\n";
   text += out.c_str();
   text += "\n";
-  return text;
+  written.scenario = text;
+  return written;
 }
 
 }  // namespace framesim::config

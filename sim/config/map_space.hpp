@@ -36,10 +36,18 @@ struct MapSpace {
 /// Reads a map file (problems with file, line, column and key; throws core::UserError).
 MapSpace load_map_space(const std::filesystem::path& path);
 
+/// A scenario written out: its text and, when overrides changed its hardware, the hardware file's text too.
+struct WrittenScenario {
+  std::string scenario;
+  std::optional<std::string> hardware;  // to be written as `hardware_name` beside the scenario
+};
+
 /// The scenario at `scenario` with `overrides` applied, as YAML text for a file in `folder`: every path it
 /// names (hardware, networks, traces) rewritten relative to `folder`, so the file runs where it is written.
-/// `header` lines are written first as comments.
-std::string scenario_with_overrides(const std::filesystem::path& scenario, const std::vector<Override>& overrides,
-                                    const std::filesystem::path& folder, const std::vector<std::string>& header);
+/// Overrides of "hardware.PATH" go into a copy of its hardware file, named `hardware_name` in `folder`.
+/// `header` lines are written first as comments. "network.NAME.PATH" overrides are not supported (an error).
+WrittenScenario scenario_with_overrides(const std::filesystem::path& scenario, const std::vector<Override>& overrides,
+                                        const std::filesystem::path& folder, const std::vector<std::string>& header,
+                                        const std::string& hardware_name);
 
 }  // namespace framesim::config

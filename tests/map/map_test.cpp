@@ -105,3 +105,28 @@ TEST(Map, OnTheOrinItBeatsEverythingOnTheGpuWithFewerSimulationsThanTheSpace) {
   EXPECT_EQ(fs::last_write_time(measured / "frames.csv"), mtime);
   EXPECT_EQ(framesim::core::read_file(out / "map.json"), first);
 }
+
+// Two shards in one folder (a Slurm array's tasks): each simulates its half of every batch and waits for the
+// other's; both end with the answer one unsharded run gives, mapping for mapping.
+TEST(Map, TwoShardsInOneFolderGiveTheUnshardedAnswer) {
+  fst::Scratch s;
+  write_small(s);
+  const std::string space = " --units s=a,b --splits s=1 --objective p99 --strategy exhaustive";
+  const auto whole =
+      fst::run_cli("map " + quoted(s.dir() / "scenario.yaml") + space + " -o " + quoted(s.dir() / "one"));
+  ASSERT_EQ(whole.exit_code, 0) << whole.err;
+  const std::string each = std::string("'") + FRAMESIM_BINARY + "' map " + quoted(s.dir() / "scenario.yaml") + space +
+                           " -q -o " + quoted(s.dir() / "two") + " --shard ";
+  const std::string both = "cd '" + std::string(FRAMESIM_SOURCE_DIR) + "' && (" + each + "0/2 > /dev/null & " + each +
+                           "1/2 > /dev/null; r=$?; wait $!; exit $(( r + $? )))";
+  ASSERT_EQ(std::system(both.c_str()), 0);
+  const json one = json::parse(framesim::core::read_file(s.dir() / "one" / "map.json"));
+  const json two = json::parse(framesim::core::read_file(s.dir() / "two" / "map.json"));
+  ASSERT_EQ(one["mappings"].size(), two["mappings"].size());
+  for (std::size_t i = 0; i < one["mappings"].size(); ++i) {
+    EXPECT_EQ(one["mappings"][i]["mapping"], two["mappings"][i]["mapping"]);
+    EXPECT_EQ(one["mappings"][i]["metrics"], two["mappings"][i]["metrics"]);
+  }
+  EXPECT_EQ(one["best"], two["best"]);
+  EXPECT_TRUE(fs::exists(s.dir() / "two" / "batches" / "000" / "shard-1" / "runs"));
+}
