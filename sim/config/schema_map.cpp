@@ -65,7 +65,7 @@ const Table& map_table() {
            .example = "[12, 30]",
            .description = "cut points to try besides no split: layers from the cut on run on another of its units"},
           {.path = "stages.<stage>.splits[]",
-           .kind = Kind::text,
+           .kind = Kind::any,
            .description = "a layer of its network: index (0 is the first) or name"},
           {.path = "stages.<stage>.precisions",
            .kind = Kind::list,

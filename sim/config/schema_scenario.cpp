@@ -400,7 +400,7 @@ const Table& scenario_table() {
                           "each hand-over costs the tensors' bytes at the shared level, a reformat and a launch "
                           "(units.<unit>.handover), and every part contends as a stage does (sim/model/placement.hpp)"},
           {.path = "stages.<stage>.split.at",
-           .kind = Kind::text,
+           .kind = Kind::any,
            .required = true,
            .example = "12",
            .description = "the first layer of the part: its index (0 is the first layer) or its name"},

@@ -26,7 +26,8 @@ std::vector<model::SplitSpec> read_split(const Node& node, const model::NetworkS
   auto read_one = [&](const Node& item) {
     MapReader m(item, schema::scenario_table(), "stages.<stage>.split");
     if (!m.ok()) return;
-    auto at = m.text("at");
+    const auto at_node = m.required("at");  // an index or a layer name: any scalar
+    const auto at = at_node ? at_node->text() : std::nullopt;
     auto unit_name = m.text("unit");
     if (!at || !unit_name) return;
     std::optional<std::size_t> first;
