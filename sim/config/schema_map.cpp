@@ -56,6 +56,7 @@ const Table& map_table() {
           {.path = "stages.<stage>.units",
            .kind = Kind::list,
            .default_value = "the scenario's unit",
+           .in_template = true,
            .example = "[gpu, dla0]",
            .description = "units it may run on"},
           {.path = "stages.<stage>.units[]", .kind = Kind::text, .description = "a unit of the hardware"},

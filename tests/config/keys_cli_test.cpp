@@ -72,6 +72,11 @@ TEST(KeysCli, InitWritesTemplatesThatValidateAndRun) {
   EXPECT_EQ(validate.out, (dir / "hardware.yaml").string() + ": ok (hardware)\n" + (dir / "network.yaml").string() +
                               ": ok (network)\n" + (dir / "scenario.yaml").string() + ": ok (scenario)\n" +
                               (dir / "sweep.yaml").string() + ": ok (sweep)\n");
+  // The map template (its stages name a scenario's: checked against one by `framesim map`) validates alone.
+  ASSERT_EQ(fst::run_cli("init map -o " + quoted(dir / "map.yaml")).exit_code, 0);
+  const auto map = fst::run_cli("validate " + quoted(dir / "map.yaml"));
+  EXPECT_EQ(map.exit_code, 0) << map.err;
+  EXPECT_EQ(map.out, (dir / "map.yaml").string() + ": ok (map)\n");
   const auto budget = fst::run_cli("budget " + quoted(dir / "hardware.yaml") + " " + quoted(dir / "network.yaml"));
   EXPECT_EQ(budget.exit_code, 0) << budget.err;
   const auto run = fst::run_cli("run " + quoted(dir / "scenario.yaml") + " --duration 1s -q -o " + quoted(dir / "run"));
