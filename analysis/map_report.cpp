@@ -163,7 +163,7 @@ std::string map_csv(const MapReport& r) {
   out += ",worst_p99_s,energy_mean_J,dropped,meets_deadline,max_utilisation,worst_path_floor_s\n";
   for (const auto& row : r.rows) {
     const auto& m = row.result.metrics;
-    out += fmt::format("{},{}", row.result.index, row.role);
+    out += fmt::format("{},\"{}\"", row.result.index, row.role);  // roles are joined by ", "
     for (const auto& l : row.result.labels) out += "," + l;
     auto cell = [&](const char* key) {
       const double v = number(m, key);
