@@ -48,7 +48,8 @@ std::string map_csv(const MapReport& r);
 std::string map_html(const MapReport& r, const SweepAnswers& answers);
 
 /// Lines saying why `winner`'s tail is shorter or cheaper than `baseline`'s, from their metrics' tail
-/// breakdowns (queue, blocked, floor, throttling, bus, gap; the hand-offs' wait beyond their time alone) and throttling.
+/// breakdowns (queue, blocked, floor, throttling, bus, gap; the hand-offs' wait beyond their time alone) and
+/// throttling.
 std::vector<std::string> why_wins(const MapRow& winner, const MapRow& baseline);
 
 }  // namespace framesim::analysis

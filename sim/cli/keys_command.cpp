@@ -240,16 +240,18 @@ Command add_schema_command(CLI::App& app) {
   auto args = std::make_shared<SchemaArgs>();
   auto* sub =
       app.add_subcommand("schema", "the JSON Schema of a kind of file, for editors (docs/schema/*.schema.json)");
-  set_completion_words(sub->add_option("kind", args->kind, "hardware, network, scenario, sweep, runtime or map")->required(),
-                       kind_names());
+  set_completion_words(
+      sub->add_option("kind", args->kind, "hardware, network, scenario, sweep, runtime or map")->required(),
+      kind_names());
   return {sub, [args] { return run_schema(*args); }};
 }
 
 Command add_init_command(CLI::App& app) {
   auto args = std::make_shared<InitArgs>();
   auto* sub = app.add_subcommand("init", "write a commented template of a kind of file, every key explained");
-  set_completion_words(sub->add_option("kind", args->kind, "hardware, network, scenario, sweep, runtime or map")->required(),
-                       kind_names());
+  set_completion_words(
+      sub->add_option("kind", args->kind, "hardware, network, scenario, sweep, runtime or map")->required(),
+      kind_names());
   sub->add_option("-o,--output", args->out,
                   "the file to write (e.g. KIND.yaml: the scenario template names hardware.yaml and the sweep "
                   "template scenario.yaml); without it, or with -, the template is printed");

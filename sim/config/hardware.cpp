@@ -434,7 +434,7 @@ std::optional<std::size_t> named_unit(const Node& item, const HardwareSpec& hw) 
 
 /// `capabilities` of unit `index` (read once every unit is known: its fallback names another unit).
 void read_capabilities(const Node& node, std::size_t index, HardwareSpec& hw,
-                    std::map<std::string, std::string>& sources) {
+                       std::map<std::string, std::string>& sources) {
   if (!node.is_map()) return;  // reported by read_unit
   std::optional<Node> capabilities;
   for (auto& [key, value] : node.entries())

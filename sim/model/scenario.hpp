@@ -70,7 +70,7 @@ struct InputRef {
 struct SideWorkSpec {
   std::size_t unit = 0;
   WorkSpec work;
-  bool after = false;  // false: before the stage's kernels (e.g. an input reformat); true: after them
+  bool after = false;    // false: before the stage's kernels (e.g. an input reformat); true: after them
   bool derived = false;  // true: derived from its unit's `handoff` (model/handoff.hpp), not written in the file
 };
 

@@ -153,11 +153,12 @@ TEST(KeysCli, ValidateReportsEveryProblemOfEveryFile) {
   std::istringstream lines(r.err);
   std::vector<std::string> got;
   for (std::string l; std::getline(lines, l);) got.push_back(l);
-  EXPECT_EQ(got, (std::vector<std::string>{
-                     bandwidth, cores, bandwidth, cores,
-                     (dir / "what.yaml").string() +
-                         ": cannot tell which kind of file this is (no units, layers, stages, axes, runtime or "
-                         "objective at the top level); give --kind hardware, network, scenario, sweep, runtime or map"}));
+  EXPECT_EQ(got,
+            (std::vector<std::string>{
+                bandwidth, cores, bandwidth, cores,
+                (dir / "what.yaml").string() +
+                    ": cannot tell which kind of file this is (no units, layers, stages, axes, runtime or "
+                    "objective at the top level); give --kind hardware, network, scenario, sweep, runtime or map"}));
   // --kind forces the kind: the same file read as a hardware file names what is missing.
   const auto forced = fst::run_cli("validate --kind hardware " + quoted(dir / "what.yaml"));
   EXPECT_EQ(forced.exit_code, 2);
