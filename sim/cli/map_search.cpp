@@ -236,10 +236,14 @@ std::vector<Mapping> MapSearch::ranked(std::size_t limit, std::size_t& kept) con
 }
 
 std::vector<Mapping> MapSearch::neighbours(const Mapping& m) const {
+  // Round robin over the stages (each stage's first other option, then each one's second, ...): a batch the
+  // budget cuts short still tries every stage, not the first stage's options alone.
   std::vector<Mapping> out;
-  for (std::size_t a = 0; a < axes_.size(); ++a)
-    for (std::size_t k = 0; k < axes_[a].options.size(); ++k) {
-      if (k == m[a]) continue;
+  std::size_t most = 0;
+  for (const auto& axis : axes_) most = std::max(most, axis.options.size());
+  for (std::size_t k = 0; k < most; ++k)
+    for (std::size_t a = 0; a < axes_.size(); ++a) {
+      if (k >= axes_[a].options.size() || k == m[a]) continue;
       Mapping n = m;
       n[a] = k;
       out.push_back(n);

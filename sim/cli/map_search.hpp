@@ -75,7 +75,7 @@ class MapSearch {
   /// Every mapping that fits statically, best static rank first (lowest max utilisation, then floor), at most
   /// `limit`; `kept` is set to how many fit in all.
   std::vector<Mapping> ranked(std::size_t limit, std::size_t& kept) const;
-  /// Mappings differing from `m` in one axis.
+  /// Mappings differing from `m` in one axis, the axes in turn (every axis's first other option, then its second).
   std::vector<Mapping> neighbours(const Mapping& m) const;
   /// The mapping with the scenario's own choice on every axis, if it is in the space.
   std::optional<Mapping> own() const;
