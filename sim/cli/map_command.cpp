@@ -134,6 +134,7 @@ Outcome outcome_of(const json& summary, const std::vector<std::string>& sinks, d
                                                                      : std::numeric_limits<double>::infinity();
     o.path_p99_s[s] = p99;
     o.worst_p99_s = std::max(o.worst_p99_s, p99);
+    if (!(p99 <= deadline_s)) ++o.missing_paths;
   }
   o.dropped = w["dropped"].get<std::int64_t>();
   const auto& e = summary["energy"]["per_frame_J"];

@@ -324,6 +324,9 @@ bool MapSearch::better(const Outcome& a, const Outcome& b, const std::string& ob
       if (a.energy_J != b.energy_J) return a.energy_J < b.energy_J;
       return a.worst_p99_s < b.worst_p99_s;
     }
+    // Both miss: fewer paths out of their deadline first (a stage moved onto its deadline is progress even
+    // while another path still bounds the worst p99), then the worst path.
+    if (a.missing_paths != b.missing_paths) return a.missing_paths < b.missing_paths;
     if (a.worst_p99_s != b.worst_p99_s) return a.worst_p99_s < b.worst_p99_s;
     return a.energy_J < b.energy_J;
   }

@@ -56,6 +56,7 @@ struct Outcome {
   std::map<std::string, double> path_p99_s;                      // per sink stage
   double energy_J = std::numeric_limits<double>::infinity();     // mean per frame
   std::int64_t dropped = 0;                                      // sustained window
+  int missing_paths = 0;                                         // paths whose p99 exceeds the deadline
   bool meets = false;                                            // every path within the deadline, no drops
 };
 

@@ -132,7 +132,7 @@ TEST(Placement, CompiledStagesChainAndEverythingThatReadTheStageFollows) {
   model::ScenarioSpec spec;
   spec.hardware = two_units();
   spec.networks.push_back({"net", conv_relu_conv()});
-  spec.sensors.push_back({"camera", 30, 0, {}, {}});
+  spec.sensors.push_back({"camera", 30, 0, {}, {}, std::nullopt});
   model::StageSpec s0;
   s0.name = "s0";
   s0.unit = 1;
