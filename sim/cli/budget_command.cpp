@@ -20,12 +20,76 @@
 #include "core/units.hpp"
 #include "json_text.hpp"
 #include "model/budget.hpp"
+#include "model/placement.hpp"
 #include "model/plan.hpp"
 #include "model/runtime.hpp"
 #include "trace/import.hpp"
 #include "trace/measured.hpp"
 
 namespace framesim::cli {
+
+namespace {
+
+/// Where the layers of `net` run when a stage puts it on `unit`: for a unit with capabilities, which layers it
+/// runs, which fall back (to which unit, why) and the hand-overs that costs. Empty for a unit without them.
+struct Placement {
+  std::string text;
+  nlohmann::json json;
+};
+
+Placement placement_of(const model::HardwareSpec& hw, const model::NetworkSpec& net, std::size_t unit) {
+  Placement out;
+  const auto& u = hw.units[unit];
+  if (!u.capabilities) return out;
+  const auto placed = model::place_layers(hw, net, unit, {});
+  if (!placed.problems.empty()) {
+    out.text = fmt::format("\n   placement on {}: refused\n", u.name);
+    for (const auto& p : placed.problems) out.text += "     " + p + "\n";
+    out.json = {{"unit", u.name}, {"problems", placed.problems}};
+    return out;
+  }
+  std::size_t fell = 0;
+  nlohmann::json fallbacks = nlohmann::json::array();
+  std::string rows;
+  for (std::size_t i = 0; i < net.layers.size(); ++i) {
+    if (!placed.fell_back[i]) continue;
+    ++fell;
+    const auto& layer = net.layers[i];
+    const auto why = model::refusal(u, net, layer).value_or("");
+    const auto& to = hw.units[placed.unit_of_layer[i]].name;
+    rows += fmt::format("     {:<5} {:<24} {:<12} -> {:<6} {}\n", i, layer.name, layer.op, to, why);
+    fallbacks.push_back({{"index", i}, {"layer", layer.name}, {"op", layer.op}, {"to", to}, {"reason", why}});
+  }
+  const auto parts = model::cut_network(net, placed.unit_of_layer);
+  double handover_bytes = 0;
+  for (const auto& p : parts) handover_bytes += p.handover_in_bytes;
+  out.text = fmt::format("\n   placement on {} (its capabilities): {} of {} layers run on {}", u.name,
+                         net.layers.size() - fell, net.layers.size(), u.name);
+  if (fell == 0) {
+    out.text += "; none falls back\n";
+  } else {
+    out.text += fmt::format(
+        "; {} fall{} back to {}, in {} parts ({} hand-over{}, {} handed over in all; the "
+        "estimate above is every layer on {})\n",
+        fell, fell == 1 ? "s" : "", hw.units[*u.capabilities->fallback].name, parts.size(), parts.size() - 1,
+        parts.size() == 2 ? "" : "s", core::format_bytes(handover_bytes), u.name);
+    out.text += fmt::format("     {:<5} {:<24} {:<12}    {:<6} {}\n", "layer", "name", "op", "to", "why") + rows;
+  }
+  nlohmann::json part_list = nlohmann::json::array();
+  for (const auto& p : parts)
+    part_list.push_back({{"unit", hw.units[p.unit].name},
+                         {"first_layer", p.first_layer},
+                         {"end_layer", p.end_layer},
+                         {"handover_in_bytes", p.handover_in_bytes}});
+  out.json = {{"unit", u.name},
+              {"layers", net.layers.size()},
+              {"on_unit", net.layers.size() - fell},
+              {"fallbacks", fallbacks},
+              {"parts", part_list}};
+  return out;
+}
+
+}  // namespace
 
 // The options budget shares with other commands (commands.hpp).
 
@@ -218,6 +282,7 @@ int run_budget(const BudgetArgs& a) {
   }
 
   const model::BudgetReport report = model::make_budget(hw, net, options);
+  const Placement placement = placement_of(hw, net, options.unit);
   // Everything is validated: now write.
   // Both or neither: a full disk leaves no SVG without its HTML.
   std::vector<std::pair<std::filesystem::path, std::string>> files;
@@ -226,6 +291,7 @@ int run_budget(const BudgetArgs& a) {
   core::write_files_atomic(files);
   if (a.json) {
     auto j = analysis::budget_json(report, hw, net);
+    if (!placement.json.is_null()) j["placement"] = placement.json;
     j["runtime"] =
         hw.runtime.empty() ? nlohmann::json(nullptr) : nlohmann::json{{"name", hw.runtime}, {"file", hw.runtime_file}};
     std::cout << analysis::json_text(j) << "\n";
@@ -234,7 +300,7 @@ int run_budget(const BudgetArgs& a) {
     if (!hw.runtime.empty())
       std::cout << fmt::format("runtime profile: {}: the estimates are this runtime's; the bounds hold for any\n",
                                model::runtime_label(hw));
-    std::cout << analysis::budget_text(report, hw, net);
+    std::cout << analysis::budget_text(report, hw, net) << placement.text;
   }
   if (!a.json && !measured_notes.empty()) {
     std::cout << "\n   measured (" << a.measured << "):\n";

@@ -29,6 +29,7 @@ Command add_run_command(CLI::App& app);
 Command add_import_command(CLI::App& app);
 Command add_sweep_command(CLI::App& app);
 Command add_merge_command(CLI::App& app);
+Command add_map_command(CLI::App& app);
 Command add_bench_command(CLI::App& app);
 Command add_bench_child_command(CLI::App& app);
 Command add_calibrate_command(CLI::App& app);

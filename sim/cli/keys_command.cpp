@@ -12,6 +12,7 @@
 #include "cli/key_reference.hpp"
 #include "config/hardware.hpp"
 #include "config/input_kind.hpp"
+#include "config/map_space.hpp"
 #include "config/network.hpp"
 #include "config/runtime.hpp"
 #include "config/scenario.hpp"
@@ -195,6 +196,8 @@ void check_file(const fs::path& path, const std::string& kind) {
     auto warnings = spec.warnings;
     for (auto& w : replay_warnings(spec, path)) warnings.push_back(std::move(w));
     report_warnings(warnings, false);
+  } else if (kind == "map") {
+    config::load_map_space(path);  // its stages are checked against a scenario by `framesim map`
   } else {
     const auto sweep = config::load_sweep(path);
     // Every point's scenario, as `framesim sweep` loads them before it runs anything.
@@ -242,7 +245,7 @@ Command add_keys_command(CLI::App& app) {
                                  "the keys of hardware, network, scenario, sweep and runtime files: unit, range, "
                                  "default, description, example");
   set_completion_words(
-      sub->add_option("kind", args->kind, "hardware, network, scenario, sweep or runtime (none: list the kinds)"),
+      sub->add_option("kind", args->kind, "hardware, network, scenario, sweep, runtime or map (none: list the kinds)"),
       kind_names());
   sub->add_option("key", args->key,
                   "one key in full, as written in a file (memory.dram.bandwidth) or declared "
@@ -255,16 +258,18 @@ Command add_schema_command(CLI::App& app) {
   auto args = std::make_shared<SchemaArgs>();
   auto* sub =
       app.add_subcommand("schema", "the JSON Schema of a kind of file, for editors (docs/schema/*.schema.json)");
-  set_completion_words(sub->add_option("kind", args->kind, "hardware, network, scenario, sweep or runtime")->required(),
-                       kind_names());
+  set_completion_words(
+      sub->add_option("kind", args->kind, "hardware, network, scenario, sweep, runtime or map")->required(),
+      kind_names());
   return {sub, [args] { return run_schema(*args); }};
 }
 
 Command add_init_command(CLI::App& app) {
   auto args = std::make_shared<InitArgs>();
   auto* sub = app.add_subcommand("init", "write a commented template of a kind of file, every key explained");
-  set_completion_words(sub->add_option("kind", args->kind, "hardware, network, scenario, sweep or runtime")->required(),
-                       kind_names());
+  set_completion_words(
+      sub->add_option("kind", args->kind, "hardware, network, scenario, sweep, runtime or map")->required(),
+      kind_names());
   sub->add_option("-o,--output", args->out,
                   "the file to write (e.g. KIND.yaml: the scenario template names hardware.yaml and the sweep "
                   "template scenario.yaml); without it, or with -, the template is printed");

@@ -31,13 +31,14 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "framesim " FRAMESIM_VERSION);
   framesim::cli::set_command_line(argc, argv);
   std::vector<framesim::cli::Command> commands{
-      framesim::cli::add_run_command(app),         framesim::cli::add_budget_command(app),
-      framesim::cli::add_import_command(app),      framesim::cli::add_sweep_command(app),
-      framesim::cli::add_merge_command(app),       framesim::cli::add_bench_command(app),
-      framesim::cli::add_bench_child_command(app), framesim::cli::add_ops_command(app),
-      framesim::cli::add_calibrate_command(app),   framesim::cli::add_validate_command(app),
-      framesim::cli::add_compare_command(app),     framesim::cli::add_keys_command(app),
-      framesim::cli::add_schema_command(app),      framesim::cli::add_init_command(app)};
+      framesim::cli::add_run_command(app),      framesim::cli::add_budget_command(app),
+      framesim::cli::add_import_command(app),   framesim::cli::add_sweep_command(app),
+      framesim::cli::add_merge_command(app),    framesim::cli::add_map_command(app),
+      framesim::cli::add_bench_command(app),    framesim::cli::add_bench_child_command(app),
+      framesim::cli::add_ops_command(app),      framesim::cli::add_calibrate_command(app),
+      framesim::cli::add_validate_command(app), framesim::cli::add_compare_command(app),
+      framesim::cli::add_keys_command(app),     framesim::cli::add_schema_command(app),
+      framesim::cli::add_init_command(app)};
   // Last: they describe every command registered above, and -q/-v go on each.
   commands.push_back(framesim::cli::add_completion_command(app));
   commands.push_back(framesim::cli::add_manpage_command(app));

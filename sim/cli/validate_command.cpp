@@ -336,16 +336,16 @@ Command add_validate_command(CLI::App& app) {
                                  "check input files without running them (validate FILE.yaml...), or predicted vs "
                                  "published measurements (validate [SUITE.csv]: calibrate on a suite's calibration "
                                  "rows, report the error of every row and the held-out geomean)");
-  sub->add_option(
-      "files", args->arguments,
-      "input files (.yaml: hardware, network, scenario, sweep or runtime) to check without running them, each with "
-      "every problem at file:line:column and key (exit code 2) or \"ok\"; or one validation suite CSV "
-      "(default tests/validation/suite.csv) to compare predictions with published measurements");
+  sub->add_option("files", args->arguments,
+                  "input files (.yaml: hardware, network, scenario, sweep, runtime or map) to check without running "
+                  "them, each with "
+                  "every problem at file:line:column and key (exit code 2) or \"ok\"; or one validation suite CSV "
+                  "(default tests/validation/suite.csv) to compare predictions with published measurements");
   set_completion_words(
       sub->add_option("--kind", args->kind,
-                      "with input files: their kind (hardware, network, scenario, sweep, runtime) instead of "
+                      "with input files: their kind (hardware, network, scenario, sweep, runtime, map) instead of "
                       "telling it from their top-level keys"),
-      {"hardware", "network", "scenario", "sweep", "runtime"});
+      {"hardware", "network", "scenario", "sweep", "runtime", "map"});
   sub->add_flag("--json", args->json, "with a suite: print JSON instead of the text report");
   return {sub, [args] {
             const auto& files = args->arguments;

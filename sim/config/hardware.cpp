@@ -10,6 +10,7 @@
 #include "config/scheduler.hpp"
 #include "config/yaml.hpp"
 #include "core/text.hpp"
+#include "model/network.hpp"
 
 namespace framesim::config {
 
@@ -417,6 +418,65 @@ ComputeUnitSpec read_unit(const std::string& name, const Node& node, const Hardw
   return unit;
 }
 
+/// The unit named at `item` (a fallback, a reformat unit): its index, else a problem with a did-you-mean.
+std::optional<std::size_t> named_unit(const Node& item, const HardwareSpec& hw) {
+  auto s = item.text();
+  if (!s) return std::nullopt;
+  if (auto u = hw.find_unit(*s)) return u;
+  std::vector<std::string> names;
+  for (const auto& u : hw.units) names.push_back(u.name);
+  std::string message = fmt::format("no unit \"{}\"", *s);
+  if (auto near = core::closest_match(*s, names)) message += fmt::format(" (did you mean \"{}\"?)", *near);
+  else message += fmt::format("; units: {}", core::join_list(names, ", "));
+  item.error(message);
+  return std::nullopt;
+}
+
+/// `capabilities` of unit `index` (read once every unit is known: its fallback names another unit).
+void read_capabilities(const Node& node, std::size_t index, HardwareSpec& hw,
+                       std::map<std::string, std::string>& sources) {
+  if (!node.is_map()) return;  // reported by read_unit
+  std::optional<Node> capabilities;
+  for (auto& [key, value] : node.entries())
+    if (key == "capabilities") capabilities = value;
+  ComputeUnitSpec& unit = hw.units[index];
+  if (auto& c = capabilities) {
+    MapReader cr(*c, kKeys, "units.<unit>.capabilities");
+    model::UnitCapabilities caps;
+    if (auto classes = cr.get("op_classes"))
+      for (const Node& item : classes->items())
+        if (auto name = item.choice(model::op_class_names())) caps.op_classes.push_back(*model::parse_op_class(*name));
+    if (auto ops = cr.get("ops")) {
+      const auto known = model::op_names();
+      for (const Node& item : ops->items()) {
+        auto name = item.text();
+        if (!name) continue;
+        if (!model::find_op(*name)) {
+          std::string message = fmt::format("no op \"{}\" (framesim ops lists them)", *name);
+          if (auto near = core::closest_match(*name, known)) message += fmt::format(" (did you mean \"{}\"?)", *near);
+          item.error(message);
+          continue;
+        }
+        caps.ops.push_back(*name);
+      }
+    }
+    if (auto precisions = cr.get("precisions"))
+      for (const Node& item : precisions->items())
+        if (auto name = item.choice(model::precision_names()))
+          caps.precisions.push_back(*model::parse_precision(*name));
+    if (cr.has("max_tensor")) caps.max_tensor_bytes = cr.quantity("max_tensor");
+    if (auto f = cr.get("fallback")) {
+      caps.fallback = named_unit(*f, hw);
+      if (caps.fallback && *caps.fallback == index) {
+        f->error("a unit cannot fall back to itself");
+        caps.fallback.reset();
+      }
+    }
+    read_source(cr, "units." + unit.name + ".capabilities", sources);
+    unit.capabilities = std::move(caps);
+  }
+}
+
 model::ThermalSpec read_thermal(const Node& node, const HardwareSpec& hw, std::map<std::string, std::string>& sources) {
   model::ThermalSpec t;
   MapReader m(node, kKeys, "thermal");
@@ -481,6 +541,8 @@ model::HardwareSpec read_hardware(const Node& root) {
     if (units->is_map() && hw.units.empty()) units->error("needs at least one compute unit");
     for (std::size_t u = 0; u < handoffs.size(); ++u)
       if (handoffs[u]) hw.units[u].handoff = read_handoff(*handoffs[u], hw, u);
+    std::size_t index = 0;
+    for (auto& [name, node] : units->entries()) read_capabilities(node, index++, hw, sources);
   }
   for (auto& level : hw.memory)
     for (const auto& unit : hw.units)

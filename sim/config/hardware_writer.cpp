@@ -277,6 +277,25 @@ void write_unit(Writer& w, const model::HardwareSpec& hw, const model::ComputeUn
                path + ".energy_per_op." + std::string(model::precision_name(p)));
   }
   write_scheduler(w, unit.scheduler, path + ".scheduler");
+  if (const auto& caps = unit.capabilities) {
+    w.line(4, "capabilities", "", path + ".capabilities");
+    w.source(6, path + ".capabilities");
+    auto list = [&](const std::vector<std::string>& names) {
+      std::string text;
+      for (const auto& n : names) text += (text.empty() ? "" : ", ") + name_scalar(n);
+      return "[" + text + "]";
+    };
+    std::vector<std::string> classes, precisions;
+    for (auto c : caps->op_classes) classes.emplace_back(model::op_class_name(c));
+    for (auto p : caps->precisions) precisions.emplace_back(model::precision_name(p));
+    if (!classes.empty()) w.line(6, "op_classes", list(classes), path + ".capabilities.op_classes");
+    if (!caps->ops.empty()) w.line(6, "ops", list(caps->ops), path + ".capabilities.ops");
+    if (!precisions.empty()) w.line(6, "precisions", list(precisions), path + ".capabilities.precisions");
+    if (caps->max_tensor_bytes)
+      w.line(6, "max_tensor", q(*caps->max_tensor_bytes, Dimension::Bytes), path + ".capabilities.max_tensor");
+    if (caps->fallback)
+      w.line(6, "fallback", name_scalar(hw.units[*caps->fallback].name), path + ".capabilities.fallback");
+  }
   w.source(4, path);
 }
 

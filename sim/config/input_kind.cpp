@@ -17,13 +17,14 @@ std::string input_kind(const std::filesystem::path& path) {
     if (has("units") || has("memory")) return "hardware";
     if (has("layers")) return "network";
     if (has("axes")) return "sweep";
+    if (has("objective")) return "map";
     if (has("stages") || has("sensors")) return "scenario";
   }
   throw core::UserError(std::vector<core::Diagnostic>{
       {{doc->display_path(), 0, 0},
        {},
-       "cannot tell which kind of file this is (no units, layers, stages, axes or runtime at the top level); give "
-       "--kind hardware, network, scenario, sweep or runtime"}});
+       "cannot tell which kind of file this is (no units, layers, stages, axes, runtime or objective at the top "
+       "level); give --kind hardware, network, scenario, sweep, runtime or map"}});
 }
 
 }  // namespace framesim::config

@@ -11,6 +11,7 @@
 #include "config/readers.hpp"
 #include "config/runtime.hpp"
 #include "config/scheduler.hpp"
+#include "config/split.hpp"
 #include "config/yaml.hpp"
 #include "core/text.hpp"
 #include "core/units.hpp"
@@ -183,6 +184,8 @@ class ScenarioReader {
     if (auto t = m.get("tasks")) read_tasks(*t);
     if (auto b = m.get("background")) read_background(*b);
     if (auto c = m.get("chains")) read_chains(*c);
+    // Splits and fallbacks first: the checks below count the stages the engine will run.
+    if (diagnostics_.empty() && hardware_loaded_) compile_stage_placements(spec_, stage_nodes_);
     if (auto problem = process_count_problem(spec_)) {
       root_.error(*problem);
       return std::move(spec_);
@@ -450,9 +453,10 @@ class ScenarioReader {
       }
       w.kind = model::WorkSpec::Kind::network;
       w.network = static_cast<int>(it - spec_.networks.begin());
+      if (stage_precision_) w.network = network_at_precision(w.network, *stage_precision_);
       if (unit) {
         const auto& u = spec_.hardware.units[*unit];
-        auto missing = model::missing_roofs(it->network, u);
+        auto missing = model::missing_roofs(spec_.networks[static_cast<std::size_t>(w.network)].network, u);
         if (!missing.empty()) {
           std::vector<std::string> need;
           for (auto p : missing) need.emplace_back(model::precision_name(p));
@@ -506,6 +510,18 @@ class ScenarioReader {
       if (w.kind == model::WorkSpec::Kind::none) v->error("variability needs a network or work to scale");
     }
     return w;
+  }
+
+  /// The network `index` at another precision (`stages.<stage>.precision`): one copy per network and
+  /// precision, named "NETWORK@PRECISION".
+  int network_at_precision(int index, const model::LayerPrecision& precision) {
+    const auto& named = spec_.networks[static_cast<std::size_t>(index)];
+    const std::string name = fmt::format("{}@{}", named.name, model::layer_precision_name(precision));
+    for (std::size_t i = 0; i < spec_.networks.size(); ++i)
+      if (spec_.networks[i].name == name) return static_cast<int>(i);
+    model::NetworkSpec net = model::with_precision(named.network, precision);
+    spec_.networks.push_back({name, std::move(net)});
+    return static_cast<int>(spec_.networks.size()) - 1;
   }
 
   /// `cores`: how many of the unit's cores (a number), or exactly which (a list of core indices: partitioned
@@ -682,7 +698,26 @@ class ScenarioReader {
           s.overflow = *o == "drop_oldest" ? model::Overflow::drop_oldest : model::Overflow::drop_newest;
       }
       s.priority = static_cast<int>(m.integer("priority").value_or(0));
+      stage_precision_.reset();
+      if (auto prec = m.get("precision")) {
+        if (auto t = prec->text()) {
+          stage_precision_ = model::parse_layer_precision(*t);
+          if (!stage_precision_)
+            prec->error(fmt::format("\"{}\" is not a precision; use one of {} or wXaY like w4a16", *t,
+                                    core::join_list(model::precision_names(), ", ")));
+          else if (!m.has("network")) prec->error("a precision applies to a network: the stage needs network");
+        }
+      }
       s.work = read_work(m, unit);
+      stage_precision_.reset();
+      if (auto sp = m.get("split")) {
+        if (s.work.kind != model::WorkSpec::Kind::network) {
+          if (!m.has("network")) sp->error("a split cuts a network: the stage needs network");
+        } else if (unit) {
+          s.split =
+              read_split(*sp, spec_.networks[static_cast<std::size_t>(s.work.network)].network, spec_.hardware, *unit);
+        }
+      }
       if (m.has("slice")) s.slice_s = m.quantity("slice");
       // A slice is the stage's share of the frame budget (the deadline): longer than the whole, it is a typo.
       if (s.slice_s && *s.slice_s > spec_.deadline_s * (1 + 1e-12))
@@ -934,6 +969,7 @@ class ScenarioReader {
   std::map<std::string, std::pair<bool, std::size_t>> names_;  // name -> (is sensor, index)
   std::set<std::string> declared_networks_;
   std::vector<Node> stage_nodes_;
+  std::optional<model::LayerPrecision> stage_precision_;  // the stage being read's `precision`
 };
 
 }  // namespace

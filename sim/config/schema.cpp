@@ -129,7 +129,7 @@ std::string placeholder_example(std::string_view placeholder) {
 }
 
 std::vector<const Table*> file_tables() {
-  return {&hardware_table(), &network_table(), &scenario_table(), &sweep_table(), &runtime_table()};
+  return {&hardware_table(), &network_table(), &scenario_table(), &sweep_table(), &runtime_table(), &map_table()};
 }
 
 std::vector<const Table*> fragment_tables() {

@@ -89,12 +89,13 @@ const Table& network_table();
 const Table& scenario_table();
 const Table& sweep_table();
 const Table& runtime_table();  // runtime profiles (model/runtime.hpp)
+const Table& map_table();
 const Table& scheduler_table();
 const Table& distribution_table();
 const Table& work_table();
 const Table& repeat_table();
 
-/// The kinds of file (hardware, network, scenario, sweep, runtime), in the order references list them.
+/// The kinds of file (hardware, network, scenario, sweep, runtime, map), in the order references list them.
 std::vector<const Table*> file_tables();
 /// The fragments the file tables refer to.
 std::vector<const Table*> fragment_tables();

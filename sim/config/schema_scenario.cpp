@@ -408,6 +408,30 @@ const Table& scenario_table() {
            .example = "\"50 ms\"",
            .description = "end to end for every path ending here (a sink: no stage reads it): capture -> its "
                           "result; a path whose sensor has a deadline too is judged against the smaller"},
+          {.path = "stages.<stage>.precision",
+           .kind = Kind::text,
+           .default_value = "the network's",
+           .example = "int8",
+           .description = "the precision the stage runs its network in (fp16, int8, w4a16, ...): every layer and "
+                          "input, as networks.<network>.precision does for every stage"},
+          {.path = "stages.<stage>.split",
+           .kind = Kind::map,
+           .or_list = true,
+           .example = "{at: 12, unit: dla0}",
+           .description = "run the network's layers from `at` on another unit (a list: several cuts, ascending); "
+                          "each hand-over costs the tensors' bytes at the shared level and, for a part on a unit "
+                          "with a handoff, that unit's reformats and launch (units.<unit>.handoff); every part "
+                          "contends as a stage does (sim/model/placement.hpp)"},
+          {.path = "stages.<stage>.split.at",
+           .kind = Kind::any,
+           .required = true,
+           .example = "12",
+           .description = "the first layer of the part: its index (0 is the first layer) or its name"},
+          {.path = "stages.<stage>.split.unit",
+           .kind = Kind::text,
+           .required = true,
+           .example = "dla0",
+           .description = "the unit that part runs on"},
           {.path = "stages.<stage>.measured",
            .kind = Kind::path,
            .example = "detector_profile.json",

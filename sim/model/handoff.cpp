@@ -34,6 +34,7 @@ std::vector<SideWorkSpec> handoff_side_work(const HardwareSpec& hw, std::size_t 
     SideWorkSpec s;
     s.unit = h->unit;
     s.after = after;
+    s.derived = true;
     s.work.kind = WorkSpec::Kind::ops;
     s.work.ops = 0;
     for (Precision p : kAllPrecisions)
@@ -49,6 +50,7 @@ std::vector<SideWorkSpec> handoff_side_work(const HardwareSpec& hw, std::size_t 
   if (h->launch_s > 0) {
     SideWorkSpec s;
     s.unit = h->unit;
+    s.derived = true;
     s.work.kind = WorkSpec::Kind::time;
     s.work.time_s = Distribution::fixed(h->launch_s);
     out.push_back(s);

@@ -103,6 +103,19 @@ struct UnitGeometry {
 };
 std::string_view unit_kind_name(UnitKind k);
 
+/// What a unit can run, as an accelerator's runtime declares it (NVIDIA's DLA runs convolutions, pooling and
+/// activations but no matrix product of two activations): a layer it refuses runs on `fallback` instead, with a
+/// hand-over each way (model/placement.hpp). A layer is supported when its op class is in `op_classes` or its op
+/// name in `ops` (both empty: any op), its compute precision in `precisions` (empty: any) and none of the
+/// tensors it reads or writes is larger than `max_tensor_bytes`. Free layers (reshapes) run anywhere.
+struct UnitCapabilities {
+  std::vector<OpClass> op_classes;
+  std::vector<std::string> ops;  // op names as networks write them ("conv2d", "relu")
+  std::vector<Precision> precisions;
+  std::optional<double> max_tensor_bytes;
+  std::optional<std::size_t> fallback;  // index into HardwareSpec::units
+};
+
 /// What a stage on an accelerator (DLA, NPU) needs from a host unit for every inference (`handoff`): the
 /// runtime's reformat of the network's input and output tensors between the host's layout and the
 /// accelerator's, and the engine launch. The stage's side work is derived from it (model/handoff.hpp).
@@ -146,6 +159,7 @@ struct ComputeUnitSpec {
   /// the unit's path. Unset: the capacity rule of plan.hpp decides.
   std::optional<std::size_t> weights_level;
   bool runtime_fuses = true;  // false: the runtime runs every layer as its own kernel (a profile's `fusion: none`)
+  std::optional<UnitCapabilities> capabilities;  // none: it runs every layer
 
   double efficiency_for(Precision p) const { return efficiency[p].value_or(1.0); }
   /// The soft roof of op class `c` in precision `p`: its `by_op` entry, else the precision's efficiency.

@@ -70,11 +70,18 @@ struct InputRef {
 struct SideWorkSpec {
   std::size_t unit = 0;
   WorkSpec work;
-  bool after = false;  // false: before the stage's kernels (e.g. an input reformat); true: after them
+  bool after = false;    // false: before the stage's kernels (e.g. an input reformat); true: after them
+  bool derived = false;  // true: derived from its unit's `handoff` (model/handoff.hpp), not written in the file
 };
 
 /// The contention sampling period when a hardware file has contention curves and the scenario gives none.
 inline constexpr double kDefaultContentionPeriod_s = 0.01;
+
+/// A cut of a stage's network: layers from `first_layer` on (up to the next cut) run on `unit`.
+struct SplitSpec {
+  std::size_t first_layer = 0;
+  std::size_t unit = 0;
+};
 
 struct StageSpec {
   std::string name;
@@ -92,6 +99,11 @@ struct StageSpec {
   std::vector<SideWorkSpec> side_work;  // on other units, for every item
   std::optional<double> slice_s;        // the stage's share of the frame budget
   std::optional<double> deadline_s;     // a sink's: end to end for the paths ending here; default: the scenario's
+  /// Cuts of its network across units, ascending (model/placement.hpp compiles them, and the fallbacks of units
+  /// with capabilities, into chained stages before the engine sees the scenario).
+  std::vector<SplitSpec> split;
+  /// When this stage is a part of a split stage: the stage's name as the file wrote it (else empty).
+  std::string part_of;
   /// Measured layer times replayed instead of the roofline (network work): each matched kernel runs alone in
   /// its measured time at the nominal clock, still moving its bytes (so contention stays modelled).
   std::vector<Measurement> measured;

@@ -126,7 +126,7 @@ TEST(Cli, CompletionCompletesInBash) {
 TEST(Cli, CompletionOffersTheWordsAnArgumentTakes) {
   framesim::testing::Scratch scratch;
   const auto script = scratch.write("framesim.bash", run_cli("completion bash").out);
-  const std::vector<std::string> kinds{"hardware", "network", "scenario", "sweep", "runtime"};
+  const std::vector<std::string> kinds{"hardware", "network", "scenario", "sweep", "runtime", "map"};
   EXPECT_EQ(complete(scratch, script, "framesim keys "), kinds);
   EXPECT_EQ(complete(scratch, script, "framesim schema "), kinds);
   EXPECT_EQ(complete(scratch, script, "framesim init -q s"), (std::vector<std::string>{"scenario", "sweep"}));

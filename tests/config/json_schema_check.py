@@ -19,9 +19,10 @@ except ImportError as e:
 SHIPPED = {
     "hardware": ["hardware/*.yaml"],
     "network": ["scenarios/networks/*.yaml"],
-    "scenario": ["scenarios/*.yaml", "scenarios/bench/*.yaml"],
+    "scenario": ["scenarios/*.yaml", "scenarios/bench/*.yaml", "scenarios/map/orin_two_networks.yaml"],
     "sweep": ["scenarios/sweeps/*.yaml"],
     "runtime": ["hardware/runtimes/*.yaml"],
+    "map": ["scenarios/map/*.map.yaml"],
 }
 
 # Gallery files framesim refuses for a reason the schema alone can see (the key path the schema must flag).
@@ -49,6 +50,8 @@ def kind_of(doc):
         return "network"
     if "axes" in doc:
         return "sweep"
+    if "objective" in doc:
+        return "map"
     return "scenario"
 
 

@@ -26,7 +26,7 @@ TEST(KeysCli, TheCheckedInReferenceIsCurrent) {
   ASSERT_EQ(markdown.exit_code, 0) << markdown.err;
   EXPECT_TRUE(markdown.out == core::read_file(fst::source_path("docs/schema.md")))
       << "docs/schema.md is stale: regenerate it with `build/framesim keys --markdown > docs/schema.md`";
-  for (const std::string kind : {"hardware", "network", "scenario", "sweep", "runtime"}) {
+  for (const std::string kind : {"hardware", "network", "scenario", "sweep", "runtime", "map"}) {
     const auto schema = fst::run_cli("schema " + kind);
     ASSERT_EQ(schema.exit_code, 0) << schema.err;
     EXPECT_TRUE(schema.out == core::read_file(fst::source_path("docs/schema/" + kind + ".schema.json")))
@@ -74,6 +74,11 @@ TEST(KeysCli, InitWritesTemplatesThatValidateAndRun) {
                               ": ok (network)\n" + (dir / "scenario.yaml").string() + ": ok (scenario)\n" +
                               (dir / "sweep.yaml").string() + ": ok (sweep)\n" + (dir / "runtime.yaml").string() +
                               ": ok (runtime)\n");
+  // The map template (its stages name a scenario's: checked against one by `framesim map`) validates alone.
+  ASSERT_EQ(fst::run_cli("init map -o " + quoted(dir / "map.yaml")).exit_code, 0);
+  const auto map = fst::run_cli("validate " + quoted(dir / "map.yaml"));
+  EXPECT_EQ(map.exit_code, 0) << map.err;
+  EXPECT_EQ(map.out, (dir / "map.yaml").string() + ": ok (map)\n");
   const auto budget = fst::run_cli("budget " + quoted(dir / "hardware.yaml") + " " + quoted(dir / "network.yaml"));
   EXPECT_EQ(budget.exit_code, 0) << budget.err;
   const auto run = fst::run_cli("run " + quoted(dir / "scenario.yaml") + " --duration 1s -q -o " + quoted(dir / "run"));
@@ -148,11 +153,12 @@ TEST(KeysCli, ValidateReportsEveryProblemOfEveryFile) {
   std::istringstream lines(r.err);
   std::vector<std::string> got;
   for (std::string l; std::getline(lines, l);) got.push_back(l);
-  EXPECT_EQ(got, (std::vector<std::string>{
-                     bandwidth, cores, bandwidth, cores,
-                     (dir / "what.yaml").string() +
-                         ": cannot tell which kind of file this is (no units, layers, stages, axes or runtime at "
-                         "the top level); give --kind hardware, network, scenario, sweep or runtime"}));
+  EXPECT_EQ(got,
+            (std::vector<std::string>{
+                bandwidth, cores, bandwidth, cores,
+                (dir / "what.yaml").string() +
+                    ": cannot tell which kind of file this is (no units, layers, stages, axes, runtime or "
+                    "objective at the top level); give --kind hardware, network, scenario, sweep, runtime or map"}));
   // --kind forces the kind: the same file read as a hardware file names what is missing.
   const auto forced = fst::run_cli("validate --kind hardware " + quoted(dir / "what.yaml"));
   EXPECT_EQ(forced.exit_code, 2);

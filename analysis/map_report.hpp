@@ -1,0 +1,55 @@
+// Reports of `framesim map`: the mappings it simulated, the winner against the baselines, the Pareto front of
+// worst-path p99 against energy per frame, and why the winner wins (its tail breakdown against a baseline's).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sweep_report.hpp"
+
+namespace framesim::analysis {
+
+/// One simulated mapping. `metrics` holds what answer_sweep reads (p99_s: the worst path's sustained p99,
+/// energy_mean_J, deadline_s, meets_deadline) and the rest of the map's view: path_p99_s (per sink),
+/// dropped, static (max_utilisation, worst_path_floor_s), tail (the run's why.tail), throttled_fraction.
+struct MapRow {
+  std::string label;   // "detector=gpu, segmenter=dla0|gpu@40"
+  std::string role;    // "", or the roles it plays: "your scenario, all on gpu", "best"
+  SweepResult result;  // index: order of simulation; labels: per stage
+  std::string run;     // its run folder
+};
+
+struct MapReport {
+  std::string title;
+  std::string objective;                                       // energy | p99
+  double space_size = 0;                                       // mappings in the space
+  std::size_t static_kept = 0;                                 // mappings the static pass kept
+  std::size_t simulations = 0;                                 // mappings simulated
+  std::string strategy;                                        // exhaustive | local
+  std::vector<std::string> stages;                             // the space's stages (the label columns)
+  std::vector<MapRow> rows;                                    // in simulation order
+  std::optional<std::size_t> best;                             // index into rows
+  std::vector<std::pair<std::string, std::size_t>> baselines;  // (role, index into rows), side by side
+  std::vector<std::string> why;                                // lines: why the best wins
+  std::string best_file;                                       // the written scenario
+  std::string reproduced;                                      // what the rerun of best_file compared
+  nlohmann::json provenance;
+};
+
+/// The Pareto front of the rows (answer_sweep on their metrics).
+SweepAnswers map_answers(const MapReport& r);
+std::string map_text(const MapReport& r, const SweepAnswers& answers);
+nlohmann::json map_json(const MapReport& r, const SweepAnswers& answers);
+std::string map_csv(const MapReport& r);
+std::string map_html(const MapReport& r, const SweepAnswers& answers);
+
+/// Lines saying why `winner`'s tail is shorter or cheaper than `baseline`'s, from their metrics' tail
+/// breakdowns (queue, blocked, floor, throttling, bus, gap; the hand-offs' wait beyond their time alone) and
+/// throttling.
+std::vector<std::string> why_wins(const MapRow& winner, const MapRow& baseline);
+
+}  // namespace framesim::analysis

@@ -1,0 +1,101 @@
+// The search of `framesim map`: a mapping gives each stage of the space one option (unit, split, precision,
+// priority); the static pass bounds every option from the cost model and discards mappings that cannot fit
+// (a unit over 100 % busy, a path whose floor exceeds the deadline); the search picks which mappings to
+// simulate. Simulation itself is the caller's (map_command.cpp runs batches through `framesim sweep`).
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <functional>
+#include <limits>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "config/map_space.hpp"
+#include "config/override.hpp"
+#include "model/scenario.hpp"
+
+namespace framesim::cli {
+
+/// One choice for one stage.
+struct StageOption {
+  std::string unit;
+  std::optional<std::string> split_at, split_unit;  // a cut: layers from split_at on split_unit
+  std::optional<std::string> precision;
+  std::optional<int> priority;
+  std::string label;  // "dla0", "gpu|dla0@12", "gpu int8 p1"
+  // From the static pass (one load of the scenario with only this option changed):
+  std::optional<std::string> refused;    // why it cannot load (capabilities, roofs, a bad cut)
+  std::map<std::string, double> busy_s;  // per unit: floor seconds per item (parts, hand-overs)
+  double floor_s = 0;                    // the stage's floor per item, its parts in sequence
+};
+
+struct StageAxis {
+  std::string stage;
+  std::vector<StageOption> options;
+  bool split_key = false, precision_key = false, priority_key = false;  // which keys every mapping sets
+  double rate_Hz = 0;                                                   // items per second (its sensor's)
+};
+
+/// A mapping: an option index per axis.
+using Mapping = std::vector<std::size_t>;
+
+/// What the static pass says about a mapping.
+struct StaticVerdict {
+  bool fits = false;
+  std::string reason;             // when it does not
+  double max_utilisation = 0;     // the busiest unit's floor utilisation
+  double worst_path_floor_s = 0;  // the longest sensor -> sink path through the floors
+};
+
+/// What a simulation of a mapping gave (from its summary.json).
+struct Outcome {
+  double worst_p99_s = std::numeric_limits<double>::infinity();  // sustained window, worst path
+  std::map<std::string, double> path_p99_s;                      // per sink stage
+  double energy_J = std::numeric_limits<double>::infinity();     // mean per frame
+  std::int64_t dropped = 0;                                      // sustained window
+  int missing_paths = 0;                                         // paths whose p99 exceeds the deadline
+  bool meets = false;                                            // every path within the deadline, no drops
+};
+
+class MapSearch {
+ public:
+  /// Reads the space against the scenario (`base`, loaded without overrides) and bounds every option.
+  MapSearch(const std::filesystem::path& scenario, const model::ScenarioSpec& base, const config::MapSpace& space);
+
+  const std::vector<StageAxis>& axes() const { return axes_; }
+  /// Mappings in the space (the product of the option counts).
+  double space_size() const;
+  std::string label(const Mapping& m) const;
+  /// The overrides that turn the scenario into mapping `m` (every axis' unit, and its split, precision and
+  /// priority keys when the axis has them).
+  std::vector<config::Override> overrides(const Mapping& m) const;
+  StaticVerdict judge(const Mapping& m) const;
+  /// Every mapping that fits statically, best static rank first (lowest max utilisation, then floor), at most
+  /// `limit`; `kept` is set to how many fit in all.
+  std::vector<Mapping> ranked(std::size_t limit, std::size_t& kept) const;
+  /// Mappings differing from `m` in one axis, the axes in turn (every axis's first other option, then its second).
+  std::vector<Mapping> neighbours(const Mapping& m) const;
+  /// The mapping with the scenario's own choice on every axis, if it is in the space.
+  std::optional<Mapping> own() const;
+  /// Every stage on `unit` (as far as its options allow), or nothing.
+  std::optional<Mapping> all_on(const std::string& unit) const;
+  /// Each network stage on a different unit, in stage order (the GPU first), or nothing.
+  std::optional<Mapping> one_per_unit() const;
+
+  /// Whether `a` beats `b` for `objective` ("energy": meeting every deadline first, then less energy, then a
+  /// lower worst p99; "p99": a lower worst p99, then less energy).
+  static bool better(const Outcome& a, const Outcome& b, const std::string& objective);
+
+ private:
+  const model::ScenarioSpec& base_;
+  std::vector<StageAxis> axes_;
+  std::map<std::string, double> fixed_busy_s_per_s_;  // stages outside the space: floor seconds per second, by unit
+  std::map<std::string, double> fixed_floor_s_;       // and their floors, by stage name
+  std::vector<std::string> logical_;                  // stage names as the file writes them (parts folded)
+  std::vector<std::vector<std::size_t>> inputs_;      // logical inputs of each logical stage
+};
+
+}  // namespace framesim::cli

@@ -1,0 +1,91 @@
+// Key declarations of map files: the search space of `framesim map` (which unit, split, precision and
+// priority each stage may take) and what the search optimises.
+#include "config/schema.hpp"
+
+#include "config/schema_tables.hpp"
+
+// The tables name only the fields a key sets (designated initializers); the others keep their defaults.
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+
+namespace framesim::config::schema {
+
+using core::Dimension;
+using namespace tables;
+
+const Table& map_table() {
+  static const Table table{
+      "map",
+      "Where a scenario's stages may run, searched by simulation (`framesim map SCENARIO --space FILE`)",
+      {
+          {.path = "name", .kind = Kind::text, .example = "orin-two-networks", .description = "the search's name"},
+          {.path = "objective",
+           .kind = Kind::choice,
+           .choices = names_of({"energy", "p99"}),
+           .required = true,
+           .example = "energy",
+           .description = "energy: the least energy per frame among the mappings whose every path (a sensor to a "
+                          "last stage) has its p99 within the deadline in the sustained window, without drops; "
+                          "p99: the least worst-path p99 in the sustained window"},
+          {.path = "budget",
+           .kind = Kind::integer,
+           .min = 1,
+           .max = 10000,
+           .default_value = "50",
+           .example = "40",
+           .description = "simulations at most (the baselines included)"},
+          {.path = "strategy",
+           .kind = Kind::choice,
+           .choices = names_of({"auto", "exhaustive", "local"}),
+           .default_value = "auto",
+           .example = "auto",
+           .description = "exhaustive: every mapping the static pass keeps; local: best-improvement local search "
+                          "from the statically best mappings, one stage changed at a time; auto: exhaustive when "
+                          "the kept mappings fit the budget, else local"},
+          {.path = "duration",
+           .kind = Kind::quantity,
+           .dimension = Dimension::Seconds,
+           .range = Range::positive,
+           .default_value = "the scenario's",
+           .example = "\"10 s\"",
+           .description = "--duration for every simulation"},
+          {.path = "stages",
+           .kind = Kind::map,
+           .required = true,
+           .description = "stage -> its choices; a stage not listed keeps what the scenario says"},
+          {.path = "stages.<stage>", .kind = Kind::map, .description = "the choices of one stage of the scenario"},
+          {.path = "stages.<stage>.units",
+           .kind = Kind::list,
+           .default_value = "the scenario's unit",
+           .in_template = true,
+           .example = "[gpu, dla0]",
+           .description = "units it may run on"},
+          {.path = "stages.<stage>.units[]", .kind = Kind::text, .description = "a unit of the hardware"},
+          {.path = "stages.<stage>.splits",
+           .kind = Kind::list,
+           .default_value = "none",
+           .example = "[12, 30]",
+           .description = "cut points to try besides no split: layers from the cut on run on another of its units"},
+          {.path = "stages.<stage>.splits[]",
+           .kind = Kind::any,
+           .description = "a layer of its network: index (0 is the first) or name"},
+          {.path = "stages.<stage>.precisions",
+           .kind = Kind::list,
+           .default_value = "the scenario's",
+           .example = "[int8, fp16]",
+           .description = "precisions it may run its network in (stages.<stage>.precision)"},
+          {.path = "stages.<stage>.precisions[]", .kind = Kind::text, .description = "a precision"},
+          {.path = "stages.<stage>.priorities",
+           .kind = Kind::list,
+           .default_value = "the scenario's",
+           .example = "[0, 1]",
+           .description = "priorities it may take on its unit's scheduler"},
+          {.path = "stages.<stage>.priorities[]",
+           .kind = Kind::integer,
+           .min = -1000,
+           .max = 1000,
+           .description = "a priority"},
+      }};
+  return table;
+}
+
+}  // namespace framesim::config::schema
