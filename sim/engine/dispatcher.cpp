@@ -35,7 +35,39 @@ Dispatcher::~Dispatcher() = default;
 PlatformListener* Dispatcher::listener() { return executor_.get(); }
 
 void Dispatcher::at(double t_s, Kind kind, std::uint64_t key, std::function<void()> fire) {
-  timers_.push({t_s, kind, key, timer_seq_++, std::move(fire)});
+  timers_.push({t_s, kind, key, timer_seq_++, std::move(fire), nullptr, 0});
+}
+
+void Dispatcher::at_job(double t_s, Kind kind, RunJob& j, std::uint64_t gen) {
+  timers_.push({t_s, kind, j.declared, timer_seq_++, nullptr, &j, gen});
+}
+
+void Dispatcher::fire(Timer& timer) {
+  RunJob* p = timer.job;
+  if (!p) {
+    timer.fire();
+    return;
+  }
+  switch (timer.kind) {
+    case Kind::launch:
+      if (p->generation != timer.generation || p->phase != RunJob::Phase::launching) return;
+      p->launch_left_s = 0;
+      p->phase = RunJob::Phase::idle;
+      ready_.push_back(p);
+      return;
+    case Kind::switched:
+      if (p->generation != timer.generation || p->phase != RunJob::Phase::switching) return;
+      p->owes_switch = false;
+      if (p->start_s < 0) p->start_s = now_;
+      else p->blocked_s += now_ - p->phase_start_s;
+      p->phase = RunJob::Phase::idle;
+      ready_.push_back(p);
+      return;
+    case Kind::quantum:
+      if (p->slice_generation == timer.generation && p->state == Job::State::holding) scheduler(*p).expire(*p, now_);
+      return;
+    default: FRAMESIM_ASSERT(false, "a job's own timer is a launch, a switch or a quantum");
+  }
 }
 
 void Dispatcher::book_in_flight() { executor_->book_in_flight(); }
@@ -113,7 +145,7 @@ void Dispatcher::instant() {
       if (a.key != b.key) return a.key < b.key;
       return a.seq < b.seq;
     });
-    for (Timer& timer : batch_) timer.fire();
+    for (Timer& timer : batch_) fire(timer);
   }
   // 3. Decisions, and jobs that hold cores going on; a job ending there may release others: until settled.
   settle();
@@ -133,10 +165,10 @@ void Dispatcher::settle() {
       decided = true;
     }
     if (!decided && ready_.empty()) return;
-    std::vector<RunJob*> go;
-    go.swap(ready_);
-    std::sort(go.begin(), go.end(), applied_before);
-    for (RunJob* j : go) proceed(*j);
+    go_.clear();
+    go_.swap(ready_);  // ready_ takes go_'s buffer: no allocation per round
+    std::sort(go_.begin(), go_.end(), applied_before);
+    for (RunJob* j : go_) proceed(*j);
   }
 }
 
@@ -153,11 +185,7 @@ void Dispatcher::apply(UnitScheduler::Decision& d) {
     const double switch_s = scheduler(j).spec().switch_cost_s;
     if (j.state == Job::State::holding && !std::isinf(j.slice_end_s)) {
       // time_slice: a quantum timer for this grant (older ones are void by generation).
-      const std::uint64_t gen = (j.slice_generation = ++stamp_);
-      RunJob* p = &j;
-      at(j.slice_end_s, Kind::quantum, j.declared, [this, p, gen] {
-        if (p->slice_generation == gen && p->state == Job::State::holding) scheduler(*p).expire(*p, now_);
-      });
+      at_job(j.slice_end_s, Kind::quantum, j, (j.slice_generation = ++stamp_));
     }
     if (j.had_cores) {  // kept its cores after a contest (a boundary, an expired quantum): goes on as it was
       if (j.phase == RunJob::Phase::idle && std::find(ready_.begin(), ready_.end(), &j) == ready_.end())
@@ -176,16 +204,7 @@ void Dispatcher::apply(UnitScheduler::Decision& d) {
     if (switches) {
       j.phase = RunJob::Phase::switching;
       j.phase_start_s = now_;
-      const std::uint64_t gen = (j.generation = ++stamp_);
-      RunJob* p = &j;
-      at(now_ + switch_s, Kind::switched, j.declared, [this, p, gen] {
-        if (p->generation != gen || p->phase != RunJob::Phase::switching) return;
-        p->owes_switch = false;
-        if (p->start_s < 0) p->start_s = now_;
-        else p->blocked_s += now_ - p->phase_start_s;
-        p->phase = RunJob::Phase::idle;
-        ready_.push_back(p);
-      });
+      at_job(now_ + switch_s, Kind::switched, j, (j.generation = ++stamp_));
     } else {
       j.owes_switch = false;
       ready_.push_back(&j);
@@ -234,14 +253,7 @@ void Dispatcher::proceed(RunJob& j) {
   if (j.launch_left_s > 0) {  // the unit is held and idle while the kernel launches
     j.phase = RunJob::Phase::launching;
     j.phase_start_s = now_;
-    const std::uint64_t gen = (j.generation = ++stamp_);
-    RunJob* p = &j;
-    at(now_ + j.launch_left_s, Kind::launch, j.declared, [this, p, gen] {
-      if (p->generation != gen || p->phase != RunJob::Phase::launching) return;
-      p->launch_left_s = 0;
-      p->phase = RunJob::Phase::idle;
-      ready_.push_back(p);
-    });
+    at_job(now_ + j.launch_left_s, Kind::launch, j, (j.generation = ++stamp_));
     return;
   }
   start_kernel(j);

@@ -107,12 +107,16 @@ class Dispatcher {
   PlatformListener* listener();
 
  private:
+  /// A timer: `fire`, or for a job's own timers (launch, switched, quantum) the job and the generation it was set
+  /// in (void once the job moved on), handled without a function object.
   struct Timer {
     double t_s;
     Kind kind;
     std::uint64_t key;
     std::uint64_t seq;
     std::function<void()> fire;
+    RunJob* job = nullptr;
+    std::uint64_t generation = 0;
   };
   struct Later {
     bool operator()(const Timer& a, const Timer& b) const {
@@ -121,6 +125,9 @@ class Dispatcher {
     }
   };
 
+  /// Sets a job's own timer (launch, switched, quantum) at `t_s`, for its current generation `gen`.
+  void at_job(double t_s, Kind kind, RunJob& j, std::uint64_t gen);
+  void fire(Timer& timer);
   void instant();
   void settle();
   void apply(UnitScheduler::Decision& d);
@@ -145,6 +152,7 @@ class Dispatcher {
   std::uint64_t next_job_ = 0;
   std::vector<RunJob*> completed_;  // scratch: kernel ends of the instant
   std::vector<RunJob*> ready_;      // jobs that hold cores and go on once the instant is settled
+  std::vector<RunJob*> go_;         // scratch: the ready jobs of one round of settle()
   std::vector<Timer> batch_;        // scratch: timers of the instant
   std::function<void()> after_instant_;
   double now_ = 0;

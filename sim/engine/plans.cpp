@@ -121,7 +121,10 @@ double stall_at_start_s(const KernelPlan& k, const Platform& platform, std::size
   const bool reloaded_now = now_s < platform.others_utilisation_since_s + kSameInstant_s;
   const auto& others = reloaded_now ? platform.others_utilisation_before : platform.others_utilisation;
   const double compute_s = k.cycles * cycle_scale / (cores * u.spec->operating_points[u.pstate].frequency_Hz);
-  std::vector<double> memory_s(k.bytes.size(), 0.0), factor(k.bytes.size(), 1.0);
+  // Called at every launch of a kernel that stalls: the scratch is kept (the engine runs on one thread).
+  static std::vector<double> memory_s, factor;
+  memory_s.assign(k.bytes.size(), 0.0);
+  factor.assign(k.bytes.size(), 1.0);
   for (std::size_t lv = 0; lv < k.bytes.size(); ++lv) {
     if (k.bytes[lv] <= 0) continue;
     memory_s[lv] = k.bytes[lv] * byte_scale / k.alone_Bps[lv];

@@ -106,6 +106,21 @@ void UnitScheduler::decide(double now_s, Decision& out) {
   const bool preemptive = spec_.policy == SchedulingPolicy::preemptive;
   const bool sliced = spec_.policy == SchedulingPolicy::time_slice;
 
+  // Nobody waits: every contested holder keeps its cores (what the ranking below decides when the holders are
+  // the only candidates, their cores disjoint), an expired one with a new quantum. The common case of a unit
+  // used by one job at a time, decided without sorting.
+  if (waiting_.empty()) {
+    for (Job* h : holders_) {
+      if (!h->contested && !preemptive) continue;
+      if (h->expired) h->slice_end_s = now_s + spec_.quantum_s;
+      const bool was_contested = h->contested;
+      h->contested = false;
+      h->expired = false;
+      if (was_contested && !preemptive) out.granted.push_back(h);
+    }
+    return;
+  }
+
   // The candidates: waiting jobs and the holders whose cores are contested now (under preemptive, every holder).
   candidates_.clear();
   CoreMask taken = 0;      // cores already given in this decision (uncontested holders first)
