@@ -11,20 +11,25 @@
 #include "model/calibrate.hpp"
 
 #include <gtest/gtest.h>
+#include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "config/hardware.hpp"
 #include "config/hardware_writer.hpp"
 #include "config/network.hpp"
+#include "config/schema.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"
+#include "core/units.hpp"
 #include "model/cost.hpp"
 #include "model/plan.hpp"
 #include "test_support.hpp"
@@ -111,6 +116,93 @@ std::string difference(const model::HardwareSpec& a, const model::HardwareSpec& 
   return "";
 }
 
+/// The scalar leaves of a YAML tree by key path ("units.gpu.peak.fp16", "memory.dram.contention.slowdown[2][0]").
+void leaves(const YAML::Node& node, const std::string& path, std::map<std::string, std::string>& out) {
+  if (node.IsMap()) {
+    for (auto it = node.begin(); it != node.end(); ++it)
+      leaves(it->second, path.empty() ? it->first.Scalar() : path + "." + it->first.Scalar(), out);
+  } else if (node.IsSequence()) {
+    for (std::size_t i = 0; i < node.size(); ++i) leaves(node[i], path + "[" + std::to_string(i) + "]", out);
+  } else if (node.IsScalar()) {
+    out[path] = node.Scalar();
+  }
+}
+
+/// Whether two scalars at `path` of a hardware file say the same: the same text, the same number, or the same
+/// quantity in the dimension the key is declared with ("2 TFLOP/s" and "2e12 FLOP/s").
+bool same_value(const std::string& path, const std::string& a, const std::string& b) {
+  if (a == b) return true;
+  char* end = nullptr;
+  const double x = std::strtod(a.c_str(), &end);
+  if (end && *end == 0 && !a.empty()) {
+    const double y = std::strtod(b.c_str(), &end);
+    if (end && *end == 0 && !b.empty()) return x == y;
+  }
+  std::string pattern;  // a list index is not part of the declared path: "a[2][0]" is "a[][]"
+  for (std::size_t i = 0; i < path.size(); ++i) {
+    pattern += path[i];
+    if (path[i] == '[') {
+      while (i + 1 < path.size() && path[i + 1] != ']') ++i;
+    }
+  }
+  const auto m = config::schema::match(config::schema::hardware_table(), pattern);
+  if (!m || !m->key) return false;
+  const auto qa = core::parse_quantity(a, m->key->dimension);
+  const auto qb = core::parse_quantity(b, m->key->dimension);
+  return qa.value && qb.value && std::fabs(*qa.value - *qb.value) <= 1e-12 * std::fabs(*qa.value);
+}
+
+/// The documented default of the key at `path` (the value before any explanation: "1 (one core)" is "1"), or "".
+std::string declared_default(const std::string& path) {
+  const auto m = config::schema::match(config::schema::hardware_table(), path);
+  if (!m || !m->key) return "";
+  const std::string& d = m->key->default_value;
+  return d.substr(0, d.find(" ("));
+}
+
+/// "units.gpu" of "units.gpu.energy_per_op.fp16" (empty when the path is not a unit's).
+std::string unit_of(const std::string& path) {
+  if (path.rfind("units.", 0) != 0) return "";
+  const auto end = path.find('.', 6);
+  return end == std::string::npos ? "" : path.substr(0, end);
+}
+
+/// The round trip as generic YAML trees: every scalar of the file the user wrote is in the written file with the
+/// same meaning, and every scalar the writer adds is a documented default it spells out or the canonical form of
+/// a spelling it replaced (a unit's `busy_power` is written as its `energy_per_op` per precision, `efficiency.all`
+/// as one efficiency per precision). Independent of the field list of model::HardwareSpec: a writer that forgets a
+/// key, or a reader that drops one, is caught without this test knowing the key. The differences, one per line.
+std::string tree_difference(const std::string& original, const std::string& written) {
+  std::map<std::string, std::string> a, b, lost;
+  leaves(YAML::Load(original), "", a);
+  leaves(YAML::Load(written), "", b);
+  std::string out;
+  for (const auto& [path, value] : a) {
+    const auto it = b.find(path);
+    if (it == b.end()) lost[path] = value;
+    else if (!same_value(path, value, it->second))
+      out += "changed: " + path + ": " + value + " -> " + it->second + "\n";
+  }
+  std::set<std::string> replaced;  // lost spellings whose canonical form was written
+  for (const auto& [path, value] : b) {
+    if (a.count(path)) continue;
+    const std::string d = declared_default(path);
+    if (!d.empty() && same_value(path, d, value)) continue;
+    const std::string unit = unit_of(path);
+    const std::string canonical_of = path.find(".energy_per_op.") != std::string::npos ? unit + ".busy_power"
+                                     : path.find(".efficiency.") != std::string::npos  ? unit + ".efficiency.all"
+                                                                                       : "";
+    if (!unit.empty() && !canonical_of.empty() && lost.count(canonical_of)) {
+      replaced.insert(canonical_of);
+      continue;
+    }
+    out += "added: " + path + " = " + value + "\n";
+  }
+  for (const auto& [path, value] : lost)
+    if (!replaced.count(path)) out += "lost: " + path + " = " + value + "\n";
+  return out;
+}
+
 TEST(HardwareWriter, EveryShippedFileRoundTrips) {
   const auto files = testing::shipped_yaml_files("hardware");
   ASSERT_GE(files.size(), 9u);
@@ -124,6 +216,7 @@ TEST(HardwareWriter, EveryShippedFileRoundTrips) {
     } catch (const core::UserError& e) {
       FAIL() << e.what() << "\n" << text;
     }
+    EXPECT_EQ(tree_difference(core::read_file(file), text), "") << text;
     EXPECT_EQ(difference(spec, again), "") << text;
     // Written twice, the same text: the writer is a fixed point.
     EXPECT_EQ(config::write_hardware_yaml(again), text);
