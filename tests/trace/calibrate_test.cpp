@@ -226,6 +226,34 @@ TEST(HardwareWriter, EveryShippedFileRoundTrips) {
   }
 }
 
+TEST(HardwareWriter, OptionalKeysAwayFromTheirDefaultsRoundTrip) {
+  // The shipped files leave some keys at their defaults (every unit's contention_sensitivity is 1): here each is
+  // set to something else, so a writer that skips one loses it and the tree comparison says which.
+  const std::string file = R"(name: optional-keys
+memory:
+  dram:
+    kind: dram
+    capacity: "1 GiB"
+    bandwidth: "10 GB/s"
+    latency: "100 ns"
+    contention:
+      slowdown:
+        - [0.2, 1.1]
+        - [0.8, 1.9]
+units:
+  npu:
+    kind: npu
+    cores: 2
+    peak: {int8: "4 TOPS"}
+    dispatch_overhead: "20 us"
+    contention_sensitivity: 0.5
+    memory: [dram]
+)";
+  const model::HardwareSpec spec = config::parse_hardware(file, "optional.yaml");
+  const std::string text = config::write_hardware_yaml(spec);
+  EXPECT_EQ(tree_difference(file, text), "") << text;
+}
+
 TEST(HardwareWriter, EfficiencyByOpClassRoundTrips) {
   // One number for every precision, a class for every precision, a class for one precision.
   const std::string file = R"(name: by-op
