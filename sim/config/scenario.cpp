@@ -693,7 +693,7 @@ class ScenarioReader {
         s.policy = *pol == "all" ? model::InputPolicy::all : model::InputPolicy::latest;
       if (auto q = m.get("queue")) {
         MapReader qr(*q, kKeys, "stages.<stage>.queue");
-        s.queue_depth = static_cast<int>(qr.integer("depth").value_or(2));
+        if (auto depth = qr.integer("depth")) s.queue_depth = static_cast<int>(*depth);  // else model/scenario.hpp's
         if (auto o = qr.choice("overflow"))
           s.overflow = *o == "drop_oldest" ? model::Overflow::drop_oldest : model::Overflow::drop_newest;
       }
