@@ -17,6 +17,7 @@ import json
 import os
 import re
 import shlex
+import signal
 import subprocess
 import sys
 import time
@@ -59,6 +60,9 @@ def killer_tests(build, regex):
 
 
 def main():
+    # A kill (SIGTERM, SIGHUP) unwinds like Ctrl-C, so the `finally` below restores the mutated file.
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, signal.default_int_handler)
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default="build")
     ap.add_argument("--ctest-args", default="-j2 --label-exclude slow --timeout 120")
