@@ -181,7 +181,7 @@ class Driver {
 
   /// Simulates the mappings of `batch` not simulated yet (at most what the budget leaves), as one sweep. The
   /// empty mapping stands for the scenario as written (when the space does not hold it): a batch of its own.
-  void evaluate(std::vector<Mapping> batch) {
+  void evaluate(const std::vector<Mapping>& batch) {
     std::vector<Mapping> todo;
     std::set<Mapping> seen;
     for (auto& m : batch)
@@ -466,7 +466,7 @@ int run_map(const MapArgs& a) {
     if (std::system(command.c_str()) == 0) {
       std::vector<std::string> same, differ;
       for (const char* f : {"frames.csv", "stages.csv"})
-        (core::read_file(rerun / f) == core::read_file(d.run_of(m) / f) ? same : differ).push_back(f);
+        (core::read_file(rerun / f) == core::read_file(d.run_of(m) / f) ? same : differ).emplace_back(f);
       report.reproduced = differ.empty()
                               ? fmt::format(" (rerun: {} identical byte for byte)", core::join_list(same, ", "))
                               : fmt::format(" (rerun: {} DIFFER)", core::join_list(differ, ", "));
