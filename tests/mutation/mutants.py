@@ -44,7 +44,7 @@ MUTANTS = [
       r"^Contention\.WithoutACurveTheLevelKeepsTodaysLoadedLatency$"),
     M("fusion_spills", "sim/model/plan.cpp",
       "if (producer_kernel[static_cast<std::size_t>(s)] == k) continue;  // on chip inside the group",
-      "",
+      "if (producer_kernel[static_cast<std::size_t>(s)] == k && false) continue;",
       "fusion: a tensor produced inside the fused group is still read from memory",
       r"^SeedBudget\.FusionTakesTheResidualTailFromEightTraversalsToTwo$"),
     M("rc_forgets_r", "sim/model/hardware.cpp",
