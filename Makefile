@@ -75,10 +75,11 @@ run: build-framesim
 # never silent) and end with a SKIPPED line, or say that every test ran.
 test: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) --label-exclude slow --output-junit ctest-junit.xml
+	$(MAKE) mutation-sample
 	@tests/list_skipped.py $(BUILD_DIR)/ctest-junit.xml
 
-# The slower checks, after `make test` (what CI runs: .ci/run): clang-tidy, the ASan + UBSan build and its suites,
-# the fuzz smoke run and a sample of the mutants (tests/MUTATION.md). Each stage prints how long it took.
+# The slower checks, after `make test` (which is what CI runs: .ci/run, the sample of the mutants included):
+# clang-tidy, the ASan + UBSan build and its suites, the fuzz smoke run. Each stage prints how long it took.
 STAMP = @echo "framesim: $(1) done at $$(date -u +%H:%M:%S) ($$(( $$(date +%s) - $$(cat $(BUILD_DIR)/.check-start) )) s since make check began)"
 .PHONY: check
 check:
@@ -89,8 +90,6 @@ check:
 	$(call STAMP,make tidy)
 	$(MAKE) test-asan
 	$(call STAMP,make test-asan)
-	$(MAKE) mutation-sample
-	$(call STAMP,make mutation-sample)
 	@tests/list_skipped.py $(BUILD_DIR)/ctest-junit.xml $(ASAN_DIR)/ctest-junit-asan.xml \
 	  $(ASAN_DIR)/ctest-junit-asan-engine.xml $(ASAN_DIR)/ctest-junit-fuzz.xml
 

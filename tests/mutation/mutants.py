@@ -4,7 +4,7 @@ Each is Mutant(name, file, the exact text to replace, its replacement, what the 
 The text must occur exactly once in the file, so a mutant that no longer applies (the code moved) is reported,
 never skipped silently. `killers` is a CTest regular expression naming tests that kill it (a hand-derived oracle
 each): `run_mutants.py --sample` rebuilds only what those tests need and runs only them, for the mutants with
-`sample=True` (make check, so CI); without --sample every mutant runs against the whole release suite.
+`sample=True` (make test, so CI); without --sample every mutant runs against the whole release suite.
 """
 from collections import namedtuple
 

@@ -5,7 +5,7 @@ tests fail (kill it), and restores the file byte for byte before the next one.
   python3 tests/mutation/run_mutants.py [--build build] [--ctest-args "..."] [--out results.tsv] [NAME ...]
   python3 tests/mutation/run_mutants.py --sample [--build build] [NAME ...]
 
---sample (make check, so CI): only the mutants marked for the sample (or those named); for each, only the
+--sample (make test, so CI): only the mutants marked for the sample (or those named); for each, only the
 targets its killer tests need are rebuilt and only those tests run; the exit status is 1 when one survives.
 
 Run from the source root of a clean worktree (a file with uncommitted changes is refused: restoring it would
