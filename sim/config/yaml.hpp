@@ -177,4 +177,7 @@ class MapReader {
 /// in a form fit for messages (lexically normal, relative when the input was).
 std::filesystem::path resolve_path(const Document& doc, const std::string& written);
 
+/// Where `mark` is in `file`, 1-based (0:0 for a node yaml-cpp has no position for).
+core::SourceLocation location_of(const std::string& file, const YAML::Mark& mark);
+
 }  // namespace framesim::config
