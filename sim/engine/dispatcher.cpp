@@ -11,9 +11,6 @@ namespace framesim::engine {
 
 namespace {
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
-/// Events less than this apart are one instant: the rounding of two ways to the same time (k / rate against a
-/// sum of kernel times), and SimGrid's own resolution (framesim sets surf/precision to 1e-12).
-constexpr double kInstant_s = 1e-12;
 
 /// Kernel ends of one instant are applied in declaration order (then release order): never in the order an
 /// executor happened to report them.
@@ -35,11 +32,11 @@ Dispatcher::~Dispatcher() = default;
 PlatformListener* Dispatcher::listener() { return executor_.get(); }
 
 void Dispatcher::at(double t_s, Kind kind, std::uint64_t key, std::function<void()> fire) {
-  timers_.push({t_s, kind, key, timer_seq_++, std::move(fire), nullptr, 0});
+  timers_.push({on_lattice(t_s), kind, key, timer_seq_++, std::move(fire), nullptr, 0});
 }
 
 void Dispatcher::at_job(double t_s, Kind kind, RunJob& j, std::uint64_t gen) {
-  timers_.push({t_s, kind, j.declared, timer_seq_++, nullptr, &j, gen});
+  timers_.push({on_lattice(t_s), kind, j.declared, timer_seq_++, nullptr, &j, gen});
 }
 
 void Dispatcher::fire(Timer& timer) {
@@ -120,7 +117,7 @@ void Dispatcher::run() {
     completed_.clear();
     const double t = executor_->wait(next_timer, completed_);
     if (t == kInfinity) break;  // nothing can ever happen again
-    now_ = std::max(now_, t);
+    now_ = std::max(now_, on_lattice(t));
     // Kernel ends less than kInstant_s apart belong to one instant.
     for (double p = executor_->peek_s(); p <= now_ + kInstant_s && p < kInfinity; p = executor_->peek_s())
       executor_->wait(p, completed_);

@@ -11,9 +11,6 @@ namespace framesim::engine {
 
 namespace {
 
-/// Two events less than this apart are one instant (as in the dispatcher).
-constexpr double kInstant_s = 1e-12;
-
 class ExactExecutor final : public Executor {
  public:
   ExactExecutor(Ledger& ledger, RunTotals& totals) : ledger_(ledger), totals_(totals) {}
@@ -68,6 +65,10 @@ class ExactExecutor final : public Executor {
         ++i;
       }
     }
+    // The instant's time is on the engine's lattice (engine/instant.hpp): SimGrid's clock is brought there (a
+    // fraction of a picosecond) before anything starts, so that no activity starts off it.
+    const double t = on_lattice(sg4::Engine::get_clock());
+    if (t > sg4::Engine::get_clock()) sg4::this_actor::sleep_until(t);
     return sg4::Engine::get_clock();
   }
 

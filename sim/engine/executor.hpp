@@ -10,6 +10,7 @@
 
 #include "engine/dispatcher.hpp"
 #include "engine/fluid.hpp"
+#include "engine/instant.hpp"
 
 namespace framesim::engine {
 
@@ -21,8 +22,9 @@ class Executor : public PlatformListener {
   /// Stops `j`'s kernel in flight now, booked up to its progress; returns the fraction of what was started that
   /// was done.
   virtual double stop(RunJob& j) = 0;
-  /// Lets time pass until `until_s` or the first kernel end before it (several if they end together): appends
-  /// the jobs whose kernel ended, their kernel booked in full, and returns the time reached.
+  /// Lets time pass until `until_s` or the first kernel end before it (several if they end together, and those
+  /// less than kInstant_s after it): appends the jobs whose kernel ended, their kernel booked in full, and
+  /// returns the time reached.
   virtual double wait(double until_s, std::vector<RunJob*>& ended) = 0;
   /// The time of the next kernel end when it is known without waiting (fluid), else infinity.
   virtual double peek_s() = 0;

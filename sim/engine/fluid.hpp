@@ -85,6 +85,12 @@ class FluidSystem {
   /// time (now_s() then), in time order; the callback may start flows at that time.
   template <class OnFinished>
   void advance(double t_s, OnFinished&& on_finished);
+  /// Flows that would finish within `instant_s` of now finish now, at now_s() (the clock does not move): the
+  /// engine's instant is a time and every event up to 1 ps after it, and a flow started at that instant must
+  /// start at its time, not at the last of the ends folded into it (else the difference, up to 1 ps per
+  /// instant, adds up along a busy unit until two events of one instant are more than 1 ps apart).
+  template <class OnFinished>
+  void finish_within(double instant_s, OnFinished&& on_finished);
   /// The fraction of a running flow's work done, in [0, 1] (for an endless flow: the work done, unbounded).
   double progress(std::size_t flow) const {
     const Flow& f = flows_[flow];
@@ -203,6 +209,18 @@ void FluidSystem::advance(double t_s, OnFinished&& on_finished) {
       retire(f);
       on_finished(f, flows_[f].owner);
     }
+  }
+}
+
+template <class OnFinished>
+void FluidSystem::finish_within(double instant_s, OnFinished&& on_finished) {
+  while (true) {
+    const Next next = next_finish();
+    if (!next.finishes || next.delta_s > instant_s) return;
+    Flow& f = flows_[next.flow];
+    f.remains = 0;
+    retire(next.flow);
+    on_finished(next.flow, f.owner);
   }
 }
 

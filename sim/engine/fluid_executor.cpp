@@ -75,7 +75,7 @@ class FluidExecutor final : public Executor {
   }
 
   double wait(double until_s, std::vector<RunJob*>& ended) override {
-    const double next = fluid_.next_event_s();
+    const double next = on_lattice(fluid_.next_event_s());  // timers (until_s) are on the lattice already
     const double t = std::min(next, until_s);
     if (t == std::numeric_limits<double>::infinity()) return t;
     // Kernel ends and timers are framesim's alone: no model code reads SimGrid's clock on this path, and the only
@@ -85,14 +85,16 @@ class FluidExecutor final : public Executor {
       sg4::this_actor::sleep_until(until_s);
       synced_s_ = until_s;
     }
-    fluid_.advance(t, [&](std::size_t flow, std::uint64_t owner) {
+    auto on_end = [&](std::size_t flow, std::uint64_t owner) {
       if (owner == kBackground) return;  // background streams never end
       RunJob* j = flow_job_[flow];
       FRAMESIM_ASSERT(j && j->id == owner, "a flow ends for the job that started it");
       flow_job_[flow] = nullptr;
       ledger_.book(j->booking, 1.0);
       ended.push_back(j);
-    });
+    };
+    fluid_.advance(t, on_end);
+    fluid_.finish_within(kInstant_s, on_end);  // the ends of this instant, at its time
     return t;
   }
 
