@@ -1,15 +1,20 @@
 // Kernels as SimGrid activities (--exact): each kernel (or the rest of a stopped one) is one parallel task under
 // ptask_L07 — the job's cores listed once per core with their cycles, the bytes from the first core to each
 // level's pseudo-host through the unit's port and the level's link — and SimGrid shares them. The dispatcher
-// waits for the first of them to end or for its next timer, whichever comes first.
+// waits for the first of them to end or for its next timer, whichever comes first. A background stream is an actor
+// of its own here (stream_background_on_simgrid), its chunks SimGrid activities through its capped port.
 #include <simgrid/s4u.hpp>
 
 #include "core/error.hpp"
 #include "engine/executor.hpp"
+#include "engine/ledger.hpp"
+#include "engine/platform.hpp"
 
 namespace framesim::engine {
 
 namespace {
+
+constexpr double kNever = std::numeric_limits<double>::infinity();
 
 class ExactExecutor final : public Executor {
  public:
@@ -100,6 +105,58 @@ class ExactExecutor final : public Executor {
 };
 
 }  // namespace
+
+void stream_background_on_simgrid(const model::ScenarioSpec& spec, std::size_t b, Platform& platform, Ledger& ledger,
+                                  RunTotals& totals, const bool& stopping) {
+  const auto& bg = spec.background[b];
+  const std::size_t master = platform.units.size() + b;
+  std::size_t step = 0;
+  double rate = bg.profile.empty() ? bg.rate_Bps : bg.profile.front().second;
+  auto clock = [] { return sg4::Engine::get_clock(); };
+  auto next_change = [&] { return step + 1 < bg.profile.size() ? bg.profile[step + 1].first : kNever; };
+  auto apply_steps = [&] {
+    bool stepped = false;
+    while (!bg.profile.empty() && clock() >= next_change()) {
+      rate = bg.profile[++step].second;
+      stepped = true;
+    }
+    if (stepped) platform.background_ports[b]->set_bandwidth(rate);
+  };
+  const std::size_t level = bg.level;
+  while (!stopping) {
+    apply_steps();
+    if (rate <= 0) {
+      if (next_change() >= kNever) return;
+      sg4::this_actor::sleep_until(next_change());
+      continue;
+    }
+    // Chunks of 10 ms at the current rate, cut at the next step.
+    const double chunk = rate * std::min(0.01, std::max(1e-6, next_change() - clock()));
+    KernelPlan kernel;
+    kernel.name = bg.name;
+    kernel.bytes.assign(platform.levels.size(), 0.0);
+    kernel.bytes[level] = chunk;
+    Running running;
+    running.exec = sg4::this_actor::exec_init({platform.background_hosts[b], platform.levels[level].host}, {0.0, 0.0},
+                                              {0.0, chunk, 0.0, 0.0});
+    running.exec->start();
+    ++totals.activities;
+    running.master = master;
+    running.kernels = &kernel;
+    running.bucket = &totals.background_energy_J;
+    ledger.track(running);
+    while (true) {
+      try {
+        if (next_change() >= kNever) running.exec->wait();
+        else running.exec->wait_until(next_change());
+        break;
+      } catch (const simgrid::TimeoutException&) {
+        apply_steps();  // the chunk goes on at the new rate
+      }
+    }
+    ledger.book(running, 1.0);
+  }
+}
 
 std::unique_ptr<Executor> make_exact_executor(const model::ScenarioSpec&, Platform&, Ledger& ledger,
                                               RunTotals& totals) {

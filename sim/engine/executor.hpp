@@ -38,6 +38,11 @@ class Executor : public PlatformListener {
   void port_bandwidth_changed(std::size_t, std::size_t, double) override {}
 };
 
+/// SimGrid path: background stream `b`'s master streams chunks of 10 ms (cut at its profile's steps) through its
+/// port link capped at its rate, booked by the ledger, until `stopping` (run as its own daemon actor).
+void stream_background_on_simgrid(const model::ScenarioSpec& spec, std::size_t b, Platform& platform, Ledger& ledger,
+                                  RunTotals& totals, const bool& stopping);
+
 std::unique_ptr<Executor> make_fluid_executor(const model::ScenarioSpec& spec, Platform& platform, Ledger& ledger,
                                               RunTotals& totals);
 std::unique_ptr<Executor> make_exact_executor(const model::ScenarioSpec& spec, Platform& platform, Ledger& ledger,

@@ -103,123 +103,141 @@ void UnitScheduler::finish(Job& job, double now_s) {
 void UnitScheduler::decide(double now_s, Decision& out) {
   pending_ = false;
   account(now_s);
-  const bool preemptive = spec_.policy == SchedulingPolicy::preemptive;
-  const bool sliced = spec_.policy == SchedulingPolicy::time_slice;
-
-  // Nobody waits: every contested holder keeps its cores (what the ranking below decides when the holders are
-  // the only candidates, their cores disjoint), an expired one with a new quantum. The common case of a unit
-  // used by one job at a time, decided without sorting.
   if (waiting_.empty()) {
-    for (Job* h : holders_) {
-      if (!h->contested && !preemptive) continue;
-      if (h->expired) h->slice_end_s = now_s + spec_.quantum_s;
-      const bool was_contested = h->contested;
-      h->contested = false;
-      h->expired = false;
-      if (was_contested && !preemptive) out.granted.push_back(h);
-    }
+    keep_all(now_s, out);
     return;
   }
+  gather_candidates(now_s);
+  grant_in_rank_order();
+  apply(now_s, out);
+  // Under preemptive, holders are contested at every decision; those that keep their cores stay uncontested.
+  if (spec_.policy == SchedulingPolicy::preemptive)
+    for (Job* h : holders_) h->contested = false;
+}
 
+void UnitScheduler::keep_all(double now_s, Decision& out) {
+  // Nobody waits: every contested holder keeps its cores (what the ranking decides when the holders are the only
+  // candidates, their cores disjoint), an expired one with a new quantum. The common case of a unit used by one
+  // job at a time, decided without sorting.
+  const bool preemptive = spec_.policy == SchedulingPolicy::preemptive;
+  for (Job* h : holders_) {
+    if (!h->contested && !preemptive) continue;
+    if (h->expired) h->slice_end_s = now_s + spec_.quantum_s;
+    const bool was_contested = h->contested;
+    h->contested = false;
+    h->expired = false;
+    if (was_contested && !preemptive) out.granted.push_back(h);
+  }
+}
+
+void UnitScheduler::gather_candidates(double now_s) {
   // The candidates: waiting jobs and the holders whose cores are contested now (under preemptive, every holder).
+  const bool preemptive = spec_.policy == SchedulingPolicy::preemptive;
   candidates_.clear();
-  CoreMask taken = 0;      // cores already given in this decision (uncontested holders first)
-  CoreMask contested = 0;  // cores of contested holders
+  round_.taken = 0;
+  round_.contested = 0;
   for (Job* h : holders_) {
     if (preemptive) h->contested = true;
     if (h->contested) {
-      contested |= h->held;
+      round_.contested |= h->held;
       candidates_.push_back(h);
     } else {
-      taken |= h->held;
+      round_.taken |= h->held;
     }
   }
   // An expired quantum puts its job at the back of the round, behind this instant's releases; it gets its old
   // place back if it keeps its cores.
-  struct Place {
-    Job* job;
-    double round_s;
-    std::uint64_t late;
-  };
-  std::vector<Place> places;
+  round_.places.clear();
   for (Job* c : candidates_) {
     if (!c->expired) continue;
-    places.push_back({c, c->round_s, c->round_late});
+    round_.places.push_back({c, c->round_s, c->round_late});
     c->round_s = now_s;
     c->round_late = 1;
   }
   candidates_.insert(candidates_.end(), waiting_.begin(), waiting_.end());
   std::stable_sort(candidates_.begin(), candidates_.end(),
                    [&](const Job* a, const Job* b) { return ranks_before(*a, *b); });
+}
 
-  // Grants in rank order. A holder keeps its own cores when it may; a waiting job takes free cores first, then
-  // those of the lowest-ranked contested holders. A job that cannot get its cores reserves the ones it may use,
-  // so nobody ranked below it overtakes it there.
-  std::vector<Job*> keeps, gets, loses;
-  CoreMask reserved = 0;
-  auto pick = [&](const Job& w, CoreMask free) -> CoreMask {
-    CoreMask take = 0;
-    int need = w.cores;
-    for (CoreMask pool = free & ~contested; need > 0 && pool; --need) {
+CoreMask UnitScheduler::pick(const Job& w, CoreMask free, CoreMask take) const {
+  // Free cores first (the lowest numbered), then those of the lowest-ranked contested holders.
+  int need = w.cores;
+  for (CoreMask pool = free & ~round_.contested; need > 0 && pool; --need) {
+    const CoreMask lowest = pool & (~pool + 1);
+    take |= lowest;
+    pool &= ~lowest;
+  }
+  for (auto it = candidates_.rbegin(); need > 0 && it != candidates_.rend(); ++it) {
+    if ((*it)->state != Job::State::holding) continue;
+    for (CoreMask pool = (*it)->held & free & ~take; need > 0 && pool; --need) {
       const CoreMask lowest = pool & (~pool + 1);
       take |= lowest;
       pool &= ~lowest;
     }
-    for (auto it = candidates_.rbegin(); need > 0 && it != candidates_.rend(); ++it) {
-      if ((*it)->state != Job::State::holding) continue;
-      for (CoreMask pool = (*it)->held & free & ~take; need > 0 && pool; --need) {
-        const CoreMask lowest = pool & (~pool + 1);
-        take |= lowest;
-        pool &= ~lowest;
-      }
-    }
-    return take;
-  };
-  std::vector<CoreMask> new_cores(candidates_.size(), 0);
+  }
+  return take;
+}
+
+void UnitScheduler::grant_in_rank_order() {
+  // Grants in rank order. A holder keeps its own cores when it may; a waiting job takes free cores first, then
+  // those of the lowest-ranked contested holders. A job that cannot get its cores reserves the ones it may use,
+  // so nobody ranked below it overtakes it there.
+  auto& r = round_;
+  r.keeps.clear();
+  r.gets.clear();
+  r.loses.clear();
+  r.new_cores.assign(candidates_.size(), 0);
+  CoreMask reserved = 0;
   for (std::size_t i = 0; i < candidates_.size(); ++i) {
     Job& c = *candidates_[i];
-    if (c.state == Job::State::holding && !(c.held & (reserved | taken))) {
-      taken |= c.held;
-      new_cores[i] = c.held;
-      keeps.push_back(&c);
+    if (c.state == Job::State::holding && !(c.held & (reserved | r.taken))) {
+      r.taken |= c.held;
+      r.new_cores[i] = c.held;
+      r.keeps.push_back(&c);
       continue;
     }
-    const CoreMask free = allowed(c) & ~reserved & ~taken;
+    const CoreMask free = allowed(c) & ~reserved & ~r.taken;
     if (std::popcount(free) < c.cores) {
       reserved |= allowed(c);
-      if (c.state == Job::State::holding) loses.push_back(&c);
+      if (c.state == Job::State::holding) r.loses.push_back(&c);
       continue;
     }
-    new_cores[i] = pick(c, free);
-    taken |= new_cores[i];
-    if (c.state == Job::State::holding) keeps.push_back(&c);  // moved to other cores of the unit
-    else gets.push_back(&c);
+    r.new_cores[i] = pick(c, free, 0);
+    r.taken |= r.new_cores[i];
+    if (c.state == Job::State::holding) r.keeps.push_back(&c);  // moved to other cores of the unit
+    else r.gets.push_back(&c);
   }
 
   // time_slice: an expired holder whose cores nobody took keeps them (its place, and a new quantum).
   CoreMask given = 0;
   for (std::size_t i = 0; i < candidates_.size(); ++i)
-    if (candidates_[i]->state == Job::State::waiting) given |= new_cores[i];
-  for (auto it = loses.begin(); it != loses.end();) {
+    if (candidates_[i]->state == Job::State::waiting) given |= r.new_cores[i];
+  const bool sliced = spec_.policy == SchedulingPolicy::time_slice;
+  for (auto it = r.loses.begin(); it != r.loses.end();) {
     Job& l = **it;
     if (sliced && l.expired && !(l.held & given)) {
-      keeps.push_back(&l);
-      it = loses.erase(it);
+      r.keeps.push_back(&l);
+      it = r.loses.erase(it);
     } else {
       ++it;
     }
   }
-  for (const Place& p : places) {
-    if (std::find(keeps.begin(), keeps.end(), p.job) == keeps.end()) continue;
+  for (const Round::Place& p : r.places) {
+    if (std::find(r.keeps.begin(), r.keeps.end(), p.job) == r.keeps.end()) continue;
     p.job->round_s = p.round_s;
     p.job->round_late = p.late;
   }
+}
 
+void UnitScheduler::apply(double now_s, Decision& out) {
   // A forced switch (preemption, an expired quantum handed on) costs the loser a switch when it resumes and
   // the job taking its cores a switch before it starts. A hand-over at a kernel boundary (priority, fifo) costs
   // nothing.
+  const bool preemptive = spec_.policy == SchedulingPolicy::preemptive;
+  const bool sliced = spec_.policy == SchedulingPolicy::time_slice;
+  auto& r = round_;
   CoreMask switched = 0;
-  for (Job* l : loses) {
+  for (Job* l : r.loses) {
     const bool forced = preemptive || sliced;
     if (forced) switched |= l->held;
     unhold(*l);
@@ -233,9 +251,9 @@ void UnitScheduler::decide(double now_s, Decision& out) {
   }
   for (std::size_t i = 0; i < candidates_.size(); ++i) {
     Job& c = *candidates_[i];
-    if (c.state == Job::State::holding && std::find(keeps.begin(), keeps.end(), &c) != keeps.end()) {
+    if (c.state == Job::State::holding && std::find(r.keeps.begin(), r.keeps.end(), &c) != r.keeps.end()) {
       busy_ &= ~c.held;
-      if (new_cores[i]) c.held = new_cores[i];
+      if (r.new_cores[i]) c.held = r.new_cores[i];
       busy_ |= c.held;
       if (c.expired) c.slice_end_s = now_s + spec_.quantum_s;
       const bool was_contested = c.contested;
@@ -245,11 +263,11 @@ void UnitScheduler::decide(double now_s, Decision& out) {
     }
   }
   // Waiting jobs granted, in rank order (they are in `gets` in that order).
-  for (Job* g : gets) {
+  for (Job* g : r.gets) {
     const std::size_t i =
         static_cast<std::size_t>(std::find(candidates_.begin(), candidates_.end(), g) - candidates_.begin());
     waiting_.erase(std::find(waiting_.begin(), waiting_.end(), g));
-    g->held = new_cores[i];
+    g->held = r.new_cores[i];
     busy_ |= g->held;
     g->state = Job::State::holding;
     g->contested = false;
@@ -259,9 +277,6 @@ void UnitScheduler::decide(double now_s, Decision& out) {
     holders_.push_back(g);
     out.granted.push_back(g);
   }
-  // Under preemptive, holders are contested at every decision; those that keep their cores stay uncontested.
-  if (preemptive)
-    for (Job* h : holders_) h->contested = false;
 }
 
 }  // namespace framesim::engine

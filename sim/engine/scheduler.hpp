@@ -81,6 +81,14 @@ class UnitScheduler {
   CoreMask allowed(const Job& job) const { return job.pinned ? job.pinned & all_ : all_; }
   void unhold(Job& job);
   void account(double now_s);
+  // The parts of decide(), in order: keep_all when nobody waits; else gather and rank the candidates, grant in
+  // rank order, apply (stop the losers, confirm the keepers, start the granted).
+  void keep_all(double now_s, Decision& out);
+  void gather_candidates(double now_s);
+  void grant_in_rank_order();
+  void apply(double now_s, Decision& out);
+  /// The cores `w` takes out of `free`, added to `take`.
+  CoreMask pick(const Job& w, CoreMask free, CoreMask take) const;
 
   model::SchedulerSpec spec_;
   int cores_;
@@ -92,7 +100,19 @@ class UnitScheduler {
   double accounted_s_ = 0;
   double busy_core_s_ = 0;
   std::vector<double> owner_core_s_;
-  std::vector<Job*> candidates_;  // scratch of decide()
+  std::vector<Job*> candidates_;  // scratch of decide(): in rank order
+  struct Round {                  // scratch of decide(): what one decision found, reused
+    CoreMask taken = 0;           // cores already given (uncontested holders first)
+    CoreMask contested = 0;       // cores of contested holders
+    struct Place {                // an expired holder's place in the round before it went to the back
+      Job* job;
+      double round_s;
+      std::uint64_t late;
+    };
+    std::vector<Place> places;
+    std::vector<Job*> keeps, gets, loses;
+    std::vector<CoreMask> new_cores;  // by candidate
+  } round_;
 };
 
 }  // namespace framesim::engine

@@ -21,6 +21,7 @@
 #include "core/text.hpp"
 #include "core/units.hpp"
 #include "engine/dispatcher.hpp"
+#include "engine/executor.hpp"
 #include "engine/frames.hpp"
 #include "engine/ledger.hpp"
 #include "engine/pipeline.hpp"
@@ -196,7 +197,7 @@ class Simulation {
     if (!dispatcher_->fluid())
       for (std::size_t b = 0; b < spec_.background.size(); ++b)
         spawn("background:" + spec_.background[b].name, platform_.background_hosts[b], [this, b] {
-          background_loop(b);
+          stream_background_on_simgrid(spec_, b, platform_, *ledger_, totals_, stopping_);
         })->daemonize();
     if (options_.progress) {
       spawn("progress", anywhere, [this] {
@@ -386,58 +387,6 @@ class Simulation {
       dispatcher_->set_background_rate(b, spec_.background[b].profile[step + 1].second);
       next_background_step(b, step + 1);
     });
-  }
-
-  /// SimGrid path: a background master streams chunks through its port link capped at its rate.
-  void background_loop(std::size_t b) {
-    const auto& bg = spec_.background[b];
-    const std::size_t master = platform_.units.size() + b;
-    std::size_t step = 0;
-    double rate = bg.profile.empty() ? bg.rate_Bps : bg.profile.front().second;
-    auto clock = [] { return sg4::Engine::get_clock(); };
-    auto next_change = [&] { return step + 1 < bg.profile.size() ? bg.profile[step + 1].first : kNever; };
-    auto apply_steps = [&] {
-      bool stepped = false;
-      while (!bg.profile.empty() && clock() >= next_change()) {
-        rate = bg.profile[++step].second;
-        stepped = true;
-      }
-      if (stepped) platform_.background_ports[b]->set_bandwidth(rate);
-    };
-    const std::size_t level = bg.level;
-    while (!stopping_) {
-      apply_steps();
-      if (rate <= 0) {
-        if (next_change() >= kNever) return;
-        sg4::this_actor::sleep_until(next_change());
-        continue;
-      }
-      // Chunks of 10 ms at the current rate, cut at the next step.
-      const double chunk = rate * std::min(0.01, std::max(1e-6, next_change() - clock()));
-      KernelPlan kernel;
-      kernel.name = bg.name;
-      kernel.bytes.assign(platform_.levels.size(), 0.0);
-      kernel.bytes[level] = chunk;
-      Running running;
-      running.exec = sg4::this_actor::exec_init({platform_.background_hosts[b], platform_.levels[level].host},
-                                                {0.0, 0.0}, {0.0, chunk, 0.0, 0.0});
-      running.exec->start();
-      ++totals_.activities;
-      running.master = master;
-      running.kernels = &kernel;
-      running.bucket = &totals_.background_energy_J;
-      ledger_->track(running);
-      while (true) {
-        try {
-          if (next_change() >= kNever) running.exec->wait();
-          else running.exec->wait_until(next_change());
-          break;
-        } catch (const simgrid::TimeoutException&) {
-          apply_steps();  // the chunk goes on at the new rate
-        }
-      }
-      ledger_->book(running, 1.0);
-    }
   }
 
   double tick_period() const {
