@@ -82,15 +82,13 @@ class FluidSystem {
   /// What happens next and when, from the rates in force (solving first only where something changed).
   Next next_finish();
   /// Advances to `t_s`, calling `on_finished(flow, owner)` for every flow that finishes on the way, at its finish
-  /// time (now_s() then), in time order; the callback may start flows at that time.
+  /// time (now_s() then), in time order; the callback may start flows at that time. A flow that would finish less
+  /// than `instant_s` after `t_s` finishes at `t_s`, and the clock does not move past `t_s` for it: the engine's
+  /// instant is a time and every event up to 1 ps after it, and a flow started at that instant must start at its
+  /// time, not at the last of the ends folded into it (else the difference adds up along a busy unit until two
+  /// events of one instant are more than 1 ps apart).
   template <class OnFinished>
-  void advance(double t_s, OnFinished&& on_finished);
-  /// Flows that would finish within `instant_s` of now finish now, at now_s() (the clock does not move): the
-  /// engine's instant is a time and every event up to 1 ps after it, and a flow started at that instant must
-  /// start at its time, not at the last of the ends folded into it (else the difference, up to 1 ps per
-  /// instant, adds up along a busy unit until two events of one instant are more than 1 ps apart).
-  template <class OnFinished>
-  void finish_within(double instant_s, OnFinished&& on_finished);
+  void advance(double t_s, OnFinished&& on_finished, double instant_s = 0);
   /// The fraction of a running flow's work done, in [0, 1] (for an endless flow: the work done, unbounded).
   double progress(std::size_t flow) const {
     const Flow& f = flows_[flow];
@@ -187,10 +185,16 @@ class FluidSystem {
 };
 
 template <class OnFinished>
-void FluidSystem::advance(double t_s, OnFinished&& on_finished) {
+void FluidSystem::advance(double t_s, OnFinished&& on_finished, double instant_s) {
   while (true) {
-    const double delta = next_delta_s();
-    if (now_s_ + delta > t_s) break;
+    const Next next = next_finish();
+    double delta = next.delta_s;
+    if (now_s_ + delta > t_s) {
+      // A flow ending less than `instant_s` after t_s ends at t_s, the clock staying there.
+      if (!next.finishes || now_s_ + delta > t_s + instant_s) break;
+      flows_[next.flow].remains = 0;  // step() lists it as finished
+      delta = t_s - now_s_;
+    }
     finished_.clear();
     step(delta, finished_);
     now_s_ += delta;
@@ -209,18 +213,6 @@ void FluidSystem::advance(double t_s, OnFinished&& on_finished) {
       retire(f);
       on_finished(f, flows_[f].owner);
     }
-  }
-}
-
-template <class OnFinished>
-void FluidSystem::finish_within(double instant_s, OnFinished&& on_finished) {
-  while (true) {
-    const Next next = next_finish();
-    if (!next.finishes || next.delta_s > instant_s) return;
-    Flow& f = flows_[next.flow];
-    f.remains = 0;
-    retire(next.flow);
-    on_finished(next.flow, f.owner);
   }
 }
 

@@ -93,8 +93,7 @@ class FluidExecutor final : public Executor {
       ledger_.book(j->booking, 1.0);
       ended.push_back(j);
     };
-    fluid_.advance(t, on_end);
-    fluid_.finish_within(kInstant_s, on_end);  // the ends of this instant, at its time
+    fluid_.advance(t, on_end, kInstant_s);  // the ends of this instant, at its time
     return t;
   }
 

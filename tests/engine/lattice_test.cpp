@@ -50,15 +50,24 @@ TEST(Lattice, AFlowEndingWithinTheInstantEndsAtItsTime) {
   fluid.start(f, 7);
   const double t = 1.0 - 0.5e-12;
   std::uint64_t ended = 0;
-  fluid.advance(t, [&](std::size_t, std::uint64_t owner) { ended = owner; });
-  EXPECT_EQ(ended, 0u);
-  fluid.finish_within(kInstant_s, [&](std::size_t, std::uint64_t owner) { ended = owner; });
+  fluid.advance(
+      t, [&](std::size_t, std::uint64_t owner) { ended = owner; }, kInstant_s);
   EXPECT_EQ(ended, 7u);
   EXPECT_EQ(fluid.now_s(), t);
   // A flow 2 ps from its end is not of this instant.
   fluid.start(f, 8);
-  fluid.advance(t + 1.0 - 2e-12, [](std::size_t, std::uint64_t) {});
   ended = 0;
-  fluid.finish_within(kInstant_s, [&](std::size_t, std::uint64_t owner) { ended = owner; });
+  fluid.advance(
+      t + 1.0 - 2e-12, [&](std::size_t, std::uint64_t owner) { ended = owner; }, kInstant_s);
+  EXPECT_EQ(ended, 0u);
+  EXPECT_EQ(fluid.now_s(), t + 1.0 - 2e-12);
+  // Without the instant (the default), a flow 0.5 ps from its end goes on.
+  FluidSystem plain;
+  const std::size_t pc = plain.add_constraint(1.0);
+  FluidSystem::FlowSpec g;
+  g.elements = {{pc, 1.0}};
+  plain.start(g, 9);
+  ended = 0;
+  plain.advance(t, [&](std::size_t, std::uint64_t owner) { ended = owner; });
   EXPECT_EQ(ended, 0u);
 }
