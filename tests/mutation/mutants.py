@@ -133,7 +133,7 @@ MUTANTS = [
       "remaining_s(*j) <= kInstant_s;",
       "remaining_s(*j) <= 1e-4;",
       "SimGrid path: an activity 100 us from its end counted as ended",
-      r"_exact$"),
+      r"^Instant\.EndsMicrosecondsApartAreSeparateInstants$"),
     M("fluid_no_redistribution", "sim/engine/fluid.cpp",
       "c.usage = c.remaining / nb;",
       "c.usage = c.capacity / nb;",
