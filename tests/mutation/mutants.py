@@ -174,7 +174,7 @@ MUTANTS = [
       "const double e = model::memory_energy_J(*platform_.levels[level].spec, bytes);",
       "const double e = model::memory_energy_J(*platform_.levels[0].spec, bytes);",
       "a kernel's bytes at every level booked at the first level's energy per byte",
-      r"^Engine\."),
+      r"^Engine\.BytesCostTheEnergyPerByteOfTheLevelTheyMoveAt$"),
     # ---- config: units, defaults, writers
     M("mebibyte_decimal", "sim/core/units.cpp",
       'Prefix{"Mi", 1048576.0, kIec},',
