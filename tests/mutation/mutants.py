@@ -154,7 +154,7 @@ MUTANTS = [
       "if (replayed[ki]) kp.cycles = *replayed[ki] * f_nominal * cores;",
       "if (replayed[ki]) kp.cycles = *replayed[ki] * f_nominal;",
       "replay: a measured time on several cores counted as one core's cycles",
-      r"12_replayed_measured"),
+      r"12_replayed_measured_cores"),
     M("governor_no_hysteresis", "sim/engine/ledger.cpp",
       "else if (temperature_C_ <= th.release_C) step = -1;  // faster",
       "else if (temperature_C_ < th.trip_C) step = -1;  // faster",
