@@ -12,9 +12,9 @@ need are rebuilt); the exit status is 1 when one survives. --sample (make test, 
 marked for the sample (or those named).
 
 --timeout: the most seconds one test may take (ctest --timeout); a test that takes longer under a mutant fails as
-"NAME (Timeout)", which counts as a kill, so a mutant that hangs runs costs seconds, not ctest's 1500 s per test.
-It is the default of the tests without their own TIMEOUT: the few that take more than about 10 s on 2 cores
-declare theirs (framesim_test(... TIMEOUT 300)), which ctest keeps (tests/MUTATION.md).
+"NAME (Timeout)", which counts as a kill, so a mutant that hangs runs costs a minute per test, not 120 s or more.
+It is the default of the tests without their own TIMEOUT: the few programs whose tests can take more than about
+10 s on a busy 2-core machine declare theirs (framesim_test(... TIMEOUT 300)), which ctest keeps (tests/MUTATION.md).
 
 Run from the source root of a clean worktree (a file with uncommitted changes is refused: restoring it would
 lose them). A mutant is never left in place: the file is restored even when the build or a test run is
@@ -35,7 +35,7 @@ from mutants import MUTANTS  # noqa: E402
 
 # The default per-test limit (seconds): several times the slowest release test without a TIMEOUT of its own, on
 # 2 cores (tests/MUTATION.md).
-DEFAULT_TIMEOUT_S = 30
+DEFAULT_TIMEOUT_S = 60
 
 
 def run(cmd, **kw):
