@@ -3,8 +3,9 @@
 Each is Mutant(name, file, the exact text to replace, its replacement, what the change means, killers, sample).
 The text must occur exactly once in the file, so a mutant that no longer applies (the code moved) is reported,
 never skipped silently. `killers` is a CTest regular expression naming tests that kill it (a hand-derived oracle
-each): `run_mutants.py --sample` rebuilds only what those tests need and runs only them, for the mutants with
-`sample=True` (make test, so CI); without --sample every mutant runs against the whole release suite.
+each): `run_mutants.py --killers` rebuilds only what those tests need and runs only them, `--sample` the same for
+the mutants with `sample=True` (make test, so CI); without either every mutant runs against the whole release
+suite. Every mutant here is killed by its killers (tests/MUTATION.md has the table).
 """
 from collections import namedtuple
 
