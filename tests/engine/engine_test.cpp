@@ -3,7 +3,8 @@
 // route latency changing no result, a background-profile regression, real models and profiler traces run end
 // to end, the bench. Each mechanism (bus sharing, Little's-law caps, contention curves, dispatch overhead,
 // queues, priority and preemption, side work, joins, staleness, background traffic, throttling, replayed
-// times and traces) is an example with numbers derived by hand: examples/, run by tests/examples.
+// times and traces) is an example with numbers derived by hand: examples/, run by tests/examples. Energy per
+// byte at each level of a kernel that moves bytes at two.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -155,6 +156,40 @@ TEST(Engine, EnergyPerFrameIsTheSumOfItsParts) {
   double sampled = 0;
   for (const auto& row : r.timeseries.rows) sampled += std::stod(row.at("dynamic_J")) + std::stod(row.at("static_J"));
   expect_relative(sampled, e["total_J"].get<double>(), 1e-9, "timeseries vs total");
+}
+
+// A kernel's bytes cost the energy per byte of the level they move at. One frame on unit a (no energy per op,
+// no static power: only bytes cost energy) moves 2 GB at sram (1 pJ/B) and 1 GB at dram (100 pJ/B): sram 2e9 x
+// 1e-12 = 2 mJ, dram 1e9 x 1e-10 = 0.1 J; the frame's energy 0.102 J. Both engine paths.
+TEST(Engine, BytesCostTheEnergyPerByteOfTheLevelTheyMoveAt) {
+  Scratch s;
+  s.write("hw.yaml", R"(name: two-levels
+memory:
+  sram: {kind: sram, capacity: "4 MiB", bandwidth: "100 GB/s", energy_per_byte: "1 pJ"}
+  dram: {kind: dram, capacity: "8 GiB", bandwidth: "10 GB/s", latency: "100 ns", energy_per_byte: "100 pJ"}
+units:
+  a: {kind: gpu, peak: {fp32: "1 TFLOP/s"}, memory: [sram, dram]}
+)");
+  const auto scenario = s.write("s.yaml", R"(name: bytes-at-two-levels
+hardware: hw.yaml
+duration: "1 s"
+deadline: "1 s"
+sensors:
+  camera: {rate: "1 Hz"}
+stages:
+  move: {unit: a, inputs: [camera], work: {ops: "1 MOP", bytes: {sram: "2 GB", dram: "1 GB"}}}
+)");
+  for (const char* how : {"", "--exact"}) {
+    SCOPED_TRACE(*how ? "exact path" : "fluid path");
+    const auto r = run_framesim(scenario, s.dir() / (std::string("out") + how), how);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    const auto& e = r.summary["energy"];
+    ASSERT_EQ(e["primary_frames"], 1);
+    expect_relative(e["breakdown_per_frame_J"]["memory"]["sram"].get<double>(), 2e-3, 1e-9, "sram");
+    expect_relative(e["breakdown_per_frame_J"]["memory"]["dram"].get<double>(), 0.1, 1e-9, "dram");
+    expect_relative(e["frames_J"].get<double>(), 0.102, 1e-9, "the frame");
+    expect_relative(std::stod(r.frames.rows.at(0).at("energy_J")), 0.102, 1e-9, "frames.csv");
+  }
 }
 
 TEST(Engine, SameSeedSameBytesOtherSeedOtherFrames) {

@@ -1,7 +1,8 @@
 // Issue 20's six defects as regression tests, each with its numbers worked out by hand from the rules of
 // sim/engine/README.md ("One instant, one decision") and run both ways (fluid and --exact): one unit `a` with one
 // core, work given as `work: {time}`. Before engine v3 the decisions at one instant followed the order SimGrid
-// woke actors in, and random streams of different kinds could share a seed.
+// woke actors in, and random streams of different kinds could share a seed. Tests 7 and 8 pin what an instant is:
+// the kernel ends in it apply in declaration order, and ends microseconds apart are not in one.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -227,4 +228,86 @@ stages:
   ASSERT_EQ(other.size(), rows.size());
   for (std::size_t k = 0; k < rows.size(); ++k)
     EXPECT_EQ(rows[k].at("capture_s"), other[k].at("capture_s")) << "frame " << k;
+}
+
+namespace {
+
+/// Units b and c beside a, alike: one core, 1 GFLOP/s each.
+std::string three_units() {
+  std::string out = hardware("fifo");
+  for (const char* name : {"b", "c"})
+    out += fmt::format(R"(  {}:
+    kind: cpu
+    peak: {{fp32: "1 GFLOP/s"}}
+    memory: [dram]
+    energy_per_op: {{fp32: "1 pJ"}}
+)",
+                       name);
+  return out;
+}
+
+}  // namespace
+
+// 7. kernel ends of one instant apply in declaration order, not in the order an executor reports them (README, "One
+// instant, one decision", step 1). camera 10 Hz; `first` (unit a) and `second` (unit b) each take 2 ms of every
+// frame, so both end at 100k + 2 ms, one instant; `fuse` (unit c, 1 ms, policy latest, inputs [first, second])
+// runs on each item of `first` and takes the newest result of `second` it finds when it starts, which it does
+// as soon as `first`'s item arrives (it is free: its previous run ended at 100(k - 1) + 3 ms). The chain
+// camera -> second -> fuse measures which of `second`'s results fuse used (data age = fuse's end - the capture
+// behind that result):
+//  - `first` declared before `second`: first's end applies first, so fuse k starts before second's result k is
+//    in and takes result k - 1: age (100k + 3) - 100(k - 1) = 103 ms for k = 1..9; frame 0 has no older result,
+//    so fuse 0 waits for second's: 3 ms. Ages: min 3 ms, max 103 ms.
+//  - `second` declared first: its result k is in when first's end applies: every age 3 ms.
+// Ten actuations each way (captures 0..900 ms in a 1 s run).
+TEST(Instant, KernelEndsOfOneInstantApplyInDeclarationOrder) {
+  for (bool first_declared_first : {true, false}) {
+    SCOPED_TRACE(first_declared_first ? "first, then second" : "second, then first");
+    Scratch s;
+    s.write("hw.yaml", three_units());
+    const std::string first = R"(  first: {unit: a, inputs: [camera], work: {time: "2 ms"}}
+)";
+    const std::string second = R"(  second: {unit: b, inputs: [camera], work: {time: "2 ms"}}
+)";
+    const auto scenario =
+        s.write("s.yaml", R"(name: ends
+hardware: hw.yaml
+duration: "1 s"
+deadline: "1 s"
+sensors:
+  camera: {rate: "10 Hz"}
+stages:
+)" + (first_declared_first ? first + second : second + first) +
+                              R"(  fuse: {unit: c, inputs: [first, second], policy: latest, work: {time: "1 ms"}}
+chains:
+  via_second: [camera, second, fuse]
+)");
+    both_ways(s, scenario, [&](const RunResult& r) {
+      const auto& chain = r.summary["chains"]["via_second"];
+      EXPECT_EQ(chain["actuations"], 10);
+      expect_time(chain["data_age_s"]["min"].get<double>(), 3e-3, "youngest data");
+      expect_time(chain["data_age_s"]["max"].get<double>(), first_declared_first ? 103e-3 : 3e-3, "oldest data");
+    });
+  }
+}
+
+// 8. ends close together but more than an instant apart stay apart (README: an instant is t and the events within
+// 1 ps after it). Three tasks at 100 Hz, each alone on its unit: a 1 ms, b 1.001 ms, c 1.05 ms of work. Each
+// responds in exactly its work time; in particular b and c do not end with a at 1 ms (1 us and 50 us later are
+// other instants), on the SimGrid path as on the fluid one.
+TEST(Instant, EndsMicrosecondsApartAreSeparateInstants) {
+  Scratch s;
+  s.write("hw.yaml", three_units());
+  const auto scenario = s.write("s.yaml", tasks_only(R"(  ta: {rate: "100 Hz", unit: a, work: {time: "1 ms"}}
+  tb: {rate: "100 Hz", unit: b, work: {time: "1.001 ms"}}
+  tc: {rate: "100 Hz", unit: c, work: {time: "1.05 ms"}}
+)",
+                                                     "50 ms"));
+  both_ways(s, scenario, [](const RunResult& r) {
+    for (const auto& [task, work_s] : {std::pair{"ta", 1e-3}, std::pair{"tb", 1.001e-3}, std::pair{"tc", 1.05e-3}}) {
+      const auto rows = r.tasks.where("task", task);
+      ASSERT_EQ(rows.size(), 5u) << task;
+      for (const auto& row : rows) expect_time(number(row, "response_s"), work_s, task);
+    }
+  });
 }

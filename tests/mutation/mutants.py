@@ -3,8 +3,9 @@
 Each is Mutant(name, file, the exact text to replace, its replacement, what the change means, killers, sample).
 The text must occur exactly once in the file, so a mutant that no longer applies (the code moved) is reported,
 never skipped silently. `killers` is a CTest regular expression naming tests that kill it (a hand-derived oracle
-each): `run_mutants.py --sample` rebuilds only what those tests need and runs only them, for the mutants with
-`sample=True` (make test, so CI); without --sample every mutant runs against the whole release suite.
+each): `run_mutants.py --killers` rebuilds only what those tests need and runs only them, `--sample` the same for
+the mutants with `sample=True` (make test, so CI); without either every mutant runs against the whole release
+suite. Every mutant here is killed by its killers (tests/MUTATION.md has the table).
 """
 from collections import namedtuple
 
@@ -127,13 +128,13 @@ MUTANTS = [
     M("background_double_rate", "sim/engine/fluid_executor.cpp",
       "fluid_.set_capacity(background_port_[background], std::max(0.0, rate_Bps));",
       "fluid_.set_capacity(background_port_[background], 2 * std::max(0.0, rate_Bps));",
-      "fluid path: a background stream runs at twice its rate",
-      r"09_background_traffic_scenario$"),
+      "fluid path: a background stream's rate, once its profile steps, twice what the profile says",
+      r"09_background_traffic_profile$"),
     M("exact_ends_early", "sim/engine/exact_executor.cpp",
       "remaining_s(*j) <= kInstant_s;",
       "remaining_s(*j) <= 1e-4;",
       "SimGrid path: an activity 100 us from its end counted as ended",
-      r"_exact$"),
+      r"^Instant\.EndsMicrosecondsApartAreSeparateInstants$"),
     M("fluid_no_redistribution", "sim/engine/fluid.cpp",
       "c.usage = c.remaining / nb;",
       "c.usage = c.capacity / nb;",
@@ -154,7 +155,7 @@ MUTANTS = [
       "if (replayed[ki]) kp.cycles = *replayed[ki] * f_nominal * cores;",
       "if (replayed[ki]) kp.cycles = *replayed[ki] * f_nominal;",
       "replay: a measured time on several cores counted as one core's cycles",
-      r"12_replayed_measured"),
+      r"12_replayed_measured_cores"),
     M("governor_no_hysteresis", "sim/engine/ledger.cpp",
       "else if (temperature_C_ <= th.release_C) step = -1;  // faster",
       "else if (temperature_C_ < th.trip_C) step = -1;  // faster",
@@ -174,7 +175,7 @@ MUTANTS = [
       "const double e = model::memory_energy_J(*platform_.levels[level].spec, bytes);",
       "const double e = model::memory_energy_J(*platform_.levels[0].spec, bytes);",
       "a kernel's bytes at every level booked at the first level's energy per byte",
-      r"^Engine\."),
+      r"^Engine\.BytesCostTheEnergyPerByteOfTheLevelTheyMoveAt$"),
     # ---- config: units, defaults, writers
     M("mebibyte_decimal", "sim/core/units.cpp",
       'Prefix{"Mi", 1048576.0, kIec},',
@@ -210,8 +211,13 @@ MUTANTS = [
     M("deadline_strict", "analysis/run_analysis.cpp",
       "const bool met = completed && latency <= spec_.deadline_s;",
       "const bool met = completed && latency < spec_.deadline_s;",
-      "deadline: a frame exactly at the deadline counted as a miss",
-      r"13_counting_scenario$"),
+      "deadline: a frame exactly at the deadline counted as a miss (frames, windows, frames.csv)",
+      r"13_counting_scenario"),
+    M("path_deadline_strict", "analysis/paths.cpp",
+      "const bool late = age > paths_[p].deadline_s;",
+      "const bool late = age >= paths_[p].deadline_s;",
+      "a path's deadline: a sample exactly at the deadline counted as late (paths, the verdict)",
+      r"13_counting_scenario"),
     M("window_half", "analysis/run_analysis.cpp",
       "return std::min(60.0, counted_s / 4);",
       "return std::min(60.0, counted_s / 2);",

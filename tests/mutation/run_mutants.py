@@ -2,11 +2,19 @@
 """Mutation check (tests/MUTATION.md): applies each mutant of mutants.py alone, builds, runs tests, records which
 tests fail (kill it), and restores the file byte for byte before the next one.
 
-  python3 tests/mutation/run_mutants.py [--build build] [--ctest-args "..."] [--out results.tsv] [NAME ...]
-  python3 tests/mutation/run_mutants.py --sample [--build build] [NAME ...]
+  python3 tests/mutation/run_mutants.py [--build build] [--timeout S] [--ctest-args "..."] [--out FILE] [NAME ...]
+  python3 tests/mutation/run_mutants.py --killers [--build build] [--timeout S] [NAME ...]
+  python3 tests/mutation/run_mutants.py --sample [--build build] [--timeout S] [NAME ...]
 
---sample (make test, so CI): only the mutants marked for the sample (or those named); for each, only the
-targets its killer tests need are rebuilt and only those tests run; the exit status is 1 when one survives.
+Without --killers or --sample, every mutant (or those named) runs against the whole release suite; survivors are
+listed. --killers: every mutant (or those named) against its killer tests only (for each, only the targets they
+need are rebuilt); the exit status is 1 when one survives. --sample (make test, so CI): --killers for the mutants
+marked for the sample (or those named).
+
+--timeout: the most seconds one test may take (ctest --timeout); a test that takes longer under a mutant fails as
+"NAME (Timeout)", which counts as a kill, so a mutant that hangs runs costs a minute per test, not 120 s or more.
+It is the default of the tests without their own TIMEOUT: the few programs whose tests can take more than about
+10 s on a busy 2-core machine declare theirs (framesim_test(... TIMEOUT 300)), which ctest keeps (tests/MUTATION.md).
 
 Run from the source root of a clean worktree (a file with uncommitted changes is refused: restoring it would
 lose them). A mutant is never left in place: the file is restored even when the build or a test run is
@@ -24,6 +32,10 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from mutants import MUTANTS  # noqa: E402
+
+# The default per-test limit (seconds): several times the slowest release test without a TIMEOUT of its own, on
+# 2 cores (tests/MUTATION.md).
+DEFAULT_TIMEOUT_S = 60
 
 
 def run(cmd, **kw):
@@ -65,12 +77,20 @@ def main():
         signal.signal(sig, signal.default_int_handler)
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default="build")
-    ap.add_argument("--ctest-args", default="-j2 --label-exclude slow --timeout 120")
+    ap.add_argument("--ctest-args", default="-j2 --label-exclude slow",
+                    help="ctest's arguments for the whole suite (without --killers or --sample)")
+    ap.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S,
+                    help=f"seconds one test may take; longer counts as a kill (default {DEFAULT_TIMEOUT_S:g})")
     ap.add_argument("--out", help="the results file to append to (default: BUILD/mutation_results.tsv)")
+    ap.add_argument("--killers", action="store_true",
+                    help="each mutant against its killer tests only; fail when one survives")
     ap.add_argument("--sample", action="store_true",
-                    help="the sample: marked mutants, their killer tests only; fail when one survives")
+                    help="the sample: --killers for the mutants marked for the sample")
     ap.add_argument("names", nargs="*")
     args = ap.parse_args()
+    if args.timeout <= 0:
+        sys.exit(f"--timeout must be a positive number of seconds, got {args.timeout:g}")
+    against_killers = args.killers or args.sample
     out = args.out or os.path.join(args.build, "mutation_results.tsv")
     chosen = [m for m in MUTANTS if (m.name in args.names) or (not args.names and (m.sample or not args.sample))]
     unknown = set(args.names) - {m.name for m in MUTANTS}
@@ -89,13 +109,13 @@ def main():
             if original.count(old) != 1:
                 sys.exit(f"{name}: the text to replace occurs {original.count(old)} times in {path} (it must be once)")
             started = time.time()
-            targets, ctest_args = [], shlex.split(args.ctest_args)
-            if args.sample:
+            targets, ctest_args = [], shlex.split(args.ctest_args) + ["--timeout", f"{args.timeout:g}"]
+            if against_killers:
                 names, targets = killer_tests(args.build, killers_regex)
                 if not names:
                     sys.exit(f"{name}: its killers {killers_regex!r} name no test in {args.build} (renamed?)")
                 rebuilt.update(targets)
-                ctest_args = ["-j2", "--timeout", "120", "-R", killers_regex]
+                ctest_args = ["-j2", "--timeout", f"{args.timeout:g}", "-R", killers_regex]
             try:
                 with open(path, "w", encoding="utf-8") as f:
                     f.write(original.replace(old, new))
@@ -125,7 +145,7 @@ def main():
     print(f"mutation: {len(chosen) - len(survivors)} of {len(chosen)} mutant(s) killed", flush=True)
     if survivors:
         print(f"mutation: SURVIVED: {', '.join(survivors)} (a bug the tests cannot see: tests/MUTATION.md)")
-        if args.sample:
+        if against_killers:
             sys.exit(1)
 
 

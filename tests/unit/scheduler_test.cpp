@@ -239,6 +239,56 @@ TEST(Scheduler, TimeSliceRotatesOnlyWhenSomeoneWaits) {
   EXPECT_FALSE(s.pending());
 }
 
+// A new quantum beside a waiter that cannot use the expired holder's cores (README, "Decisions": a time-sliced
+// holder whose quantum expired and whose cores nobody took keeps them, its place in the round and a new
+// quantum). Quantum 1 ms, no switch cost, two cores. Both ways a holder keeps its cores while someone waits:
+// 1. pinned apart: a on core 0, b and c on core 1. a and b start at 0; c (released at 0.5 ms) waits for core 1.
+//    At 1 ms both quanta expire: c (round place 0.5 ms) ranks first and takes core 1 from b; a's core 0 is of no
+//    use to c, so a keeps it with a new quantum, 1 + 1 = 2 ms.
+// 2. a waiter that needs both cores: a (1 core) and b (1 core, released at 0.25 ms) hold one core each; w (2
+//    cores, released at 0.5 ms) waits. At a's expiry (1 ms) w ranks first but finds one core free of b's, not
+//    two: it reserves both, so a loses its place in the decision; nobody was given a's core, so a keeps it with
+//    a new quantum, 2 ms, and w still waits.
+TEST(Scheduler, TimeSliceRenewsTheQuantumOfAHolderThatAWaiterCannotDisplace) {
+  {
+    UnitScheduler s(policy(SchedulingPolicy::time_slice, 1e-3, 0), 2, 3);
+    Job a = job(0, 0, 0.0, 1, 0b01), b = job(1, 0, 0.0, 1, 0b10), c = job(2, 0, 0.5e-3, 1, 0b10);
+    s.release(a, 0.0);
+    s.release(b, 0.0);
+    decide(s, 0.0);
+    s.release(c, 0.5e-3);
+    decide(s, 0.5e-3);
+    ASSERT_EQ(c.state, Job::State::waiting);
+    s.expire(a, 1e-3);
+    s.expire(b, 1e-3);
+    const auto d = decide(s, 1e-3);
+    EXPECT_TRUE(has(d.granted, c));
+    EXPECT_TRUE(has(d.stopped, b));
+    EXPECT_TRUE(has(d.granted, a));  // kept after the contest
+    EXPECT_EQ(a.held, 0b01u);
+    EXPECT_DOUBLE_EQ(a.slice_end_s, 2e-3);
+    EXPECT_DOUBLE_EQ(c.slice_end_s, 2e-3);
+  }
+  {
+    UnitScheduler s(policy(SchedulingPolicy::time_slice, 1e-3, 0), 2, 3);
+    Job a = job(0, 0, 0.0), b = job(1, 0, 0.25e-3), w = job(2, 0, 0.5e-3, 2);
+    s.release(a, 0.0);
+    decide(s, 0.0);
+    s.release(b, 0.25e-3);
+    decide(s, 0.25e-3);
+    s.release(w, 0.5e-3);
+    decide(s, 0.5e-3);
+    ASSERT_EQ(w.state, Job::State::waiting);
+    s.expire(a, 1e-3);
+    const auto d = decide(s, 1e-3);
+    EXPECT_TRUE(d.stopped.empty());
+    EXPECT_TRUE(has(d.granted, a));
+    EXPECT_EQ(w.state, Job::State::waiting);
+    EXPECT_DOUBLE_EQ(a.slice_end_s, 2e-3);
+    EXPECT_DOUBLE_EQ(b.slice_end_s, 0.25e-3 + 1e-3);  // b was not contested: its quantum is untouched
+  }
+}
+
 // The round's tie: a's quantum expires at the instant c is released. a goes behind c (README: "behind the jobs
 // released at the same instant"), so after b it is c's turn, then a's.
 TEST(Scheduler, AQuantumExpiringAtAReleaseGoesBehindTheNewJob) {
