@@ -55,8 +55,9 @@ void Dispatcher::fire(Timer& timer) {
     case Kind::switched:
       if (p->generation != timer.generation || p->phase != RunJob::Phase::switching) return;
       p->owes_switch = false;
-      if (p->start_s < 0) p->start_s = now_;
-      else p->blocked_s += now_ - p->phase_start_s;
+      // Its start (the first switch was part of its wait) is when it goes on, after this instant's decision: a
+      // job whose switch ends at the instant it is preempted has not started.
+      if (p->start_s >= 0) p->blocked_s += now_ - p->phase_start_s;
       p->phase = RunJob::Phase::idle;
       ready_.push_back(p);
       return;
@@ -231,6 +232,7 @@ void Dispatcher::stop_job(RunJob& j) {
 
 void Dispatcher::proceed(RunJob& j) {
   if (j.state != Job::State::holding || j.phase != RunJob::Phase::idle) return;
+  if (j.start_s < 0) j.start_s = now_;  // after a first switch paid
   if (!j.in_kernel) {
     j.next = next_kernel(j, j.next);
     if (j.next >= j.worker->kernels.size()) {

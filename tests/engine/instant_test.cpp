@@ -2,7 +2,8 @@
 // sim/engine/README.md ("One instant, one decision") and run both ways (fluid and --exact): one unit `a` with one
 // core, work given as `work: {time}`. Before engine v3 the decisions at one instant followed the order SimGrid
 // woke actors in, and random streams of different kinds could share a seed. Tests 7 and 8 pin what an instant is:
-// the kernel ends in it apply in declaration order, and ends microseconds apart are not in one.
+// the kernel ends in it apply in declaration order, and ends microseconds apart are not in one; test 9 that a switch
+// ending at the instant its job is preempted is no start.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -309,5 +310,38 @@ TEST(Instant, EndsMicrosecondsApartAreSeparateInstants) {
       ASSERT_EQ(rows.size(), 5u) << task;
       for (const auto& row : rows) expect_time(number(row, "response_s"), work_s, task);
     }
+  });
+}
+
+// 9. preemptive, a 0.125 ms switch cost: a switch that ends at the instant its job is preempted is no start. lo
+// (priority 0, 2 ms) runs from 0; mid (priority 1, 0.375 ms) is released at 1 ms and takes the core, switching
+// [1, 1.125] ms; at 1.125 ms hi (priority 2, 0.75 ms) is released: the decision of that instant gives hi the core,
+// so mid never held it with its switch paid. hi switches [1.125, 1.25] and runs [1.25, 2]; mid, owing a switch,
+// takes the core at 2: switch [2, 2.125], runs [2.125, 2.5]; lo switches [2.5, 2.625] and runs its last 1 ms
+// [2.625, 3.625]. mid starts at 2.125 ms (wait 1.125 ms, no blocked time). (Before: mid started at 1.125 ms, the end
+// of the switch it was preempted in, with 1 ms blocked.)
+TEST(Instant, ASwitchEndingAtAPreemptionIsNoStart) {
+  Scratch s;
+  s.write("hw.yaml", hardware(R"({policy: preemptive, switch_cost: "0.125 ms"})"));
+  const auto scenario =
+      s.write("s.yaml", tasks_only(R"(  lo: {rate: "100 Hz", unit: a, priority: 0, work: {time: "2 ms"}}
+  mid: {rate: "100 Hz", phase: "1 ms", unit: a, priority: 1, work: {time: "0.375 ms"}}
+  hi: {rate: "100 Hz", phase: "1.125 ms", unit: a, priority: 2, work: {time: "0.75 ms"}}
+)",
+                                   "5 ms"));
+  both_ways(s, scenario, [](const RunResult& r) {
+    const auto hi = r.tasks.where("task", "hi");
+    const auto mid = r.tasks.where("task", "mid");
+    const auto lo = r.tasks.where("task", "lo");
+    ASSERT_EQ(hi.size(), 1u);
+    ASSERT_EQ(mid.size(), 1u);
+    ASSERT_EQ(lo.size(), 1u);
+    expect_time(number(hi[0], "start_s"), 1.25e-3, "hi starts after its switch");
+    expect_time(number(hi[0], "end_s"), 2e-3, "hi ends");
+    expect_time(number(mid[0], "start_s"), 2.125e-3, "mid starts after the switch it finishes");
+    expect_time(number(mid[0], "wait_s"), 1.125e-3, "mid waits");
+    expect_time(number(mid[0], "blocked_s"), 0, "mid is never blocked after its start");
+    expect_time(number(mid[0], "end_s"), 2.5e-3, "mid ends");
+    expect_time(number(lo[0], "end_s"), 3.625e-3, "lo ends");
   });
 }
