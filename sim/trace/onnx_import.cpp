@@ -66,8 +66,8 @@
 //   QuantizeLinear, DequantizeLinear -> cast (the scale arithmetic is not counted); with a scale or zero point
 //   computed at run time (DynamicQuantizeLinear's scalars): custom of class elementwise, 0 ops, reading all of
 //   them; a Cast to the type the tensor already has -> reshape (free). A scalar (rank 0) is written as shape [].
-//   If -> the nodes of one branch, inlined (a constant condition's; else the larger of the two, both costed, said
-//   in the warnings; onnx_control_flow.cpp). Loop, Scan -> refused by name.
+//   If -> the nodes of one branch, inlined (a constant condition's, or one shape folding computes; else the larger
+//   of the two, both costed, said in the warnings; onnx_control_flow.cpp). Loop, Scan -> refused by name.
 //   Anything else -> custom: reads its activation inputs and its constants (as weights), writes its output shape,
 //   0 ops; listed in the warnings ("costed as data movement"). Extra outputs of a node (MaxPool indices,
 //   LayerNormalization mean, ...) that something reads are written by 0-op custom layers without inputs.

@@ -1,7 +1,7 @@
 // Internal to trace/: the ONNX importer (import_onnx, import.hpp), one class built per file and run once. What
 // becomes what is written at the top of onnx_import.cpp; the class's parts, one responsibility a file:
 //   onnx_import.cpp           entry point; reading the file, Loop and Scan refused, initializers, graph inputs
-//   onnx_control_flow.cpp     If: the branch a constant condition picks, else the larger of the two, inlined
+//   onnx_control_flow.cpp     If: the branch a constant (or folded) condition picks, else the larger of the two
 //   onnx_shape_inference.cpp  ONNX shape inference (in a child process) and the types it gives
 //   onnx_fold.cpp             constant folding of shape arithmetic (small values known at load time)
 //   onnx_graph.cpp            order, liveness, tensors and their shapes, graph inputs and outputs, warnings
@@ -134,6 +134,7 @@ class OnnxImporter {
 
   // ---- onnx_control_flow.cpp
   void resolve_if_nodes();
+  std::optional<bool> folded_condition(const std::string& name) const;
 
   // ---- onnx_shape_inference.cpp
   static void infer_in_process(onnx::ModelProto& m);

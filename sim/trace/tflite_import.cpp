@@ -245,6 +245,7 @@ void Importer::finish() {
                     "inference): {}",
                     other_folded, core::join_list(parts, ", ")));
   }
+  sparse_note();
   for (const auto& [name, layers] : unknown_)
     warnings_.push_back(
         fmt::format("unknown op {} ({}x): imported as custom layers (0 operations; reading their "
