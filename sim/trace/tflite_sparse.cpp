@@ -6,7 +6,7 @@
 // row pointers and column indices. Converters put a DENSIFY operator after such a tensor; it decodes the dense
 // tensor for the layer that uses it.
 //
-// What framesim counts (docs: README "Real models"): a layer's weight bytes are what the file stores for its
+// What framesim counts (traces/README.md, "Real models"): a layer's weight bytes are what the file stores for its
 // weights, the stored values at their type's width plus the index arrays (array_segments and array_indices of
 // every SPARSE_CSR dimension, at their own width: int32, uint16 or uint8); traversal_order, block_map and
 // dense_size are a few integers of metadata and are not counted. What the layer reads per inference stays the
