@@ -855,7 +855,9 @@ std::vector<OpSchema> make_catalogue() {
                  OpKind::embedding,
                  "gather rows of a weight table (random access: whole lines)",
                  {{"num_embeddings", ParamType::integer, "rows of the table", true},
-                  {"embedding_dim", ParamType::integer, "row length", true}},
+                  {"embedding_dim", ParamType::integer, "row length", true},
+                  kSparseZeros,
+                  kIndexBytes},
                  1,
                  1});
   ops.push_back({"attention",

@@ -110,8 +110,8 @@ void Importer::check_sparse(int t) {
 /// Adds sparse_zeros and index_bytes to the parameters of a layer that holds weights when some of `o`'s constant
 /// inputs are decoded from sparse tensors.
 void Importer::sparse_storage(const Op& o, std::string_view op, const std::vector<int>& inputs, OpParams& params) {
-  const bool weighted = op == "conv2d" || op == "linear" || (op == "matmul" && inputs.size() == 1) ||
-                        (op == "custom" && params.count("weights"));
+  const bool weighted = op == "conv2d" || op == "linear" || op == "embedding" ||
+                        (op == "matmul" && inputs.size() == 1) || (op == "custom" && params.count("weights"));
   if (!weighted) return;
   double zeros = 0, index = 0;
   std::set<int> seen;
@@ -129,13 +129,20 @@ void Importer::sparse_storage(const Op& o, std::string_view op, const std::vecto
 
 void Importer::sparse_note() {
   if (sparse_.tensors == 0) return;
+  const std::string direct =
+      sparse_.densify < sparse_.tensors
+          ? fmt::format(
+                "; {} of them are read by their layers without a DENSIFY (a sparse kernel of the runtime's): "
+                "costed the same way, dense reads and operations",
+                sparse_.tensors - sparse_.densify)
+          : "";
   warnings_.push_back(fmt::format(
       "{} sparse constant tensors (decoded by {} DENSIFY operators) give {} layers their weights: their weight bytes "
       "are as stored, {} B of values and {} B of index arrays, where the dense tensors are {} B; the layers still "
       "read their dense weights every inference (DENSIFY writes the dense tensor once, at the first inference, into "
-      "a persistent buffer: that one-time write is not costed)",
-      sparse_.tensors, sparse_.densify, sparse_.layers, sparse_.values_bytes, sparse_.index_bytes,
-      sparse_.dense_bytes));
+      "a persistent buffer: that one-time write is not costed){}",
+      sparse_.tensors, sparse_.densify, sparse_.layers, sparse_.values_bytes, sparse_.index_bytes, sparse_.dense_bytes,
+      direct));
 }
 
 }  // namespace framesim::trace::tflite_detail
