@@ -196,7 +196,9 @@ void OnnxImporter::collect_initializers() {
     set_type(c, sp.values().data_type(), sp.values().name());
     double nnz = 1;
     for (auto d : sp.values().dims()) nnz *= static_cast<double>(d);
-    c.stored = nnz;  // only the non-zero values are stored (their indices are not counted)
+    c.stored = nnz;  // only the non-zero values are stored, with their indices
+    c.sparse = true;
+    c.index_bytes = sparse_index_bytes(sp);
     c.origin = "sparse initializer";
     consts_[sp.values().name()] = std::move(c);
   }

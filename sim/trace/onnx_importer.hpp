@@ -57,6 +57,8 @@ struct Const {
   std::string origin;  // "initializer", "Constant node 3", ...
   int onnx_type = 0;   // element type as stored (for the note on types framesim lacks)
   std::string name;
+  bool sparse = false;     // a SparseTensorProto: `stored` is its non-zero values, `index_bytes` its indices
+  double index_bytes = 0;  // bytes of a sparse tensor's indices (int64), stored with its values
 };
 
 /// What an input of a node is.
@@ -72,6 +74,8 @@ struct Operand {
 
 /// Elements a constant stores, or 0 for an immediate (one element: folded into the instruction).
 double weight_elements(const Const& c);
+/// Bytes of a SparseTensorProto's indices as stored (int64: [nnz] linearised or [nnz, rank] coordinates).
+double sparse_index_bytes(const onnx::SparseTensorProto& t);
 /// Values of a small tensor, converted to double (raw_data little-endian, or the typed fields); false when they
 /// cannot be read.
 bool read_values(const onnx::TensorProto& t, std::vector<double>& out);
@@ -200,6 +204,7 @@ class OnnxImporter {
   void note(const std::string& message, const Ctx& c);
   std::string layer_name(const Ctx& c, const std::string& suffix);
   int emit(const Ctx& c, Spec s, std::optional<double> fallback_ops = std::nullopt, double fallback_weights = 0);
+  void sparse_storage(const Ctx& c, Spec& s) const;
   int emit_custom(const Ctx& c, const std::string& value, std::vector<int> inputs, double ops, double weights,
                   LayerPrecision precision, const std::string& suffix = "", std::optional<Shape> expect = std::nullopt,
                   std::string_view op_class = {});
