@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -738,6 +739,30 @@ const ParamSchema kBias{"bias", ParamType::boolean, "add a bias per output (defa
 const ParamSchema kWeightsFrom{"weights_from", ParamType::text,
                                "use the weights of this earlier layer (tied weights: read here, stored once)"};
 const ParamSchema kOpsPerElement{"ops_per_element", ParamType::number, "override the operations per output element"};
+// Sparse weights (an imported TFLite tensor with sparsity metadata): the file stores fewer bytes than the layer reads.
+const ParamSchema kSparseZeros{"sparse_zeros", ParamType::integer,
+                               "weight elements a sparse tensor leaves out of the file (its zeros): not in the stored "
+                               "weight bytes; still read every inference, dense"};
+const ParamSchema kIndexBytes{"index_bytes", ParamType::integer,
+                              "bytes of a sparse tensor's index arrays, stored with the weights (default 0)"};
+
+/// sparse_zeros and index_bytes: the stored weight bytes are those of the elements the file keeps, plus its index
+/// arrays; what the layer reads per inference (weight_access) stays the dense weights.
+std::optional<OpError> apply_sparse_storage(const OpParams& params, LayerSpec& l) {
+  const auto zeros_it = params.find("sparse_zeros"), index_it = params.find("index_bytes");
+  if (zeros_it == params.end() && index_it == params.end()) return std::nullopt;
+  const char* key = zeros_it != params.end() ? "sparse_zeros" : "index_bytes";
+  if (l.params_count <= 0) return OpError{key, "the layer has no weights of its own to store sparse"};
+  const auto zeros = zeros_it == params.end() ? 0 : std::get<std::int64_t>(zeros_it->second);
+  const auto index = index_it == params.end() ? 0 : std::get<std::int64_t>(index_it->second);
+  if (zeros < 0 || static_cast<double>(zeros) > l.params_count)
+    return OpError{"sparse_zeros",
+                   fmt::format("must be between 0 and the layer's {} weight elements, got {}", l.params_count, zeros)};
+  if (index < 0) return OpError{"index_bytes", fmt::format("must not be negative, got {}", index)};
+  l.weight_bytes =
+      tensor_bytes(l.params_count - static_cast<double>(zeros), l.precision.weights) + static_cast<double>(index);
+  return std::nullopt;
+}
 
 std::vector<OpSchema> make_catalogue() {
   std::vector<OpSchema> ops;
@@ -748,7 +773,9 @@ std::vector<OpSchema> make_catalogue() {
                   kBias,
                   {"m", ParamType::integer, "check: rows of the input"},
                   {"k", ParamType::integer, "check: input features"},
-                  kWeightsFrom},
+                  kWeightsFrom,
+                  kSparseZeros,
+                  kIndexBytes},
                  1,
                  1});
   ops.push_back({"matmul",
@@ -759,7 +786,9 @@ std::vector<OpSchema> make_catalogue() {
                   {"k", ParamType::integer, "check: inner dimension"},
                   {"transpose_b", ParamType::boolean, "second input is [..., n, k] (two inputs)"},
                   kBias,
-                  kWeightsFrom},
+                  kWeightsFrom,
+                  kSparseZeros,
+                  kIndexBytes},
                  1,
                  2});
   ops.push_back({"conv2d",
@@ -772,7 +801,9 @@ std::vector<OpSchema> make_catalogue() {
                   {"dilation", ParamType::integers, "dilation (default 1)"},
                   {"groups", ParamType::integer, "channel groups (default 1)"},
                   {"depthwise", ParamType::boolean, "groups = input channels"},
-                  kBias},
+                  kBias,
+                  kSparseZeros,
+                  kIndexBytes},
                  1,
                  1});
   for (std::string_view name : {"maxpool", "avgpool"}) {
@@ -824,7 +855,9 @@ std::vector<OpSchema> make_catalogue() {
                  OpKind::embedding,
                  "gather rows of a weight table (random access: whole lines)",
                  {{"num_embeddings", ParamType::integer, "rows of the table", true},
-                  {"embedding_dim", ParamType::integer, "row length", true}},
+                  {"embedding_dim", ParamType::integer, "row length", true},
+                  kSparseZeros,
+                  kIndexBytes},
                  1,
                  1});
   ops.push_back({"attention",
@@ -893,7 +926,9 @@ std::vector<OpSchema> make_catalogue() {
        {{"ops", ParamType::number, "operations"},
         {"output_shape", ParamType::integers, "output shape (default: first input's; [] for a scalar)", false, true},
         {"weights", ParamType::integer, "weight elements"},
-        {"class", ParamType::text, "op class its arithmetic runs at (default data_movement)"}},
+        {"class", ParamType::text, "op class its arithmetic runs at (default data_movement)"},
+        kSparseZeros,
+        kIndexBytes},
        0,
        -1});
   return ops;
@@ -954,6 +989,7 @@ std::variant<BuiltLayer, OpError> build_layer(const OpSchema& schema, const std:
       return OpError{per_element ? "ops_per_element" : (params.find("ops") != params.end() ? "ops" : ""),
                      "makes the layer's operation count overflow"};
     }
+    if (auto e = apply_sparse_storage(params, built->layer)) return *e;
     FRAMESIM_ASSERT(built->layer.input_access.size() == inputs.size(), "one access per input");
     FRAMESIM_ASSERT(built->layer.ops >= 0 && built->layer.weight_bytes >= 0, "counts are non-negative");
   }

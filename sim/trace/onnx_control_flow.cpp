@@ -1,6 +1,9 @@
 // ONNX If nodes, resolved before anything else: the branch that runs is inlined into the main graph, so the rest of
 // the importer sees a static graph.
 //   - a condition that is a constant (an initializer, or a Constant node's value): that branch;
+//   - a condition the importer's shape folding computes (onnx_fold.cpp: e.g. Equal(Gather(Shape(x), 1), 64) with
+//     x's shape static or given by --input): that branch only. The folding is run on a copy of the model with
+//     the If nodes still in it; only the condition's value is taken from it;
 //   - a condition computed at run time: each branch is inlined into a copy of the model and imported on its own;
 //     the one with more operations (then more bytes moved) is kept. Both are costed and the larger is the network:
 //     a bound for whichever runs. While two branches are compared, further Ifs with run-time conditions inside
@@ -117,6 +120,31 @@ double unfused_bytes(const model::NetworkSpec& net) {
 
 }  // namespace
 
+/// The value of an If's condition when the shape folding computes it from static shapes and constants: the
+/// importer's first steps and folding rounds (as run() does them) on a copy of the model, If nodes included;
+/// nullopt when the condition stays unknown, or when those steps refuse the copy (the import proper then
+/// reports the problem).
+std::optional<bool> OnnxImporter::folded_condition(const std::string& name) const {
+  OnnxImporter probe(path_, options_);
+  probe.model_ = model_;
+  probe.preloaded_ = true;
+  try {
+    probe.collect_initializers();
+    probe.prepare_inputs();
+    const auto order = probe.topological_order();
+    for (int round = 0; round < 16; ++round) {
+      probe.infer_shapes();
+      probe.collect_types();
+      const bool changed = probe.fold_small_values(order);
+      if (const Value* v = probe.value(name); v && v->v.size() == 1) return v->v[0] != 0;
+      if (!changed) break;
+    }
+  } catch (const core::UserError&) {
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
 void OnnxImporter::resolve_if_nodes() {
   constexpr int kMaxIfs = 256;  // each run-time condition costs two imports of the model
   for (int resolved = 0;; ++resolved) {
@@ -137,6 +165,13 @@ void OnnxImporter::resolve_if_nodes() {
       inline_branch(g, index, *cond ? *then_g : *else_g, prefix + (*cond ? "then/" : "else/"));
       control_notes_.push_back(fmt::format("{}: the condition is the constant {}: its {} is costed", where,
                                            *cond ? "true" : "false", *cond ? "then_branch" : "else_branch"));
+      continue;
+    }
+    if (const auto cond = folded_condition(node.input(0))) {
+      inline_branch(g, index, *cond ? *then_g : *else_g, prefix + (*cond ? "then/" : "else/"));
+      control_notes_.push_back(
+          fmt::format("{}: the condition \"{}\" folds to {} from static shapes and constants: only its {} is costed",
+                      where, node.input(0), *cond ? "true" : "false", *cond ? "then_branch" : "else_branch"));
       continue;
     }
     if (first_branch_only_) {  // comparing an enclosing If: this one at its then branch

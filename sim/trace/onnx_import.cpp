@@ -66,8 +66,8 @@
 //   QuantizeLinear, DequantizeLinear -> cast (the scale arithmetic is not counted); with a scale or zero point
 //   computed at run time (DynamicQuantizeLinear's scalars): custom of class elementwise, 0 ops, reading all of
 //   them; a Cast to the type the tensor already has -> reshape (free). A scalar (rank 0) is written as shape [].
-//   If -> the nodes of one branch, inlined (a constant condition's; else the larger of the two, both costed, said
-//   in the warnings; onnx_control_flow.cpp). Loop, Scan -> refused by name.
+//   If -> the nodes of one branch, inlined (a constant condition's, or one shape folding computes; else the larger
+//   of the two, both costed, said in the warnings; onnx_control_flow.cpp). Loop, Scan -> refused by name.
 //   Anything else -> custom: reads its activation inputs and its constants (as weights), writes its output shape,
 //   0 ops; listed in the warnings ("costed as data movement"). Extra outputs of a node (MaxPool indices,
 //   LayerNormalization mean, ...) that something reads are written by 0-op custom layers without inputs.
@@ -196,7 +196,9 @@ void OnnxImporter::collect_initializers() {
     set_type(c, sp.values().data_type(), sp.values().name());
     double nnz = 1;
     for (auto d : sp.values().dims()) nnz *= static_cast<double>(d);
-    c.stored = nnz;  // only the non-zero values are stored (their indices are not counted)
+    c.stored = nnz;  // only the non-zero values are stored, with their indices
+    c.sparse = true;
+    c.index_bytes = sparse_index_bytes(sp);
     c.origin = "sparse initializer";
     consts_[sp.values().name()] = std::move(c);
   }

@@ -1,7 +1,7 @@
 // Internal to trace/: the ONNX importer (import_onnx, import.hpp), one class built per file and run once. What
 // becomes what is written at the top of onnx_import.cpp; the class's parts, one responsibility a file:
 //   onnx_import.cpp           entry point; reading the file, Loop and Scan refused, initializers, graph inputs
-//   onnx_control_flow.cpp     If: the branch a constant condition picks, else the larger of the two, inlined
+//   onnx_control_flow.cpp     If: the branch a constant (or folded) condition picks, else the larger of the two
 //   onnx_shape_inference.cpp  ONNX shape inference (in a child process) and the types it gives
 //   onnx_fold.cpp             constant folding of shape arithmetic (small values known at load time)
 //   onnx_graph.cpp            order, liveness, tensors and their shapes, graph inputs and outputs, warnings
@@ -57,6 +57,8 @@ struct Const {
   std::string origin;  // "initializer", "Constant node 3", ...
   int onnx_type = 0;   // element type as stored (for the note on types framesim lacks)
   std::string name;
+  bool sparse = false;     // a SparseTensorProto: `stored` is its non-zero values, `index_bytes` its indices
+  double index_bytes = 0;  // bytes of a sparse tensor's indices (int64), stored with its values
 };
 
 /// What an input of a node is.
@@ -72,6 +74,8 @@ struct Operand {
 
 /// Elements a constant stores, or 0 for an immediate (one element: folded into the instruction).
 double weight_elements(const Const& c);
+/// Bytes of a SparseTensorProto's indices as stored (int64: [nnz] linearised or [nnz, rank] coordinates).
+double sparse_index_bytes(const onnx::SparseTensorProto& t);
 /// Values of a small tensor, converted to double (raw_data little-endian, or the typed fields); false when they
 /// cannot be read.
 bool read_values(const onnx::TensorProto& t, std::vector<double>& out);
@@ -134,6 +138,7 @@ class OnnxImporter {
 
   // ---- onnx_control_flow.cpp
   void resolve_if_nodes();
+  std::optional<bool> folded_condition(const std::string& name) const;
 
   // ---- onnx_shape_inference.cpp
   static void infer_in_process(onnx::ModelProto& m);
@@ -199,6 +204,7 @@ class OnnxImporter {
   void note(const std::string& message, const Ctx& c);
   std::string layer_name(const Ctx& c, const std::string& suffix);
   int emit(const Ctx& c, Spec s, std::optional<double> fallback_ops = std::nullopt, double fallback_weights = 0);
+  void sparse_storage(const Ctx& c, Spec& s) const;
   int emit_custom(const Ctx& c, const std::string& value, std::vector<int> inputs, double ops, double weights,
                   LayerPrecision precision, const std::string& suffix = "", std::optional<Shape> expect = std::nullopt,
                   std::string_view op_class = {});

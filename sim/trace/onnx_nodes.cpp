@@ -1,5 +1,6 @@
 // ONNX import, one node at a time: its attributes and operands, the precision of what it writes, the layers it
 // emits (checked against ONNX's shapes), folding of constant nodes, and the dispatch by op type.
+#include <algorithm>
 #include <cmath>
 
 #include "trace/onnx_importer.hpp"
@@ -139,9 +140,33 @@ std::string OnnxImporter::layer_name(const Ctx& c, const std::string& suffix) {
   return name;
 }
 
+/// Sparse constants (sparse initializers, a Constant's sparse_value) among the node's inputs: a layer holding
+/// weights stores their non-zero values and indices, not the dense tensor (the same as TFLite's sparse tensors,
+/// tflite_sparse.cpp): conv2d, linear, matmul of one input and embedding get sparse_zeros (the dense elements
+/// left out) and index_bytes; a custom layer, whose weights already count the stored values, index_bytes.
+void OnnxImporter::sparse_storage(const Ctx& c, Spec& s) const {
+  const bool dense_weights =
+      s.op == "conv2d" || s.op == "linear" || s.op == "embedding" || (s.op == "matmul" && s.inputs.size() == 1);
+  if (!dense_weights && !(s.op == "custom" && s.params.count("weights"))) return;
+  double zeros = 0, index = 0;
+  bool any = false;
+  std::set<std::string> seen;
+  for (const auto& in : c.node.input()) {
+    const auto it = consts_.find(in);
+    if (it == consts_.end() || !it->second.sparse || !it->second.shape || !seen.insert(in).second) continue;
+    any = true;
+    zeros += model::shape_elements(*it->second.shape) - it->second.stored.value_or(0);
+    index += it->second.index_bytes;
+  }
+  if (!any) return;
+  if (dense_weights) s.params["sparse_zeros"] = static_cast<std::int64_t>(std::max(0.0, zeros));
+  s.params["index_bytes"] = static_cast<std::int64_t>(index);
+}
+
 /// Throws on a build error or a shape that differs from ONNX's, unless `fallback_ops` is given: then the
 /// node is costed as custom with those ops (and listed in the warnings).
 int OnnxImporter::emit(const Ctx& c, Spec s, std::optional<double> fallback_ops, double fallback_weights) {
+  sparse_storage(c, s);
   const model::OpSchema* schema = model::find_op(s.op);
   FRAMESIM_ASSERT(schema != nullptr, "the importer maps to catalogue ops");
   const Shape expect = s.expect ? *s.expect : require_shape(s.value, c.where);
@@ -294,6 +319,8 @@ void OnnxImporter::constant_node(const Ctx& c) {
     double nnz = 1;
     for (auto d : a->sparse_tensor().values().dims()) nnz *= static_cast<double>(d);
     k.stored = nnz;
+    k.sparse = true;
+    k.index_bytes = sparse_index_bytes(a->sparse_tensor());
   } else if (a && (a->name() == "value_float" || a->name() == "value_int")) {
     k.shape = Shape{};
     k.stored = 1;

@@ -14,6 +14,11 @@ double weight_elements(const Const& c) {
   return n <= 1.0 ? 0.0 : n;
 }
 
+double sparse_index_bytes(const onnx::SparseTensorProto& t) {
+  const auto& i = t.indices();
+  return i.has_raw_data() ? static_cast<double>(i.raw_data().size()) : 8.0 * i.int64_data_size();
+}
+
 namespace {
 
 /// A little-endian value of type T at `p`, as double.

@@ -28,6 +28,8 @@
 // constant FLOAT16 (or INT8) tensor is folded into the layer it feeds, which holds its weights at the stored
 // precision: MediaPipe's fp16 models give fp16 weights and fp32 activations. Biases are counted as weights at
 // the weights' precision (TFLite keeps int32 biases for int8 models: a few bytes per output channel more).
+// Sparse constants (a `sparsity` field) and the DENSIFY that decodes them are folded too: the layer's weight bytes
+// are the stored values and index arrays, its reads per inference the dense tensor (tflite_sparse.cpp).
 // Unknown operators (CUSTOM included) become custom layers over their tensors (0 operations, constant inputs
 // counted as weights) and are listed in the warnings; nothing is dropped silently.
 //
@@ -245,6 +247,7 @@ void Importer::finish() {
                     "inference): {}",
                     other_folded, core::join_list(parts, ", ")));
   }
+  sparse_note();
   for (const auto& [name, layers] : unknown_)
     warnings_.push_back(
         fmt::format("unknown op {} ({}x): imported as custom layers (0 operations; reading their "

@@ -3,6 +3,8 @@
 //   tflite_import.cpp   entry point; reading and verifying the flatbuffer; the end (outputs, accounting, warnings)
 //   tflite_tensors.cpp  tensors as the schema states them, NHWC -> NCHW layout, graph inputs, emitting layers
 //   tflite_ops.cpp      operators: folding, dispatch by operator code, one costing function per op family
+//   tflite_fold.cpp     shape arithmetic computed at load time
+//   tflite_sparse.cpp   sparse constants (SparsityParameters, DENSIFY): their stored bytes
 #pragma once
 
 #include <flatbuffers/flatbuffers.h>
@@ -45,6 +47,7 @@ struct Slot {
   bool constant = false;    // data known before inference (a buffer, or a folded operator's output)
   fb::TensorType stored{};  // for constants: the stored type (a folded DEQUANTIZE keeps its source's)
   int data = -1;            // for constants: the TFLite tensor whose buffer holds the values (-1: not at hand)
+  int sparse = -1;          // for constants: the sparse TFLite tensor they are decoded from (-1: stored dense)
 };
 
 struct Op {
@@ -108,6 +111,13 @@ class Importer {
   std::optional<std::vector<std::int64_t>> fold_values(const Op& o) const;
   void shape_op(const Op& o);
 
+  // ---- tflite_sparse.cpp
+  double stored_values(int t) const;
+  double index_bytes(int t) const;
+  void check_sparse(int t);
+  void sparse_storage(const Op& o, std::string_view op, const std::vector<int>& inputs, OpParams& params);
+  void sparse_note();
+
   // ---- tflite_ops.cpp
   void import_operator(std::size_t k);
   void fold(const Op& o);
@@ -152,6 +162,10 @@ class Importer {
   std::map<std::string, int> folded_other_;          // by op name
   std::map<int, std::vector<std::int64_t>> values_;  // shape arithmetic: values computed here (SHAPE, its folds)
   std::map<std::string, std::vector<std::string>> unknown_;
+  struct SparseTally {
+    int tensors = 0, layers = 0, densify = 0;
+    double values_bytes = 0, index_bytes = 0, dense_bytes = 0;  // of the sparse tensors: stored, and decoded
+  } sparse_;
   std::map<std::string, std::set<std::string>> odd_types_;
   std::vector<std::string> other_pads_, other_reductions_, batched_constants_, computed_weights_, variables_,
       mismatches_;

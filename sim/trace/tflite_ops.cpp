@@ -40,8 +40,11 @@ void Importer::import_operator(std::size_t k) {
 }
 
 void Importer::fold(const Op& o) {
+  // DENSIFY decodes a sparse constant (tflite_sparse.cpp): its output keeps the sparse source, whose stored bytes
+  // the layer reading it counts.
   const bool passes_through = o.code == fb::BuiltinOperator_DEQUANTIZE || o.code == fb::BuiltinOperator_RESHAPE ||
-                              o.code == fb::BuiltinOperator_SQUEEZE || o.code == fb::BuiltinOperator_EXPAND_DIMS;
+                              o.code == fb::BuiltinOperator_SQUEEZE || o.code == fb::BuiltinOperator_EXPAND_DIMS ||
+                              o.code == fb::BuiltinOperator_DENSIFY;
   const int first = o.in.empty() ? -1 : o.in[0];
   for (int t : o.out) {
     auto& s = slots_[static_cast<std::size_t>(t)];
@@ -49,12 +52,15 @@ void Importer::fold(const Op& o) {
     if (passes_through && first >= 0) {
       // A DEQUANTIZE keeps the stored type of its source: the weights stay at fp16 (or int8) in memory.
       s.stored = slots_[static_cast<std::size_t>(first)].stored;
+      s.sparse = slots_[static_cast<std::size_t>(first)].sparse;
       s.data = o.code == fb::BuiltinOperator_DEQUANTIZE ? -1 : slots_[static_cast<std::size_t>(first)].data;
     } else {
       s.stored = tensor(t)->type();
       s.data = -1;
+      s.sparse = -1;
     }
   }
+  if (o.code == fb::BuiltinOperator_DENSIFY) ++sparse_.densify;
   if (auto v = fold_values(o)) values_[o.out[0]] = std::move(*v);
   if (o.code == fb::BuiltinOperator_DEQUANTIZE && first >= 0) {
     const char* n = fb::EnumNameTensorType(slots_[static_cast<std::size_t>(first)].stored);

@@ -143,6 +143,11 @@ void Importer::make_inputs() {
       s.constant = true;
       s.stored = tensor(static_cast<int>(t))->type();
       s.data = static_cast<int>(t);
+      if (tensor(static_cast<int>(t))->sparsity()) {  // its buffer holds the stored values only (tflite_sparse.cpp)
+        check_sparse(static_cast<int>(t));
+        s.data = -1;
+        s.sparse = static_cast<int>(t);
+      }
     } else if (tensor(static_cast<int>(t))->is_variable()) {
       // State kept between invocations (e.g. LSTM cells): read like a constant, not an activation.
       s.constant = true;
@@ -199,8 +204,10 @@ std::string Importer::unique_name(const std::string& base) {
 }
 
 /// Builds one layer; `inputs` are framesim tensor ids. Returns the framesim id of its output.
-int Importer::emit(const Op& o, std::string_view op, const std::string& name, const OpParams& params,
+int Importer::emit(const Op& o, std::string_view op, const std::string& name, const OpParams& stated,
                    const std::vector<int>& inputs, LayerPrecision precision) {
+  OpParams params = stated;
+  sparse_storage(o, op, inputs, params);
   const model::OpSchema* schema = model::find_op(op);
   FRAMESIM_ASSERT(schema != nullptr, "the importer uses catalogue ops");
   std::vector<const model::TensorSpec*> tensors;

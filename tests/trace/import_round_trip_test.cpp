@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
+#include <onnx/shape_inference/implementation.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -15,6 +16,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -42,6 +44,17 @@ fs::path model_cache() {
 }
 
 const fs::path kTestData = "/usr/share/libonnx-testdata/data/node";
+
+/// Every real model traces/fetch_models.sh caches: BlazeFace (ONNX, two sizes) and MediaPipe face detection
+/// (TFLite: short range, full range, and full range with sparse kernels).
+std::vector<fs::path> fetched_models() {
+  const fs::path cache = model_cache();
+  return {cache / "blazeface/ONNX/face_detection_front_128x128_barracuda.onnx",
+          cache / "blazeface/ONNX/face_detection_back_256x256_barracuda.onnx",
+          cache / "face_detection/face_detection_short_range.tflite",
+          cache / "face_detection/face_detection_full_range.tflite",
+          cache / "face_detection/face_detection_full_range_sparse.tflite"};
+}
 
 fs::path save(const onnx::ModelProto& m, const std::string& name) {
   const fs::path p = fs::temp_directory_path() / fmt::format("framesim_round_trip_{}_{}", ::getpid(), name);
@@ -234,14 +247,10 @@ TEST(ImportRoundTrip, CommandLineImportValidateBudget) {
   fs::remove(model);
 }
 
-// Every real model the tests fetch: BlazeFace (ONNX, two sizes) and MediaPipe face detection (TFLite).
+// Every real model the tests fetch (fetched_models()).
 TEST(ImportRoundTrip, FetchedModels) {
   const fs::path cache = model_cache();
-  const std::vector<fs::path> models{cache / "blazeface/ONNX/face_detection_front_128x128_barracuda.onnx",
-                                     cache / "blazeface/ONNX/face_detection_back_256x256_barracuda.onnx",
-                                     cache / "face_detection/face_detection_short_range.tflite",
-                                     cache / "face_detection/face_detection_full_range.tflite",
-                                     cache / "face_detection/face_detection_full_range_sparse.tflite"};
+  const std::vector<fs::path> models = fetched_models();
   int checked = 0;
   for (const auto& m : models) {
     if (!fs::exists(m)) continue;
@@ -272,8 +281,29 @@ double onnx_initializer_bytes(const fs::path& path) {
   return bytes;
 }
 
-/// Bytes a TFLite file stores in the buffers of its float and int8 tensors (int32 vectors of at most 8 elements
-/// are shapes, axes and paddings): read here through the flatbuffer, not through the importer.
+/// Bytes of a sparse tensor's index arrays: array_segments and array_indices of its SPARSE_CSR dimensions, at the
+/// width of the vector each is stored in (TFLite's SparsityParameters; dense dimensions store no indices).
+double tflite_index_bytes(const framesim::tflite::SparsityParameters& sp) {
+  namespace t = framesim::tflite;
+  auto bytes = [](t::SparseIndexVector type, const void* v) -> double {
+    if (!v) return 0;
+    if (type == t::SparseIndexVector_Int32Vector) return 4.0 * static_cast<const t::Int32Vector*>(v)->values()->size();
+    if (type == t::SparseIndexVector_Uint16Vector)
+      return 2.0 * static_cast<const t::Uint16Vector*>(v)->values()->size();
+    if (type == t::SparseIndexVector_Uint8Vector) return 1.0 * static_cast<const t::Uint8Vector*>(v)->values()->size();
+    return 0;
+  };
+  double total = 0;
+  for (const auto* d : *sp.dim_metadata())
+    if (d->format() == t::DimensionType_SPARSE_CSR)
+      total +=
+          bytes(d->array_segments_type(), d->array_segments()) + bytes(d->array_indices_type(), d->array_indices());
+  return total;
+}
+
+/// Bytes a TFLite file stores for its float and int8 tensors: their buffers (int32 vectors of at most 8 elements
+/// are shapes, axes and paddings), and for a sparse tensor also its index arrays: read here through the
+/// flatbuffer, not through the importer.
 double tflite_buffer_bytes(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -287,20 +317,19 @@ double tflite_buffer_bytes(const fs::path& path) {
     for (auto d : *t->shape()) n *= d;
     if (t->type() == framesim::tflite::TensorType_INT32 && n <= 8) continue;
     total += static_cast<double>(b->data()->size());
+    if (t->sparsity()) total += tflite_index_bytes(*t->sparsity());
   }
   return total;
 }
 
-// The weight bytes of every dense fetched model against an independent count of what the file stores (the sum of
-// its initializers, or of its tensors' buffers): within 0.5 %. (face_detection_full_range_sparse.tflite stores its
-// weights sparse, behind DENSIFY: framesim counts them dense, 1,016,616 B against 368,984 B stored; not checked.)
+// The weight bytes of every fetched model against an independent count of what the file stores (the sum of its
+// initializers, or of its tensors' buffers plus the index arrays of sparse tensors): within 0.5 %.
+// face_detection_full_range_sparse.tflite keeps 46 kernels sparse behind DENSIFY: 368,984 B of buffers and
+// 191,818 B of index arrays, 560,802 B stored (counted dense, the kernels would make it 1,016,616 B).
 TEST(ImportRoundTrip, FetchedModelWeightBytesMatchTheStoredTensors) {
   const fs::path cache = model_cache();
   int checked = 0;
-  for (const auto& m : {cache / "blazeface/ONNX/face_detection_front_128x128_barracuda.onnx",
-                        cache / "blazeface/ONNX/face_detection_back_256x256_barracuda.onnx",
-                        cache / "face_detection/face_detection_short_range.tflite",
-                        cache / "face_detection/face_detection_full_range.tflite"}) {
+  for (const auto& m : fetched_models()) {
     if (!fs::exists(m)) continue;
     SCOPED_TRACE(m.string());
     const double stored = m.extension() == ".onnx" ? onnx_initializer_bytes(m) : tflite_buffer_bytes(m);
@@ -309,6 +338,130 @@ TEST(ImportRoundTrip, FetchedModelWeightBytesMatchTheStoredTensors) {
     ++checked;
   }
   if (checked == 0) GTEST_SKIP() << "the real models are not in " << cache << ": run traces/fetch_models.sh";
+}
+
+/// Multiply-accumulates of an ONNX file's Conv, Gemm and MatMul nodes, read here with protobuf and ONNX's own shape
+/// inference (not the importer): a Conv's output elements x its kernel's [Cin / groups] x kh x kw; a Gemm's or
+/// MatMul's output elements x the inner dimension. -1 when a shape is not static.
+double onnx_macs(const fs::path& path) {
+  onnx::ModelProto m;
+  std::ifstream in(path, std::ios::binary);
+  if (!m.ParseFromIstream(&in)) return -1;
+  onnx::shape_inference::InferShapes(m);
+  std::map<std::string, std::vector<std::int64_t>> shapes;
+  auto keep = [&](const onnx::ValueInfoProto& v) {
+    std::vector<std::int64_t> dims;
+    for (const auto& d : v.type().tensor_type().shape().dim()) dims.push_back(d.has_dim_value() ? d.dim_value() : -1);
+    shapes[v.name()] = dims;
+  };
+  for (const auto& v : m.graph().input()) keep(v);
+  for (const auto& v : m.graph().value_info()) keep(v);
+  for (const auto& v : m.graph().output()) keep(v);
+  for (const auto& t : m.graph().initializer()) shapes[t.name()] = {t.dims().begin(), t.dims().end()};
+  auto elements = [&](const std::string& name) {
+    double n = 1;
+    for (auto d : shapes[name]) n *= d < 0 ? std::nan("") : static_cast<double>(d);
+    return n;
+  };
+  double macs = 0;
+  for (const auto& n : m.graph().node()) {
+    if (n.op_type() == "Conv") {
+      const auto& w = shapes[n.input(1)];
+      double window = 1;
+      for (std::size_t i = 1; i < w.size(); ++i) window *= static_cast<double>(w[i]);
+      macs += elements(n.output(0)) * window;
+    } else if (n.op_type() == "Gemm" || n.op_type() == "MatMul") {
+      const auto& a = shapes[n.input(0)];
+      bool trans_a = false;
+      for (const auto& at : n.attribute()) trans_a = trans_a || (at.name() == "transA" && at.i() != 0);
+      if (a.empty()) return -1;
+      macs += elements(n.output(0)) * static_cast<double>(trans_a ? a[a.size() - 2] : a.back());
+    }
+  }
+  return std::isnan(macs) ? -1 : macs;
+}
+
+/// Multiply-accumulates of a TFLite file's CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED and BATCH_MATMUL operators
+/// from the shapes the file states, read here through the flatbuffer: output elements x kh x kw x the kernel's
+/// input channels (CONV_2D [O, kh, kw, I]), x kh x kw (depthwise), x the inner dimension (the others).
+double tflite_macs(const fs::path& path) {
+  namespace t = framesim::tflite;
+  std::ifstream in(path, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto* m = t::GetModel(bytes.data());
+  const auto* g = m->subgraphs()->Get(0);
+  auto shape = [&](int i) {
+    return std::vector<int>(g->tensors()->Get(i)->shape()->begin(), g->tensors()->Get(i)->shape()->end());
+  };
+  auto elements = [&](int i) {
+    double n = 1;
+    for (int d : shape(i)) n *= d;
+    return n;
+  };
+  double macs = 0;
+  for (const auto* op : *g->operators()) {
+    const auto* code = m->operator_codes()->Get(op->opcode_index());
+    const int c = std::max<int>(code->deprecated_builtin_code(), static_cast<int>(code->builtin_code()));
+    const int out = op->outputs()->Get(0);
+    if (c == t::BuiltinOperator_CONV_2D) {
+      const auto w = shape(op->inputs()->Get(1));
+      macs += elements(out) * w[1] * w[2] * w[3];
+    } else if (c == t::BuiltinOperator_DEPTHWISE_CONV_2D) {
+      const auto w = shape(op->inputs()->Get(1));
+      macs += elements(out) * w[1] * w[2];
+    } else if (c == t::BuiltinOperator_FULLY_CONNECTED) {
+      macs += elements(out) * shape(op->inputs()->Get(1))[1];
+    } else if (c == t::BuiltinOperator_BATCH_MATMUL) {
+      macs += elements(out) * shape(op->inputs()->Get(0)).back();
+    }
+  }
+  return macs;
+}
+
+/// The multiply-accumulates of the imported network's conv2d, linear and matmul layers: their operations less the
+/// bias adds (one per output when `bias`), halved.
+double imported_macs(const model::NetworkSpec& net) {
+  double macs = 0;
+  for (const auto& l : net.layers) {
+    if (l.op != "conv2d" && l.op != "linear" && l.op != "matmul") continue;
+    const auto bias = l.params.find("bias");
+    const bool has_bias = bias != l.params.end() && std::get<bool>(bias->second);
+    macs += (l.ops - (has_bias ? net.tensors[static_cast<std::size_t>(l.output)].elements() : 0.0)) / 2;
+  }
+  return macs;
+}
+
+// "How we will check it", on every fetched model: it imports (`framesim import -o`), its YAML passes `framesim
+// validate`, budgets to the same JSON as the model file, and its multiply-accumulates equal the count read from the
+// file itself (onnx_macs, tflite_macs). Weights: FetchedModelWeightBytesMatchTheStoredTensors.
+TEST(ImportRoundTrip, FetchedModelsImportValidateBudgetAndCountTheirMacs) {
+  framesim::testing::Scratch scratch;
+  int checked = 0;
+  for (const auto& m : fetched_models()) {
+    if (!fs::exists(m)) continue;
+    SCOPED_TRACE(m.string());
+    const fs::path yaml = scratch.dir() / (m.stem().string() + ".yaml");
+    const auto imp = framesim::testing::run_cli(fmt::format("import '{}' -o '{}' -q", m.string(), yaml.string()));
+    ASSERT_EQ(imp.exit_code, 0) << imp.err;
+    const auto val = framesim::testing::run_cli(fmt::format("validate '{}'", yaml.string()));
+    EXPECT_EQ(val.exit_code, 0) << val.out << val.err;
+    const auto direct =
+        framesim::testing::run_cli(fmt::format("budget hardware/seed_reference.yaml '{}' --json -q", m.string()));
+    const auto loaded =
+        framesim::testing::run_cli(fmt::format("budget hardware/seed_reference.yaml '{}' --json -q", yaml.string()));
+    ASSERT_EQ(direct.exit_code, 0) << direct.err;
+    ASSERT_EQ(loaded.exit_code, 0) << loaded.err;
+    auto strip = [](std::string s, const std::string& path) {
+      for (auto at = s.find(path); at != std::string::npos; at = s.find(path)) s.replace(at, path.size(), "NET");
+      return s;
+    };
+    EXPECT_EQ(strip(direct.out, m.string()), strip(loaded.out, yaml.string()));
+    const double file_macs = m.extension() == ".onnx" ? onnx_macs(m) : tflite_macs(m);
+    EXPECT_GT(file_macs, 0);
+    EXPECT_DOUBLE_EQ(imported_macs(trace::import_model(m).network), file_macs);
+    ++checked;
+  }
+  if (checked == 0) GTEST_SKIP() << "the real models are not in " << model_cache() << ": run traces/fetch_models.sh";
 }
 
 // Every single-operator model of libonnx-testdata that imports also loads back from its YAML.

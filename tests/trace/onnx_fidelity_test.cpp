@@ -1,8 +1,8 @@
 // ONNX import fidelity on the patterns real exporters write (issue 9): activations written as subgraphs
 // (hardswish, SiLU, GELU, scale/offset by constants) fused into the producing convolution as TensorRT and the
-// TFLite delegates fuse them; a Split of a constant that feeds Concat -> Pad folded; If costed (its constant branch, or
-// the larger of the two), Loop named. Oracles: byte counts by hand (a fused kernel reads its input and weights and
-// writes its output once).
+// TFLite delegates fuse them; a Split of a constant that feeds Concat -> Pad folded; If costed (its constant branch,
+// the branch a condition folded from static shapes picks, or the larger of the two), Loop named. Oracles: byte counts
+// by hand (a fused kernel reads its input and weights and writes its output once).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
@@ -245,6 +245,99 @@ TEST(OnnxFidelity, IfWithAConstantConditionCostsThatBranch) {
   EXPECT_NE(all_warnings(r).find("If \"branchy\": the condition is the constant false: its else_branch is costed"),
             std::string::npos)
       << all_warnings(r);
+}
+
+/// The condition Silero-style exports compute from a static shape: Equal(Gather(Shape(x), [1]), [features]), with
+/// x [1, 4]: Shape(x) = [1, 4], its element 1 is 4, so the condition is 4 == features.
+void shape_condition(GraphBuilder& b, std::int64_t features) {
+  b.ints("axis1", {1}).ints("features", {features});
+  b.node("Shape", {"x"}, {"x_shape"}, "shape");
+  set_int(b.node("Gather", {"x_shape", "axis1"}, {"x_width"}, "width"), "axis", 0);
+  b.node("Equal", {"x_width", "features"}, {"cond"}, "is_wide");
+}
+
+// The condition folds from x's static shape: 4 == 4 is true, so only the then_branch is imported and costed:
+// 64 (fc1) + 256 (fc2) + 64 (the sigmoid on [1, 16]) = 384 ops, weights w1 and w2, 128 + 512 = 640 B (see above);
+// 4 == 5 is false: only the else_branch, 64 + 8 + 32 = 104 ops and 128 B. No bound is taken: the branch not
+// chosen is not in the network at all.
+TEST(OnnxFidelity, IfWithAConditionFoldedFromShapesCostsThatBranchOnly) {
+  for (const bool wide : {true, false}) {
+    SCOPED_TRACE(wide ? "4 == 4" : "4 == 5");
+    auto g = if_graph([&](GraphBuilder& b) { shape_condition(b, wide ? 4 : 5); });
+    const fs::path p = save(g.model(), wide ? "if_folds_true.onnx" : "if_folds_false.onnx");
+    const auto r = trace::import_onnx(p);
+    fs::remove(p);
+    EXPECT_DOUBLE_EQ(r.network.total_ops(), wide ? 384 : 104) << all_warnings(r);
+    EXPECT_DOUBLE_EQ(r.network.total_weight_bytes(), wide ? 640 : 128);
+    EXPECT_EQ(r.network.find_layer("branchy/then/fc2").has_value(), wide);
+    EXPECT_EQ(r.network.find_layer("branchy/else/act").has_value(), !wide);
+    const std::string note = fmt::format(
+        "If \"branchy\": the condition \"cond\" folds to {} from static shapes and constants: only its {} is costed",
+        wide ? "true" : "false", wide ? "then_branch" : "else_branch");
+    EXPECT_NE(all_warnings(r).find(note), std::string::npos) << all_warnings(r);
+    EXPECT_EQ(all_warnings(r).find("both branches costed"), std::string::npos) << all_warnings(r);
+  }
+}
+
+// A condition from a shape known only at run time (NonZero's output length depends on x's values) cannot fold:
+// both branches are costed and the larger, then (384 ops, 640 B), is the bound, as for any run-time condition.
+TEST(OnnxFidelity, IfWithAShapeKnownOnlyAtRunTimeKeepsTheLargerBranchBound) {
+  auto g = if_graph([](GraphBuilder& b) {
+    b.ints("axis1", {1}).ints("two", {2});
+    b.node("NonZero", {"x"}, {"nz"}, "nonzero");
+    b.node("Shape", {"nz"}, {"nz_shape"}, "shape");
+    set_int(b.node("Gather", {"nz_shape", "axis1"}, {"count"}, "count"), "axis", 0);
+    b.node("Equal", {"count", "two"}, {"cond"}, "two_set");
+  });
+  const fs::path p = save(g.model(), "if_runtime_shape.onnx");
+  const auto r = trace::import_onnx(p);
+  fs::remove(p);
+  EXPECT_DOUBLE_EQ(r.network.total_ops(), 384) << all_warnings(r);
+  EXPECT_DOUBLE_EQ(r.network.total_weight_bytes(), 640);
+  EXPECT_NE(all_warnings(r).find("If \"branchy\": the condition is computed at run time; both branches costed "
+                                 "(then_branch 384 ops and"),
+            std::string::npos)
+      << all_warnings(r);
+  EXPECT_EQ(all_warnings(r).find("folds to"), std::string::npos) << all_warnings(r);
+}
+
+// A sparse constant (ONNX SparseTensorProto, a Constant's sparse_value) is counted as stored, like TFLite's sparse
+// tensors: x [1, 8] -> MatMul by w [8, 4] kept as 5 non-zero fp32 values with 5 linearised int64 indices. By hand:
+// 2 x 8 x 4 = 64 ops; stored weight bytes 5 x 4 B of values + 5 x 8 B of indices = 60 B; read per inference the
+// dense 32 x 4 B = 128 B. (A sparse initializer goes through the same count; ONNX's shape inference gives the
+// MatMul reading one no shape, so it is not the example here.)
+TEST(OnnxFidelity, SparseConstantCountsItsValuesAndIndices) {
+  GraphBuilder g(13);
+  g.input("x", {1, 8});
+  auto& constant = g.node("Constant", {}, {"w"}, "w_const");
+  auto* a = constant.add_attribute();
+  a->set_name("sparse_value");
+  a->set_type(onnx::AttributeProto::SPARSE_TENSOR);
+  auto* sp = a->mutable_sparse_tensor();
+  sp->add_dims(8);
+  sp->add_dims(4);
+  auto* values = sp->mutable_values();
+  values->set_name("w_values");
+  values->set_data_type(onnx::TensorProto::FLOAT);
+  values->add_dims(5);
+  for (int i = 0; i < 5; ++i) values->add_float_data(1.0F);
+  auto* indices = sp->mutable_indices();
+  indices->set_name("w_indices");
+  indices->set_data_type(onnx::TensorProto::INT64);
+  indices->add_dims(5);
+  for (std::int64_t i : {0, 5, 10, 20, 31}) indices->add_int64_data(i);
+  g.node("MatMul", {"x", "w"}, {"y"}, "fc");
+  g.output("y");
+  const fs::path p = save(g.model(), "sparse_constant.onnx");
+  const auto r = trace::import_onnx(p);
+  fs::remove(p);
+  const auto fc = r.network.find_layer("fc");
+  ASSERT_TRUE(fc) << all_warnings(r);
+  const auto& l = r.network.layers[static_cast<std::size_t>(*fc)];
+  EXPECT_DOUBLE_EQ(l.ops, 64);
+  EXPECT_DOUBLE_EQ(l.params_count, 32);
+  EXPECT_DOUBLE_EQ(l.weight_bytes, 60);
+  EXPECT_DOUBLE_EQ(l.weight_access.bytes, 128);
 }
 
 // Loop repeats its body a number of times known at run time: still refused, by name.

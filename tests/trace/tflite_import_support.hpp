@@ -58,6 +58,39 @@ class ModelWriter {
     tensors_.push_back({name, std::move(shape), type, static_cast<uint32_t>(buffers_.size() - 1), {}});
     return static_cast<int>(tensors_.size() - 1);
   }
+  /// One dimension of a sparse tensor's traversal order: DENSE of `dense_size`, or SPARSE_CSR with its
+  /// array_segments and array_indices, each stored as an Int32Vector, Uint16Vector or Uint8Vector.
+  struct SparseDim {
+    tfl::DimensionType format = tfl::DimensionType_DENSE;
+    int32_t dense_size = 0;
+    std::vector<int32_t> segments, indices;
+    tfl::SparseIndexVector segments_type = tfl::SparseIndexVector_Uint8Vector;
+    tfl::SparseIndexVector indices_type = tfl::SparseIndexVector_Uint8Vector;
+  };
+  static SparseDim dense_dim(int32_t size) {
+    SparseDim d;
+    d.dense_size = size;
+    return d;
+  }
+  static SparseDim csr_dim(std::vector<int32_t> segments, std::vector<int32_t> indices,
+                           tfl::SparseIndexVector segments_type = tfl::SparseIndexVector_Uint8Vector,
+                           tfl::SparseIndexVector indices_type = tfl::SparseIndexVector_Uint8Vector) {
+    SparseDim d;
+    d.format = tfl::DimensionType_SPARSE_CSR;
+    d.segments = std::move(segments);
+    d.indices = std::move(indices);
+    d.segments_type = segments_type;
+    d.indices_type = indices_type;
+    return d;
+  }
+  /// A sparse constant (TFLite SparsityParameters): `data` holds the stored values only, in traversal order.
+  int sparse_constant(const std::string& name, std::vector<int32_t> shape, tfl::TensorType type,
+                      std::vector<uint8_t> data, std::vector<int32_t> traversal_order, std::vector<int32_t> block_map,
+                      std::vector<SparseDim> dims) {
+    const int t = constant(name, std::move(shape), type, std::move(data));
+    sparsity_[t] = {std::move(traversal_order), std::move(block_map), std::move(dims)};
+    return t;
+  }
   int ints(const std::string& name, const std::vector<int32_t>& values) {
     std::vector<uint8_t> data(values.size() * 4);
     std::memcpy(data.data(), values.data(), data.size());
@@ -100,13 +133,16 @@ class ModelWriter {
       buffers.push_back(tfl::CreateBuffer(fbb, fbb.CreateVector(b)));
     }
     std::vector<flatbuffers::Offset<tfl::Tensor>> tensors;
-    for (const auto& t : tensors_) {
+    for (std::size_t i = 0; i < tensors_.size(); ++i) {
+      const auto& t = tensors_[i];
       auto quant = t.type == tfl::TensorType_INT8
                        ? tfl::CreateQuantizationParameters(fbb, 0, 0, fbb.CreateVector(std::vector<float>{0.05f}),
                                                            fbb.CreateVector(std::vector<int64_t>{0}))
                        : 0;
+      const auto sp = sparsity_.find(static_cast<int>(i));
       tensors.push_back(tfl::CreateTensor(fbb, fbb.CreateVector(t.shape), t.type, t.buffer, fbb.CreateString(t.name),
-                                          quant, false, t.signature.empty() ? 0 : fbb.CreateVector(t.signature)));
+                                          quant, false, sp == sparsity_.end() ? 0 : sparsity(sp->second),
+                                          t.signature.empty() ? 0 : fbb.CreateVector(t.signature)));
     }
     std::vector<flatbuffers::Offset<tfl::Operator>> ops;
     for (const auto& o : ops_)
@@ -129,6 +165,30 @@ class ModelWriter {
   }
 
  private:
+  struct Sparsity {
+    std::vector<int32_t> order, block_map;
+    std::vector<SparseDim> dims;
+  };
+  flatbuffers::Offset<void> index_vector(tfl::SparseIndexVector type, const std::vector<int32_t>& v) {
+    if (type == tfl::SparseIndexVector_Int32Vector) return tfl::CreateInt32Vector(fbb, fbb.CreateVector(v)).Union();
+    if (type == tfl::SparseIndexVector_Uint16Vector)
+      return tfl::CreateUint16Vector(fbb, fbb.CreateVector(std::vector<uint16_t>(v.begin(), v.end()))).Union();
+    return tfl::CreateUint8Vector(fbb, fbb.CreateVector(std::vector<uint8_t>(v.begin(), v.end()))).Union();
+  }
+  flatbuffers::Offset<tfl::SparsityParameters> sparsity(const Sparsity& s) {
+    std::vector<flatbuffers::Offset<tfl::DimensionMetadata>> dims;
+    for (const auto& d : s.dims) {
+      const bool csr = d.format == tfl::DimensionType_SPARSE_CSR;
+      const auto st = csr ? d.segments_type : tfl::SparseIndexVector_NONE;
+      const auto it = csr ? d.indices_type : tfl::SparseIndexVector_NONE;
+      dims.push_back(tfl::CreateDimensionMetadata(fbb, d.format, d.dense_size, st,
+                                                  csr ? index_vector(st, d.segments) : 0, it,
+                                                  csr ? index_vector(it, d.indices) : 0));
+    }
+    return tfl::CreateSparsityParameters(fbb, fbb.CreateVector(s.order),
+                                         s.block_map.empty() ? 0 : fbb.CreateVector(s.block_map),
+                                         fbb.CreateVector(dims));
+  }
   static std::size_t width(tfl::TensorType t) {
     switch (t) {
       case tfl::TensorType_FLOAT32:
@@ -162,6 +222,7 @@ class ModelWriter {
   std::vector<C> codes_;
   std::map<std::tuple<int, std::string, bool>, uint32_t> code_index_;
   std::vector<O> ops_;
+  std::map<int, Sparsity> sparsity_;  // by tensor
 };
 
 class TfliteImport : public ::testing::Test {

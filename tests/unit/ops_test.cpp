@@ -177,3 +177,46 @@ TEST(Ops, LayerPrecisionNames) {
   EXPECT_EQ(parse_layer_precision("w8a8")->compute, Precision::int8);
   EXPECT_FALSE(parse_layer_precision("w3a7"));
 }
+
+TEST(Ops, SparseWeightsStoreTheirKeptValuesAndIndexArrays) {
+  // linear 64 -> 16 with a bias at fp16: 64 x 16 + 16 = 1,040 weight elements, 2,080 B dense. A sparse kernel
+  // keeping 100 of its 1,024 values (sparse_zeros 924) with 140 B of index arrays stores (1,040 - 924) x 2 B
+  // + 140 B = 372 B; the layer still reads its 2,080 dense bytes, and its operations stay the dense count,
+  // 2 x 64 x 16 + 16 = 2,064.
+  NetBuilder b;
+  int x = b.input("x", {1, 64});
+  const OpParams params{{"out_features", std::int64_t{16}},
+                        {"bias", true},
+                        {"sparse_zeros", std::int64_t{924}},
+                        {"index_bytes", std::int64_t{140}}};
+  b.layer("linear", "fc", {x}, params, {Precision::fp16, Precision::fp16, Precision::fp16});
+  EXPECT_DOUBLE_EQ(b.last().params_count, 1'040);
+  EXPECT_DOUBLE_EQ(b.last().weight_bytes, 372);
+  EXPECT_DOUBLE_EQ(b.last().weight_access.bytes, 2'080);
+  EXPECT_DOUBLE_EQ(b.last().ops, 2'064);
+  // At int8 the kept values are 1 B each and the index arrays keep their size: 116 + 140 = 256 B stored, 1,040 read.
+  const auto int8 = with_precision(b.done(), {Precision::int8, Precision::int8, Precision::int8});
+  EXPECT_DOUBLE_EQ(int8.layers[0].weight_bytes, 256);
+  EXPECT_DOUBLE_EQ(int8.layers[0].weight_access.bytes, 1'040);
+}
+
+TEST(Ops, SparseParametersNeedWeightsAndStayInRange) {
+  auto error_of = [](const std::string& op, const OpParams& params, const Shape& shape) {
+    const TensorSpec x{"x", shape, Precision::fp32, -1, -1};
+    const auto r = build_layer(*find_op(op), "l", params, {&x}, {});
+    const auto* e = std::get_if<OpError>(&r);
+    return e ? e->key + ": " + e->message : std::string();
+  };
+  // A custom layer without weights has nothing stored sparse; more zeros than weights, or negative index bytes,
+  // are refused naming the key.
+  EXPECT_EQ(error_of("custom", {{"sparse_zeros", std::int64_t{1}}}, {1, 8}),
+            "sparse_zeros: the layer has no weights of its own to store sparse");
+  EXPECT_EQ(error_of("linear", {{"out_features", std::int64_t{2}}, {"sparse_zeros", std::int64_t{17}}}, {1, 8}),
+            "sparse_zeros: must be between 0 and the layer's 16 weight elements, got 17");
+  EXPECT_EQ(
+      error_of("conv2d",
+               {{"kernel", std::int64_t{1}}, {"out_channels", std::int64_t{4}}, {"index_bytes", std::int64_t{-1}}},
+               {1, 4, 2, 2}),
+      "index_bytes: must not be negative, got -1");
+  EXPECT_EQ(error_of("linear", {{"out_features", std::int64_t{2}}, {"sparse_zeros", std::int64_t{16}}}, {1, 8}), "");
+}
