@@ -13,6 +13,7 @@
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/parser.h>
 
+#include "config/yaml_plain.hpp"
 #include "core/files.hpp"
 #include "core/text.hpp"
 
@@ -28,37 +29,76 @@ core::SourceLocation location_of(const std::string& file, const YAML::Mark& mark
 
 namespace {
 
+/// Where a node is, as a chain to the root: its key path ("a.b[2].c") is written out only for a message.
+struct PathLink {
+  const PathLink* parent = nullptr;
+  const std::string* key = nullptr;  // a mapping's key, or
+  std::size_t index = 0;             // a sequence's index
+};
+
+std::string path_of(const PathLink* link) {
+  if (link == nullptr) return "";
+  std::string path = path_of(link->parent);
+  if (link->key == nullptr) return path + "[" + std::to_string(link->index) + "]";
+  return path.empty() ? *link->key : path + "." + *link->key;
+}
+
 /// Reports, anywhere in the tree: a key given twice in one mapping, a key that is not a plain name,
 /// and an alias that makes a node contain itself (which would make every reader loop).
-void check_structure(const YAML::Node& node, const std::string& file, const std::string& path, Diagnostics& diagnostics,
+void check_structure(const YAML::Node& node, const std::string& file, const PathLink* path, Diagnostics& diagnostics,
                      std::vector<YAML::Node>& ancestors) {
   for (const auto& a : ancestors) {
     if (a.is(node)) {
-      diagnostics.add(location_of(file, node.Mark()), path, "a YAML alias refers to a node that contains it (a cycle)");
+      diagnostics.add(location_of(file, node.Mark()), path_of(path),
+                      "a YAML alias refers to a node that contains it (a cycle)");
       return;
     }
   }
+  if (!node.IsMap() && !node.IsSequence()) return;
   ancestors.push_back(node);
   if (node.IsMap()) {
-    std::map<std::string, YAML::Mark> seen;
+    // The keys seen so far: looked through one by one in a small mapping, by a search tree past a few.
+    constexpr std::size_t kFewKeys = 16;
+    std::vector<std::pair<const std::string*, YAML::Mark>> few;
+    std::map<std::string_view, YAML::Mark> many;
     for (auto it = node.begin(); it != node.end(); ++it) {
       if (!it->first.IsScalar()) {
-        diagnostics.add(location_of(file, it->first.Mark()), path,
+        diagnostics.add(location_of(file, it->first.Mark()), path_of(path),
                         fmt::format("a key must be a plain name, got {}", it->first.IsMap() ? "a mapping" : "a list"));
         continue;
       }
-      const std::string key = it->first.Scalar();
-      const std::string child = path.empty() ? key : path + "." + key;
-      auto [pos, inserted] = seen.emplace(key, it->first.Mark());
-      if (!inserted) {
-        diagnostics.add(location_of(file, it->first.Mark()), child,
-                        fmt::format("duplicate key \"{}\" (first given at line {})", key, pos->second.line + 1));
+      const std::string& key = it->first.Scalar();
+      const PathLink child{path, &key, 0};
+      const YAML::Mark mark = it->first.Mark();
+      const YAML::Mark* first = nullptr;
+      if (many.empty()) {
+        for (const auto& [k, m] : few)
+          if (*k == key) {
+            first = &m;
+            break;
+          }
+        if (first == nullptr) {
+          few.emplace_back(&key, mark);
+          if (few.size() > kFewKeys) {
+            for (const auto& [k, m] : few) many.emplace(*k, m);
+            few.clear();
+          }
+        }
+      } else {
+        auto [pos, inserted] = many.emplace(key, mark);
+        if (!inserted) first = &pos->second;
       }
-      check_structure(it->second, file, child, diagnostics, ancestors);
+      if (first != nullptr)
+        diagnostics.add(location_of(file, mark), path_of(&child),
+                        fmt::format("duplicate key \"{}\" (first given at line {})", key, first->line + 1));
+      check_structure(it->second, file, &child, diagnostics, ancestors);
     }
-  } else if (node.IsSequence()) {
-    for (std::size_t i = 0; i < node.size(); ++i)
-      check_structure(node[i], file, fmt::format("{}[{}]", path, i), diagnostics, ancestors);
+  } else {
+    std::size_t i = 0;
+    for (auto it = node.begin(); it != node.end(); ++it, ++i) {
+      const PathLink child{path, nullptr, i};
+      check_structure(*it, file, &child, diagnostics, ancestors);
+    }
   }
   ancestors.pop_back();
 }
@@ -201,6 +241,7 @@ YAML::Node load_yaml(std::string_view text, const std::string& display_path, con
   const bool may_have_documents = text.find("\n---") != std::string_view::npos ||
                                   text.find("\n...") != std::string_view::npos || text.starts_with("...");
   if (!may_expand && !may_have_documents) {
+    if (auto plain = load_plain_yaml(text)) return *plain;  // yaml-cpp's nodes, read quickly (yaml_plain.hpp)
     try {
       return YAML::Load(std::string(text));
     } catch (const YAML::ParserException& e) {
@@ -287,7 +328,7 @@ std::shared_ptr<Document> Document::parse(const std::string& text, const std::st
     throw core::UserError(std::vector<core::Diagnostic>{{{display_path, 1, 1}, {}, "the file is empty"}});
   std::vector<YAML::Node> ancestors;
   core::Diagnostics structure;
-  check_structure(doc->root_, display_path, "", structure, ancestors);
+  check_structure(doc->root_, display_path, nullptr, structure, ancestors);
   for (const auto& d : structure.items()) {
     // A cycle cannot be read at all: stop here rather than report what reading it would find.
     if (d.message.find("(a cycle)") != std::string::npos) throw core::UserError(structure.items());
