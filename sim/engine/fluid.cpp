@@ -85,7 +85,13 @@ std::size_t FluidSystem::start(const FlowSpec& spec, std::uint64_t owner) {
     free_.pop_back();
   }
   Flow& f = flows_[id];
-  const auto n = static_cast<std::uint32_t>(spec.elements.size());
+  runs_.clear();
+  for (const Element& e : spec.elements) {
+    if (!runs_.empty() && runs_.back().constraint == e.constraint && bits(runs_.back().weight) == bits(e.weight))
+      ++runs_.back().times;
+    else runs_.push_back({e.constraint, e.weight, 1});
+  }
+  const auto n = static_cast<std::uint32_t>(runs_.size());
   Flow fresh;
   if (n <= f.capacity) {  // the slot's elements are reused
     fresh.first = f.first;
@@ -97,7 +103,7 @@ std::size_t FluidSystem::start(const FlowSpec& spec, std::uint64_t owner) {
   }
   f = fresh;
   f.count = n;
-  std::copy(spec.elements.begin(), spec.elements.end(), elements_.begin() + f.first);
+  std::copy(runs_.begin(), runs_.end(), elements_.begin() + f.first);
   f.speed_of = spec.speed_of;
   f.cycles_per_entry = spec.cycles_per_entry;
   f.latency_s = spec.latency_s;
@@ -159,7 +165,7 @@ void FluidSystem::solve() {
   // The same flows (elements, bounds, in the same order) over the same capacities were solved before: the same
   // rates, without solving.
   std::size_t words = 0;
-  for (std::size_t i : list_) words += 2 + 3 * std::size_t{flows_[i].count};
+  for (std::size_t i : list_) words += 2 + 4 * std::size_t{flows_[i].count};
   key_.resize(words);
   std::uint64_t* k = key_.data();
   std::uint64_t h = 1469598103934665603ULL;
@@ -173,6 +179,7 @@ void FluidSystem::solve() {
     put(bits(f.bound));
     for (std::uint32_t e = f.first; e < f.first + f.count; ++e) {
       put(elements_[e].constraint);
+      put(elements_[e].times);
       put(bits(elements_[e].weight));
       put(bits(constraints_[elements_[e].constraint].capacity));
     }
@@ -235,7 +242,7 @@ void FluidSystem::solve_list() {
     const Flow& f = flows_[i];
     for (std::uint32_t e = f.first; e < f.first + f.count; ++e) {
       Constraint& c = constraints_[elements_[e].constraint];
-      uses_[c.uses_end++] = {i, elements_[e].weight};
+      uses_[c.uses_end++] = {i, elements_[e].weight, elements_[e].times};
     }
   }
 
@@ -244,7 +251,7 @@ void FluidSystem::solve_list() {
       Constraint& c = constraints_[*it];
       int nb = 0;
       for (std::size_t u = c.uses_begin; u < c.uses_end; ++u)
-        if (uses_[u].weight > 0 && !flows_[uses_[u].flow].fixed) ++nb;
+        if (uses_[u].weight > 0 && !flows_[uses_[u].flow].fixed) nb += static_cast<int>(uses_[u].times);
       if (nb == 0) {
         c.remaining = 0;
         c.usage = 0;
@@ -259,7 +266,7 @@ void FluidSystem::solve_list() {
       Flow& f = flows_[*it];
       double min_inc = DBL_MAX;
       for (std::uint32_t e = f.first; e < f.first + f.count; ++e) {
-        const Element& el = elements_[e];
+        const Run& el = elements_[e];  // its elements offer the same: the least of them is any one
         if (el.weight > 0) min_inc = std::min(min_inc, constraints_[el.constraint].usage / el.weight);
       }
       if (f.bound > 0) min_inc = std::min(min_inc, f.bound - f.value);
@@ -274,8 +281,10 @@ void FluidSystem::solve_list() {
     }
     for (auto it = cnsts_.begin(); it != cnsts_.end();) {
       Constraint& c = constraints_[*it];
-      for (std::size_t u = c.uses_begin; u < c.uses_end; ++u)
-        double_update(c.remaining, uses_[u].weight * flows_[uses_[u].flow].mu, kWorkPrecision);
+      for (std::size_t u = c.uses_begin; u < c.uses_end; ++u) {
+        const double charge = uses_[u].weight * flows_[uses_[u].flow].mu;
+        for (std::uint32_t t = 0; t < uses_[u].times; ++t) double_update(c.remaining, charge, kWorkPrecision);
+      }
       if (c.remaining <= 0.0) {
         for (std::size_t u = c.uses_begin; u < c.uses_end; ++u) {
           Flow& f = flows_[uses_[u].flow];

@@ -107,7 +107,7 @@ class FluidSystem {
 
  private:
   struct Flow {
-    std::uint32_t first = 0, count = 0;  // its elements: elements_[first, first + count)
+    std::uint32_t first = 0, count = 0;  // its elements, as runs: elements_[first, first + count)
     std::uint32_t capacity = 0;          // elements_ slots it owns (reused by the next flow in its place)
     std::size_t speed_of = 0;
     double cycles_per_entry = 0;
@@ -135,9 +135,18 @@ class FluidSystem {
     bool listed = false;                       // solver: in cnsts_
     std::size_t uses_begin = 0, uses_end = 0;  // solver: its range of uses_
   };
+  /// Consecutive equal elements of a flow, kept once with their number (a kernel's core entries: one per core,
+  /// all alike). The solver treats the run as its elements one after the other: it counts each, takes their
+  /// (equal) offers once, and charges the constraint once per element, in order, so every rounding is the same.
+  struct Run {
+    std::size_t constraint = 0;
+    double weight = 0;
+    std::uint32_t times = 1;
+  };
   struct Use {
     std::size_t flow;
     double weight;
+    std::uint32_t times;
   };
 
   void update_bound(Flow& f) const;
@@ -164,7 +173,8 @@ class FluidSystem {
   void retire(std::size_t flow);
 
   std::vector<Flow> flows_;
-  std::vector<Element> elements_;   // every flow's elements, each flow a range
+  std::vector<Run> elements_;       // every flow's elements as runs, each flow a range
+  std::vector<Run> runs_;           // scratch: a starting flow's runs
   std::vector<std::size_t> alive_;  // running flows, in flow order
   std::vector<std::size_t> free_;   // free flow slots, the last freed last
   std::vector<Constraint> constraints_;
