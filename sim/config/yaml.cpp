@@ -240,8 +240,11 @@ YAML::Node load_yaml(std::string_view text, const std::string& display_path, con
   const bool may_expand = text.find('*') != std::string_view::npos || text.size() >= kMaxYamlNodes;
   const bool may_have_documents = text.find("\n---") != std::string_view::npos ||
                                   text.find("\n...") != std::string_view::npos || text.starts_with("...");
+  // Plain YAML (yaml_plain.hpp) has no alias and no document marker, and stands for fewer nodes than it has bytes:
+  // read straight into yaml-cpp's nodes when it is shorter than the node limit (a '*' in a comment is no alias).
+  if (text.size() < kMaxYamlNodes)
+    if (auto plain = load_plain_yaml(text)) return *plain;
   if (!may_expand && !may_have_documents) {
-    if (auto plain = load_plain_yaml(text)) return *plain;  // yaml-cpp's nodes, read quickly (yaml_plain.hpp)
     try {
       return YAML::Load(std::string(text));
     } catch (const YAML::ParserException& e) {
