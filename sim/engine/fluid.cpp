@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cfloat>
 #include <cstring>
+#include <stdexcept>
 
 namespace framesim::engine {
 
@@ -37,6 +38,7 @@ void double_update(double& variable, double value, double precision) {
 }  // namespace
 
 std::size_t FluidSystem::add_constraint(double capacity, double speed, int cores) {
+  if (constraints_.size() >= (std::size_t{1} << 32)) throw std::length_error("FluidSystem: 2^32 constraints");
   Constraint c;
   c.capacity = capacity;
   c.speed = speed;
@@ -84,6 +86,7 @@ std::size_t FluidSystem::start(const FlowSpec& spec, std::uint64_t owner) {
     id = free_.back();
     free_.pop_back();
   }
+  next_known_ = false;
   Flow& f = flows_[id];
   runs_.clear();
   for (const Element& e : spec.elements) {
@@ -123,6 +126,7 @@ std::size_t FluidSystem::start(const FlowSpec& spec, std::uint64_t owner) {
 }
 
 void FluidSystem::retire(std::size_t flow) {
+  next_known_ = false;
   Flow& f = flows_[flow];
   f.alive = false;
   alive_.erase(std::lower_bound(alive_.begin(), alive_.end(), flow));
@@ -165,25 +169,28 @@ void FluidSystem::solve() {
   // The same flows (elements, bounds, in the same order) over the same capacities were solved before: the same
   // rates, without solving.
   std::size_t words = 0;
-  for (std::size_t i : list_) words += 2 + 4 * std::size_t{flows_[i].count};
-  key_.resize(words);
+  for (std::size_t i : list_) words += 2 + 3 * std::size_t{flows_[i].count};
+  if (key_.size() < words) key_.resize(words);
   std::uint64_t* k = key_.data();
-  std::uint64_t h = 1469598103934665603ULL;
-  auto put = [&](std::uint64_t w) {
-    *k++ = w;
-    h = (h ^ w) * 1099511628211ULL;
-  };
   for (std::size_t i : list_) {
     const Flow& f = flows_[i];
-    put(f.count);
-    put(bits(f.bound));
+    *k++ = f.count;
+    *k++ = bits(f.bound);
     for (std::uint32_t e = f.first; e < f.first + f.count; ++e) {
-      put(elements_[e].constraint);
-      put(elements_[e].times);
-      put(bits(elements_[e].weight));
-      put(bits(constraints_[elements_[e].constraint].capacity));
+      const Run& r = elements_[e];
+      *k++ = (std::uint64_t{r.constraint} << 32) | r.times;  // constraints are numbered below 2^32
+      *k++ = bits(r.weight);
+      *k++ = bits(constraints_[r.constraint].capacity);
     }
   }
+  // Four independent lanes (multiply-xor), so the hash does not wait on one long chain of multiplications.
+  std::uint64_t lane[4] = {0x9e3779b97f4a7c15ULL, 0xc2b2ae3d27d4eb4fULL, 0x165667b19e3779f9ULL, 0x27d4eb2f165667c5ULL};
+  const std::uint64_t* w = key_.data();
+  std::size_t n = 0;
+  for (; n + 4 <= words; n += 4)
+    for (int l = 0; l < 4; ++l) lane[l] = (lane[l] ^ w[n + l]) * 0xff51afd7ed558ccdULL;
+  for (; n < words; ++n) lane[0] = (lane[0] ^ w[n]) * 0xc4ceb9fe1a85ec53ULL;
+  std::uint64_t h = lane[0] ^ (lane[1] >> 1) ^ (lane[2] >> 2) ^ (lane[3] >> 3) ^ words;
   h ^= h >> 33;  // the low bits pick the slot: mix the high ones in
   h *= 0xff51afd7ed558ccdULL;
   h ^= h >> 33;
@@ -193,9 +200,9 @@ void FluidSystem::solve() {
   }
   const std::size_t at = h & (kCacheSlots - 1);
   std::vector<std::uint64_t>& entry = cache_->words[at];
-  if (cache_->hashes[at] == h && entry.size() == key_.size() + list_.size() &&
-      std::equal(key_.begin(), key_.end(), entry.begin())) {
-    for (std::size_t n = 0; n < list_.size(); ++n) flows_[list_[n]].value = from_bits(entry[key_.size() + n]);
+  if (cache_->hashes[at] == h && entry.size() == words + list_.size() &&
+      std::equal(key_.begin(), key_.begin() + static_cast<std::ptrdiff_t>(words), entry.begin())) {
+    for (std::size_t f = 0; f < list_.size(); ++f) flows_[list_[f]].value = from_bits(entry[words + f]);
     return;
   }
   ++solves_;
@@ -203,7 +210,7 @@ void FluidSystem::solve() {
   solved_.assign(list_.begin(), list_.end());  // solve_list empties list_
   solve_list();
   cache_->hashes[at] = h;
-  entry.assign(key_.begin(), key_.end());
+  entry.assign(key_.begin(), key_.begin() + static_cast<std::ptrdiff_t>(words));
   for (std::size_t i : solved_) entry.push_back(bits(flows_[i].value));
 }
 
@@ -304,6 +311,7 @@ void FluidSystem::solve_list() {
 }
 
 FluidSystem::Next FluidSystem::next_finish() {
+  if (next_known_) return next_;  // asked again with nothing changed (a wait, then the advance it starts)
   solve();
   Next next;
   for (std::size_t i : alive_) {
@@ -322,11 +330,14 @@ FluidSystem::Next FluidSystem::next_finish() {
     }
     if (delta < next.delta_s) next = {delta, i, finishes};
   }
+  next_ = next;
+  next_known_ = true;
   return next;
 }
 
 void FluidSystem::step(double dt, std::vector<std::size_t>& finished) {
   solve();
+  next_known_ = false;
   for (std::size_t i : alive_) {
     Flow& f = flows_[i];
     if (f.latency_s > 0) {

@@ -157,6 +157,7 @@ class FluidSystem {
       if (elements_[e].constraint != last) touch(last = elements_[e].constraint);
   }
   void touch(std::size_t constraint) {
+    next_known_ = false;
     Constraint& c = constraints_[constraint];
     if (c.changed) return;
     c.changed = true;
@@ -180,6 +181,8 @@ class FluidSystem {
   std::vector<Constraint> constraints_;
   std::vector<std::size_t> changed_;  // constraints whose flows must be solved again
   double now_s_ = 0;
+  Next next_;                // what next_finish() found, while next_known_: nothing changed since
+  bool next_known_ = false;  // cleared by every change (a start, a retire, a step, a touched constraint)
   std::uint64_t mark_ = 0;
   std::uint64_t solves_ = 0, flows_solved_ = 0;
   std::vector<std::size_t> finished_, done_;  // scratch
