@@ -32,17 +32,29 @@ Dispatcher::~Dispatcher() = default;
 PlatformListener* Dispatcher::listener() { return executor_.get(); }
 
 void Dispatcher::at(double t_s, Kind kind, std::uint64_t key, std::function<void()> fire) {
-  timers_.push({on_lattice(t_s), kind, key, timer_seq_++, std::move(fire), nullptr, 0});
+  std::size_t slot = functions_.size();
+  if (free_functions_.empty()) {
+    functions_.push_back(std::move(fire));
+  } else {
+    slot = free_functions_.back();
+    free_functions_.pop_back();
+    functions_[slot] = std::move(fire);
+  }
+  timers_.push({on_lattice(t_s), kind, key, timer_seq_++, slot, nullptr, 0});
 }
 
 void Dispatcher::at_job(double t_s, Kind kind, RunJob& j, std::uint64_t gen) {
-  timers_.push({on_lattice(t_s), kind, j.declared, timer_seq_++, nullptr, &j, gen});
+  timers_.push({on_lattice(t_s), kind, j.declared, timer_seq_++, 0, &j, gen});
 }
 
 void Dispatcher::fire(Timer& timer) {
   RunJob* p = timer.job;
   if (!p) {
-    timer.fire();
+    // Taken out of its slot first: it may set timers of its own, which may take the slot.
+    std::function<void()> f = std::move(functions_[timer.function]);
+    functions_[timer.function] = nullptr;
+    free_functions_.push_back(timer.function);
+    f();
     return;
   }
   switch (timer.kind) {

@@ -109,12 +109,13 @@ class Dispatcher {
  private:
   /// A timer: `fire`, or for a job's own timers (launch, switched, quantum) the job and the generation it was set
   /// in (void once the job moved on), handled without a function object.
+  /// A timer in the heap: plain data, moved as a few words (its function, if any, waits in functions_).
   struct Timer {
     double t_s;
     Kind kind;
     std::uint64_t key;
     std::uint64_t seq;
-    std::function<void()> fire;
+    std::size_t function = 0;  // functions_[function] for a timer set with at(); unused for a job's own
     RunJob* job = nullptr;
     std::uint64_t generation = 0;
   };
@@ -147,7 +148,9 @@ class Dispatcher {
   std::unique_ptr<Executor> executor_;
   std::priority_queue<Timer, std::vector<Timer>, Later> timers_;
   std::uint64_t timer_seq_ = 0;
-  std::deque<RunJob> pool_;  // every job record ever made; reused once done
+  std::vector<std::function<void()>> functions_;  // what the timers set with at() do, by slot
+  std::vector<std::size_t> free_functions_;       // slots of functions_ already fired
+  std::deque<RunJob> pool_;                       // every job record ever made; reused once done
   std::vector<RunJob*> free_;
   std::uint64_t next_job_ = 0;
   std::vector<RunJob*> completed_;  // scratch: kernel ends of the instant
