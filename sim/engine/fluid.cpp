@@ -90,9 +90,10 @@ std::size_t FluidSystem::start(const FlowSpec& spec, std::uint64_t owner) {
   Flow& f = flows_[id];
   runs_.clear();
   for (const Element& e : spec.elements) {
+    if (e.times == 0) continue;
     if (!runs_.empty() && runs_.back().constraint == e.constraint && bits(runs_.back().weight) == bits(e.weight))
-      ++runs_.back().times;
-    else runs_.push_back({e.constraint, e.weight, 1});
+      runs_.back().times += e.times;
+    else runs_.push_back({e.constraint, e.weight, e.times});
   }
   const auto n = static_cast<std::uint32_t>(runs_.size());
   Flow fresh;
@@ -115,9 +116,9 @@ std::size_t FluidSystem::start(const FlowSpec& spec, std::uint64_t owner) {
   f.owner = owner;
   // A ptask with nothing to compute or move is done at once (its latency still passes first).
   bool any = false;
-  for (const Element& e : spec.elements) {
-    any = any || e.weight > 0;
-    f.consumes = f.consumes || e.weight != 0;
+  for (const Run& r : runs_) {
+    any = any || r.weight > 0;
+    f.consumes = f.consumes || r.weight != 0;
   }
   if (!any && !f.endless) f.remains = 0;
   alive_.insert(std::upper_bound(alive_.begin(), alive_.end(), id), id);

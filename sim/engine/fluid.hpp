@@ -44,6 +44,7 @@ class FluidSystem {
   struct Element {
     std::size_t constraint = 0;
     double weight = 0;
+    std::uint32_t times = 1;  // this many equal elements in a row (a kernel's core entries, one per core)
   };
   struct FlowSpec {
     std::vector<Element> elements;  // one per ptask entry (core entries separately; a link once with its bytes)

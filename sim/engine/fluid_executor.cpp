@@ -50,7 +50,7 @@ class FluidExecutor final : public Executor {
     const std::size_t unit = j.worker->unit;
     const double cycles = k.cycles * j.cycle_scale * left;
     if (cycles > 0) {
-      for (int c = 0; c < j.cores; ++c) f.elements.push_back({unit_cpu_[unit], cycles / j.cores});
+      f.elements.push_back({unit_cpu_[unit], cycles / j.cores, static_cast<std::uint32_t>(j.cores)});  // per core
       f.cycles_per_entry = cycles / j.cores;
     }
     f.speed_of = unit_cpu_[unit];

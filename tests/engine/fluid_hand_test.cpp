@@ -133,3 +133,24 @@ TEST(FluidByHand, ACopyCarriesItsRatesAndRunsOnAlone) {
   EXPECT_EQ(run_out(fluid), predicted);
   EXPECT_EQ(fluid.solves(), solved);  // what the dry run solved served the original: nothing solved again
 }
+
+TEST(FluidByHand, CoreEntriesCountOnePerCore) {
+  // A unit of 4 cores at speed 25 (capacity 100) and a bus of capacity 60. Flow A: 4 core entries of 1 cycle each
+  // (bound 25 / 1 = 25) and 1 byte on the bus; flow B: 2 bytes on the bus. The unit offers 100 / 4 entries = 25 per
+  // entry, A's bound is 25, the bus offers 60 / 2 = 30: A takes min(25, 30 / 1, 25) = 25 and is fixed by its
+  // bound, B takes 30 / 2 = 15; the bus has 60 - 25 - 30 = 5 left, B alone takes 5 / 2 more: B = 17.5.
+  // Given as one element of 4 times or as 4 elements, A is the same flow, to the last bit.
+  for (const bool as_run : {true, false}) {
+    FluidSystem fluid;
+    const std::size_t cpu = fluid.add_constraint(100, 25, 4);
+    const std::size_t bus = fluid.add_constraint(60);
+    FluidSystem::FlowSpec a =
+        as_run ? flow({{cpu, 1, 4}, {bus, 1}}) : flow({{cpu, 1}, {cpu, 1}, {cpu, 1}, {cpu, 1}, {bus, 1}});
+    a.speed_of = cpu;
+    a.cycles_per_entry = 1;
+    const std::size_t fa = fluid.start(a, 1);
+    const std::size_t fb = fluid.start(flow({{bus, 2}}), 2);
+    EXPECT_EQ(fluid.rate(fa), 25.0) << as_run;
+    EXPECT_EQ(fluid.rate(fb), 17.5) << as_run;
+  }
+}
