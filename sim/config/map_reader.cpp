@@ -28,10 +28,12 @@ MapReader::MapReader(const Node& node, const schema::Table& table, std::string_v
     ok_ = false;
     return;
   }
-  for (auto it = node_.yaml().begin(); it != node_.yaml().end(); ++it) {
-    if (!it->first.IsScalar()) continue;  // reported when the file was loaded
-    const std::string& key = it->first.Scalar();
-    entries_.emplace_back(key, it->second);
+  // Each entry taken once (yaml-cpp builds the pair of nodes anew at every `it->`).
+  for (const auto& entry : node_.yaml()) {
+    const YAML::Node& key_node = entry.first;
+    if (!key_node.IsScalar()) continue;  // reported when the file was loaded
+    const std::string& key = key_node.Scalar();
+    entries_.emplace_back(key, entry.second);
     if (std::find(allowed_.begin(), allowed_.end(), key) != allowed_.end()) continue;
     if (node_.document().diagnostics().full()) {  // counted only: no did-you-mean to work out
       node_.document().diagnostics().add(core::Diagnostic{});
@@ -47,8 +49,8 @@ MapReader::MapReader(const Node& node, const schema::Table& table, std::string_v
     }
     const std::string path =
         node_.path().empty() ? core::quote_capped(key) : node_.path() + "." + core::quote_capped(key);
-    const auto mark = it->first.Mark();
-    const auto origin = node_.document().override_origin(it->second);  // a key an override added
+    const auto mark = key_node.Mark();
+    const auto origin = node_.document().override_origin(entry.second);  // a key an override added
     node_.document().diagnostics().add(origin ? *origin : location_of(node_.document().display_path(), mark), path,
                                        message);
   }

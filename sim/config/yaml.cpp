@@ -61,15 +61,16 @@ void check_structure(const YAML::Node& node, const std::string& file, const Path
     constexpr std::size_t kFewKeys = 16;
     std::vector<std::pair<const std::string*, YAML::Mark>> few;
     std::map<std::string_view, YAML::Mark> many;
-    for (auto it = node.begin(); it != node.end(); ++it) {
-      if (!it->first.IsScalar()) {
-        diagnostics.add(location_of(file, it->first.Mark()), path_of(path),
-                        fmt::format("a key must be a plain name, got {}", it->first.IsMap() ? "a mapping" : "a list"));
+    for (const auto& entry : node) {  // each entry taken once (yaml-cpp builds the pair anew at every `it->`)
+      const YAML::Node& key_node = entry.first;
+      if (!key_node.IsScalar()) {
+        diagnostics.add(location_of(file, key_node.Mark()), path_of(path),
+                        fmt::format("a key must be a plain name, got {}", key_node.IsMap() ? "a mapping" : "a list"));
         continue;
       }
-      const std::string& key = it->first.Scalar();
+      const std::string& key = key_node.Scalar();
       const PathLink child{path, &key, 0};
-      const YAML::Mark mark = it->first.Mark();
+      const YAML::Mark mark = key_node.Mark();
       const YAML::Mark* first = nullptr;
       if (many.empty()) {
         for (const auto& [k, m] : few)
@@ -91,7 +92,7 @@ void check_structure(const YAML::Node& node, const std::string& file, const Path
       if (first != nullptr)
         diagnostics.add(location_of(file, mark), path_of(&child),
                         fmt::format("duplicate key \"{}\" (first given at line {})", key, first->line + 1));
-      check_structure(it->second, file, &child, diagnostics, ancestors);
+      check_structure(entry.second, file, &child, diagnostics, ancestors);
     }
   } else {
     std::size_t i = 0;
@@ -626,12 +627,12 @@ std::vector<std::pair<std::string, Node>> Node::entries() const {
     error(fmt::format("expected a mapping, got {}", describe_kind()));
     return out;
   }
-  for (auto it = node_.begin(); it != node_.end(); ++it) {
-    if (!it->first.IsScalar()) continue;  // reported when the file was loaded
-    const std::string key = it->first.Scalar();
+  for (const auto& entry : node_) {
+    if (!entry.first.IsScalar()) continue;  // reported when the file was loaded
+    const std::string& key = entry.first.Scalar();
     // A key given twice was reported when the file was loaded; only its first value is read.
     if (std::any_of(out.begin(), out.end(), [&](const auto& e) { return e.first == key; })) continue;
-    out.emplace_back(key, child(key, it->second));
+    out.emplace_back(key, child(key, entry.second));
   }
   return out;
 }
