@@ -7,17 +7,13 @@
 #include "core/text.hpp"
 #include "core/units.hpp"
 #include "html.hpp"
+#include "report_format.hpp"
 
 namespace framesim::analysis {
 
 using nlohmann::json;
 
 namespace {
-
-double number(const json& j, const char* key) {
-  const auto it = j.find(key);
-  return it == j.end() || it->is_null() ? std::nan("") : it->get<double>();
-}
 
 std::string seconds(double s) { return std::isfinite(s) ? core::format_seconds(s) : std::string("-"); }
 std::string joules(double j) { return std::isfinite(j) ? core::format_joules(j) : std::string("-"); }
@@ -63,9 +59,9 @@ std::vector<std::string> why_wins(const MapRow& winner, const MapRow& baseline) 
   const auto& w = winner.result.metrics;
   const auto& b = baseline.result.metrics;
   out.push_back(fmt::format("against {} ({}): worst-path p99 {} vs {}, energy per frame {} vs {}, {} vs {}",
-                            baseline.role, baseline.label, seconds(number(w, "p99_s")), seconds(number(b, "p99_s")),
-                            joules(number(w, "energy_mean_J")), joules(number(b, "energy_mean_J")), verdict_of(w),
-                            verdict_of(b)));
+                            baseline.role, baseline.label, seconds(number_at(w, "p99_s")),
+                            seconds(number_at(b, "p99_s")), joules(number_at(w, "energy_mean_J")),
+                            joules(number_at(b, "energy_mean_J")), verdict_of(w), verdict_of(b)));
   const json wt = w.value("tail", json()), bt = b.value("tail", json());
   std::vector<std::string> parts;
   struct Named {
@@ -97,7 +93,7 @@ std::vector<std::string> why_wins(const MapRow& winner, const MapRow& baseline) 
       out.push_back(fmt::format("the stage that dominates the tail: {} -> {}", bt["critical_stage"].get<std::string>(),
                                 wt["critical_stage"].get<std::string>()));
   }
-  const double thw = number(w, "throttled_fraction"), thb = number(b, "throttled_fraction");
+  const double thw = number_at(w, "throttled_fraction"), thb = number_at(b, "throttled_fraction");
   if (std::isfinite(thw) && std::isfinite(thb) && (thw > 0 || thb > 0))
     out.push_back(fmt::format("time throttled: {:.1f} % -> {:.1f} %", 100 * thb, 100 * thw));
   return out;
@@ -119,8 +115,8 @@ std::string map_text(const MapReport& r, const SweepAnswers& answers) {
   t += fmt::format("   {:<22} {:>11} {:>13}  {:<10} {}\n", "", "worst p99", "energy/frame", "verdict", "mapping");
   auto row_line = [&](const MapRow& row, const std::string& role) {
     const auto& m = row.result.metrics;
-    return fmt::format("   {:<22} {:>11} {:>13}  {:<10} {}\n", role, seconds(number(m, "p99_s")),
-                       joules(number(m, "energy_mean_J")), verdict_of(m), row.label);
+    return fmt::format("   {:<22} {:>11} {:>13}  {:<10} {}\n", role, seconds(number_at(m, "p99_s")),
+                       joules(number_at(m, "energy_mean_J")), verdict_of(m), row.label);
   };
   if (r.best) t += row_line(r.rows[*r.best], "best");
   for (const auto& [role, i] : r.baselines) t += row_line(r.rows[i], role);
@@ -170,13 +166,13 @@ std::string map_csv(const MapReport& r) {
     out += fmt::format("{},\"{}\"", row.result.index, row.role);  // roles are joined by ", "
     for (const auto& l : row.result.labels) out += "," + l;
     auto cell = [&](const char* key) {
-      const double v = number(m, key);
+      const double v = number_at(m, key);
       return std::isfinite(v) ? fmt::format("{}", v) : std::string();
     };
     const json st = m.value("static", json::object());
     out += fmt::format(",{},{},{},{},{},{}\n", cell("p99_s"), cell("energy_mean_J"), m.value("dropped", 0),
-                       m.value("meets_deadline", false) ? "true" : "false", number(st, "max_utilisation"),
-                       number(st, "worst_path_floor_s"));
+                       m.value("meets_deadline", false) ? "true" : "false", number_at(st, "max_utilisation"),
+                       number_at(st, "worst_path_floor_s"));
   }
   return out;
 }
@@ -193,8 +189,8 @@ std::string map_html(const MapReport& r, const SweepAnswers& answers) {
     const auto& row = r.rows[*r.best];
     b += fmt::format("<div class=\"verdict {}\" id=\"verdict\">best: {}<br>worst-path p99 {}, {} per frame; {}</div>\n",
                      row.result.metrics.value("meets_deadline", false) ? "ok" : "bad", html::escape(row.label),
-                     html::number("best-p99", seconds(number(row.result.metrics, "p99_s"))),
-                     joules(number(row.result.metrics, "energy_mean_J")), html::escape(r.best_file));
+                     html::number("best-p99", seconds(number_at(row.result.metrics, "p99_s"))),
+                     joules(number_at(row.result.metrics, "energy_mean_J")), html::escape(r.best_file));
     std::string why = "<ul>";
     for (const auto& w : r.why) why += "<li>" + html::escape(w) + "</li>";
     b += why + "</ul>\n";
@@ -202,8 +198,8 @@ std::string map_html(const MapReport& r, const SweepAnswers& answers) {
   b += html::heading("Baselines side by side");
   std::vector<std::vector<std::string>> base;
   auto add = [&](const MapRow& row, const std::string& role) {
-    base.push_back({role, row.label, seconds(number(row.result.metrics, "p99_s")),
-                    joules(number(row.result.metrics, "energy_mean_J")), verdict_of(row.result.metrics)});
+    base.push_back({role, row.label, seconds(number_at(row.result.metrics, "p99_s")),
+                    joules(number_at(row.result.metrics, "energy_mean_J")), verdict_of(row.result.metrics)});
   };
   if (r.best) add(r.rows[*r.best], "best");
   for (const auto& [role, i] : r.baselines) add(r.rows[i], role);
@@ -219,7 +215,7 @@ std::string map_html(const MapReport& r, const SweepAnswers& answers) {
     const auto& m = r.rows[i].result.metrics;
     std::vector<std::string> cells{std::to_string(r.rows[i].result.index), r.rows[i].role};
     for (const auto& l : r.rows[i].result.labels) cells.push_back(l);
-    cells.insert(cells.end(), {seconds(number(m, "p99_s")), joules(number(m, "energy_mean_J")), verdict_of(m),
+    cells.insert(cells.end(), {seconds(number_at(m, "p99_s")), joules(number_at(m, "energy_mean_J")), verdict_of(m),
                                front[i] ? "yes" : ""});
     rows.push_back(cells);
   }

@@ -191,11 +191,11 @@ void PathTracker::deliver(std::size_t p, const std::optional<Sample>& sample, do
     ++ps.delivered;
     ps.latency_s.add(age);
     const bool late = age > paths_[p].deadline_s;
-    if (late) ++ps.late;
+    if (late) ++ps.misses.late;
     if (sample->capture_s >= sustained_from_s_) {
       ++ps.sustained_samples;
       ps.sustained_latency_s.add(age);
-      if (late) ++ps.sustained_late;
+      if (late) ++ps.sustained_misses.late;
     }
   }
   // Everything of the sensor older than this sample and not delivered was overtaken: dropped on the path.
@@ -211,10 +211,10 @@ void PathTracker::dropped_on(std::size_t p, const Sample& s) {
   if (!counted(s.capture_s)) return;
   PathState& ps = state_[p];
   ++ps.samples;
-  ++ps.dropped;
+  ++ps.misses.dropped;
   if (s.capture_s >= sustained_from_s_) {
     ++ps.sustained_samples;
-    ++ps.sustained_dropped;
+    ++ps.sustained_misses.dropped;
   }
 }
 
@@ -253,7 +253,7 @@ json PathTracker::finish() {
                                    : q.lo && *q.lo > path.deadline_s ? "missed"
                                                                      : "undecided"},
                  {"sustained_samples", ps.sustained_samples},
-                 {"sustained_missed", ps.sustained_late + ps.sustained_dropped}};
+                 {"sustained_missed", ps.sustained_misses.missed()}};
     }
     out.push_back({{"name", path.name},
                    {"sensor", spec_.sensors[path.sensor].name},
@@ -263,15 +263,12 @@ json PathTracker::finish() {
                    {"deadline_s", path.deadline_s},
                    {"samples", ps.samples},
                    {"delivered", ps.delivered},
-                   {"late", ps.late},
-                   {"dropped", ps.dropped},
-                   {"missed", ps.late + ps.dropped},
-                   {"miss_rate", ps.samples > 0 ? static_cast<double>(ps.late + ps.dropped) / ps.samples : 0.0},
                    {"undelivered_at_end", undelivered},
                    {"latency_s", summary_json(ps.latency_s.summary())},
                    {"sustained_latency_s", summary_json(sustained)},
                    {"data_age_s", summary_json(ps.data_age_s.summary())},
                    {"verdict", verdict}});
+    write_misses(out.back(), ps.misses, ps.samples);
   }
   return out;
 }

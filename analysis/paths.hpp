@@ -85,8 +85,8 @@ class PathTracker {
     std::set<std::int64_t> delivered_early;  // delivered before its frame record arrived
     std::deque<Sample> undecided;            // frame records of the sensor neither delivered nor overtaken yet
     Samples latency_s, sustained_latency_s, data_age_s;
-    std::int64_t samples = 0, delivered = 0, late = 0, dropped = 0;
-    std::int64_t sustained_samples = 0, sustained_late = 0, sustained_dropped = 0;
+    std::int64_t samples = 0, delivered = 0, sustained_samples = 0;
+    Misses misses, sustained_misses;  // among samples, among sustained_samples
   };
   struct Event {
     bool frame = false;

@@ -11,6 +11,11 @@
 
 namespace framesim::analysis {
 
+double number_at(const nlohmann::json& j, const char* key) {
+  const auto it = j.find(key);
+  return it == j.end() || it->is_null() ? std::nan("") : it->get<double>();
+}
+
 namespace {
 
 bool few(const nlohmann::json& summary, const std::string& key) {

@@ -9,6 +9,8 @@
 
 namespace framesim::analysis {
 
+/// The number at `key` of the object `j` (a sweep point's metrics); NaN when absent or null.
+double number_at(const nlohmann::json& j, const char* key);
 /// The percentile `key` ("p99") of a summary in seconds, with "*" when too few samples bound it; "-" when empty.
 std::string format_percentile_s(const nlohmann::json& summary, const std::string& key);
 /// Its interval: "[30.1 ms, 33.4 ms]", an open end written "?"; "-" when empty.

@@ -46,11 +46,6 @@ bool in(const WindowStats& w, double t) { return t >= w.from_s && t < w.to_s; }
 /// Shortest text that reads back as the same double: exact, deterministic and compact.
 std::string num(double v) { return fmt::format("{}", v); }
 
-/// Counted frames that missed the deadline or were dropped, as a fraction of the counted frames (0 without any).
-double miss_rate(const WindowStats& w) {
-  return w.frames > 0 ? static_cast<double>(w.late + w.dropped) / static_cast<double>(w.frames) : 0.0;
-}
-
 json window_json(const WindowStats& w, const model::ScenarioSpec& spec) {
   json stages = json::object();
   for (std::size_t s = 0; s < spec.stages.size(); ++s) {
@@ -65,18 +60,16 @@ json window_json(const WindowStats& w, const model::ScenarioSpec& spec) {
   json freq = json::object();
   for (std::size_t u = 0; u < spec.hardware.units.size(); ++u)
     if (!w.unit_frequency_Hz[u].empty()) freq[spec.hardware.units[u].name] = w.unit_frequency_Hz[u].summary().mean;
-  return {{"from_s", w.from_s},
-          {"to_s", w.to_s},
-          {"frames", w.frames},
-          {"completed", w.completed},
-          {"late", w.late},
-          {"dropped", w.dropped},
-          {"missed", w.late + w.dropped},
-          {"miss_rate", miss_rate(w)},
-          {"latency_s", summary_json(w.latency_s.summary())},
-          {"stages", stages},
-          {"mean_temperature_C", w.temperature_C.empty() ? json(nullptr) : json(w.temperature_C.summary().mean)},
-          {"mean_frequency_Hz", freq}};
+  json out = {{"from_s", w.from_s},
+              {"to_s", w.to_s},
+              {"frames", w.frames},
+              {"completed", w.completed},
+              {"latency_s", summary_json(w.latency_s.summary())},
+              {"stages", stages},
+              {"mean_temperature_C", w.temperature_C.empty() ? json(nullptr) : json(w.temperature_C.summary().mean)},
+              {"mean_frequency_Hz", freq}};
+  write_misses(out, w.misses, w.frames);
+  return out;
 }
 
 /// Where a pipeline that did not drain stuck (null when it drained).
@@ -223,9 +216,9 @@ void RunAnalysis::on_frame(const engine::FrameRecord& r) {
     if (completed) {
       ++w->completed;
       w->latency_s.add(latency);
-      if (!met) ++w->late;
+      if (!met) ++w->misses.late;
     } else {
-      ++w->dropped;
+      ++w->misses.dropped;
     }
   }
   if (completed) {
@@ -341,14 +334,11 @@ json RunAnalysis::finish(const engine::RunTotals& totals) {
   j["frames"] = {
       {"counted", all_.frames},
       {"completed", all_.completed},
-      {"late", all_.late},
-      {"dropped", all_.dropped},
-      {"missed", all_.late + all_.dropped},
-      {"miss_rate", miss_rate(all_)},
       {"longest_miss_run", longest_miss_run_},
       {"drops_by", drops},
       {"sensors", per_sensor},
       {"definition", "missed = late (completed after the deadline) + dropped; miss_rate = missed / counted"}};
+  write_misses(j["frames"], all_.misses, all_.frames);
   j["windows"] = {{"all", window_json(all_, spec_)},
                   {"cold", window_json(cold_, spec_)},
                   {"sustained", window_json(sustained_, spec_)}};

@@ -28,7 +28,8 @@ namespace framesim::analysis {
 struct WindowStats {
   double from_s = 0, to_s = 0;
   Samples latency_s;                                                    // end to end, completed frames
-  std::int64_t frames = 0, completed = 0, late = 0, dropped = 0;        // missed = late + dropped
+  std::int64_t frames = 0, completed = 0;                               // counted, completed
+  Misses misses;                                                        // among the counted frames
   std::vector<Samples> stage_wait_s, stage_service_s, stage_latency_s;  // per stage
   std::vector<Samples> stage_response_s, stage_blocked_s;               // per stage
   std::vector<std::int64_t> stage_slice_missed;                         // per stage with a slice: response > slice

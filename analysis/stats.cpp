@@ -152,6 +152,13 @@ nlohmann::json quantile_json(const Quantile& q) {
   return {{"p", q.p}, {"value", q.value}, {"count", q.count}, {"ci", interval(q)}, {"few_samples", q.few_samples()}};
 }
 
+void write_misses(nlohmann::json& into, const Misses& m, std::int64_t counted) {
+  into["late"] = m.late;
+  into["dropped"] = m.dropped;
+  into["missed"] = m.missed();
+  into["miss_rate"] = m.rate(counted);
+}
+
 nlohmann::json summary_json(const Summary& s) {
   if (s.count == 0) return {{"count", 0}};
   nlohmann::json few = nlohmann::json::array();

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <vector>
 
@@ -102,6 +103,19 @@ class Samples {
 
 /// The quantile of ascending `sorted` values with its interval (nearest rank). Precondition: not empty.
 Quantile quantile_of_sorted(const std::vector<double>& sorted, double p, double confidence = kConfidence);
+
+/// What missed its deadline among `counted` frames (or a path's samples): the one definition of a miss, late
+/// (completed after the deadline) or dropped (never completed). summary.json writes it through misses_json.
+struct Misses {
+  std::int64_t late = 0, dropped = 0;
+  std::int64_t missed() const { return late + dropped; }
+  /// Missed as a fraction of `counted` (0 when nothing was counted).
+  double rate(std::int64_t counted) const {
+    return counted > 0 ? static_cast<double>(missed()) / static_cast<double>(counted) : 0.0;
+  }
+};
+/// {"late", "dropped", "missed", "miss_rate"} of `m` among `counted`, merged into `into`.
+void write_misses(nlohmann::json& into, const Misses& m, std::int64_t counted);
 
 /// {count, mean, stddev, min, p50, p90, p99, p99_9, max} in the sample's unit (null fields when empty), plus
 /// "ci": {"p50": [lo, hi], ...} (null ends when open), "confidence", and "few_samples": the percentiles whose

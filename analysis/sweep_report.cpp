@@ -10,6 +10,7 @@
 #include "core/text.hpp"
 #include "core/units.hpp"
 #include "html.hpp"
+#include "report_format.hpp"
 #include "stats.hpp"
 #include "svg.hpp"
 #include "table.hpp"
@@ -19,11 +20,6 @@ namespace framesim::analysis {
 using nlohmann::json;
 
 namespace {
-
-double number(const json& j, const char* key) {
-  const auto it = j.find(key);
-  return it == j.end() || it->is_null() ? std::nan("") : it->get<double>();
-}
 
 /// The number a label starts with ("68 GB/s" -> 68e9), for rank correlations; nullopt when it is not one.
 std::optional<double> numeric_label(const std::string& label) {
@@ -128,22 +124,22 @@ SweepAnswers answer_sweep(const std::vector<SweepResult>& results, const std::ve
   // one (by more than the tolerance).
   std::vector<std::size_t> valid;
   for (std::size_t i = 0; i < results.size(); ++i)
-    if (std::isfinite(number(results[i].metrics, "p99_s")) &&
-        std::isfinite(number(results[i].metrics, "energy_mean_J")))
+    if (std::isfinite(number_at(results[i].metrics, "p99_s")) &&
+        std::isfinite(number_at(results[i].metrics, "energy_mean_J")))
       valid.push_back(i);
   auto no_worse = [](double x, double y) { return x <= y * (1 + kTieTolerance); };
   auto better = [](double x, double y) { return x < y * (1 - kTieTolerance); };
   for (std::size_t i : valid) {
-    const double pi = number(results[i].metrics, "p99_s"), ei = number(results[i].metrics, "energy_mean_J");
+    const double pi = number_at(results[i].metrics, "p99_s"), ei = number_at(results[i].metrics, "energy_mean_J");
     bool dominated = false;
     for (std::size_t j : valid) {
-      const double pj = number(results[j].metrics, "p99_s"), ej = number(results[j].metrics, "energy_mean_J");
+      const double pj = number_at(results[j].metrics, "p99_s"), ej = number_at(results[j].metrics, "energy_mean_J");
       if (no_worse(pj, pi) && no_worse(ej, ei) && (better(pj, pi) || better(ej, ei))) dominated = true;
     }
     if (!dominated) a.pareto.push_back(i);
   }
   std::stable_sort(a.pareto.begin(), a.pareto.end(), [&](std::size_t x, std::size_t y) {
-    return number(results[x].metrics, "p99_s") < number(results[y].metrics, "p99_s");
+    return number_at(results[x].metrics, "p99_s") < number_at(results[y].metrics, "p99_s");
   });
   // Cheapest: the least energy among points meeting the deadline; energies within the tolerance of it tie,
   // and among those the lowest p99 (the most margin) wins.
@@ -151,11 +147,11 @@ SweepAnswers answer_sweep(const std::vector<SweepResult>& results, const std::ve
   for (std::size_t i : valid)
     if (results[i].metrics["meets_deadline"].get<bool>()) meeting.push_back(i);
   double least = INFINITY;
-  for (std::size_t i : meeting) least = std::min(least, number(results[i].metrics, "energy_mean_J"));
+  for (std::size_t i : meeting) least = std::min(least, number_at(results[i].metrics, "energy_mean_J"));
   for (std::size_t i : meeting) {
-    if (!no_worse(number(results[i].metrics, "energy_mean_J"), least)) continue;
+    if (!no_worse(number_at(results[i].metrics, "energy_mean_J"), least)) continue;
     if (a.cheapest) a.cheapest_ties.push_back(i);
-    if (!a.cheapest || number(results[i].metrics, "p99_s") < number(results[*a.cheapest].metrics, "p99_s")) {
+    if (!a.cheapest || number_at(results[i].metrics, "p99_s") < number_at(results[*a.cheapest].metrics, "p99_s")) {
       if (a.cheapest) a.cheapest_ties.back() = *a.cheapest;
       a.cheapest = i;
     }
@@ -172,11 +168,11 @@ SweepAnswers answer_sweep(const std::vector<SweepResult>& results, const std::ve
       const auto& label = results[i].labels[k];
       if (!by_value.count(label)) order.push_back(label);
       auto& [sum, count] = by_value[label];
-      sum += number(results[i].metrics, "p99_s");
+      sum += number_at(results[i].metrics, "p99_s");
       ++count;
       if (auto x = numeric_label(label)) {
         xs.push_back(*x);
-        ys.push_back(number(results[i].metrics, "p99_s"));
+        ys.push_back(number_at(results[i].metrics, "p99_s"));
       } else {
         numeric = false;
       }
@@ -331,12 +327,12 @@ std::string sweep_svg(const std::string& title, const std::vector<SweepResult>& 
                       const std::vector<std::string>& axes) {
   double x_hi = 0, y_lo = INFINITY, y_hi = 0, deadline = 0;
   for (const auto& r : results) {
-    const double x = number(r.metrics, "p99_s"), y = number(r.metrics, "energy_mean_J");
+    const double x = number_at(r.metrics, "p99_s"), y = number_at(r.metrics, "energy_mean_J");
     if (!std::isfinite(x) || !std::isfinite(y)) continue;
     x_hi = std::max(x_hi, x);
     y_lo = std::min(y_lo, y);
     y_hi = std::max(y_hi, y);
-    deadline = number(r.metrics, "deadline_s");
+    deadline = number_at(r.metrics, "deadline_s");
   }
   if (!std::isfinite(y_lo)) y_lo = 0, y_hi = 1;
   x_hi = std::max(x_hi, deadline) * 1.1;
@@ -347,7 +343,7 @@ std::string sweep_svg(const std::string& title, const std::vector<SweepResult>& 
   for (auto i : answers.pareto) on_front[i] = true;
   bool any_drops = false;
   for (std::size_t i = 0; i < results.size(); ++i) {
-    const double x = number(results[i].metrics, "p99_s"), y = number(results[i].metrics, "energy_mean_J");
+    const double x = number_at(results[i].metrics, "p99_s"), y = number_at(results[i].metrics, "energy_mean_J");
     if (!std::isfinite(x) || !std::isfinite(y)) continue;
     std::string tooltip = fmt::format("point {}: p99 {}, {} per frame", results[i].index, core::format_seconds(x),
                                       core::format_joules(y));
@@ -355,7 +351,7 @@ std::string sweep_svg(const std::string& title, const std::vector<SweepResult>& 
       tooltip += fmt::format("; {} = {}", axes[k], results[i].labels[k]);
     // A point that drops frames looks cheaper per frame and faster than it is (its p99 is over the frames that
     // finished): marked apart, its drops in the tooltip.
-    const double dropped = number(results[i].metrics, "dropped"), frames = number(results[i].metrics, "frames");
+    const double dropped = number_at(results[i].metrics, "dropped"), frames = number_at(results[i].metrics, "frames");
     const bool drops = std::isfinite(dropped) && dropped > 0;
     if (drops) {
       tooltip += fmt::format("; DROPS {} of {} frames ({})", dropped, frames,
@@ -370,7 +366,7 @@ std::string sweep_svg(const std::string& title, const std::vector<SweepResult>& 
   }
   std::vector<std::pair<double, double>> front;
   for (auto i : answers.pareto)
-    front.emplace_back(number(results[i].metrics, "p99_s"), number(results[i].metrics, "energy_mean_J"));
+    front.emplace_back(number_at(results[i].metrics, "p99_s"), number_at(results[i].metrics, "energy_mean_J"));
   plot.line(front, 0, "Pareto front");
   if (deadline > 0)
     plot.reference(deadline, Line::vertical, 2, fmt::format("deadline {}", core::format_seconds(deadline)));
@@ -405,8 +401,8 @@ std::string sweep_text(const std::string& title, const std::vector<SweepResult>&
     const auto& r = results[i];
     std::vector<std::string> row{std::to_string(r.index)};
     row.insert(row.end(), r.labels.begin(), r.labels.end());
-    row.push_back(core::format_seconds(number(r.metrics, "p99_s")));
-    row.push_back(core::format_joules(number(r.metrics, "energy_mean_J")));
+    row.push_back(core::format_seconds(number_at(r.metrics, "p99_s")));
+    row.push_back(core::format_joules(number_at(r.metrics, "energy_mean_J")));
     row.push_back(std::to_string(r.metrics["missed"].get<std::int64_t>()));
     row.push_back(std::to_string(r.metrics["dropped"].get<std::int64_t>()));
     t.add(row);
@@ -421,9 +417,9 @@ std::string sweep_text(const std::string& title, const std::vector<SweepResult>&
     out += fmt::format(
         "cheapest point meeting the {} deadline at p99 (no drops): point {} ({})\n  {} per frame, p99 {}, "
         "{} to spare\n",
-        core::format_seconds(number(r.metrics, "deadline_s")), r.index, fmt::join(parts, ", "),
-        core::format_joules(number(r.metrics, "energy_mean_J")), core::format_seconds(number(r.metrics, "p99_s")),
-        core::format_seconds(number(r.metrics, "deadline_s") - number(r.metrics, "p99_s")));
+        core::format_seconds(number_at(r.metrics, "deadline_s")), r.index, fmt::join(parts, ", "),
+        core::format_joules(number_at(r.metrics, "energy_mean_J")), core::format_seconds(number_at(r.metrics, "p99_s")),
+        core::format_seconds(number_at(r.metrics, "deadline_s") - number_at(r.metrics, "p99_s")));
     out += "  " + p99_interval_text(r.metrics) + "\n\n";
     if (!answers.cheapest_ties.empty()) {
       std::vector<std::string> ties;
@@ -467,10 +463,10 @@ std::string sweep_html(const std::string& title, const std::vector<SweepResult>&
     b += fmt::format(
         "<div class=\"verdict ok\" id=\"verdict\">cheapest point meeting the {} deadline at p99: point {} "
         "({})<br>{} per frame, p99 {}; {}</div>\n",
-        core::format_seconds(number(r.metrics, "deadline_s")), html::number("cheapest", std::to_string(r.index)),
+        core::format_seconds(number_at(r.metrics, "deadline_s")), html::number("cheapest", std::to_string(r.index)),
         html::escape(fmt::format("{}", fmt::join(parts, ", "))),
-        core::format_joules(number(r.metrics, "energy_mean_J")),
-        html::number("cheapest-p99", core::format_seconds(number(r.metrics, "p99_s"))),
+        core::format_joules(number_at(r.metrics, "energy_mean_J")),
+        html::number("cheapest-p99", core::format_seconds(number_at(r.metrics, "p99_s"))),
         html::escape(p99_interval_text(r.metrics)));
   } else {
     b += "<div class=\"verdict bad\" id=\"verdict\">no point meets the deadline at p99 without drops</div>\n";
@@ -513,7 +509,8 @@ std::string sweep_html(const std::string& title, const std::vector<SweepResult>&
     row.push_back(m.contains("p99_ci_lo_s") ? fmt::format("[{}, {}]", end(m["p99_ci_lo_s"]), end(m["p99_ci_hi_s"]))
                                             : "-");
     row.push_back(m.contains("p99_count") ? std::to_string(m["p99_count"].get<std::size_t>()) : "-");
-    row.push_back(std::isfinite(number(m, "energy_mean_J")) ? core::format_joules(number(m, "energy_mean_J")) : "-");
+    row.push_back(std::isfinite(number_at(m, "energy_mean_J")) ? core::format_joules(number_at(m, "energy_mean_J"))
+                                                               : "-");
     row.push_back(std::to_string(m["missed"].get<std::int64_t>()));
     row.push_back(std::to_string(m["dropped"].get<std::int64_t>()));
     row.push_back(m.contains("throttled_fraction") && m["throttled_fraction"].is_number()

@@ -225,6 +225,64 @@ nlohmann::json measurement_json(const Measurement& m) {
       {"kernels", m.kernels}, {"frames", m.frames}, {"peak_rss_bytes", m.peak_rss_bytes}, {"loop_cpu_s", m.loop_cpu_s}};
 }
 
+/// Every measurement of a bench run, for its --json file.
+struct BenchMeasurements {
+  const Measurement &fast, &exact, &bare, &limit, &sfast, &sbare, &shfast, &shbare, &mem_short, &mem_long,
+      &validate_1000, &budget_1000;
+};
+
+/// The --json document: every measurement, the speed ratios, kernels per CPU second, the fraction of the sharing
+/// limit, start-up and bytes per frame.
+nlohmann::json bench_json(const std::string& scenario, double duration, int repeat, const BenchMeasurements& m,
+                          double limit_rate, double fast_rate, double per_frame) {
+  const Measurement& fast = m.fast;
+  const Measurement& exact = m.exact;
+  const Measurement& bare = m.bare;
+  const Measurement& limit = m.limit;
+  const Measurement& sfast = m.sfast;
+  const Measurement& sbare = m.sbare;
+  const Measurement& shfast = m.shfast;
+  const Measurement& shbare = m.shbare;
+  const Measurement& mem_short = m.mem_short;
+  const Measurement& mem_long = m.mem_long;
+  const Measurement& validate_1000 = m.validate_1000;
+  const Measurement& budget_1000 = m.budget_1000;
+  return nlohmann::json{
+      {"scenario", scenario},
+      {"duration_s", duration},
+      {"repeat", repeat},
+      {"measurements",
+       {{"reference_framesim", measurement_json(fast)},
+        {"reference_exact", measurement_json(exact)},
+        {"reference_bare_loop", measurement_json(bare)},
+        {"stochastic_framesim", measurement_json(sfast)},
+        {"stochastic_bare_loop", measurement_json(sbare)},
+        {"reference_sharing_limit", measurement_json(limit)},
+        {"shared_framesim", measurement_json(shfast)},
+        {"shared_bare_loop", measurement_json(shbare)},
+        {"memory_tenth", measurement_json(mem_short)},
+        {"memory_all", measurement_json(mem_long)},
+        {"startup_validate_1000_layers", measurement_json(validate_1000)},
+        {"startup_budget_1000_layers", measurement_json(budget_1000)}}},
+      // bare-loop CPU time / framesim CPU time: above 1, framesim is the faster
+      {"speed_ratio",
+       {{"reference", bare.cpu_s / fast.cpu_s},
+        {"stochastic", sbare.cpu_s / sfast.cpu_s},
+        {"shared", shbare.cpu_s / shfast.cpu_s}}},
+      {"kernels_per_cpu_s",
+       {{"reference", fast.kernels / fast.cpu_s},
+        {"stochastic", sfast.kernels / sfast.cpu_s},
+        {"shared", shfast.kernels / shfast.cpu_s},
+        {"sharing_limit_loop", limit_rate}}},
+      // framesim's kernels per CPU second (whole process) / the minimal sharing loop's (its loop), on the reference
+      {"fraction_of_sharing_limit", fast_rate / limit_rate},
+      {"startup_cpu_s", {{"validate_1000_layers", validate_1000.cpu_s}, {"budget_1000_layers", budget_1000.cpu_s}}},
+      {"activities_per_layer",
+       {{"framesim", fast.activities / std::max(1.0, fast.kernels)},
+        {"exact", exact.activities / std::max(1.0, exact.kernels)}}},
+      {"memory_bytes_per_frame", per_frame}};
+}
+
 int run_bench(const BenchArgs& a) {
   const model::ScenarioSpec spec = config::load_scenario(a.scenario);
   config::load_scenario(a.stochastic);  // checked before minutes are spent
@@ -329,40 +387,10 @@ int run_bench(const BenchArgs& a) {
                            core::format_capacity(mem_short.peak_rss_bytes), core::format_number(mem_short.frames, 8),
                            core::format_number(per_frame, 3));
   if (!a.json.empty()) {
-    const nlohmann::json j{
-        {"scenario", spec.name},
-        {"duration_s", duration},
-        {"repeat", a.repeat},
-        {"measurements",
-         {{"reference_framesim", measurement_json(fast)},
-          {"reference_exact", measurement_json(exact)},
-          {"reference_bare_loop", measurement_json(bare)},
-          {"stochastic_framesim", measurement_json(sfast)},
-          {"stochastic_bare_loop", measurement_json(sbare)},
-          {"reference_sharing_limit", measurement_json(limit)},
-          {"shared_framesim", measurement_json(shfast)},
-          {"shared_bare_loop", measurement_json(shbare)},
-          {"memory_tenth", measurement_json(mem_short)},
-          {"memory_all", measurement_json(mem_long)},
-          {"startup_validate_1000_layers", measurement_json(validate_1000)},
-          {"startup_budget_1000_layers", measurement_json(budget_1000)}}},
-        // bare-loop CPU time / framesim CPU time: above 1, framesim is the faster
-        {"speed_ratio",
-         {{"reference", bare.cpu_s / fast.cpu_s},
-          {"stochastic", sbare.cpu_s / sfast.cpu_s},
-          {"shared", shbare.cpu_s / shfast.cpu_s}}},
-        {"kernels_per_cpu_s",
-         {{"reference", fast.kernels / fast.cpu_s},
-          {"stochastic", sfast.kernels / sfast.cpu_s},
-          {"shared", shfast.kernels / shfast.cpu_s},
-          {"sharing_limit_loop", limit_rate}}},
-        // framesim's kernels per CPU second (whole process) / the minimal sharing loop's (its loop), on the reference
-        {"fraction_of_sharing_limit", fast_rate / limit_rate},
-        {"startup_cpu_s", {{"validate_1000_layers", validate_1000.cpu_s}, {"budget_1000_layers", budget_1000.cpu_s}}},
-        {"activities_per_layer",
-         {{"framesim", fast.activities / std::max(1.0, fast.kernels)},
-          {"exact", exact.activities / std::max(1.0, exact.kernels)}}},
-        {"memory_bytes_per_frame", per_frame}};
+    const nlohmann::json j = bench_json(
+        spec.name, duration, a.repeat,
+        {fast, exact, bare, limit, sfast, sbare, shfast, shbare, mem_short, mem_long, validate_1000, budget_1000},
+        limit_rate, fast_rate, per_frame);
     core::write_file_atomic(a.json, analysis::json_text(j) + "\n");
   }
   return 0;

@@ -163,12 +163,8 @@ std::size_t option_operating_point(const model::ComputeUnitSpec& unit, const std
 }
 
 std::string measured_formats_help() {
-  using trace::MeasuredFormat;
   std::vector<std::string> names;
-  for (MeasuredFormat f : {MeasuredFormat::plain_csv, MeasuredFormat::pytorch_trace, MeasuredFormat::tflite_profile,
-                           MeasuredFormat::tensorrt_profile, MeasuredFormat::nsys_csv, MeasuredFormat::nsys_sqlite,
-                           MeasuredFormat::onnxruntime_profile})
-    names.emplace_back(trace::measured_format_name(f));
+  for (const auto& row : trace::measured_formats()) names.emplace_back(row.name);
   return core::join_list(names, ", ") + " (told apart by content; traces/README.md)";
 }
 

@@ -326,6 +326,63 @@ void local_search(Driver& d, const MapSearch& search, const std::vector<Mapping>
   }
 }
 
+/// --emit slurm: a job array script in the map's folder; every task runs the same (deterministic) search on its
+/// shard of each batch, in one shared folder.
+void emit_slurm(const MapArgs& a, const fs::path& dir) {
+  if (a.space.empty()) throw core::UserError("--emit slurm: give the search space as a file (--space FILE)");
+  std::string options = "--space '" + fs::absolute(a.space).string() + "'";
+  if (!a.objective.empty()) options += " --objective " + a.objective;
+  if (!a.strategy.empty()) options += " --strategy " + a.strategy;
+  if (a.budget > 0) options += fmt::format(" --budget {}", a.budget);
+  if (!a.duration.empty()) options += " --duration '" + a.duration + "'";
+  const int tasks = std::max(1, a.jobs);
+  fs::create_directories(dir);
+  const fs::path script = dir / "map.sbatch";
+  core::write_file_atomic(
+      script,
+      fmt::format("#!/bin/bash\n# framesim map as a Slurm job array of {} tasks: each runs the same search on its "
+                  "share of every batch\n# (DIR/batches/NNN/shard-I), waiting for the others' shares between "
+                  "batches. Submit with sbatch {}.\n#SBATCH --job-name=framesim-map\n#SBATCH --array=0-{}\n"
+                  "#SBATCH --ntasks=1\n#SBATCH --cpus-per-task=1\ncd '{}'\nexec '{}' map '{}' {} -o '{}' --shard "
+                  "${{SLURM_ARRAY_TASK_ID}}/{}\n",
+                  tasks, script.string(), tasks - 1, fs::current_path().string(),
+                  fs::read_symlink("/proc/self/exe").string(), fs::absolute(a.scenario).string(), options,
+                  fs::absolute(dir).string(), tasks));
+  std::cout << fmt::format("{}: a job array of {} tasks (-j); submit it with sbatch {}\n", script.string(), tasks,
+                           script.string());
+}
+
+/// The winner `m` as a scenario file of its own (best.yaml, and best-hardware.yaml when it changes the hardware)
+/// into report.best_file; rerun, it must give the same frames and stages byte for byte (report.reproduced).
+void write_best(const MapArgs& a, const config::MapSpace& space, const MapSearch& search, const Driver& d,
+                const Mapping& m, analysis::MapReport& report) {
+  auto overrides = search.overrides(m);
+  if (space.duration) overrides.push_back({"duration", json(*space.duration).dump(), {}});
+  const fs::path best_file = d.dir() / "best.yaml";
+  const auto written = config::scenario_with_overrides(
+      a.scenario, overrides, d.dir(),
+      {fmt::format("The best mapping framesim map found for {}: {}", a.scenario, search.label(m)),
+       "Run it: framesim run " + best_file.string()},
+      "best-hardware.yaml");
+  if (written.hardware) core::write_file_atomic(d.dir() / "best-hardware.yaml", *written.hardware);
+  core::write_file_atomic(best_file, written.scenario);
+  report.best_file = best_file.string();
+  const fs::path rerun = d.dir() / "best-run";
+  const std::string self = fs::read_symlink("/proc/self/exe").string();
+  const std::string command =
+      fmt::format("'{}' run '{}' -o '{}' -q --force > /dev/null", self, best_file.string(), rerun.string());
+  if (std::system(command.c_str()) == 0) {
+    std::vector<std::string> same, differ;
+    for (const char* f : {"frames.csv", "stages.csv"})
+      (core::read_file(rerun / f) == core::read_file(d.run_of(m) / f) ? same : differ).emplace_back(f);
+    report.reproduced = differ.empty()
+                            ? fmt::format(" (rerun: {} identical byte for byte)", core::join_list(same, ", "))
+                            : fmt::format(" (rerun: {} DIFFER)", core::join_list(differ, ", "));
+  } else {
+    report.reproduced = " (its rerun failed)";
+  }
+}
+
 int run_map(const MapArgs& a) {
   const config::MapSpace space = space_of(a);
   const model::ScenarioSpec base = config::load_scenario(a.scenario);
@@ -334,28 +391,7 @@ int run_map(const MapArgs& a) {
     throw core::UserError(fmt::format("--emit: \"{}\" is not one of \"slurm\"", a.emit));
   Driver d(a, space, base, search);
   if (a.emit == "slurm") {
-    if (a.space.empty()) throw core::UserError("--emit slurm: give the search space as a file (--space FILE)");
-    // Every task runs the same (deterministic) search on its shard of each batch, in one shared folder.
-    std::string options = "--space '" + fs::absolute(a.space).string() + "'";
-    if (!a.objective.empty()) options += " --objective " + a.objective;
-    if (!a.strategy.empty()) options += " --strategy " + a.strategy;
-    if (a.budget > 0) options += fmt::format(" --budget {}", a.budget);
-    if (!a.duration.empty()) options += " --duration '" + a.duration + "'";
-    const int tasks = std::max(1, a.jobs);
-    fs::create_directories(d.dir());
-    const fs::path script = d.dir() / "map.sbatch";
-    core::write_file_atomic(
-        script,
-        fmt::format("#!/bin/bash\n# framesim map as a Slurm job array of {} tasks: each runs the same search on its "
-                    "share of every batch\n# (DIR/batches/NNN/shard-I), waiting for the others' shares between "
-                    "batches. Submit with sbatch {}.\n#SBATCH --job-name=framesim-map\n#SBATCH --array=0-{}\n"
-                    "#SBATCH --ntasks=1\n#SBATCH --cpus-per-task=1\ncd '{}'\nexec '{}' map '{}' {} -o '{}' --shard "
-                    "${{SLURM_ARRAY_TASK_ID}}/{}\n",
-                    tasks, script.string(), tasks - 1, fs::current_path().string(),
-                    fs::read_symlink("/proc/self/exe").string(), fs::absolute(a.scenario).string(), options,
-                    fs::absolute(d.dir()).string(), tasks));
-    std::cout << fmt::format("{}: a job array of {} tasks (-j); submit it with sbatch {}\n", script.string(), tasks,
-                             script.string());
+    emit_slurm(a, d.dir());
     return 0;
   }
 
@@ -447,32 +483,7 @@ int run_map(const MapArgs& a) {
         if (i == *against && role.rfind("all on ", 0) == 0) baseline.role = role;
       report.why = analysis::why_wins(winner, baseline);
     }
-    // The winner as a scenario file of its own; rerun, it must give the same frames and stages byte for byte.
-    auto overrides = search.overrides(m);
-    if (space.duration) overrides.push_back({"duration", json(*space.duration).dump(), {}});
-    const fs::path best_file = d.dir() / "best.yaml";
-    const auto written = config::scenario_with_overrides(
-        a.scenario, overrides, d.dir(),
-        {fmt::format("The best mapping framesim map found for {}: {}", a.scenario, search.label(m)),
-         "Run it: framesim run " + best_file.string()},
-        "best-hardware.yaml");
-    if (written.hardware) core::write_file_atomic(d.dir() / "best-hardware.yaml", *written.hardware);
-    core::write_file_atomic(best_file, written.scenario);
-    report.best_file = best_file.string();
-    const fs::path rerun = d.dir() / "best-run";
-    const std::string self = fs::read_symlink("/proc/self/exe").string();
-    const std::string command =
-        fmt::format("'{}' run '{}' -o '{}' -q --force > /dev/null", self, best_file.string(), rerun.string());
-    if (std::system(command.c_str()) == 0) {
-      std::vector<std::string> same, differ;
-      for (const char* f : {"frames.csv", "stages.csv"})
-        (core::read_file(rerun / f) == core::read_file(d.run_of(m) / f) ? same : differ).emplace_back(f);
-      report.reproduced = differ.empty()
-                              ? fmt::format(" (rerun: {} identical byte for byte)", core::join_list(same, ", "))
-                              : fmt::format(" (rerun: {} DIFFER)", core::join_list(differ, ", "));
-    } else {
-      report.reproduced = " (its rerun failed)";
-    }
+    write_best(a, space, search, d, m, report);
   }
   report.provenance = provenance(base.input_files, {});
   const auto answers = analysis::map_answers(report);

@@ -243,66 +243,52 @@ exec {self} sweep {file_abs} -o {dir}/shard-${{SLURM_ARRAY_TASK_ID}} -j 1
                      fmt::arg("file_abs", fs::absolute(a.file).string()));
 }
 
-int run_sweep(const SweepArgs& a) {
-  const config::SweepSpec spec = config::load_sweep(a.file);
-  const auto points = config::expand_sweep(spec);
-  const std::string sweep_id = sweep_hash(spec);
-  const json description = sweep_description(spec, points.size());
-  const fs::path dir =
-      a.out.empty() ? fs::path("runs") / ("sweep-" + fs::path(a.file).stem().string()) : fs::path(a.out);
-  const std::string self = fs::read_symlink("/proc/self/exe").string();
+/// Every point's hash and the files the points read (the sweep file first). Every point is loaded (and so
+/// validated) before anything runs: a bad key path or value is an error here, every problem at once.
+struct LoadedPoints {
+  std::vector<std::string> hashes;  // per point
+  std::vector<std::string> inputs;  // the sweep file and every file a point reads
+};
 
-  // Every point is loaded (and so validated) before anything runs: a bad key path or value is an error here.
-  std::vector<std::string> hashes;
-  std::vector<std::string> inputs{spec.source_file};  // the sweep file and every file a point reads
-  {
-    core::Diagnostics problems;
-    std::set<std::string> seen;
-    for (const auto& p : points) {
-      try {
-        const auto s = config::load_scenario(spec.scenario, p.overrides);
-        hashes.push_back(point_hash(sweep_id, p, s));
-        inputs.insert(inputs.end(), s.input_files.begin(), s.input_files.end());
-      } catch (const core::UserError& e) {
-        for (const auto& d : e.diagnostics())
-          if (seen.insert(d.to_string()).second) problems.add(d);
-        hashes.emplace_back();
-      }
-    }
-    problems.throw_if_any();
-  }
-
-  if (a.emit == "slurm") {
-    core::create_folders(dir);
-    core::write_file_atomic(dir / "sweep.sbatch", slurm_script(a, points.size(), self));
-    std::cout << fmt::format("{}: a job array for {}; submit it with sbatch {}\n", (dir / "sweep.sbatch").string(),
-                             core::counted(points.size(), "point"), (dir / "sweep.sbatch").string());
-    return 0;
-  }
-  if (!a.emit.empty()) throw core::UserError(fmt::format("--emit: \"{}\" is not one of \"slurm\"", a.emit));
-
-  const Shard shard = parse_shard(a.shard);
-  core::create_folders(dir / "points");
-  // Work folders per invocation (work/PID): what a killed sweep left half-done is removed, a live one's kept.
-  if (fs::is_directory(dir / "work")) {
-    for (const auto& entry : fs::directory_iterator(dir / "work")) {
-      const std::string name = entry.path().filename().string();
-      const bool alive = name.find_first_not_of("0123456789") == std::string::npos &&
-                         ::kill(static_cast<pid_t>(std::stol(name)), 0) == 0;
-      if (!alive) fs::remove_all(entry.path());
+LoadedPoints load_points(const config::SweepSpec& spec, const std::vector<config::SweepPoint>& points,
+                         const std::string& sweep_id) {
+  LoadedPoints out{{}, {spec.source_file}};
+  auto& hashes = out.hashes;
+  auto& inputs = out.inputs;
+  core::Diagnostics problems;
+  std::set<std::string> seen;
+  for (const auto& p : points) {
+    try {
+      const auto s = config::load_scenario(spec.scenario, p.overrides);
+      hashes.push_back(point_hash(sweep_id, p, s));
+      inputs.insert(inputs.end(), s.input_files.begin(), s.input_files.end());
+    } catch (const core::UserError& e) {
+      for (const auto& d : e.diagnostics())
+        if (seen.insert(d.to_string()).second) problems.add(d);
+      hashes.emplace_back();
     }
   }
-  const fs::path work_root = dir / "work" / std::to_string(::getpid());
-  const pid_t parent = ::getpid();
-  core::create_folders(work_root);
-  // Ctrl-C: this invocation's work folder goes (a simulation in flight, dying with the sweep, may leave a part
-  // that the next invocation removes), the finished points stay, and the message says how to resume.
-  const OutputGuard guard(
-      work_root, 0, "",
-      fmt::format("the points finished so far are kept in {}: the same command resumes", (dir / "points").string()));
+  problems.throw_if_any();
+  return out;
+}
 
+/// Work folders per invocation (DIR/work/PID): what a killed sweep left half-done is removed, a live one's kept.
+void remove_dead_work_folders(const fs::path& dir) {
+  if (!fs::is_directory(dir / "work")) return;
+  for (const auto& entry : fs::directory_iterator(dir / "work")) {
+    const std::string name = entry.path().filename().string();
+    const bool alive = name.find_first_not_of("0123456789") == std::string::npos &&
+                       ::kill(static_cast<pid_t>(std::stol(name)), 0) == 0;
+    if (!alive) fs::remove_all(entry.path());
+  }
+}
+
+/// The points of this shard not done yet (a point is done when its result file holds its hash); `done_before`
+/// counts the others.
+std::vector<std::size_t> points_to_run(const std::vector<config::SweepPoint>& points, const Shard& shard,
+                                       const fs::path& dir, const std::vector<std::string>& hashes,
+                                       std::size_t& done_before) {
   std::vector<std::size_t> todo;
-  std::size_t done_before = 0;
   for (const auto& p : points) {
     if (p.index % shard.count != shard.index) continue;
     const auto file = point_file(dir, p.index);
@@ -317,6 +303,129 @@ int run_sweep(const SweepArgs& a) {
     }
     todo.push_back(p.index);
   }
+  return todo;
+}
+
+/// Forks the child that simulates point `p` (number `index`) in work_root/NNNNNN (`framesim run` on the loaded sweep,
+/// sweep_pool.hpp), its stdout the point's summary.json; returns its pid. `parent` is the sweep's pid.
+pid_t launch_point(const std::string& self, const config::SweepSpec& spec, const config::SweepPoint& p,
+                   std::size_t index, const fs::path& work_root, pid_t parent) {
+  const fs::path work = work_root / fmt::format("{:06}", index);
+  std::vector<std::string> args{self,
+                                "run",
+                                spec.scenario.string(),
+                                "-o",
+                                (work / "run").string(),
+                                "-q",
+                                "--json",
+                                "--progress-file",
+                                (work / "progress").string()};
+  if (spec.duration) args.insert(args.end(), {"--duration", *spec.duration});
+  for (const auto& o : p.overrides) args.insert(args.end(), {"--set", o.path + "=" + o.value_yaml});
+  core::create_folders(work);
+  std::cout.flush();  // nothing buffered here may end up in the point's output
+  std::cerr.flush();
+  std::fflush(nullptr);
+  const pid_t pid = ::fork();
+  if (pid < 0) throw core::UserError("sweep: cannot fork");
+  if (pid == 0) {
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // a killed sweep takes its simulations with it
+    unblock_guarded_signals();
+    if (::getppid() != parent) std::_Exit(127);
+    const int out = ::open((work / "stdout.json").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int err = ::open((work / "stderr.txt").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (out < 0) std::_Exit(kExitNoCapture);  // nowhere for the result to go: said by the parent
+    ::dup2(out, STDOUT_FILENO);
+    if (err >= 0) ::dup2(err, STDERR_FILENO);  // else the sweep's own stderr: the reason is not lost
+    run_point_child(args);  // `framesim run ARGS` in this fresh child of the loaded sweep (sweep_pool.hpp)
+  }
+  return pid;
+}
+
+/// A finished point's result file (written atomically: a point is done once it exists): the sweep, the point's
+/// index, hash, labels and overrides, and its metrics from its summary.json.
+void write_point_result(const fs::path& dir, const json& description, const config::SweepPoint& p,
+                        const std::string& hash, const json& summary) {
+  json result{{"sweep", description}, {"index", p.index},           {"hash", hash},
+              {"labels", p.labels},   {"overrides", json::array()}, {"metrics", analysis::point_metrics(summary)}};
+  for (const auto& o : p.overrides) result["overrides"].push_back({{"path", o.path}, {"value", o.value_yaml}});
+  core::write_file_atomic(point_file(dir, p.index), analysis::json_text(result) + "\n");
+}
+
+/// The note on how fast the sweep went: points per minute, and per point the process time, the simulation's
+/// part and the overhead; then the points' CPU costs.
+void print_throughput(std::size_t ran, double start, int jobs, double point_wall, double simulated_wall,
+                      const PointCosts& costs) {
+  const double minutes = (now_s() - start) / 60.0;
+  print_note(fmt::format(
+      "{} in {}: {} points per minute with {}; per point {} of process time, "
+      "{} of it simulating, {} of overhead",
+      core::counted(ran, "point"), core::format_seconds(now_s() - start),
+      core::format_number(static_cast<double>(ran) / minutes, 3), core::counted(static_cast<std::size_t>(jobs), "job"),
+      core::format_seconds(point_wall / static_cast<double>(ran)),
+      core::format_seconds(simulated_wall / static_cast<double>(ran)),
+      core::format_seconds((point_wall - simulated_wall) / static_cast<double>(ran))));
+  print_note(costs.text());
+}
+
+/// Progress once a point has finished: the bar on a terminal, else a note at every tenth of the points.
+void show_finished(ProgressBar& bar, const std::string& name, std::size_t finished, std::size_t failed,
+                   std::size_t total, double start) {
+  const double elapsed = now_s() - start;
+  const double eta = finished > 0 ? elapsed / static_cast<double>(finished) * static_cast<double>(total - finished) : 0;
+  const std::string failures_text = failed ? fmt::format(" ({} failed)", failed) : std::string();
+  if (bar.enabled()) {
+    bar.set_label(fmt::format("sweep {} {}/{}{}", name, finished, total, failures_text));
+    bar.update(static_cast<double>(finished) / static_cast<double>(std::max<std::size_t>(1, total)), eta);
+  } else if (finished == total || finished % std::max<std::size_t>(1, total / 10) == 0) {
+    print_note(fmt::format("[{}/{}] {}%  elapsed {}  ETA {}{}", finished, total,
+                           finished * 100 / std::max<std::size_t>(1, total), core::format_seconds(elapsed),
+                           core::format_seconds(eta), failures_text));
+  }
+}
+
+/// --emit slurm: the job array script in DIR, and how to submit it.
+void emit_slurm(const SweepArgs& a, const fs::path& dir, std::size_t points, const std::string& self) {
+  core::create_folders(dir);
+  core::write_file_atomic(dir / "sweep.sbatch", slurm_script(a, points, self));
+  std::cout << fmt::format("{}: a job array for {}; submit it with sbatch {}\n", (dir / "sweep.sbatch").string(),
+                           core::counted(points, "point"), (dir / "sweep.sbatch").string());
+}
+
+int run_sweep(const SweepArgs& a) {
+  const config::SweepSpec spec = config::load_sweep(a.file);
+  const auto points = config::expand_sweep(spec);
+  const std::string sweep_id = sweep_hash(spec);
+  const json description = sweep_description(spec, points.size());
+  const fs::path dir =
+      a.out.empty() ? fs::path("runs") / ("sweep-" + fs::path(a.file).stem().string()) : fs::path(a.out);
+  const std::string self = fs::read_symlink("/proc/self/exe").string();
+
+  // Every point is loaded (and so validated) before anything runs.
+  const LoadedPoints loaded = load_points(spec, points, sweep_id);
+  const auto& hashes = loaded.hashes;
+  const auto& inputs = loaded.inputs;
+
+  if (a.emit == "slurm") {
+    emit_slurm(a, dir, points.size(), self);
+    return 0;
+  }
+  if (!a.emit.empty()) throw core::UserError(fmt::format("--emit: \"{}\" is not one of \"slurm\"", a.emit));
+
+  const Shard shard = parse_shard(a.shard);
+  core::create_folders(dir / "points");
+  remove_dead_work_folders(dir);
+  const fs::path work_root = dir / "work" / std::to_string(::getpid());
+  const pid_t parent = ::getpid();
+  core::create_folders(work_root);
+  // Ctrl-C: this invocation's work folder goes (a simulation in flight, dying with the sweep, may leave a part
+  // that the next invocation removes), the finished points stay, and the message says how to resume.
+  const OutputGuard guard(
+      work_root, 0, "",
+      fmt::format("the points finished so far are kept in {}: the same command resumes", (dir / "points").string()));
+
+  std::size_t done_before = 0;
+  const std::vector<std::size_t> todo = points_to_run(points, shard, dir, hashes, done_before);
   print_note(fmt::format("sweep {}: {}{}, {} already done, {} to run with {}", spec.name,
                          core::counted(points.size(), "point"),
                          shard.count > 1 ? fmt::format(" (shard {}/{})", shard.index, shard.count) : std::string(),
@@ -330,37 +439,7 @@ int run_sweep(const SweepArgs& a) {
   double simulated_wall = 0, point_wall = 0;
   std::vector<std::string> failures;
   auto launch = [&](std::size_t index) {
-    const auto& p = points[index];
-    const fs::path work = work_root / fmt::format("{:06}", index);
-    std::vector<std::string> args{self,
-                                  "run",
-                                  spec.scenario.string(),
-                                  "-o",
-                                  (work / "run").string(),
-                                  "-q",
-                                  "--json",
-                                  "--progress-file",
-                                  (work / "progress").string()};
-    if (spec.duration) args.insert(args.end(), {"--duration", *spec.duration});
-    for (const auto& o : p.overrides) args.insert(args.end(), {"--set", o.path + "=" + o.value_yaml});
-    core::create_folders(work);
-    std::cout.flush();  // nothing buffered here may end up in the point's output
-    std::cerr.flush();
-    std::fflush(nullptr);
-    const pid_t pid = ::fork();
-    if (pid < 0) throw core::UserError("sweep: cannot fork");
-    if (pid == 0) {
-      ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // a killed sweep takes its simulations with it
-      unblock_guarded_signals();
-      if (::getppid() != parent) std::_Exit(127);
-      const int out = ::open((work / "stdout.json").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      const int err = ::open((work / "stderr.txt").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      if (out < 0) std::_Exit(kExitNoCapture);  // nowhere for the result to go: said by the parent
-      ::dup2(out, STDOUT_FILENO);
-      if (err >= 0) ::dup2(err, STDERR_FILENO);  // else the sweep's own stderr: the reason is not lost
-      run_point_child(args);  // `framesim run ARGS` in this fresh child of the loaded sweep (sweep_pool.hpp)
-    }
-    running[pid] = {index, now_s()};
+    running[launch_point(self, spec, points[index], index, work_root, parent)] = {index, now_s()};
   };
   PointCosts costs;
   auto finish = [&](pid_t pid, int status, const struct rusage& usage) {
@@ -377,30 +456,16 @@ int run_sweep(const SweepArgs& a) {
       simulated_wall += summary["run"]["wall_s"].get<double>();
       costs.add(usage, summary["run"].value("cpu_s", 0.0));
       point_wall += wall;
-      json result{{"sweep", description}, {"index", p.index},           {"hash", hashes[p.index]},
-                  {"labels", p.labels},   {"overrides", json::array()}, {"metrics", analysis::point_metrics(summary)}};
-      for (const auto& o : p.overrides) result["overrides"].push_back({{"path", o.path}, {"value", o.value_yaml}});
       if (a.keep_runs) {
         core::create_folders(dir / "runs");
         fs::remove_all(dir / "runs" / fmt::format("{:06}", r.point));
         fs::rename(work / "run", dir / "runs" / fmt::format("{:06}", r.point));
       }
-      core::write_file_atomic(point_file(dir, p.index), analysis::json_text(result) + "\n");  // the point is done
+      write_point_result(dir, description, p, hashes[p.index], summary);  // the point is done
     }
     fs::remove_all(work);
     ++finished;
-    const double elapsed = now_s() - start;
-    const double eta =
-        finished > 0 ? elapsed / static_cast<double>(finished) * static_cast<double>(todo.size() - finished) : 0;
-    const std::string failures_text = failed ? fmt::format(" ({} failed)", failed) : std::string();
-    if (bar.enabled()) {
-      bar.set_label(fmt::format("sweep {} {}/{}{}", spec.name, finished, todo.size(), failures_text));
-      bar.update(static_cast<double>(finished) / static_cast<double>(std::max<std::size_t>(1, todo.size())), eta);
-    } else if (finished == todo.size() || finished % std::max<std::size_t>(1, todo.size() / 10) == 0) {
-      print_note(fmt::format("[{}/{}] {}%  elapsed {}  ETA {}{}", finished, todo.size(),
-                             finished * 100 / std::max<std::size_t>(1, todo.size()), core::format_seconds(elapsed),
-                             core::format_seconds(eta), failures_text));
-    }
+    show_finished(bar, spec.name, finished, failed, todo.size(), start);
   };
   // Progress within points: while waiting, the bar also counts the fraction each running point has simulated,
   // so it moves (and the estimate holds) during long points, not only when one finishes.
@@ -429,19 +494,7 @@ int run_sweep(const SweepArgs& a) {
   std::error_code ignored;
   fs::remove(dir / "work", ignored);  // only if empty
   const std::size_t ran = todo.size() - failed;
-  if (ran > 0) {
-    const double minutes = (now_s() - start) / 60.0;
-    print_note(
-        fmt::format("{} in {}: {} points per minute with {}; per point {} of process time, "
-                    "{} of it simulating, {} of overhead",
-                    core::counted(ran, "point"), core::format_seconds(now_s() - start),
-                    core::format_number(static_cast<double>(ran) / minutes, 3),
-                    core::counted(static_cast<std::size_t>(a.jobs), "job"),
-                    core::format_seconds(point_wall / static_cast<double>(ran)),
-                    core::format_seconds(simulated_wall / static_cast<double>(ran)),
-                    core::format_seconds((point_wall - simulated_wall) / static_cast<double>(ran))));
-    print_note(costs.text());
-  }
+  if (ran > 0) print_throughput(ran, start, a.jobs, point_wall, simulated_wall, costs);
   for (const auto& f : failures) std::cerr << "failed: " << f << "\n";
   if (failed > 0)
     throw core::UserError(fmt::format("{} of {} points failed (see above); rerun to retry them", failed, todo.size()));

@@ -67,18 +67,17 @@ double geomean_error(const std::vector<std::pair<double, double>>& pairs) {
   return std::exp(sum / static_cast<double>(pairs.size())) - 1.0;
 }
 
-int run_validate(const ValidateArgs& a) {
-  const trace::TotalsTable table = trace::read_totals(a.suite);
-  core::Diagnostics d;
-  for (const auto& r : table.rows) {
-    if (!r.hardware) d.add({table.display_path, r.line, 1}, "hardware", "a validation row names its hardware file");
-    if (r.unit.empty()) d.add({table.display_path, r.line, 1}, "unit", "a validation row names its unit");
-  }
-  d.throw_if_any();
-
-  std::map<std::string, model::HardwareSpec> hardware;
+/// The suite's rows with their hardware files (each read once), networks, samples and bounds.
+struct Suite {
+  std::map<std::string, model::HardwareSpec> hardware;  // by path
   NetworkCache networks;
   std::vector<Row> rows;
+};
+
+void load_suite(const trace::TotalsTable& table, Suite& suite) {
+  auto& hardware = suite.hardware;
+  auto& networks = suite.networks;
+  auto& rows = suite.rows;
   for (const auto& r : table.rows) {
     const std::string hw_path = r.hardware->generic_string();
     if (!hardware.count(hw_path)) hardware.emplace(hw_path, config::load_hardware(*r.hardware));
@@ -92,8 +91,19 @@ int run_validate(const ValidateArgs& a) {
     row.bound_s = model::total_bound_s(hw, unit, row.sample);
     rows.push_back(std::move(row));
   }
+}
 
-  // Fit each device and runtime on its calibration rows (a runtime profile each); predict every row.
+/// Text and JSON of a step of the report.
+struct Part {
+  nlohmann::json json;
+  std::string text;
+};
+
+/// Fits each device and runtime on its calibration rows (a runtime profile each) and predicts every row: the
+/// fits as JSON ("devices") and their text.
+Part fit_and_predict(Suite& suite) {
+  const auto& hardware = suite.hardware;
+  auto& rows = suite.rows;
   nlohmann::json groups = nlohmann::json::array();
   std::string fits_text;
   std::map<std::string, std::vector<std::size_t>> by_group;
@@ -149,8 +159,14 @@ int run_validate(const ValidateArgs& a) {
     }
   }
 
-  // Leave one runtime out, per device with two runtimes or more: a fit on the others' calibration rows predicts
-  // every row of the runtime left out (what a user with no profile for that runtime would get).
+  return {groups, fits_text};
+}
+
+/// Leave one runtime out, per device with two runtimes or more: a fit on the others' calibration rows predicts
+/// every row of the runtime left out (what a user with no profile for that runtime would get).
+Part leave_one_runtime_out(const Suite& suite) {
+  const auto& hardware = suite.hardware;
+  const auto& rows = suite.rows;
   nlohmann::json loro_json = nlohmann::json::array();
   std::string loro_text;
   {
@@ -189,12 +205,21 @@ int run_validate(const ValidateArgs& a) {
     }
   }
 
-  // Report.
+  return {loro_json, loro_text};
+}
+
+/// Predicted against measured, pair by pair: calibration and held-out rows, with the file's roofs too, per device
+/// (hardware file and unit); and the rows whose bound exceeds their measurement.
+struct Errors {
   std::vector<std::pair<double, double>> lat_cal, lat_held, energy_cal, energy_held, lat_held_file, energy_held_file;
-  // Per device (hardware file and unit): held-out latency and energy, calibrated and with the file's roofs.
   std::map<std::string, std::vector<std::pair<double, double>>> dev_lat, dev_lat_file, dev_energy, dev_energy_file;
   std::vector<std::string> violations;
-  nlohmann::json json_rows = nlohmann::json::array();
+};
+
+/// A table row and a JSON row per suite row (into `json_rows`); the pairs into `e`.
+analysis::Table tabulate(const std::vector<Row>& rows, Errors& e, nlohmann::json& json_rows) {
+  auto& [lat_cal, lat_held, energy_cal, energy_held, lat_held_file, energy_held_file, dev_lat, dev_lat_file, dev_energy,
+         dev_energy_file, violations] = e;
   using Align = analysis::Table::Align;
   analysis::Table t(
       {"row", "runtime", "set", "measured", "bound", "predicted", "error", "energy", "predicted", "error"},
@@ -245,20 +270,26 @@ int run_validate(const ValidateArgs& a) {
     t.add(cells);
     json_rows.push_back(j);
   }
-  nlohmann::json summary{{"latency_geomean_error_calibration", geomean_error(lat_cal)},
-                         {"latency_geomean_error_held_out", geomean_error(lat_held)},
-                         {"energy_geomean_error_calibration", geomean_error(energy_cal)},
-                         {"energy_geomean_error_held_out", geomean_error(energy_held)},
-                         {"rows", rows.size()},
-                         {"held_out_rows", lat_held.size()},
-                         {"bound_above_measured", violations},
-                         {"latency_geomean_error_held_out_uncalibrated", geomean_error(lat_held_file)},
-                         {"energy_geomean_error_held_out_uncalibrated", geomean_error(energy_held_file)},
-                         {"leave_one_runtime_out", loro_json}};
-  // Calibration must never make a device's held-out rows worse than its file's roofs.
-  nlohmann::json per_device = nlohmann::json::array();
+  return t;
+}
+
+/// Per device, held-out error calibrated and with the file's roofs; the devices calibration made worse (it must
+/// never).
+struct ByDevice {
+  nlohmann::json json = nlohmann::json::array();
   std::vector<std::string> worse;
-  std::string device_text;
+  std::string text;
+};
+
+ByDevice held_out_by_device(Errors& e) {
+  ByDevice out;
+  auto& per_device = out.json;
+  auto& worse = out.worse;
+  auto& device_text = out.text;
+  auto& dev_lat = e.dev_lat;
+  auto& dev_lat_file = e.dev_lat_file;
+  auto& dev_energy = e.dev_energy;
+  auto& dev_energy_file = e.dev_energy_file;
   for (const auto& [device, pairs] : dev_lat) {
     const double cal = geomean_error(pairs), file = geomean_error(dev_lat_file[device]);
     nlohmann::json dj{{"device", device},
@@ -280,6 +311,41 @@ int run_validate(const ValidateArgs& a) {
                     core::format_number(cal * 100, 3) + "%", core::format_number(file * 100, 3) + "%", energy_text);
     per_device.push_back(dj);
   }
+  return out;
+}
+
+/// The report: a row per suite row, the geometric-mean errors, bias and spread, per device held-out errors
+/// (text, or JSON with --json).
+int report(const ValidateArgs& a, const trace::TotalsTable& table, const std::vector<Row>& rows, const Part& fits,
+           const Part& loro) {
+  const nlohmann::json& groups = fits.json;
+  const std::string& fits_text = fits.text;
+  const nlohmann::json& loro_json = loro.json;
+  const std::string& loro_text = loro.text;
+  Errors e;
+  nlohmann::json json_rows = nlohmann::json::array();
+  const analysis::Table t = tabulate(rows, e, json_rows);
+  const auto& lat_cal = e.lat_cal;
+  const auto& lat_held = e.lat_held;
+  const auto& energy_cal = e.energy_cal;
+  const auto& energy_held = e.energy_held;
+  const auto& lat_held_file = e.lat_held_file;
+  const auto& energy_held_file = e.energy_held_file;
+  const auto& violations = e.violations;
+  nlohmann::json summary{{"latency_geomean_error_calibration", geomean_error(lat_cal)},
+                         {"latency_geomean_error_held_out", geomean_error(lat_held)},
+                         {"energy_geomean_error_calibration", geomean_error(energy_cal)},
+                         {"energy_geomean_error_held_out", geomean_error(energy_held)},
+                         {"rows", rows.size()},
+                         {"held_out_rows", lat_held.size()},
+                         {"bound_above_measured", violations},
+                         {"latency_geomean_error_held_out_uncalibrated", geomean_error(lat_held_file)},
+                         {"energy_geomean_error_held_out_uncalibrated", geomean_error(energy_held_file)},
+                         {"leave_one_runtime_out", loro_json}};
+  const ByDevice devices = held_out_by_device(e);
+  const auto& per_device = devices.json;
+  const auto& worse = devices.worse;
+  const auto& device_text = devices.text;
   summary["held_out_by_device"] = per_device;
   summary["calibration_worse_than_file"] = worse;
   auto all_latency = lat_cal;
@@ -326,6 +392,21 @@ int run_validate(const ValidateArgs& a) {
   if (!loro_text.empty()) std::cout << "\nleave one runtime out (fit on the device's other runtimes):\n" << loro_text;
   std::cout << fits_text;
   return 0;
+}
+
+int run_validate(const ValidateArgs& a) {
+  const trace::TotalsTable table = trace::read_totals(a.suite);
+  core::Diagnostics d;
+  for (const auto& r : table.rows) {
+    if (!r.hardware) d.add({table.display_path, r.line, 1}, "hardware", "a validation row names its hardware file");
+    if (r.unit.empty()) d.add({table.display_path, r.line, 1}, "unit", "a validation row names its unit");
+  }
+  d.throw_if_any();
+  Suite suite;
+  load_suite(table, suite);
+  const Part fits = fit_and_predict(suite);
+  const Part loro = leave_one_runtime_out(suite);
+  return report(a, table, suite.rows, fits, loro);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
-// Networks layer by layer: tensors with shapes, and layers whose operation and byte counts are
-// computed once from those shapes (ops.cpp). A multiply-accumulate counts as two operations.
+// Networks layer by layer: tensors with shapes, and layers whose operation and byte counts are computed once from
+// those shapes (ops.cpp and the builders it dispatches to, op_build.hpp). A multiply-accumulate counts as two
+// operations.
 #pragma once
 
 #include <cstdint>

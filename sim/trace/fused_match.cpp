@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <map>
+#include <string_view>
 
 #include "core/text.hpp"
 #include "core/units.hpp"
@@ -27,22 +28,28 @@ std::vector<std::string> first_names(const std::vector<std::string>& names, std:
   return out;
 }
 
-}  // namespace
+/// The network's layers by name.
+class LayerIndex {
+ public:
+  explicit LayerIndex(const model::NetworkSpec& net) {
+    for (std::size_t l = 0; l < net.layers.size(); ++l) index_[net.layers[l].name] = static_cast<int>(l);
+  }
+  /// The layer named `name`, -1 when there is none.
+  int operator()(std::string_view name) const {
+    auto it = index_.find(name);
+    return it == index_.end() ? -1 : it->second;
+  }
 
-MatchedMeasurements match_by_origin(const MeasuredTrace& trace, const model::NetworkSpec& net) {
-  MatchedMeasurements out;
-  out.format = trace.format;
-  out.notes = trace.notes;
-  std::map<std::string, int, std::less<>> layer_index;
-  for (std::size_t l = 0; l < net.layers.size(); ++l) layer_index[net.layers[l].name] = static_cast<int>(l);
-  auto lookup = [&](std::string_view name) {
-    auto it = layer_index.find(name);
-    return it == layer_index.end() ? -1 : it->second;
-  };
+ private:
+  std::map<std::string, int, std::less<>> index_;
+};
 
-  // The layers each entry measures, in network order.
+/// The layers each entry measures, in network order (none for data movement): its name, then the ONNX nodes
+/// it was built from (trtexec's layer information, else read from its name; a region "A...B" is every layer from
+/// A to B). Nodes the network lacks go to `unknown_nodes` (the first 1000).
+std::vector<std::vector<int>> layers_of_entries(const MeasuredTrace& trace, const LayerIndex& lookup,
+                                                std::vector<std::string>& unknown_nodes) {
   std::vector<std::vector<int>> layers_of(trace.entries.size());
-  std::vector<std::string> unknown_nodes;
   for (std::size_t i = 0; i < trace.entries.size(); ++i) {
     const MeasuredEntry& e = trace.entries[i];
     if (e.data_movement) continue;
@@ -68,6 +75,33 @@ MatchedMeasurements match_by_origin(const MeasuredTrace& trace, const model::Net
     std::sort(ls.begin(), ls.end());
     ls.erase(std::unique(ls.begin(), ls.end()), ls.end());
   }
+  return layers_of;
+}
+
+/// A profile none of whose entries is a layer of `net`: an error naming a few of each.
+[[noreturn]] void refuse_other_network(const MeasuredTrace& trace, const model::NetworkSpec& net) {
+  std::vector<std::string> recorded, layers;
+  for (const auto& e : trace.entries) recorded.push_back(e.name);
+  for (const auto& l : net.layers) layers.push_back(l.name);
+  throw core::UserError({core::Diagnostic{
+      {trace.path, trace.entries.front().line, trace.entries.front().line > 0 ? 1 : 0},
+      "",
+      fmt::format("none of its {} entries is a layer of {} ({}: {}; the network has {}): a profile of another "
+                  "network?",
+                  trace.entries.size(), net.name, measured_format_name(trace.format),
+                  core::join_list(first_names(recorded, 4), ", "), core::join_list(first_names(layers, 4), ", "))}});
+}
+
+}  // namespace
+
+MatchedMeasurements match_by_origin(const MeasuredTrace& trace, const model::NetworkSpec& net) {
+  MatchedMeasurements out;
+  out.format = trace.format;
+  out.notes = trace.notes;
+  const LayerIndex lookup(net);
+
+  std::vector<std::string> unknown_nodes;
+  const std::vector<std::vector<int>> layers_of = layers_of_entries(trace, lookup, unknown_nodes);
   std::vector<int> cover(net.layers.size(), 0);
   for (const auto& ls : layers_of)
     for (int l : ls) ++cover[static_cast<std::size_t>(l)];
@@ -128,20 +162,9 @@ MatchedMeasurements match_by_origin(const MeasuredTrace& trace, const model::Net
   std::size_t matched_entries = counts[0] + counts[1] + counts[2];
   // Kernel names (an Nsight kernel table without NVTX ranges) rarely name layers: no match is no surprise there.
   const bool names_layers =
-      trace.format != MeasuredFormat::nsys_csv &&
+      measured_format(trace.format).names_layers &&
       std::any_of(trace.entries.begin(), trace.entries.end(), [](const MeasuredEntry& e) { return e.op != "kernel"; });
-  if (matched_entries == 0 && !trace.entries.empty() && names_layers) {
-    std::vector<std::string> recorded, layers;
-    for (const auto& e : trace.entries) recorded.push_back(e.name);
-    for (const auto& l : net.layers) layers.push_back(l.name);
-    throw core::UserError({core::Diagnostic{
-        {trace.path, trace.entries.front().line, trace.entries.front().line > 0 ? 1 : 0},
-        "",
-        fmt::format("none of its {} entries is a layer of {} ({}: {}; the network has {}): a profile of another "
-                    "network?",
-                    trace.entries.size(), net.name, measured_format_name(trace.format),
-                    core::join_list(first_names(recorded, 4), ", "), core::join_list(first_names(layers, 4), ", "))}});
-  }
+  if (matched_entries == 0 && !trace.entries.empty() && names_layers) refuse_other_network(trace, net);
 
   std::size_t layers_matched = 0;
   for (std::size_t l = 0; l < net.layers.size(); ++l) {

@@ -1,5 +1,6 @@
-// What the readers of measured times share, the plain CSV reader, telling the formats apart (read_measured_trace),
-// and measurements by recorded name (to_measurements). Each other format has its own reader: tflite_profile.cpp,
+// What the readers of measured times share, the plain CSV reader, telling the formats apart (read_measured_trace,
+// by the rows of measured_formats(), measured_format_table.cpp), and measurements by recorded name
+// (to_measurements). Each other format has its own reader: tflite_profile.cpp,
 // pytorch_trace.cpp, tensorrt_profile.cpp, nsys_trace.cpp, onnxruntime_profile.cpp; matching is measured_match.cpp.
 #include "trace/measured.hpp"
 
@@ -54,19 +55,6 @@ std::string lower(std::string_view s) {
   std::transform(out.begin(), out.end(), out.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return out;
-}
-
-std::string_view measured_format_name(MeasuredFormat f) {
-  switch (f) {
-    case MeasuredFormat::plain_csv: return "plain CSV";
-    case MeasuredFormat::pytorch_trace: return "PyTorch profiler trace";
-    case MeasuredFormat::tflite_profile: return "TFLite benchmark_model op profile";
-    case MeasuredFormat::tensorrt_profile: return "TensorRT trtexec profile";
-    case MeasuredFormat::nsys_csv: return "Nsight Systems cuda_gpu_trace CSV";
-    case MeasuredFormat::nsys_sqlite: return "Nsight Systems SQLite export";
-    case MeasuredFormat::onnxruntime_profile: return "ONNX Runtime profile";
-  }
-  return "?";
 }
 
 std::string_view match_method_name(MatchMethod m) {
@@ -169,63 +157,34 @@ std::string json_head(const std::string& text, std::size_t pos, std::size_t n) {
   return out;
 }
 
-/// ONNX Runtime's profile: an array of events whose categories are "Session" and "Node" (PyTorch's are cpu_op,
-/// kernel, ...). Looks at the first 64 KiB.
-bool looks_like_onnxruntime(const std::string& head) {
-  return head.find("\"cat\":\"Session\"") != std::string::npos || head.find("\"cat\":\"Node\"") != std::string::npos;
-}
-
-}  // namespace
-
-MeasuredTrace parse_measured_trace(const std::string& text_in, const std::string& display_path) {
-  // Skip leading blank and '#' comment lines to see what the content is.
-  std::size_t pos = 0;
-  int line = 1;
-  if (text_in.size() >= 2 && static_cast<unsigned char>(text_in[0]) == 0x1f &&
-      static_cast<unsigned char>(text_in[1]) == 0x8b)
-    throw core::UserError(
-        {core::Diagnostic{{display_path, 1, 1}, "", "a gzip-compressed file: decompress it first (gunzip)"}});
-  // SQLite (Nsight Systems) is binary; every other format is text and must be UTF-8.
-  if (text_in.starts_with(std::string_view("SQLite format 3\0", 16))) return parse_nsys_sqlite(text_in, display_path);
-  const std::string checked = text_of_trace(text_in, display_path);
-  const std::string& text = checked;
-  skip_comment_lines(text, pos, line);
-  std::size_t first = pos;
-  while (first < text.size() && (text[first] == ' ' || text[first] == '\t' || text[first] == '\r')) ++first;
-  if (first < text.size() && (text[first] == '{' || text[first] == '[')) {
-    const std::string head = json_head(text, first, std::size_t{64} * 1024);
-    if (head.starts_with("[{\"count\":") ||
-        (head.starts_with("[{") && head.find("\"averageMs\":") != std::string::npos)) {
-      JsonReader reader(text, display_path, pos, line);
-      return parse_tensorrt_profile(reader.read_document("a trtexec profile"), display_path);
-    }
-    if (head.starts_with("{\"Layers\":"))
-      throw core::UserError({core::Diagnostic{
-          {display_path, line, 1},
-          "",
-          "this is trtexec's layer information (--exportLayerInfo): it holds no times; give the profile "
-          "(--exportProfile) and put this file beside it, named like the profile with \"profile\" replaced by "
-          "\"layers\""}});
-    if (head.starts_with("[") && looks_like_onnxruntime(head)) {
-      JsonReader reader(text, display_path, pos, line);
-      return parse_onnxruntime_profile(reader.read_document("an ONNX Runtime profile"), display_path);
-    }
-    return parse_pytorch_trace(text, display_path, pos, line);
-  }
-
-  // benchmark_model's profile: its section titles and table bars are unmistakable. Nsight Systems' reports:
-  // columns in nanoseconds ("Start (ns)") beside a "Name".
+/// The first line of `text` that only one text format has: benchmark_model's section titles and table bars,
+/// Nsight Systems' columns in nanoseconds ("Start (ns)") beside a "Name".
+MeasuredFile::Marker first_marker(const std::string& text) {
   std::size_t scan = 0;
   while (scan < text.size()) {
     std::size_t eol = text.find('\n', scan);
     if (eol == std::string::npos) eol = text.size();
     const std::string_view l = trim(std::string_view(text).substr(scan, eol - scan));
-    if (is_tflite_profile_line(l)) return parse_tflite_profile(text, display_path);
+    if (is_tflite_profile_line(l)) return MeasuredFile::Marker::tflite;
     if (!l.starts_with("#") && l.find(" (ns)") != std::string_view::npos && l.find("Name") != std::string_view::npos)
-      return parse_nsys_csv(text, display_path);
+      return MeasuredFile::Marker::nsys;
     scan = eol + 1;
   }
+  return MeasuredFile::Marker::none;
+}
 
+/// The row of measured_formats() that recognises `file`, among the binary rows or the text ones: the rows that
+/// are not fallbacks first, in table order, then the fallbacks; nullptr when none does.
+const MeasuredFormatTraits* recognise(const MeasuredFile& file, bool binary) {
+  for (bool fallback : {false, true})
+    for (const auto& row : measured_formats())
+      if (row.binary == binary && row.fallback == fallback && row.recognises(file)) return &row;
+  return nullptr;
+}
+
+}  // namespace
+
+MeasuredTrace parse_plain_csv(const std::string& text, const std::string& display_path) {
   MeasuredTrace trace;
   trace.path = display_path;
   trace.format = MeasuredFormat::plain_csv;
@@ -238,6 +197,39 @@ MeasuredTrace parse_measured_trace(const std::string& text_in, const std::string
   trace.notes.push_back(
       fmt::format("{}: {}", measured_format_name(trace.format), core::counted(trace.entries.size(), "row")));
   return trace;
+}
+
+MeasuredTrace parse_measured_trace(const std::string& text_in, const std::string& display_path) {
+  if (text_in.size() >= 2 && static_cast<unsigned char>(text_in[0]) == 0x1f &&
+      static_cast<unsigned char>(text_in[1]) == 0x8b)
+    throw core::UserError(
+        {core::Diagnostic{{display_path, 1, 1}, "", "a gzip-compressed file: decompress it first (gunzip)"}});
+  // A binary format (SQLite: Nsight Systems) is recognised on its bytes; every other format is text and must be
+  // UTF-8.
+  if (const auto* row = recognise(MeasuredFile(text_in, display_path), true))
+    return row->read(MeasuredFile(text_in, display_path));
+  const std::string text = text_of_trace(text_in, display_path);
+  // Skip leading blank and '#' comment lines to see what the content is.
+  MeasuredFile file(text, display_path);
+  skip_comment_lines(text, file.pos, file.line);
+  std::size_t first = file.pos;
+  while (first < text.size() && (text[first] == ' ' || text[first] == '\t' || text[first] == '\r')) ++first;
+  file.json = first < text.size() && (text[first] == '{' || text[first] == '[');
+  if (file.json) {
+    file.json_head = json_head(text, first, std::size_t{64} * 1024);
+    if (file.json_head.starts_with("{\"Layers\":"))
+      throw core::UserError({core::Diagnostic{
+          {display_path, file.line, 1},
+          "",
+          "this is trtexec's layer information (--exportLayerInfo): it holds no times; give the profile "
+          "(--exportProfile) and put this file beside it, named like the profile with \"profile\" replaced by "
+          "\"layers\""}});
+  } else {
+    file.marker = first_marker(text);
+  }
+  const auto* row = recognise(file, false);
+  FRAMESIM_ASSERT(row != nullptr, "the fallback rows recognise any JSON and any other text");
+  return row->read(file);
 }
 
 std::filesystem::path tensorrt_layer_info_path(const std::filesystem::path& profile) {

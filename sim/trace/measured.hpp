@@ -1,14 +1,9 @@
-// Measured per-layer times in seven formats, told apart by their content (see traces/README.md):
-//  - a plain CSV of layer,time;
-//  - a Chrome-trace JSON from the PyTorch profiler (Kineto's export_chrome_trace): cpu_op events, and GPU
-//    kernel events attributed to their op through the correlation id of their cuda_runtime launch;
-//  - the op-profiling CSV of TFLite's benchmark_model (--enable_op_profiling=true --profiling_output_csv_file=F);
-//  - trtexec's --exportProfile JSON, with its --exportLayerInfo JSON beside it (tensorrt_profile.cpp);
-//  - Nsight Systems' kernel table (nsys stats --report cuda_gpu_trace --format csv) and its SQLite export
-//    (nsys export --type sqlite), kernels grouped into layers by NVTX ranges (nsys_trace.cpp);
-//  - ONNX Runtime's session profile (SessionOptions.enable_profiling; onnxruntime_profile.cpp).
-// Reading gives a MeasuredTrace (what the file recorded, averaged over iterations); matching it to a network
-// gives per-layer Measurements and says how each one was matched.
+// Measured per-layer times, told apart by their content: one row per format in the traits table
+// measured_formats() (measured_format_table.cpp; seven rows: plain CSV, the PyTorch profiler's Chrome trace,
+// TFLite benchmark_model's op profile, trtexec's profile, Nsight Systems' kernel table and SQLite export, ONNX
+// Runtime's session profile). Detection, reading, matching, `--help` and the table of traces/README.md all follow
+// that one table. Reading gives a MeasuredTrace (what the file recorded, averaged over iterations); matching it to
+// a network gives per-layer Measurements and says how each one was matched.
 #pragma once
 
 #include <cstdint>
@@ -33,7 +28,34 @@ enum class MeasuredFormat {
   onnxruntime_profile,  // ONNX Runtime SessionOptions.enable_profiling
 };
 /// "plain CSV", "PyTorch profiler trace", "TFLite benchmark_model op profile", "TensorRT trtexec profile", ...
+/// (the `name` of its row in measured_formats()).
 std::string_view measured_format_name(MeasuredFormat f);
+
+struct MeasuredTrace;
+struct MeasuredFile;  // what detection looks at: the bytes, and where the content starts (measured_formats.hpp)
+
+/// One measured format: how it is named, recognised and read, and what it records. The `written_by`,
+/// `recognised_by`, `time_from` and `matched_by` texts are the columns of traces/README.md's table (a test
+/// compares them).
+struct MeasuredFormatTraits {
+  MeasuredFormat format{};
+  std::string_view name{};           // as messages and --help name it
+  std::string_view written_by{};     // the tool and option that write it
+  std::string_view recognised_by{};  // what in the content tells it apart
+  std::string_view time_from{};      // what gives a layer's time
+  std::string_view matched_by{};     // how its names are matched to the network's layers
+  bool binary = false;               // recognised on the raw bytes, before the UTF-8 check (a SQLite database)
+  bool fallback = false;             // what a file of its kind (JSON, text) is when no other row recognises it
+  bool by_origin = false;            // its entries are (fused) layers matched by the ONNX nodes they were built from
+  bool names_layers = true;          // false: its entries name kernels only (rarely a layer: no match is no surprise)
+  bool (*recognises)(const MeasuredFile& file) = nullptr;
+  MeasuredTrace (*read)(const MeasuredFile& file) = nullptr;
+};
+/// Every measured format, in the order of MeasuredFormat (recognition tries the rows that are not fallbacks in
+/// this order, then the fallbacks).
+const std::vector<MeasuredFormatTraits>& measured_formats();
+/// The row of `f`.
+const MeasuredFormatTraits& measured_format(MeasuredFormat f);
 
 /// One timed thing as the file records it, averaged over the iterations (forward passes) it appears in.
 struct MeasuredEntry {
@@ -77,8 +99,8 @@ struct MeasuredTrace {
   std::vector<MeasuredFrame> frames;   // Nsight Systems, ONNX Runtime: every inference, in time order
 };
 
-/// Reads a measured-times file in any of the three formats. Throws core::UserError with file:line:column
-/// (and the JSON key path for traces) on any problem: truncated files, wrong types, missing fields.
+/// Reads a measured-times file in any of the formats of measured_formats(). Throws core::UserError with
+/// file:line:column (and the JSON key path for traces) on any problem: truncated files, wrong types, missing fields.
 MeasuredTrace read_measured_trace(const std::filesystem::path& path);
 /// The same from text; `display_path` names it in messages. A TensorRT profile is read without its layer
 /// information (read_measured_trace finds that beside the file; add_tensorrt_layer_info adds it).

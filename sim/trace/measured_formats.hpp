@@ -83,8 +83,25 @@ class JsonFields {
   Problems& p_;
 };
 
+/// What recognising a measured format looks at (MeasuredFormatTraits::recognises) and what its reader reads.
+struct MeasuredFile {
+  MeasuredFile(const std::string& text_in, const std::string& path_in) : text(text_in), path(path_in) {}
+  const std::string& text;  // the raw bytes for a binary row, else the text, checked to be UTF-8
+  const std::string& path;  // as shown in messages
+  std::size_t pos = 0;      // where the content starts: after leading blank and '#' comment lines
+  int line = 1;             // the line of `pos`
+  bool json = false;        // the content starts with '{' or '['
+  std::string json_head;    // JSON: its first 64 KiB without white space outside strings
+  /// Text that is not JSON: the first line only one format has (a benchmark_model section title or table bar,
+  /// an Nsight Systems header with columns in "(ns)" beside "Name"), or none.
+  enum class Marker { none, tflite, nsys } marker = Marker::none;
+};
+
 /// The name a plain or TFLite entry is listed under: a TFLite node under its (first) output tensor's name.
 const std::string& recorded_name(const MeasuredTrace& trace, const MeasuredEntry& e);
+
+/// A plain CSV of layer,time (measured.cpp).
+MeasuredTrace parse_plain_csv(const std::string& text, const std::string& path);
 
 /// TFLite benchmark_model's op profile (tflite_profile.cpp).
 MeasuredTrace parse_tflite_profile(const std::string& text, const std::string& path);

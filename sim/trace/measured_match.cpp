@@ -444,9 +444,7 @@ void match_pytorch(const MeasuredTrace& trace, Matching& matching, std::vector<s
 }  // namespace
 
 MatchedMeasurements match_measurements(const MeasuredTrace& trace, const model::NetworkSpec& net) {
-  if (trace.format == MeasuredFormat::tensorrt_profile || trace.format == MeasuredFormat::nsys_csv ||
-      trace.format == MeasuredFormat::nsys_sqlite || trace.format == MeasuredFormat::onnxruntime_profile)
-    return match_by_origin(trace, net);
+  if (measured_format(trace.format).by_origin) return match_by_origin(trace, net);
   MatchedMeasurements out;
   out.format = trace.format;
   out.notes = trace.notes;

@@ -20,7 +20,6 @@
 // name. Frames: the outermost ranges holding layer ranges ("ExecutionContext::enqueue", a user's "frame"), else
 // repetitions of the whole kernel sequence. A layer's time is the GPU time of its kernels, mean over frames.
 #include <fmt/format.h>
-#include <sqlite3.h>
 
 #include <algorithm>
 #include <map>
@@ -32,33 +31,16 @@
 #include "core/units.hpp"
 #include "trace/csv_table.hpp"
 #include "trace/measured_formats.hpp"
+#include "trace/nsys_trace.hpp"
 
 namespace framesim::trace {
 
 namespace {
 
-struct GpuActivity {
-  double start_ns = 0, end_ns = 0;
-  std::string stream, name;
-  bool copy = false;  // memcpy / memset: data movement
-  std::optional<std::int64_t> correlation;
-  int line = 0;
-};
-
-struct NvtxRange {
-  double start_ns = 0, end_ns = 0;
-  std::string text, thread;
-  int parent = -1;  // enclosing range on the same thread
-};
-
-struct Launch {
-  double time_ns = 0;
-  std::string thread;
-};
-
-bool is_copy_name(std::string_view name) {
-  return name.starts_with("[CUDA memcpy") || name.starts_with("[CUDA memset");
-}
+using nsys::GpuActivity;
+using nsys::is_copy_name;
+using nsys::Launch;
+using nsys::NvtxRange;
 
 /// Innermost range per thread holding a time: ranges sorted by start with parent links.
 class RangeIndex {
@@ -109,10 +91,105 @@ class RangeIndex {
   std::map<std::string, std::vector<int>> sorted_;
 };
 
+/// Which frame each activity belongs to: numbered by the outermost NVTX ranges holding layer ranges (in time
+/// order; activities outside them belong to none), else by repetitions of the whole sequence of instances.
+struct FrameAssignment {
+  std::vector<int> frame_of;  // per activity, -1 for none
+  std::size_t frames = 1;
+  std::string frames_by;  // how frames were told apart, for the notes ("" for a single frame)
+  std::size_t outside_frames = 0;
+};
+
+FrameAssignment assign_frames(const std::vector<GpuActivity>& acts, const std::vector<NvtxRange>& ranges,
+                              const std::set<int>& frame_ranges, const std::vector<int>& frame_range,
+                              const std::vector<std::string>& group, const std::vector<std::int64_t>& instance) {
+  FrameAssignment out;
+  out.frame_of.assign(acts.size(), -1);
+  auto& frame_of = out.frame_of;
+  auto& frames = out.frames;
+  auto& frames_by = out.frames_by;
+  auto& outside_frames = out.outside_frames;
+  if (!frame_ranges.empty()) {
+    std::vector<int> order(frame_ranges.begin(), frame_ranges.end());
+    std::sort(order.begin(), order.end(), [&](int a, int b) {
+      return ranges[static_cast<std::size_t>(a)].start_ns < ranges[static_cast<std::size_t>(b)].start_ns;
+    });
+    std::map<int, int> number;
+    for (std::size_t k = 0; k < order.size(); ++k) number[order[k]] = static_cast<int>(k);
+    for (std::size_t i = 0; i < acts.size(); ++i) {
+      if (frame_range[i] >= 0) frame_of[i] = number[frame_range[i]];
+      else ++outside_frames;
+    }
+    frames = order.size();
+    frames_by = fmt::format("NVTX range \"{}\"", ranges[static_cast<std::size_t>(order.front())].text);
+  } else {
+    // One name per instance, in order; the whole sequence repeated is several frames.
+    std::vector<std::string> sequence;
+    std::vector<std::size_t> first_act;
+    for (std::size_t i = 0; i < acts.size(); ++i)
+      if (i == 0 || instance[i] != instance[i - 1] || instance[i] < 0) {
+        sequence.push_back(group[i]);
+        first_act.push_back(i);
+      }
+    const std::size_t period = sequence.empty() ? 1 : repetition_period(sequence);
+    frames = sequence.empty() ? 1 : sequence.size() / period;
+    std::size_t s = 0;
+    for (std::size_t i = 0; i < acts.size(); ++i) {
+      while (s + 1 < first_act.size() && first_act[s + 1] <= i) ++s;
+      frame_of[i] = static_cast<int>(s / period);
+    }
+    frames_by = frames > 1 ? "repetitions of the whole kernel sequence" : "";
+  }
+
+  return out;
+}
+
+/// Frame times: the GPU extent of each frame's work, from the first frame's start. Turns the spans' nanoseconds
+/// from the trace's clock into seconds from that start; returns each frame's span.
+std::vector<double> place_frames_in_time(MeasuredTrace& trace) {
+  double origin_ns = 0;
+  bool have_origin = false;
+  for (const auto& f : trace.frames)
+    if (!f.spans.empty() && !have_origin) {
+      origin_ns = f.spans.front().start_s;
+      have_origin = true;
+    }
+  std::vector<double> frame_s;
+  for (auto& f : trace.frames) {
+    if (f.spans.empty()) continue;
+    f.start_s = (f.spans.front().start_s - origin_ns) * 1e-9;
+    f.end_s = f.start_s;
+    for (auto& s : f.spans) {
+      s.start_s = (s.start_s - origin_ns) * 1e-9;
+      s.duration_s *= 1e-9;
+      f.end_s = std::max(f.end_s, s.start_s + s.duration_s);
+    }
+    frame_s.push_back(f.end_s - f.start_s);
+  }
+  return frame_s;
+}
+
+/// "N frames (by ...): GPU span per frame mean ... (min, max)" over the frames' spans `frame_s` (not empty).
+std::string frame_spans_note(const std::vector<double>& frame_s, const std::string& frames_by) {
+  double sum = 0, lo = frame_s.front(), hi = frame_s.front();
+  for (double s : frame_s) {
+    sum += s;
+    lo = std::min(lo, s);
+    hi = std::max(hi, s);
+  }
+  return fmt::format(
+      "{} frame{}{}: GPU span per frame mean {} (min {}, max {}); times are GPU time per frame, mean over frames",
+      frame_s.size(), frame_s.size() == 1 ? "" : "s", frames_by.empty() ? "" : " (by " + frames_by + ")",
+      core::format_seconds(sum / static_cast<double>(frame_s.size())), core::format_seconds(lo),
+      core::format_seconds(hi));
+}
+
+}  // namespace
+
 /// Groups `acts` into entries (layers) and frames; see the file comment.
-MeasuredTrace group_activities(std::vector<GpuActivity> acts, std::vector<NvtxRange> ranges,
-                               const std::unordered_map<std::int64_t, Launch>& launches, MeasuredFormat format,
-                               const std::string& path) {
+MeasuredTrace nsys::group_activities(std::vector<GpuActivity> acts, std::vector<NvtxRange> ranges,
+                                     const std::unordered_map<std::int64_t, Launch>& launches, MeasuredFormat format,
+                                     const std::string& path) {
   MeasuredTrace trace;
   trace.path = path;
   trace.format = format;
@@ -169,41 +246,11 @@ MeasuredTrace group_activities(std::vector<GpuActivity> acts, std::vector<NvtxRa
       outside_ranges += !ranges.empty() && frame_range[i] < 0;
     }
   }
-  std::vector<int> frame_of(acts.size(), -1);
-  std::size_t frames = 1;
-  std::string frames_by;
-  std::size_t outside_frames = 0;
-  if (!frame_ranges.empty()) {
-    std::vector<int> order(frame_ranges.begin(), frame_ranges.end());
-    std::sort(order.begin(), order.end(), [&](int a, int b) {
-      return ranges[static_cast<std::size_t>(a)].start_ns < ranges[static_cast<std::size_t>(b)].start_ns;
-    });
-    std::map<int, int> number;
-    for (std::size_t k = 0; k < order.size(); ++k) number[order[k]] = static_cast<int>(k);
-    for (std::size_t i = 0; i < acts.size(); ++i) {
-      if (frame_range[i] >= 0) frame_of[i] = number[frame_range[i]];
-      else ++outside_frames;
-    }
-    frames = order.size();
-    frames_by = fmt::format("NVTX range \"{}\"", ranges[static_cast<std::size_t>(order.front())].text);
-  } else {
-    // One name per instance, in order; the whole sequence repeated is several frames.
-    std::vector<std::string> sequence;
-    std::vector<std::size_t> first_act;
-    for (std::size_t i = 0; i < acts.size(); ++i)
-      if (i == 0 || instance[i] != instance[i - 1] || instance[i] < 0) {
-        sequence.push_back(group[i]);
-        first_act.push_back(i);
-      }
-    const std::size_t period = sequence.empty() ? 1 : repetition_period(sequence);
-    frames = sequence.empty() ? 1 : sequence.size() / period;
-    std::size_t s = 0;
-    for (std::size_t i = 0; i < acts.size(); ++i) {
-      while (s + 1 < first_act.size() && first_act[s + 1] <= i) ++s;
-      frame_of[i] = static_cast<int>(s / period);
-    }
-    frames_by = frames > 1 ? "repetitions of the whole kernel sequence" : "";
-  }
+  const FrameAssignment assigned = assign_frames(acts, ranges, frame_ranges, frame_range, group, instance);
+  const std::vector<int>& frame_of = assigned.frame_of;
+  const std::size_t frames = assigned.frames;
+  const std::string& frames_by = assigned.frames_by;
+  const std::size_t outside_frames = assigned.outside_frames;
 
   // Entries: the k-th instance of a name within its frame is the k-th entry of that name.
   std::map<std::string, std::size_t> entry_of;
@@ -234,26 +281,7 @@ MeasuredTrace group_activities(std::vector<GpuActivity> acts, std::vector<NvtxRa
     trace.frames[static_cast<std::size_t>(frame_of[i])].spans.push_back(
         {static_cast<int>(it->second), a.start_ns, a.end_ns - a.start_ns, a.stream});
   }
-  // Frame times: the GPU extent of each frame's work, from the first frame's start.
-  double origin_ns = 0;
-  bool have_origin = false;
-  for (const auto& f : trace.frames)
-    if (!f.spans.empty() && !have_origin) {
-      origin_ns = f.spans.front().start_s;
-      have_origin = true;
-    }
-  std::vector<double> frame_s;
-  for (auto& f : trace.frames) {
-    if (f.spans.empty()) continue;
-    f.start_s = (f.spans.front().start_s - origin_ns) * 1e-9;
-    f.end_s = f.start_s;
-    for (auto& s : f.spans) {
-      s.start_s = (s.start_s - origin_ns) * 1e-9;
-      s.duration_s *= 1e-9;
-      f.end_s = std::max(f.end_s, s.start_s + s.duration_s);
-    }
-    frame_s.push_back(f.end_s - f.start_s);
-  }
+  const std::vector<double> frame_s = place_frames_in_time(trace);
   for (std::size_t k = 0; k < trace.entries.size(); ++k) {
     trace.entries[k].time_s = sum_ns[k] / static_cast<double>(frames) * 1e-9;
     trace.entries[k].iterations = static_cast<int>(frames);
@@ -271,239 +299,10 @@ MeasuredTrace group_activities(std::vector<GpuActivity> acts, std::vector<NvtxRa
     trace.notes.push_back(fmt::format(
         "{} of {} activities placed through the runtime call that launched them{}", through_launch, acts.size(),
         outside_ranges ? fmt::format("; {} outside every NVTX range, grouped by kernel name", outside_ranges) : ""));
-  if (!frame_s.empty()) {
-    double sum = 0, lo = frame_s.front(), hi = frame_s.front();
-    for (double s : frame_s) {
-      sum += s;
-      lo = std::min(lo, s);
-      hi = std::max(hi, s);
-    }
-    trace.notes.push_back(fmt::format(
-        "{} frame{}{}: GPU span per frame mean {} (min {}, max {}); times are GPU time per frame, mean over frames",
-        frame_s.size(), frame_s.size() == 1 ? "" : "s", frames_by.empty() ? "" : " (by " + frames_by + ")",
-        core::format_seconds(sum / static_cast<double>(frame_s.size())), core::format_seconds(lo),
-        core::format_seconds(hi)));
-  }
+  if (!frame_s.empty()) trace.notes.push_back(frame_spans_note(frame_s, frames_by));
   if (outside_frames > 0)
     trace.notes.push_back(fmt::format("{} activities outside every frame range: left out (warm-up?)", outside_frames));
   return trace;
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// SQLite
-// ---------------------------------------------------------------------------------------------------------------
-
-/// A read-only connection to a database held in memory (the file's bytes).
-class Database {
- public:
-  Database(const std::string& bytes, std::string path) : path_(std::move(path)) {
-    if (sqlite3_open_v2(":memory:", &db_, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK) fail("cannot open", "");
-    // READONLY: SQLite never writes to the buffer, which the caller keeps alive.
-    auto* data = reinterpret_cast<unsigned char*>(const_cast<char*>(bytes.data()));
-    const auto size = static_cast<sqlite3_int64>(bytes.size());
-    if (sqlite3_deserialize(db_, "main", data, size, size, SQLITE_DESERIALIZE_READONLY) != SQLITE_OK)
-      fail("not a readable SQLite database", sqlite3_errmsg(db_));
-  }
-  ~Database() { sqlite3_close(db_); }
-  Database(const Database&) = delete;
-  Database& operator=(const Database&) = delete;
-
-  /// Runs `sql`, calling `row` per result row.
-  void query(const std::string& sql, const std::function<void(sqlite3_stmt*)>& row) {
-    sqlite3_stmt* stmt = nullptr;
-    if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &stmt, nullptr) != SQLITE_OK)
-      fail("not a readable Nsight Systems export", sqlite3_errmsg(db_));
-    int rc;
-    while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) row(stmt);
-    const std::string message = rc == SQLITE_DONE ? "" : sqlite3_errmsg(db_);
-    sqlite3_finalize(stmt);
-    if (rc != SQLITE_DONE) fail("not a readable SQLite database", message);
-  }
-  std::set<std::string> tables() {
-    std::set<std::string> out;
-    query("SELECT name FROM sqlite_master WHERE type = 'table'", [&](sqlite3_stmt* s) { out.insert(text(s, 0)); });
-    return out;
-  }
-  std::set<std::string> columns(const std::string& table) {
-    std::set<std::string> out;
-    query("PRAGMA table_info(" + table + ")", [&](sqlite3_stmt* s) { out.insert(text(s, 1)); });
-    return out;
-  }
-  static std::string text(sqlite3_stmt* s, int column) {
-    const unsigned char* t = sqlite3_column_text(s, column);
-    return t ? reinterpret_cast<const char*>(t) : "";
-  }
-  [[noreturn]] void fail(const std::string& what, const std::string& detail) const {
-    throw core::UserError(
-        {core::Diagnostic{{path_, 0, 0},
-                          "",
-                          detail.empty() ? what : fmt::format("{} ({}): a truncated or damaged file?", what, detail)}});
-  }
-
- private:
-  sqlite3* db_ = nullptr;
-  std::string path_;
-};
-
-std::string copy_name(int kind, bool memset) {
-  if (memset) return "[CUDA memset]";
-  switch (kind) {  // CUpti_ActivityMemcpyKind
-    case 1: return "[CUDA memcpy HtoD]";
-    case 2: return "[CUDA memcpy DtoH]";
-    case 8: return "[CUDA memcpy DtoD]";
-    default: return "[CUDA memcpy]";
-  }
-}
-
-/// A cell of an integer column (a time in ns, an id): nothing for NULL; a problem naming the table, the row and the
-/// column for a value stored as text or a real (SQLite keeps any type in any column: an edited or damaged export),
-/// and for a time outside the limits of a timestamp.
-class IntegerCells {
- public:
-  explicit IntegerCells(Problems& problems) : p_(problems) {}
-  std::optional<std::int64_t> read(sqlite3_stmt* s, int column, const std::string& table, const char* name,
-                                   bool is_time_ns) {
-    const int type = sqlite3_column_type(s, column);
-    if (type == SQLITE_NULL) return std::nullopt;
-    const std::int64_t rowid = sqlite3_column_int64(s, sqlite3_column_count(s) - 1);  // every query ends in rowid
-    const std::string where = fmt::format("{}[rowid {}].{}", table, rowid, name);
-    if (type != SQLITE_INTEGER) {
-      const std::string shown = Database::text(s, column);
-      p_.add(0, 0, where,
-             fmt::format("expected an integer{}, got {} \"{}\"", is_time_ns ? " (nanoseconds)" : "",
-                         type == SQLITE_TEXT    ? "the text"
-                         : type == SQLITE_FLOAT ? "the real"
-                                                : "the blob",
-                         core::quote_capped(shown, 40)));
-      return std::nullopt;
-    }
-    const std::int64_t v = sqlite3_column_int64(s, column);
-    if (is_time_ns) {
-      if (auto problem = timestamp_problem(static_cast<double>(v), 1e-9)) {
-        p_.add(0, 0, where, *problem);
-        return std::nullopt;
-      }
-    }
-    return v;
-  }
-
- private:
-  Problems& p_;
-};
-
-}  // namespace
-
-MeasuredTrace parse_nsys_sqlite(const std::string& bytes, const std::string& path) {
-  Database db(bytes, path);
-  const std::set<std::string> tables = db.tables();
-  auto user_error = [&](const std::string& key, const std::string& message) {
-    throw core::UserError({core::Diagnostic{{path, 0, 0}, key, message}});
-  };
-  const std::string kernels = "CUPTI_ACTIVITY_KIND_KERNEL";
-  if (!tables.count(kernels)) {
-    if (!tables.count("StringIds"))
-      user_error("", "a SQLite database, but not an Nsight Systems export (no StringIds or " + kernels + " table)");
-    user_error(kernels, "no CUDA kernels in this export: profile with `nsys profile --trace=cuda,nvtx`");
-  }
-  if (!tables.count("StringIds")) user_error("StringIds", "missing: kernel names cannot be read");
-  auto require = [&](const std::string& table, std::initializer_list<const char*> needed) {
-    auto have = db.columns(table);
-    for (const char* c : needed)
-      if (!have.count(c))
-        user_error(table, fmt::format("no column \"{}\" (it has {}): an export of an nsys version framesim does not "
-                                      "read (it reads the schema of nsys 2021 and later)",
-                                      c, core::join_list({have.begin(), have.end()})));
-    return have;
-  };
-  const auto kernel_columns = require(kernels, {"start", "end", "streamId", "correlationId"});
-  const char* name_column = kernel_columns.count("demangledName") ? "demangledName"
-                            : kernel_columns.count("shortName")   ? "shortName"
-                                                                  : nullptr;
-  if (!name_column) require(kernels, {"demangledName"});
-
-  std::vector<GpuActivity> acts;
-  std::size_t bad = 0;
-  Problems problems(path);
-  IntegerCells cells(problems);
-  auto read_activity = [&](sqlite3_stmt* s, const std::string& table, std::string name, bool copy) {
-    GpuActivity a;
-    const auto start = cells.read(s, 0, table, "start", true);
-    const auto end = cells.read(s, 1, table, "end", true);
-    const auto stream = cells.read(s, 2, table, "streamId", false);
-    a.correlation = cells.read(s, 3, table, "correlationId", false);
-    a.stream = fmt::format("{}", stream.value_or(0));
-    a.name = std::move(name);
-    a.copy = copy;
-    const bool null_time = sqlite3_column_type(s, 0) == SQLITE_NULL || sqlite3_column_type(s, 1) == SQLITE_NULL;
-    if (null_time || (start && end && *end < *start)) {
-      ++bad;
-      return;
-    }
-    if (!start || !end) return;  // mistyped: a problem already
-    a.start_ns = static_cast<double>(*start);
-    a.end_ns = static_cast<double>(*end);
-    acts.push_back(std::move(a));
-  };
-  db.query(fmt::format("SELECT k.start, k.\"end\", k.streamId, k.correlationId, s.value, k.rowid FROM {} AS k LEFT "
-                       "JOIN StringIds AS s ON s.id = k.{}",
-                       kernels, name_column),
-           [&](sqlite3_stmt* s) {
-             std::string name = Database::text(s, 4);
-             read_activity(s, kernels, name.empty() ? "(unnamed kernel)" : name, false);
-           });
-  for (const auto& [table, memset] : {std::pair{std::string("CUPTI_ACTIVITY_KIND_MEMCPY"), false},
-                                      std::pair{std::string("CUPTI_ACTIVITY_KIND_MEMSET"), true}}) {
-    if (!tables.count(table)) continue;
-    const auto have = require(table, {"start", "end", "streamId", "correlationId"});
-    const std::string kind = have.count("copyKind") ? "copyKind" : "0";
-    const bool is_memset = memset;  // clang 14 cannot capture a structured binding
-    const std::string& name = table;
-    db.query(fmt::format("SELECT start, \"end\", streamId, correlationId, {}, rowid FROM {}", kind, table),
-             [&](sqlite3_stmt* s) { read_activity(s, name, copy_name(sqlite3_column_int(s, 4), is_memset), true); });
-  }
-  problems.throw_if_any();
-  if (bad > 0)
-    user_error(kernels, fmt::format("{} activities without a start or with their end before their start: a damaged "
-                                    "export?",
-                                    bad));
-  if (acts.empty()) user_error(kernels, "the table is empty: no kernel ran while nsys was recording");
-
-  std::vector<NvtxRange> ranges;
-  if (tables.count("NVTX_EVENTS")) {
-    const auto have = require("NVTX_EVENTS", {"start", "end", "eventType", "text", "globalTid"});
-    const std::string text = have.count("textId") ? "COALESCE(n.text, s.value)" : "n.text";
-    const std::string join = have.count("textId") ? "LEFT JOIN StringIds AS s ON s.id = n.textId" : "";
-    // eventType 59: push/pop range, 60: start/end range (NvtxEventType in the export schema).
-    db.query(fmt::format("SELECT n.start, n.\"end\", {}, n.globalTid, n.rowid FROM NVTX_EVENTS AS n {} WHERE "
-                         "n.eventType IN (59, 60) AND n.\"end\" IS NOT NULL",
-                         text, join),
-             [&](sqlite3_stmt* s) {
-               NvtxRange r;
-               const auto start = cells.read(s, 0, "NVTX_EVENTS", "start", true);
-               const auto end = cells.read(s, 1, "NVTX_EVENTS", "end", true);
-               const auto thread = cells.read(s, 3, "NVTX_EVENTS", "globalTid", false);
-               if (!start || !end) return;
-               r.start_ns = static_cast<double>(*start);
-               r.end_ns = static_cast<double>(*end);
-               r.text = Database::text(s, 2);
-               r.thread = fmt::format("{}", thread.value_or(0));
-               if (r.end_ns >= r.start_ns && !r.text.empty()) ranges.push_back(std::move(r));
-             });
-  }
-  std::unordered_map<std::int64_t, Launch> launches;
-  if (tables.count("CUPTI_ACTIVITY_KIND_RUNTIME") && !ranges.empty()) {
-    require("CUPTI_ACTIVITY_KIND_RUNTIME", {"start", "correlationId", "globalTid"});
-    const std::string runtime = "CUPTI_ACTIVITY_KIND_RUNTIME";
-    db.query("SELECT correlationId, start, globalTid, rowid FROM CUPTI_ACTIVITY_KIND_RUNTIME", [&](sqlite3_stmt* s) {
-      const auto correlation = cells.read(s, 0, runtime, "correlationId", false);
-      const auto start = cells.read(s, 1, runtime, "start", true);
-      const auto thread = cells.read(s, 2, runtime, "globalTid", false);
-      if (correlation && start)
-        launches[*correlation] = {static_cast<double>(*start), fmt::format("{}", thread.value_or(0))};
-    });
-  }
-  problems.throw_if_any();
-  return group_activities(std::move(acts), std::move(ranges), launches, MeasuredFormat::nsys_sqlite, path);
 }
 
 MeasuredTrace parse_nsys_csv(const std::string& text, const std::string& path) {
@@ -574,7 +373,7 @@ MeasuredTrace parse_nsys_csv(const std::string& text, const std::string& path) {
   }
   if (acts.empty() && d.empty()) d.add({path, header.line, 1}, "", "no kernels after the header (truncated file?)");
   d.throw_if_any();
-  return group_activities(std::move(acts), {}, {}, MeasuredFormat::nsys_csv, path);
+  return nsys::group_activities(std::move(acts), {}, {}, MeasuredFormat::nsys_csv, path);
 }
 
 }  // namespace framesim::trace

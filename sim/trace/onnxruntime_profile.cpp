@@ -21,22 +21,26 @@
 
 namespace framesim::trace {
 
-MeasuredTrace parse_onnxruntime_profile(const Json& doc, const std::string& path) {
-  MeasuredTrace trace;
-  trace.path = path;
-  trace.format = MeasuredFormat::onnxruntime_profile;
-  Problems problems(path);
-  if (doc.type != Json::Type::array) {
-    problems.add(doc.line, doc.column, "", "expected ONNX Runtime's profile: an array of events");
-    problems.throw_if_any();
-  }
-  struct NodeRun {
-    std::string node, op, provider, thread;
-    double ts_us = 0, dur_us = 0;
-    int line = 0;
-  };
+namespace {
+
+/// One run of a node: its "<node>_kernel_time" event.
+struct NodeRun {
+  std::string node, op, provider, thread;
+  double ts_us = 0, dur_us = 0;
+  int line = 0;
+};
+
+/// The events framesim reads from the profile: the node runs and the model_run spans (ts, dur in us).
+struct OrtEvents {
   std::vector<NodeRun> runs_of_nodes;
-  std::vector<std::pair<double, double>> model_runs;  // ts, dur in us
+  std::vector<std::pair<double, double>> model_runs;
+};
+
+/// The node runs and model_runs of `doc`, each problem located into `problems`.
+OrtEvents read_ort_events(const Json& doc, Problems& problems) {
+  OrtEvents out;
+  auto& runs_of_nodes = out.runs_of_nodes;
+  auto& model_runs = out.model_runs;
   const std::string_view suffix = "_kernel_time";
   for (std::size_t i = 0; i < doc.items.size(); ++i) {
     const Json& e = doc.items[i];
@@ -79,6 +83,23 @@ MeasuredTrace parse_onnxruntime_profile(const Json& doc, const std::string& path
     }
     runs_of_nodes.push_back(std::move(r));
   }
+  return out;
+}
+
+}  // namespace
+
+MeasuredTrace parse_onnxruntime_profile(const Json& doc, const std::string& path) {
+  MeasuredTrace trace;
+  trace.path = path;
+  trace.format = MeasuredFormat::onnxruntime_profile;
+  Problems problems(path);
+  if (doc.type != Json::Type::array) {
+    problems.add(doc.line, doc.column, "", "expected ONNX Runtime's profile: an array of events");
+    problems.throw_if_any();
+  }
+  OrtEvents events = read_ort_events(doc, problems);
+  auto& runs_of_nodes = events.runs_of_nodes;
+  auto& model_runs = events.model_runs;
   if (runs_of_nodes.empty() && problems.empty())
     problems.add(doc.line, doc.column, "",
                  "no \"Node\" events with a \"<node>_kernel_time\" name: not an ONNX Runtime profile with node times "

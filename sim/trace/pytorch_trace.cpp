@@ -52,6 +52,33 @@ struct ReadEvents {
   std::size_t unclosed = 0;        // "B" events never closed by an "E": taken as 0 long
 };
 
+/// The args of an op or launch event: its CUDA correlation id, the External id linking GPU work to its op, and the
+/// dims of its first tensor input ("Input Dims"). False (the problem added) when they are malformed.
+bool read_event_args(const Json& args, const std::string& args_path, Problems& problems, Event& ev) {
+  const JsonFields fields(args, args_path, problems);
+  if (auto c = fields.number("correlation", false, "the CUDA correlation id"))
+    ev.correlation = static_cast<std::int64_t>(*c);
+  if (auto x = fields.number("External id", false, "the id linking GPU work to its op"))
+    ev.external_id = static_cast<std::int64_t>(*x);
+  if (const Json* dims = args.find("Input Dims")) {
+    if (dims->type != Json::Type::array) {
+      problems.add(dims->line, dims->column, args_path + ".Input Dims",
+                   fmt::format("expected an array of input shapes, got {}", json_type_name(dims->type)));
+      return false;
+    }
+    // The first input that is a tensor (a list of integers): TensorLists and scalars are not compared.
+    for (const Json& input : dims->items) {
+      if (input.type != Json::Type::array || input.items.empty()) continue;
+      bool integers = true;
+      for (const Json& d : input.items) integers = integers && d.type == Json::Type::number;
+      if (integers)
+        for (const Json& d : input.items) ev.dims.push_back(static_cast<std::int64_t>(d.number));
+      break;
+    }
+  }
+  return true;
+}
+
 /// Reads the Chrome-trace events of `text` from offset `start` (line `start_line`). Throws core::UserError listing
 /// every malformed event, or when there is no CPU op or range at all.
 ReadEvents read_events(const std::string& text, const std::string& path, std::size_t start, int start_line) {
@@ -85,10 +112,6 @@ ReadEvents read_events(const std::string& text, const std::string& path, std::si
     if (phase != "X" && phase != "B" && phase != "E") return;  // metadata, instants, counters, flows
     const JsonFields fields(e, here, problems);
     auto text_field = [&](const char* key, bool required) { return fields.text(key, required); };
-    auto number_field = [&](const Json* holder, const std::string& holder_path, const char* key, bool required,
-                            const char* what) {
-      return JsonFields(*holder, holder_path, problems).number(key, required, what);
-    };
     const std::optional<std::string> cat = text_field("cat", false);
     const std::optional<std::string> name = text_field("name", phase != "E");
     const std::optional<double> ts = fields.timestamp("ts", 1e-6, true, "the start in microseconds");
@@ -135,29 +158,7 @@ ReadEvents read_events(const std::string& text, const std::string& path, std::si
     ev.ts_us = *ts;
     ev.dur_us = dur.value_or(0.0);
     ev.line = e.line;
-    if (args) {
-      const std::string args_path = here + ".args";
-      if (auto c = number_field(args, args_path, "correlation", false, "the CUDA correlation id"))
-        ev.correlation = static_cast<std::int64_t>(*c);
-      if (auto x = number_field(args, args_path, "External id", false, "the id linking GPU work to its op"))
-        ev.external_id = static_cast<std::int64_t>(*x);
-      if (const Json* dims = args->find("Input Dims")) {
-        if (dims->type != Json::Type::array) {
-          problems.add(dims->line, dims->column, args_path + ".Input Dims",
-                       fmt::format("expected an array of input shapes, got {}", json_type_name(dims->type)));
-          return;
-        }
-        // The first input that is a tensor (a list of integers): TensorLists and scalars are not compared.
-        for (const Json& input : dims->items) {
-          if (input.type != Json::Type::array || input.items.empty()) continue;
-          bool integers = true;
-          for (const Json& d : input.items) integers = integers && d.type == Json::Type::number;
-          if (integers)
-            for (const Json& d : input.items) ev.dims.push_back(static_cast<std::int64_t>(d.number));
-          break;
-        }
-      }
-    }
+    if (args && !read_event_args(*args, here + ".args", problems, ev)) return;
     if (phase == "B") open_begins[thread].push_back(events.size());
     events.push_back(std::move(ev));
   };

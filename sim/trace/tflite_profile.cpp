@@ -193,6 +193,83 @@ std::optional<MeasuredEntry> read_run_order_row(std::string_view line, int line_
   return e;
 }
 
+/// The integer right after the first `marker` in `t` ("count=50" -> 50); `fallback` when there is none.
+int number_after(std::string_view t, std::string_view marker, int fallback) {
+  int n = fallback;
+  const auto at = t.find(marker);
+  if (at == std::string_view::npos) return fallback;
+  const std::string_view rest = t.substr(at + marker.size());
+  std::from_chars(rest.data(), rest.data() + rest.size(), n);
+  return n;
+}
+
+/// Where the reader is in a profile: which section, and in which part of a table.
+enum class Section { none, init, runs };
+enum class Table { none, run_order_header, run_order_rows, other_header, other_rows };
+
+/// A table's header line, after its title: for a Run Order table its columns into `header` (Table::run_order_rows
+/// follows); any other table's rows, or a table whose header is not one, are skipped (Table::other_rows).
+Table read_table_header(std::string_view line, std::string_view t, int line_no, int last_title_line, Table table,
+                        TfliteHeader& header, Problems& problems) {
+  if (t.find('\t') != std::string_view::npos || t.starts_with("[node type]")) {
+    problems.add(line_no, 1, "",
+                 "this is benchmark_model's console output (tab-separated), not its CSV: run it with "
+                 "--enable_op_profiling=true --profiling_output_csv_file=FILE and give FILE");
+    problems.throw_if_any();
+  }
+  const auto fields = split_commas(line);
+  if (fields.empty() || lower(fields.front().text) != "node type") {
+    problems.add(line_no, 1, "",
+                 fmt::format("expected a table header starting \"node type, \" after the title on line {}, got "
+                             "\"{}\"",
+                             last_title_line, std::string(t.substr(0, 80))));
+    return Table::other_rows;
+  }
+  if (table == Table::other_header) return Table::other_rows;
+  header = TfliteHeader{};
+  header.line = line_no;
+  header.fields = static_cast<int>(fields.size());
+  for (const auto& f : fields) header.names.push_back(lower(f.text));
+  for (std::size_t i = 0; i < header.names.size(); ++i) {
+    if (header.names[i] == "avg_ms" || header.names[i] == "avg ms") header.avg = static_cast<int>(i);
+    if (header.names[i] == "times called") header.times = static_cast<int>(i);
+  }
+  if (header.avg < 0 || header.names.back() != "name" || header.fields < 3) {
+    problems.add(line_no, 1, "",
+                 "expected the Run Order header \"node type, start, first, avg_ms, %, cdf%, mem KB, times called, "
+                 "name\"");
+    return Table::other_rows;
+  }
+  return Table::run_order_rows;
+}
+
+/// The sections a profile must have: the regular runs (not only the initialization), with a Run Order table.
+void check_sections(bool seen_runs, bool seen_init, int init_line, int runs_line, int run_order_tables,
+                    Problems& problems) {
+  if (!seen_runs) {
+    problems.add(seen_init ? init_line : 1, 1, "",
+                 seen_init ? "only the initialization profile is here: no \"Operator-wise Profiling Info for Regular "
+                             "Benchmark Runs:\" section (did benchmark_model finish its runs?)"
+                           : "no \"Operator-wise Profiling Info for Regular Benchmark Runs:\" section: not a "
+                             "benchmark_model op profile");
+  } else if (run_order_tables == 0 && problems.empty()) {
+    problems.add(runs_line, 1, "", "the regular-runs section has no Run Order table (truncated file?)");
+  }
+}
+
+/// What was read: the nodes, from how many tables, over how many runs; delegate-internal rows.
+void add_profile_notes(MeasuredTrace& trace, int run_count, int run_order_tables, bool delegate_rows) {
+  trace.notes.push_back(
+      fmt::format("{}: {} nodes from the Run Order table{} of the regular runs, avg_ms x times "
+                  "called per inference{}",
+                  measured_format_name(trace.format), trace.entries.size(), run_order_tables > 1 ? "s" : "",
+                  run_count > 0 ? fmt::format(", averaged by benchmark_model over {} runs", run_count) : ""));
+  if (delegate_rows)
+    trace.notes.emplace_back(
+        "delegate-internal rows are included under their own names (\"Delegate/...\"); they match "
+        "no layer unless a layer has that name");
+}
+
 }  // namespace
 
 MeasuredTrace parse_tflite_profile(const std::string& text, const std::string& path) {
@@ -201,8 +278,8 @@ MeasuredTrace parse_tflite_profile(const std::string& text, const std::string& p
   trace.format = MeasuredFormat::tflite_profile;
   Problems problems(path);
 
-  enum class Section { none, init, runs } section = Section::none;
-  enum class Table { none, run_order_header, run_order_rows, other_header, other_rows } table = Table::none;
+  Section section = Section::none;
+  Table table = Table::none;
   bool seen_runs = false, seen_init = false, delegate = false;
   int runs_line = 0, init_line = 0, last_title_line = 0, run_count = 0, run_order_tables = 0, subgraph = 0;
   bool delegate_rows = false;  // rows of "Delegate internal:" tables were read
@@ -261,10 +338,7 @@ MeasuredTrace parse_tflite_profile(const std::string& text, const std::string& p
       continue;
     }
     if (t.starts_with("Subgraph (index: ")) {
-      int index = 0;
-      const std::string_view rest = t.substr(std::string_view("Subgraph (index: ").size());
-      std::from_chars(rest.data(), rest.data() + rest.size(), index);
-      subgraph = index;
+      subgraph = number_after(t, "Subgraph (index: ", 0);
       if (t.back() == ':') continue;  // "Subgraph (index: 1) profile:"
       // else "Subgraph (index: 1) Timings (microseconds): ..." - a summary line
       if (table != Table::none) close_table(false);
@@ -277,13 +351,7 @@ MeasuredTrace parse_tflite_profile(const std::string& text, const std::string& p
     }
     if (t.starts_with("Timings (microseconds):")) {
       if (table != Table::none) close_table(false);
-      if (section == Section::runs && subgraph == 0 && !delegate) {
-        const auto c = t.find("count=");
-        if (c != std::string_view::npos) {
-          const std::string_view n = t.substr(c + 6);
-          std::from_chars(n.data(), n.data() + n.size(), run_count);
-        }
-      }
+      if (section == Section::runs && subgraph == 0 && !delegate) run_count = number_after(t, "count=", run_count);
       continue;
     }
     if (t.starts_with("Memory (bytes):") || t.starts_with("Number of nodes executed:") ||
@@ -292,43 +360,11 @@ MeasuredTrace parse_tflite_profile(const std::string& text, const std::string& p
       continue;
     }
     if (table == Table::run_order_header || table == Table::other_header) {
-      if (t.find('\t') != std::string_view::npos || t.starts_with("[node type]")) {
-        problems.add(line_no, 1, "",
-                     "this is benchmark_model's console output (tab-separated), not its CSV: run it with "
-                     "--enable_op_profiling=true --profiling_output_csv_file=FILE and give FILE");
-        problems.throw_if_any();
+      table = read_table_header(line, t, line_no, last_title_line, table, header, problems);
+      if (table == Table::run_order_rows) {
+        rows_in_table = 0;
+        if (section == Section::runs) ++run_order_tables;
       }
-      const auto fields = split_commas(line);
-      if (fields.empty() || lower(fields.front().text) != "node type") {
-        problems.add(line_no, 1, "",
-                     fmt::format("expected a table header starting \"node type, \" after the title on line {}, got "
-                                 "\"{}\"",
-                                 last_title_line, std::string(t.substr(0, 80))));
-        table = Table::other_rows;
-        continue;
-      }
-      if (table == Table::other_header) {
-        table = Table::other_rows;
-        continue;
-      }
-      header = TfliteHeader{};
-      header.line = line_no;
-      header.fields = static_cast<int>(fields.size());
-      for (const auto& f : fields) header.names.push_back(lower(f.text));
-      for (std::size_t i = 0; i < header.names.size(); ++i) {
-        if (header.names[i] == "avg_ms" || header.names[i] == "avg ms") header.avg = static_cast<int>(i);
-        if (header.names[i] == "times called") header.times = static_cast<int>(i);
-      }
-      if (header.avg < 0 || header.names.back() != "name" || header.fields < 3) {
-        problems.add(line_no, 1, "",
-                     "expected the Run Order header \"node type, start, first, avg_ms, %, cdf%, mem KB, times called, "
-                     "name\"");
-        table = Table::other_rows;
-        continue;
-      }
-      table = Table::run_order_rows;
-      rows_in_table = 0;
-      if (section == Section::runs) ++run_order_tables;
       continue;
     }
     if (table == Table::other_rows) continue;
@@ -345,26 +381,10 @@ MeasuredTrace parse_tflite_profile(const std::string& text, const std::string& p
                  fmt::format("not part of a benchmark_model op profile: \"{}\"", std::string(t.substr(0, 80))));
   }
   if (table != Table::none) close_table(true);
-  if (!seen_runs) {
-    problems.add(seen_init ? init_line : 1, 1, "",
-                 seen_init ? "only the initialization profile is here: no \"Operator-wise Profiling Info for Regular "
-                             "Benchmark Runs:\" section (did benchmark_model finish its runs?)"
-                           : "no \"Operator-wise Profiling Info for Regular Benchmark Runs:\" section: not a "
-                             "benchmark_model op profile");
-  } else if (run_order_tables == 0 && problems.empty()) {
-    problems.add(runs_line, 1, "", "the regular-runs section has no Run Order table (truncated file?)");
-  }
+  check_sections(seen_runs, seen_init, init_line, runs_line, run_order_tables, problems);
   problems.throw_if_any();
   trace.iterations = std::max(run_count, 1);
-  trace.notes.push_back(
-      fmt::format("{}: {} nodes from the Run Order table{} of the regular runs, avg_ms x times "
-                  "called per inference{}",
-                  measured_format_name(trace.format), trace.entries.size(), run_order_tables > 1 ? "s" : "",
-                  run_count > 0 ? fmt::format(", averaged by benchmark_model over {} runs", run_count) : ""));
-  if (delegate_rows)
-    trace.notes.emplace_back(
-        "delegate-internal rows are included under their own names (\"Delegate/...\"); they match "
-        "no layer unless a layer has that name");
+  add_profile_notes(trace, run_count, run_order_tables, delegate_rows);
   return trace;
 }
 

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -214,9 +215,29 @@ TEST(SeedBudget, RooflineSvgHasEveryKernelAsAPoint) {
   const std::string text = framesim::core::read_file(svg);
   std::filesystem::remove(svg);
   EXPECT_EQ(text.rfind("<svg", 0), 0u);
-  std::size_t points = 0;
-  for (auto pos = text.find("<circle"); pos != std::string::npos; pos = text.find("<circle", pos + 1)) ++points;
-  EXPECT_GE(points, 20u);  // resnet18 has 23 kernels, all moving bytes
+  // ResNet-18 after fusion, counted by hand: conv1+bn1+relu1, maxpool, layer1's two blocks of two convs (4),
+  // layer2, layer3 and layer4 each two blocks of two convs plus a downsample conv (5 each), avgpool+flatten and
+  // fc: 1 + 1 + 4 + 15 + 1 + 1 = 23 kernels, each one point with a <title>. The legend adds one marker per limit
+  // that binds a kernel (dram, the int8 roof, dispatch overhead: 3), without a title.
+  std::size_t points = 0, legend = 0;
+  std::set<std::string> titled;
+  for (auto pos = text.find("<circle"); pos != std::string::npos; pos = text.find("<circle", pos + 1)) {
+    const auto end = text.find('>', pos);
+    ASSERT_NE(end, std::string::npos);
+    if (text[end - 1] == '/') {
+      ++legend;
+      continue;
+    }
+    ++points;
+    const auto title = text.find("<title>", end);
+    ASSERT_EQ(title, end + 1) << "a point without its title at " << pos;
+    titled.insert(text.substr(title + 7, text.find(": ", title) - title - 7));
+  }
+  EXPECT_EQ(points, 23u);
+  EXPECT_EQ(legend, 3u);
+  EXPECT_EQ(titled.size(), 23u);  // every kernel once
+  for (const char* k : {"conv1+bn1+relu1", "maxpool", "layer2_0_down+layer2_0_down_bn", "avgpool+flatten", "fc"})
+    EXPECT_EQ(titled.count(k), 1u) << k;
   EXPECT_NE(text.find("dram"), std::string::npos);
   EXPECT_NE(text.find("int8"), std::string::npos);
 }

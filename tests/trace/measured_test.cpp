@@ -1,5 +1,7 @@
-// Measured times in three formats (trace/measured.hpp), read from the fixtures in tests/trace/fixtures/ (a
-// 3-layer network: conv1, relu1, conv2) and from small texts:
+// The table of measured formats (trace/measured.hpp, measured_formats(): seven rows) against the fixtures, the
+// CLI help and traces/README.md; and three of those formats in detail (the TensorRT, Nsight Systems and ONNX
+// Runtime profiles are edge_profiles_test.cpp), read from the fixtures in tests/trace/fixtures/ (a 3-layer
+// network: conv1, relu1, conv2) and from small texts:
 //  - PyTorch profiler traces: GPU kernel time through correlation ids, averaged over profiler steps, matched by
 //    order; record_function ranges matched by name and by a dotted suffix, repeated passes found and averaged;
 //  - TFLite benchmark_model op profiles: the Run Order table of the regular runs, avg_ms x times called, node
@@ -8,15 +10,19 @@
 //  - every problem located (file:line:column and the JSON key path).
 #include "trace/measured.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "config/hardware.hpp"
 #include "config/network.hpp"
 #include "core/error.hpp"
+#include "core/files.hpp"
 #include "model/calibrate.hpp"
 #include "test_support.hpp"
 
@@ -366,7 +372,8 @@ TEST(PlainCsv, ReadAsBefore) {
 }
 
 TEST(MeasuredCommand, BudgetReadsEveryFormat) {
-  // `framesim budget --measured` takes all three formats, matched to the network's layers (and summed per kernel).
+  // `framesim budget --measured` takes the PyTorch trace and the TFLite profile of the 3-layer fixtures, matched
+  // to the network's layers (and summed per kernel).
   for (const char* file : {"pytorch_3layer_ranges.json", "tflite_3layer.csv"}) {
     const auto run = testing::run_cli(
         "budget hardware/seed_reference.yaml tests/trace/fixtures/three_layers.yaml --measured tests/trace/fixtures/" +
@@ -377,6 +384,83 @@ TEST(MeasuredCommand, BudgetReadsEveryFormat) {
     EXPECT_NE(text.find(std::string(file) == "tflite_3layer.csv" ? "63.6 us" : "93 us"), std::string::npos)
         << file << "\n"
         << text;
+  }
+}
+
+TEST(MeasuredFormats, TheTableHasARowPerFormatInEnumOrder) {
+  // Seven formats: plain CSV, PyTorch, TFLite, TensorRT, Nsight CSV, Nsight SQLite, ONNX Runtime (the count the
+  // header of measured.hpp and traces/README.md state). Each row is found by its format and names it once.
+  const auto& rows = trace::measured_formats();
+  ASSERT_EQ(rows.size(), 7u);
+  std::set<std::string_view> names;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    EXPECT_EQ(static_cast<std::size_t>(rows[i].format), i);
+    EXPECT_EQ(&trace::measured_format(rows[i].format), &rows[i]);
+    EXPECT_EQ(trace::measured_format_name(rows[i].format), rows[i].name);
+    EXPECT_TRUE(names.insert(rows[i].name).second) << rows[i].name;
+    EXPECT_TRUE(rows[i].recognises != nullptr && rows[i].read != nullptr) << rows[i].name;
+  }
+  // One fallback per kind of content (JSON: the PyTorch trace; other text: the plain CSV).
+  EXPECT_TRUE(trace::measured_format(MeasuredFormat::plain_csv).fallback);
+  EXPECT_TRUE(trace::measured_format(MeasuredFormat::pytorch_trace).fallback);
+  EXPECT_EQ(std::count_if(rows.begin(), rows.end(), [](const auto& r) { return r.fallback; }), 2);
+}
+
+TEST(MeasuredFormats, EveryRowRecognisesItsFixture) {
+  // A file of each format, read through read_measured_trace (which tries the rows): each lands on its own row,
+  // and together they cover the table.
+  const std::vector<std::pair<std::string, MeasuredFormat>> files = {
+      {"orin_nx_gpu_mobilenet_v2.csv", MeasuredFormat::plain_csv},
+      {"pytorch_3layer_gpu.json", MeasuredFormat::pytorch_trace},
+      {"tflite_3layer.csv", MeasuredFormat::tflite_profile},
+      {"edge/tiny_convnet_trt.profile.json", MeasuredFormat::tensorrt_profile},
+      {"edge/tiny_convnet_nsys_cuda_gpu_trace.csv", MeasuredFormat::nsys_csv},
+      {"edge/tiny_convnet_nsys.sqlite", MeasuredFormat::nsys_sqlite},
+      {"edge/tiny_convnet_ort.json", MeasuredFormat::onnxruntime_profile}};
+  std::set<MeasuredFormat> seen;
+  for (const auto& [file, format] : files) {
+    const auto t = trace::read_measured_trace(fixture(file));
+    EXPECT_EQ(t.format, format) << file << " read as " << trace::measured_format_name(t.format);
+    seen.insert(t.format);
+  }
+  EXPECT_EQ(seen.size(), trace::measured_formats().size());
+}
+
+TEST(MeasuredFormats, ReadmeTableAndHelpListTheRowsOfTheTable) {
+  // traces/README.md's table is the traits table, row for row and column for column; `--measured` in the help of
+  // budget and calibrate names every format.
+  const std::string readme = core::read_file(testing::source_path("traces/README.md"));
+  const std::string header =
+      "| format | written by | recognised by | what gives the time | how names are matched to layers |";
+  auto at = readme.find(header);
+  ASSERT_NE(at, std::string::npos) << "the table's header changed";
+  at = readme.find('\n', readme.find('\n', at) + 1) + 1;  // past the header and the | --- | line
+  std::vector<std::string> lines;
+  while (at < readme.size() && readme[at] == '|') {
+    const auto eol = readme.find('\n', at);
+    lines.push_back(readme.substr(at, eol - at));
+    at = eol + 1;
+  }
+  const auto& rows = trace::measured_formats();
+  ASSERT_EQ(lines.size(), rows.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const auto& r = rows[i];
+    EXPECT_EQ(lines[i], fmt::format("| {} | {} | {} | {} | {} |", r.name, r.written_by, r.recognised_by, r.time_from,
+                                    r.matched_by));
+  }
+  for (const char* command : {"budget --help", "calibrate --help"}) {
+    const auto run = testing::run_cli(command);
+    ASSERT_EQ(run.exit_code, 0) << command << "\n" << run.err;
+    std::string help = run.out;
+    // CLI11 wraps long descriptions: compare with the white space folded.
+    std::string folded;
+    for (char c : help)
+      if (c == '\n' || c == ' ') {
+        if (!folded.empty() && folded.back() != ' ') folded += ' ';
+      } else {
+        folded += c;
+      }
+    for (const auto& r : rows) EXPECT_NE(folded.find(r.name), std::string::npos) << command << ": " << r.name;
   }
 }
 
