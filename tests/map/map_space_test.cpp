@@ -1,0 +1,94 @@
+// framesim map's explanation and the dimensions of its space beyond units and splits, each against numbers
+// worked by hand in the test's comment: the explanation reads the tail of the window the metric judges (the
+// sustained window), stage priorities searched, clock caps searched.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "core/files.hpp"
+#include "test_support.hpp"
+
+namespace fs = std::filesystem;
+namespace fst = framesim::testing;
+using nlohmann::json;
+
+namespace {
+
+std::string quoted(const fs::path& p) { return "'" + p.string() + "'"; }
+
+const json* row_of(const json& map, const std::string& mapping) {
+  for (const auto& r : map["mappings"])
+    if (r["mapping"] == mapping) return &r;
+  return nullptr;
+}
+
+std::string why_of(const json& map) {
+  std::string t;
+  for (const auto& l : map["why"]) t += l.get<std::string>() + "\n";
+  return t;
+}
+
+/// examples/11_throttling's SoC (one lumped thermal node, unit a 5 W at 1 GHz, 2 W at 0.5 GHz) with a second
+/// unit b that has no operating points (it never throttles) and a priority scheduler on a.
+void write_throttling(const fst::Scratch& s) {
+  s.write("hardware.yaml",
+          "name: throttled-a-steady-b\n"
+          "memory:\n  dram: {kind: dram, capacity: \"8 GiB\", bandwidth: \"10 GB/s\", latency: \"100 ns\"}\n"
+          "units:\n"
+          "  a:\n    kind: npu\n    peak: {fp32: \"1 TFLOP/s\"}\n    memory: [dram]\n    scheduler: priority\n"
+          "    static_power: \"5 W\"\n    operating_points:\n"
+          "      - {frequency: \"1 GHz\", voltage: \"1 V\"}\n"
+          "      - {frequency: \"0.5 GHz\", voltage: \"0.8 V\", static_power: \"2 W\"}\n"
+          "  b: {kind: npu, peak: {fp32: \"1 TFLOP/s\"}, memory: [dram]}\n"
+          "thermal: {ambient: \"25 C\", resistance: \"10 C/W\", capacitance: \"0.05 J/C\", trip: \"50 C\", release: "
+          "\"40 C\", governor: {period: \"50 ms\", policy: step}}\n");
+  s.write("scenario.yaml",
+          "name: cold-burst-hot-throttle\nhardware: hardware.yaml\nduration: \"2 s\"\ndeadline: \"100 ms\"\n"
+          "windows: {cold: \"0.25 s\", sustained: \"0.95 s\"}\nsensors:\n  camera: {rate: \"10 Hz\"}\n"
+          "stages:\n  model: {unit: a, inputs: [camera], work: {time: \"10 ms\"}}\n"
+          "tasks:\n  burst: {rate: \"0.4 Hz\", phase: \"0.1 s\", unit: a, priority: 10, work: {time: \"30 ms\"}}\n");
+}
+
+}  // namespace
+
+// By hand, on a (examples/11_throttling/scenario.yaml's derivation, the same thermal node and static powers,
+// whatever runs where): the governor steps a down to 0.5 GHz at 0.35 s and it stays there, so frames captured
+// from 0.4 s take 20 ms = the 10 ms floor + 10 ms of throttling. The burst task (priority 10, released at 0.1 s
+// and next at 2.6 s, after the run) takes a first at 0.1 s: frame 1 queues 30 ms, 40 ms end to end, the run's
+// worst frame. So the whole run's tail (20 frames, nearest-rank p99 = the 20th = 40 ms) is frame 1 alone,
+// queueing 30 ms and no throttling; the sustained window (captures in [1.05 s, 2 s): 1.1 .. 1.9 s, 9 frames,
+// each 20 ms) has p99 20 ms and all 9 in its tail, throttling 10 ms each and no queueing. On b (one clock, no
+// burst): 10 ms every frame. The metric (sustained p99) picks b, 10 ms against 20 ms, and the reason is the
+// throttling in the sustained window; the whole run's tail would have named queueing.
+TEST(MapExplain, TheWhyReadsTheSustainedWindowTheMetricJudges) {
+  fst::Scratch s;
+  write_throttling(s);
+  const auto run = fst::run_cli("run " + quoted(s.dir() / "scenario.yaml") + " -q -o " + quoted(s.dir() / "run"));
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json why = json::parse(framesim::core::read_file(s.dir() / "run" / "summary.json"))["why"];
+  EXPECT_EQ(why["tail"]["frames"], 1);
+  EXPECT_NEAR(why["tail"]["mean_parts"]["queue_s"].get<double>(), 0.030, 1e-12);
+  EXPECT_NEAR(why["tail"]["mean_parts"]["throttling_s"].get<double>(), 0, 1e-12);
+  EXPECT_EQ(why["sustained_tail"]["frames"], 9);
+  EXPECT_NEAR(why["sustained_tail"]["p99_s"].get<double>(), 0.020, 1e-12);
+  EXPECT_NEAR(why["sustained_tail"]["mean_parts"]["throttling_s"].get<double>(), 0.010, 1e-12);
+  EXPECT_NEAR(why["sustained_tail"]["mean_parts"]["floor_s"].get<double>(), 0.010, 1e-12);
+  EXPECT_NEAR(why["sustained_tail"]["mean_parts"]["queue_s"].get<double>(), 0, 1e-12);
+  EXPECT_NEAR(why["sustained_tail"]["window_s"][0].get<double>(), 1.05, 1e-12);
+
+  const auto r = fst::run_cli("map " + quoted(s.dir() / "scenario.yaml") + " --units model=a,b --objective p99 -o " +
+                              quoted(s.dir() / "map"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json map = json::parse(framesim::core::read_file(s.dir() / "map" / "map.json"));
+  ASSERT_TRUE(map["best"].is_number());
+  EXPECT_EQ(map["mappings"][map["best"].get<std::size_t>()]["mapping"], "model=b");
+  const json* on_a = row_of(map, "model=a");
+  ASSERT_NE(on_a, nullptr);
+  EXPECT_NEAR((*on_a)["metrics"]["p99_s"].get<double>(), 0.020, 1e-12);
+  EXPECT_NEAR((*on_a)["metrics"]["tail"]["mean_parts"]["throttling_s"].get<double>(), 0.010, 1e-12);
+  const std::string text = why_of(map);
+  EXPECT_NE(text.find("throttling: 10 ms -> 0 s"), std::string::npos) << text;
+  EXPECT_EQ(text.find("queueing"), std::string::npos) << text;
+}
