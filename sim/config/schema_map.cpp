@@ -78,7 +78,8 @@ const Table& map_table() {
            .kind = Kind::list,
            .default_value = "the scenario's",
            .example = "[0, 1]",
-           .description = "priorities it may take on its unit's scheduler"},
+           .description = "priorities it may take on its unit's scheduler (stages.<stage>.priority, the scheduler's "
+                          "semantics); the static pass does not see them"},
           {.path = "stages.<stage>.priorities[]",
            .kind = Kind::integer,
            .min = -1000,

@@ -92,3 +92,45 @@ TEST(MapExplain, TheWhyReadsTheSustainedWindowTheMetricJudges) {
   EXPECT_NE(text.find("throttling: 10 ms -> 0 s"), std::string::npos) << text;
   EXPECT_EQ(text.find("queueing"), std::string::npos) << text;
 }
+
+// Priorities searched. Unit a orders waiting work by priority (scheduler: priority); both stages on it take
+// the same camera frame at the same instant. l (3 ms, priority 1) ends a path; h1 (1 ms) feeds h2 (3 ms on b).
+// Deadline 4.5 ms. As written (h1 at 0, below l): l runs 0-3 ms (path l: 3 ms), h1 3-4, h2 4-7 ms (path h2:
+// 7 ms): a miss. With h1 raised to 2: h1 0-1, h2 1-4 ms (4 ms), l 1-4 ms (4 ms): both within 4.5 ms. The
+// static pass does not see priorities: both mappings keep the same bounds, a at 4 ms x 10 Hz = 4 % and the
+// longest floor path 1 + 3 = 4 ms, so both are simulated, and the search must take the raised priority.
+TEST(MapSpace, RaisesTheStagePriorityThatMeetsTheDeadline) {
+  fst::Scratch s;
+  s.write("hardware.yaml",
+          "name: two-units\n"
+          "memory:\n  dram: {kind: dram, capacity: \"8 GiB\", bandwidth: \"10 GB/s\", latency: \"100 ns\"}\n"
+          "units:\n  a: {kind: npu, peak: {fp32: \"1 TFLOP/s\"}, memory: [dram], scheduler: priority}\n"
+          "  b: {kind: npu, peak: {fp32: \"1 TFLOP/s\"}, memory: [dram]}\n");
+  s.write("scenario.yaml",
+          "name: priority-map\nhardware: hardware.yaml\nduration: \"1 s\"\ndeadline: \"4.5 ms\"\n"
+          "sensors:\n  camera: {rate: \"10 Hz\"}\nstages:\n"
+          "  l: {unit: a, inputs: [camera], work: {time: \"3 ms\"}, priority: 1}\n"
+          "  h1: {unit: a, inputs: [camera], work: {time: \"1 ms\"}, priority: 0}\n"
+          "  h2: {unit: b, inputs: [h1], work: {time: \"3 ms\"}}\n");
+  const auto r =
+      fst::run_cli("map " + quoted(s.dir() / "scenario.yaml") + " --priorities h1=0,2 -o " + quoted(s.dir() / "map"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json map = json::parse(framesim::core::read_file(s.dir() / "map" / "map.json"));
+  EXPECT_EQ(map["static_kept"], 2);
+  const json* low = row_of(map, "h1=a p0");
+  const json* raised = row_of(map, "h1=a p2");
+  ASSERT_NE(low, nullptr);
+  ASSERT_NE(raised, nullptr);
+  EXPECT_EQ((*low)["metrics"]["static"], (*raised)["metrics"]["static"]);
+  EXPECT_NEAR((*low)["metrics"]["static"]["max_utilisation"].get<double>(), 0.04, 1e-12);
+  EXPECT_NEAR((*low)["metrics"]["static"]["worst_path_floor_s"].get<double>(), 0.004, 1e-12);
+  EXPECT_NEAR((*low)["metrics"]["path_p99_s"]["l"].get<double>(), 0.003, 1e-12);
+  EXPECT_NEAR((*low)["metrics"]["path_p99_s"]["h2"].get<double>(), 0.007, 1e-12);
+  EXPECT_FALSE((*low)["metrics"]["meets_deadline"].get<bool>());
+  EXPECT_NEAR((*raised)["metrics"]["path_p99_s"]["l"].get<double>(), 0.004, 1e-12);
+  EXPECT_NEAR((*raised)["metrics"]["path_p99_s"]["h2"].get<double>(), 0.004, 1e-12);
+  EXPECT_TRUE((*raised)["metrics"]["meets_deadline"].get<bool>());
+  EXPECT_EQ(map["mappings"][map["best"].get<std::size_t>()]["mapping"], "h1=a p2");
+  const std::string best = framesim::core::read_file(s.dir() / "map" / "best.yaml");
+  EXPECT_NE(best.find("priority: 2"), std::string::npos) << best;
+}
