@@ -35,12 +35,21 @@ const Table& map_table() {
            .description = "simulations at most (the baselines included)"},
           {.path = "strategy",
            .kind = Kind::choice,
-           .choices = names_of({"auto", "exhaustive", "local"}),
+           .choices = names_of({"auto", "exhaustive", "local", "genetic"}),
            .default_value = "auto",
            .example = "auto",
            .description = "exhaustive: every mapping the static pass keeps; local: best-improvement local search "
-                          "from the statically best mappings, one stage changed at a time; auto: exhaustive when "
-                          "the kept mappings fit the budget, else local"},
+                          "from the statically best mappings, one stage changed at a time; genetic: a population "
+                          "seeded by the statically best mappings (budget / 4 of them, 2 to 16), bred by "
+                          "tournament, crossover stage by stage and a mutation of one stage, the best surviving; "
+                          "auto: exhaustive when the kept mappings fit the budget, else local"},
+          {.path = "seed",
+           .kind = Kind::integer,
+           .min = 0,
+           .max = 4294967295,
+           .default_value = "1",
+           .example = "7",
+           .description = "the genetic search's draws: the same seed, the same search"},
           {.path = "duration",
            .kind = Kind::quantity,
            .dimension = Dimension::Seconds,
