@@ -33,7 +33,7 @@ std::array<double, kParts> FramePath::totals_s() const {
 }
 
 Breakdown::Breakdown(const model::ScenarioSpec& spec, std::size_t worst)
-    : spec_(spec), worst_count_(worst), frames_(1 + kParts + spec.stages.size()) {
+    : spec_(spec), worst_count_(worst), frames_(2 + kParts + spec.stages.size()) {
   for (std::size_t s = 0; s < spec.stages.size(); ++s) {
     std::vector<double> floors;
     for (std::size_t k = 0; k < spec.hardware.units[spec.stages[s].unit].operating_points.size(); ++k)
@@ -108,8 +108,9 @@ void Breakdown::on_frame(const engine::FrameRecord& r, bool counted) {
   last_frame_ = std::max(last_frame_, r.frame);
   if (counted) {
     FramePath path = path_of(r);
-    std::vector<double> record(1 + kParts + spec_.stages.size(), 0.0);
+    std::vector<double> record(2 + kParts + spec_.stages.size(), 0.0);
     record[0] = path.latency_s;
+    record.back() = path.capture_s;
     const auto totals = path.totals_s();
     for (std::size_t k = 0; k < kParts; ++k) record[1 + k] = totals[k];
     for (const auto& s : path.steps) {
@@ -144,7 +145,40 @@ json parts_json(const std::array<double, kParts>& parts) {
 
 }  // namespace
 
-json Breakdown::finish(std::optional<double> p99_s) const {
+template <class Take>
+json Breakdown::tail_json(double p99_s, Take take) const {
+  std::array<double, kParts> mean{};
+  std::vector<double> stage_s(spec_.stages.size(), 0.0);
+  std::vector<std::int64_t> dominant(spec_.stages.size(), 0);
+  std::int64_t n = 0;
+  const std::size_t stage_count = stage_s.size();
+  frames_.for_each([&](const double* c) {
+    if (!take(c[0], c[1 + kParts + stage_count])) return;
+    if (c[0] < p99_s && !same_time(c[0], p99_s)) return;
+    ++n;
+    for (std::size_t k = 0; k < kParts; ++k) mean[k] += c[1 + k];
+    const double* on_path = c + 1 + kParts;
+    for (std::size_t s = 0; s < stage_count; ++s) stage_s[s] += on_path[s];
+    ++dominant[static_cast<std::size_t>(std::max_element(on_path, on_path + stage_count) - on_path)];
+  });
+  if (n == 0) return json();
+  for (auto& v : mean) v /= static_cast<double>(n);
+  double on_path = 0;
+  for (auto& v : stage_s) on_path += (v /= static_cast<double>(n));
+  const std::size_t critical =
+      static_cast<std::size_t>(std::max_element(stage_s.begin(), stage_s.end()) - stage_s.begin());
+  json stages = json::object();
+  for (std::size_t s = 0; s < stage_s.size(); ++s)
+    stages[spec_.stages[s].name] = {{"mean_on_path_s", stage_s[s]}, {"dominant_in_frames", dominant[s]}};
+  return {{"p99_s", p99_s},
+          {"frames", n},
+          {"mean_parts", parts_json(mean)},
+          {"stages", stages},
+          {"critical_stage", spec_.stages[critical].name},
+          {"critical_share", on_path > 0 ? stage_s[critical] / on_path : 0.0}};
+}
+
+json Breakdown::finish(std::optional<double> p99_s, std::optional<Window> sustained) const {
   json parts = json::array();
   for (std::size_t k = 0; k < kParts; ++k) parts.push_back(part_name(static_cast<Part>(k)));
   json out{
@@ -175,35 +209,19 @@ json Breakdown::finish(std::optional<double> p99_s) const {
   }
   out["worst_frames"] = worst;
   if (!p99_s || frames_.size() == 0) return out;
-  // The tail: every counted frame at or above p99.
-  std::array<double, kParts> mean{};
-  std::vector<double> stage_s(spec_.stages.size(), 0.0);
-  std::vector<std::int64_t> dominant(spec_.stages.size(), 0);
-  std::int64_t n = 0;
-  const std::size_t stage_count = stage_s.size();
-  frames_.for_each([&](const double* c) {
-    if (c[0] < *p99_s && !same_time(c[0], *p99_s)) return;
-    ++n;
-    for (std::size_t k = 0; k < kParts; ++k) mean[k] += c[1 + k];
-    const double* on_path = c + 1 + kParts;
-    for (std::size_t s = 0; s < stage_count; ++s) stage_s[s] += on_path[s];
-    ++dominant[static_cast<std::size_t>(std::max_element(on_path, on_path + stage_count) - on_path)];
-  });
-  if (n == 0) return out;
-  for (auto& v : mean) v /= static_cast<double>(n);
-  double on_path = 0;
-  for (auto& v : stage_s) on_path += (v /= static_cast<double>(n));
-  const std::size_t critical =
-      static_cast<std::size_t>(std::max_element(stage_s.begin(), stage_s.end()) - stage_s.begin());
-  json stages = json::object();
-  for (std::size_t s = 0; s < stage_s.size(); ++s)
-    stages[spec_.stages[s].name] = {{"mean_on_path_s", stage_s[s]}, {"dominant_in_frames", dominant[s]}};
-  out["tail"] = {{"p99_s", *p99_s},
-                 {"frames", n},
-                 {"mean_parts", parts_json(mean)},
-                 {"stages", stages},
-                 {"critical_stage", spec_.stages[critical].name},
-                 {"critical_share", on_path > 0 ? stage_s[critical] / on_path : 0.0}};
+  // The tail: every counted frame at or above p99; the sustained tail: the frames captured in the sustained
+  // window at or above that window's p99.
+  json tail = tail_json(*p99_s, [](double, double) { return true; });
+  if (!tail.is_null()) out["tail"] = std::move(tail);
+  if (sustained) {
+    json hot = tail_json(sustained->p99_s, [&](double, double capture) {
+      return capture >= sustained->from_s && capture < sustained->to_s;
+    });
+    if (!hot.is_null()) {
+      hot["window_s"] = {sustained->from_s, sustained->to_s};
+      out["sustained_tail"] = std::move(hot);
+    }
+  }
   return out;
 }
 

@@ -81,8 +81,10 @@ std::vector<std::string> why_wins(const MapRow& winner, const MapRow& baseline) 
     for (const auto& [gain, text] : changes)
       if (std::abs(gain) > 1e-9) lines.push_back(text);
     if (!lines.empty())
-      out.push_back("in the tail (frames at or above p99), per frame, largest saving first: " +
-                    core::join_list(lines, "; "));
+      out.push_back(
+          "in the sustained window's tail (its frames at or above its p99: the window the metric judges), "
+          "per frame, largest saving first: " +
+          core::join_list(lines, "; "));
     const double hw = handoff_excess(w.value("slowdown", json())), hb = handoff_excess(b.value("slowdown", json()));
     if (hw > 0 || hb > 0)
       out.push_back(fmt::format(
@@ -95,7 +97,7 @@ std::vector<std::string> why_wins(const MapRow& winner, const MapRow& baseline) 
   }
   const double thw = number_at(w, "throttled_fraction"), thb = number_at(b, "throttled_fraction");
   if (std::isfinite(thw) && std::isfinite(thb) && (thw > 0 || thb > 0))
-    out.push_back(fmt::format("time throttled: {:.1f} % -> {:.1f} %", 100 * thb, 100 * thw));
+    out.push_back(fmt::format("time throttled over the whole run: {:.1f} % -> {:.1f} %", 100 * thb, 100 * thw));
   return out;
 }
 

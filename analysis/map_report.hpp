@@ -15,7 +15,9 @@ namespace framesim::analysis {
 
 /// One simulated mapping. `metrics` holds what answer_sweep reads (p99_s: the worst path's sustained p99,
 /// energy_mean_J, deadline_s, meets_deadline) and the rest of the map's view: path_p99_s (per sink),
-/// dropped, static (max_utilisation, worst_path_floor_s), tail (the run's why.tail), throttled_fraction.
+/// dropped, static (max_utilisation, worst_path_floor_s), tail (the run's why.sustained_tail: the frames
+/// captured in the sustained window at or above its p99, the window the metric judges), throttled_fraction (the
+/// whole run's).
 struct MapRow {
   std::string label;   // "detector=gpu, segmenter=dla0|gpu@40"
   std::string role;    // "", or the roles it plays: "your scenario, all on gpu", "best"
@@ -48,8 +50,8 @@ std::string map_csv(const MapReport& r);
 std::string map_html(const MapReport& r, const SweepAnswers& answers);
 
 /// Lines saying why `winner`'s tail is shorter or cheaper than `baseline`'s, from their metrics' tail
-/// breakdowns (queue, blocked, floor, throttling, bus, gap; the hand-offs' wait beyond their time alone) and
-/// throttling.
+/// breakdowns in the sustained window (the window of the search's metric) (queue, blocked, floor, throttling, bus, gap;
+/// the hand-offs' wait beyond their time alone) and throttling.
 std::vector<std::string> why_wins(const MapRow& winner, const MapRow& baseline);
 
 }  // namespace framesim::analysis

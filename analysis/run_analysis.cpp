@@ -365,7 +365,11 @@ json RunAnalysis::finish(const engine::RunTotals& totals) {
     j["measured_frames"] = write_measured_frames(spec_, folder_, service);
   }
   j["slowdown"] = slowdown_.finish();
-  j["why"] = breakdown_.finish(all_.latency_s.empty() ? std::nullopt : std::optional(all_.latency_s.quantile(0.99)));
+  std::optional<Breakdown::Window> hot;
+  if (!sustained_.latency_s.empty())
+    hot = Breakdown::Window{sustained_.from_s, sustained_.to_s, sustained_.latency_s.quantile(0.99)};
+  j["why"] =
+      breakdown_.finish(all_.latency_s.empty() ? std::nullopt : std::optional(all_.latency_s.quantile(0.99)), hot);
   j["statistics"] = statistics_json();
   j["provenance"] = provenance_;
   j["stuck"] = stuck_json(totals);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <limits>
@@ -97,5 +98,22 @@ class MapSearch {
   std::vector<std::string> logical_;                  // stage names as the file writes them (parts folded)
   std::vector<std::vector<std::size_t>> inputs_;      // logical inputs of each logical stage
 };
+
+/// What the genetic search needs of the simulations (map_command.cpp's driver).
+struct GeneticHooks {
+  std::function<void(const std::vector<Mapping>&)> evaluate;   // simulates a batch (within the budget)
+  std::function<bool(const Mapping&)> known;                   // simulated already
+  std::function<bool(const Mapping&, const Mapping&)> better;  // both simulated: the first wins
+  std::function<std::size_t()> left;                           // simulations the budget leaves
+};
+
+/// Genetic search (map_genetic.cpp): a population seeded by the static ranking (its best `population`
+/// mappings), then per generation `population` children, each of two parents picked by tournament (two drawn,
+/// the better kept), crossed over stage by stage and mutated (one stage given another option), kept only if the
+/// static pass keeps it and it is not simulated yet; the generation is simulated as one batch and the best
+/// `population` of parents and children live on. It ends when the budget is spent or no new child is found.
+/// Deterministic: its draws come from `seed` alone.
+void genetic_search(const MapSearch& search, const std::vector<Mapping>& ranked, std::size_t population,
+                    std::uint64_t seed, const GeneticHooks& hooks);
 
 }  // namespace framesim::cli

@@ -71,6 +71,7 @@ MapSpace load_map_space(const std::filesystem::path& path) {
     space.objective = m.choice("objective").value_or("energy");
     space.budget = static_cast<std::size_t>(m.integer("budget").value_or(50));
     space.strategy = m.choice("strategy").value_or("auto");
+    space.seed = static_cast<std::uint64_t>(m.integer("seed").value_or(1));
     if (auto d = m.get("duration")) {
       if (m.quantity("duration")) space.duration = d->text();
     }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -29,6 +30,7 @@ struct MapSpace {
   std::string objective = "energy";
   std::size_t budget = 50;
   std::string strategy = "auto";
+  std::uint64_t seed = 1;  // the genetic search's draws
   std::optional<std::string> duration;
   std::vector<MapStageChoices> stages;
 };

@@ -35,12 +35,21 @@ const Table& map_table() {
            .description = "simulations at most (the baselines included)"},
           {.path = "strategy",
            .kind = Kind::choice,
-           .choices = names_of({"auto", "exhaustive", "local"}),
+           .choices = names_of({"auto", "exhaustive", "local", "genetic"}),
            .default_value = "auto",
            .example = "auto",
            .description = "exhaustive: every mapping the static pass keeps; local: best-improvement local search "
-                          "from the statically best mappings, one stage changed at a time; auto: exhaustive when "
-                          "the kept mappings fit the budget, else local"},
+                          "from the statically best mappings, one stage changed at a time; genetic: a population "
+                          "seeded by the statically best mappings (budget / 4 of them, 2 to 16), bred by "
+                          "tournament, crossover stage by stage and a mutation of one stage, the best surviving; "
+                          "auto: exhaustive when the kept mappings fit the budget, else local"},
+          {.path = "seed",
+           .kind = Kind::integer,
+           .min = 0,
+           .max = 4294967295,
+           .default_value = "1",
+           .example = "7",
+           .description = "the genetic search's draws: the same seed, the same search"},
           {.path = "duration",
            .kind = Kind::quantity,
            .dimension = Dimension::Seconds,
@@ -78,7 +87,8 @@ const Table& map_table() {
            .kind = Kind::list,
            .default_value = "the scenario's",
            .example = "[0, 1]",
-           .description = "priorities it may take on its unit's scheduler"},
+           .description = "priorities it may take on its unit's scheduler (stages.<stage>.priority, the scheduler's "
+                          "semantics); the static pass does not see them"},
           {.path = "stages.<stage>.priorities[]",
            .kind = Kind::integer,
            .min = -1000,
