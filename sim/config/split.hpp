@@ -1,6 +1,6 @@
 // Reading where a stage's network runs: `stages.<stage>.split` (cuts across units) and the problems that
 // compiling the split and the units' fallbacks finds (model/placement.hpp), placed in the scenario file.
-// Internal to config/ (scenario.cpp).
+// Internal to config/ (the scenario reader: scenario.cpp, scenario_stages.cpp).
 #pragma once
 
 #include <vector>
