@@ -44,6 +44,15 @@ std::optional<std::string> count_problem(double value) {
   return std::nullopt;
 }
 
+std::optional<std::string> id_problem(double value) {
+  constexpr double kMaxExactInteger = 9007199254740992.0;  // 2^53: every integer up to it is a double
+  if (!std::isfinite(value) || value != std::floor(value)) return fmt::format("expected a whole number, got {}", value);
+  if (std::fabs(value) > kMaxExactInteger)
+    return fmt::format("{} is out of range for an id (at most 2^53 = {:.0f} either side of 0)", value,
+                       kMaxExactInteger);
+  return std::nullopt;
+}
+
 namespace {
 /// `v` (the number member `key` of `o`, read already) when `problem` says nothing of it; else nothing, with the
 /// problem added at the member.
@@ -71,6 +80,13 @@ std::optional<double> JsonFields::timestamp(const char* key, double to_s, bool r
 std::optional<double> JsonFields::count(const char* key, bool required, const char* what) const {
   const auto v = number(key, required, what);
   return checked(v, o_, here_, key, p_, v ? count_problem(*v) : std::nullopt);
+}
+
+std::optional<std::int64_t> JsonFields::id(const char* key, bool required, const char* what) const {
+  const auto v = number(key, required, what);
+  const auto ok = checked(v, o_, here_, key, p_, v ? id_problem(*v) : std::nullopt);
+  if (!ok) return std::nullopt;
+  return static_cast<std::int64_t>(*ok);
 }
 
 std::optional<std::string> JsonFields::text(const char* key, bool required) const {

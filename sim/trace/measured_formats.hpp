@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -58,6 +59,9 @@ std::optional<std::string> duration_problem(double value, double to_s);
 std::optional<std::string> timestamp_problem(double value, double to_s);
 /// The same for a count: a whole number in [0, kMaxTraceCount].
 std::optional<std::string> count_problem(double value);
+/// The same for an id (a correlation or External id): a whole number within 2^53 either side of 0, so the id a
+/// double holds is the one written and it converts to std::int64_t.
+std::optional<std::string> id_problem(double value);
 
 /// Typed access to the members of a JSON object, adding a located problem for a missing or mistyped member.
 /// `here` is the object's key path ("[3]"), used in messages as "[3].averageMs".
@@ -73,6 +77,8 @@ class JsonFields {
   std::optional<double> timestamp(const char* key, double to_s, bool required, const char* what) const;
   /// A count (runs, calls), checked by count_problem.
   std::optional<double> count(const char* key, bool required, const char* what) const;
+  /// An id, checked by id_problem.
+  std::optional<std::int64_t> id(const char* key, bool required, const char* what) const;
   std::optional<std::string> text(const char* key, bool required) const;
   /// A member that must be an object, if present.
   const Json* object(const char* key) const;

@@ -362,8 +362,19 @@ MeasuredTrace parse_nsys_csv(const std::string& text, const std::string& path) {
     a.name = cell(name_col).text;
     a.copy = is_copy_name(a.name);
     a.stream = stream_col >= 0 ? cell(stream_col).text : "";
-    if (corr_col >= 0)
-      if (auto c = whole_number(cell(corr_col).text)) a.correlation = static_cast<std::int64_t>(*c);
+    // An empty CorrId is a kernel without one (attributed by time); anything else must be an id.
+    if (corr_col >= 0 && !cell(corr_col).text.empty()) {
+      const core::CsvCell& written = cell(corr_col);
+      const auto c = whole_number(written.text);
+      const auto problem = c ? id_problem(*c)
+                             : std::optional<std::string>(
+                                   fmt::format("expected a number, got \"{}\"", core::quote_capped(written.text)));
+      if (problem) {
+        d.add({path, row.line, written.column}, "CorrId", *problem);
+        continue;
+      }
+      a.correlation = static_cast<std::int64_t>(*c);
+    }
     a.line = row.line;
     if (a.name.empty()) {
       d.add({path, row.line, cell(name_col).column}, "Name", "empty kernel name");

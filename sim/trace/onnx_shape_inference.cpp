@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 
 #include "trace/onnx_importer.hpp"
 
@@ -41,6 +42,9 @@ void OnnxImporter::infer_shapes() {
   }
   if (pid == 0) {
     ::close(fds[0]);
+    // A crash here is the parent's to report (below): the child dies by its signal, with no handler of ours
+    // or a sanitizer's taking it for a crash of the program.
+    for (const int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) std::signal(sig, SIG_DFL);
     std::string out;
     try {
       infer_in_process(model_);

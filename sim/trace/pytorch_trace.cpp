@@ -56,10 +56,8 @@ struct ReadEvents {
 /// dims of its first tensor input ("Input Dims"). False (the problem added) when they are malformed.
 bool read_event_args(const Json& args, const std::string& args_path, Problems& problems, Event& ev) {
   const JsonFields fields(args, args_path, problems);
-  if (auto c = fields.number("correlation", false, "the CUDA correlation id"))
-    ev.correlation = static_cast<std::int64_t>(*c);
-  if (auto x = fields.number("External id", false, "the id linking GPU work to its op"))
-    ev.external_id = static_cast<std::int64_t>(*x);
+  ev.correlation = fields.id("correlation", false, "the CUDA correlation id");
+  ev.external_id = fields.id("External id", false, "the id linking GPU work to its op");
   if (const Json* dims = args.find("Input Dims")) {
     if (dims->type != Json::Type::array) {
       problems.add(dims->line, dims->column, args_path + ".Input Dims",

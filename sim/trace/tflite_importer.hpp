@@ -95,7 +95,7 @@ class Importer {
   std::vector<int> constant_inputs(const Op& o) const;
   void make_inputs();
   std::string unique_name(const std::string& base);
-  int emit(const Op& o, std::string_view op, const std::string& name, const OpParams& params,
+  int emit(const Op& o, std::string_view op, const std::string& name, const OpParams& stated,
            const std::vector<int>& inputs, LayerPrecision precision);
   int reshape(const Op& o, int from, const Shape& shape, const std::string& name);
   static LayerPrecision same(Precision p);
