@@ -63,8 +63,12 @@ std::pair<std::string, std::vector<std::string>> stage_list(const std::string& o
     if (comma == std::string::npos) break;
     start = comma + 1;
   }
-  for (const auto& v : values)
-    if (v.empty()) throw core::UserError(fmt::format("{}: an empty value in \"{}\"", option, text));
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (values[i].empty()) throw core::UserError(fmt::format("{}: an empty value in \"{}\"", option, text));
+    if (std::find(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(i), values[i]) !=
+        values.begin() + static_cast<std::ptrdiff_t>(i))
+      throw core::UserError(fmt::format("{}: \"{}\" is listed twice in \"{}\"", option, values[i], text));
+  }
   return {text.substr(0, eq), values};
 }
 
@@ -75,7 +79,7 @@ config::MapSpace space_of(const MapArgs& a) {
   auto stage = [&](const std::string& name) -> config::MapStageChoices& {
     for (auto& s : space.stages)
       if (s.stage == name) return s;
-    space.stages.push_back({name, {}, {}, {}, {}, {}});
+    space.stages.push_back({name, {}, {}, {}, {}, {}, {}});
     return space.stages.back();
   };
   for (const auto& t : a.units) {
@@ -85,6 +89,7 @@ config::MapSpace space_of(const MapArgs& a) {
   for (const auto& t : a.splits) {
     auto [name, values] = stage_list("--splits", t);
     stage(name).splits = values;
+    stage(name).split_origins.clear();  // given as an option: no place in the file
   }
   for (const auto& t : a.precisions) {
     auto [name, values] = stage_list("--precisions", t);
@@ -95,13 +100,17 @@ config::MapSpace space_of(const MapArgs& a) {
     auto& s = stage(name);
     s.priorities.clear();
     for (const auto& v : values) {
+      int p = 0;
       try {
         std::size_t used = 0;
-        s.priorities.push_back(std::stoi(v, &used));
+        p = std::stoi(v, &used);
         if (used != v.size()) throw std::invalid_argument(v);
       } catch (const std::exception&) {
         throw core::UserError(fmt::format("--priorities: \"{}\" is not an integer", v));
       }
+      if (std::find(s.priorities.begin(), s.priorities.end(), p) != s.priorities.end())
+        throw core::UserError(fmt::format("--priorities: {} is listed twice in \"{}\"", p, t));
+      s.priorities.push_back(p);
     }
   }
   if (!a.objective.empty()) {

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "config/scenario.hpp"
+#include "config/split.hpp"
 #include "core/error.hpp"
 #include "core/text.hpp"
 #include "core/units.hpp"
@@ -22,6 +23,22 @@ double origin_rate_Hz(const model::ScenarioSpec& spec, std::size_t stage) {
   const model::InputRef* in = &spec.stages[stage].inputs.front();
   while (!in->sensor) in = &spec.stages[in->index].inputs.front();
   return spec.sensors[in->index].rate_Hz;
+}
+
+/// A space's split points, each checked as the scenario reader checks a cut (an index or a layer name, after the
+/// first layer and inside the network); a cut moves the layers after it to another of the stage's units, so
+/// splits need two units to choose from.
+void check_splits(const config::MapStageChoices& choices, const model::NetworkSpec& net, std::size_t units,
+                  core::Diagnostics& problems) {
+  for (std::size_t k = 0; k < choices.splits.size(); ++k) {
+    std::string problem;
+    if (config::cut_layer(choices.splits[k], net, problem)) continue;
+    const auto& at = k < choices.split_origins.size() ? choices.split_origins[k] : choices.origin;
+    problems.add(at, fmt::format("stages.{}.splits[{}]", choices.stage, k), problem);
+  }
+  if (!choices.splits.empty() && units < 2)
+    problems.add(choices.origin, "stages." + choices.stage + ".splits",
+                 "a cut moves the layers after it to another of the stage's units: give at least two `units`");
 }
 
 }  // namespace
@@ -74,14 +91,17 @@ MapSearch::MapSearch(const std::filesystem::path& scenario, const model::Scenari
       if (!base.hardware.find_unit(u)) where(fmt::format("{} has no unit \"{}\"", base.hardware.source_file, u));
     for (const auto& p : choices.precisions)
       if (!model::parse_layer_precision(p)) where(fmt::format("\"{}\" is not a precision", p));
+    const std::vector<std::string> units =
+        choices.units.empty() ? std::vector<std::string>{base.hardware.units[stage.unit].name} : choices.units;
+    if (network)
+      check_splits(choices, base.networks[static_cast<std::size_t>(stage.work.network)].network, units.size(),
+                   problems);
     StageAxis axis;
     axis.stage = choices.stage;
     axis.rate_Hz = origin_rate_Hz(base, first);
     axis.split_key = !choices.splits.empty();
     axis.precision_key = !choices.precisions.empty();
     axis.priority_key = !choices.priorities.empty();
-    const std::vector<std::string> units =
-        choices.units.empty() ? std::vector<std::string>{base.hardware.units[stage.unit].name} : choices.units;
     std::vector<std::optional<std::string>> precisions{std::nullopt};
     if (axis.precision_key) precisions.assign(choices.precisions.begin(), choices.precisions.end());
     std::vector<std::optional<int>> priorities{std::nullopt};

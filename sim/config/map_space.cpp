@@ -1,10 +1,13 @@
 #include "config/map_space.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "config/schema.hpp"
 #include "config/yaml.hpp"
 #include "core/files.hpp"
+#include "model/precision.hpp"
 
 namespace framesim::config {
 
@@ -12,12 +15,23 @@ namespace {
 
 const schema::Table& kKeys = schema::map_table();
 
-std::vector<std::string> texts(const std::optional<Node>& node) {
+/// The scalars of the list at `node`, each with its location; a value given twice is refused at its second
+/// place (it would be one more simulation of the same mapping).
+std::vector<std::string> texts(const std::optional<Node>& node, std::vector<core::SourceLocation>* where = nullptr) {
   std::vector<std::string> out;
   if (!node) return out;
-  for (const Node& item : node->items())
-    if (auto t = item.text()) out.push_back(*t);
-  if (node->is_sequence() && out.empty()) node->error("needs at least one value (or leave the key out)");
+  for (const Node& item : node->items()) {
+    auto t = item.text();
+    if (!t) continue;
+    if (std::find(out.begin(), out.end(), *t) != out.end()) {
+      item.error(fmt::format("\"{}\" is listed twice", *t));
+      continue;
+    }
+    out.push_back(*t);
+    if (where) where->push_back(item.location());
+  }
+  if (node->is_sequence() && out.empty() && node->items().empty())
+    node->error("needs at least one value (or leave the key out)");
   return out;
 }
 
@@ -82,12 +96,20 @@ MapSpace load_map_space(const std::filesystem::path& path) {
         c.stage = name;
         c.origin = value.location();
         c.units = texts(s.get("units"));
-        c.splits = texts(s.get("splits"));
-        c.precisions = texts(s.get("precisions"));
+        c.splits = texts(s.get("splits"), &c.split_origins);
+        std::vector<core::SourceLocation> precision_origins;
+        c.precisions = texts(s.get("precisions"), &precision_origins);
+        for (std::size_t k = 0; k < c.precisions.size(); ++k)
+          if (!model::parse_layer_precision(c.precisions[k]))
+            diagnostics.add(precision_origins[k], fmt::format("stages.{}.precisions[{}]", name, k),
+                            fmt::format("\"{}\" is not a precision", c.precisions[k]));
         if (auto p = s.get("priorities")) {
           for (const Node& item : p->items())
-            if (auto v = item.integer(*kKeys.find("stages.<stage>.priorities[]")))
-              c.priorities.push_back(static_cast<int>(*v));
+            if (auto v = item.integer(*kKeys.find("stages.<stage>.priorities[]"))) {
+              if (std::find(c.priorities.begin(), c.priorities.end(), *v) != c.priorities.end())
+                item.error(fmt::format("{} is listed twice", *v));
+              else c.priorities.push_back(static_cast<int>(*v));
+            }
         }
         space.stages.push_back(std::move(c));
       }

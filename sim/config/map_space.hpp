@@ -18,7 +18,8 @@ namespace framesim::config {
 struct MapStageChoices {
   std::string stage;
   std::vector<std::string> units;
-  std::vector<std::string> splits;  // layer index or name
+  std::vector<std::string> splits;                  // layer index or name
+  std::vector<core::SourceLocation> split_origins;  // each split's place in the map file (empty: an option)
   std::vector<std::string> precisions;
   std::vector<int> priorities;
   core::SourceLocation origin;

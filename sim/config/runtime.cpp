@@ -16,6 +16,24 @@ constexpr double kMaxDispatchOverhead_s = 1.0;
 
 const schema::Table& kKeys = schema::runtime_table();
 
+/// The precisions an efficiency mapping names, at its top level and under by_op's classes (read_unit_efficiency
+/// has refused what is not a precision already).
+std::vector<model::RuntimeUnitProfile::NamedPrecision> named_precisions(const Node& efficiency,
+                                                                        const std::string& path) {
+  std::vector<model::RuntimeUnitProfile::NamedPrecision> named;
+  const auto add_map = [&](const Node& node, const std::string& at) {
+    if (!node.is_map()) return;
+    for (const auto& [key, value] : node.entries())
+      if (auto precision = model::parse_precision(key)) named.push_back({*precision, value.location(), at + "." + key});
+  };
+  add_map(efficiency, path);
+  if (!efficiency.is_map()) return named;
+  for (const auto& [key, value] : efficiency.entries())
+    if (key == "by_op" && value.is_map())
+      for (const auto& [op_class, per] : value.entries()) add_map(per, path + ".by_op." + op_class);
+  return named;
+}
+
 model::RuntimeUnitProfile read_unit(const std::string& name, const Node& node) {
   model::RuntimeUnitProfile p;
   p.unit = name;
@@ -28,6 +46,7 @@ model::RuntimeUnitProfile read_unit(const std::string& name, const Node& node) {
     p.has_efficiency = true;
     p.efficiency = scratch.efficiency;
     p.efficiency_by_op = scratch.efficiency_by_op;
+    p.named_precisions = named_precisions(*eff, "units." + name + ".efficiency");
   }
   if (auto o = m.quantity("dispatch_overhead")) {
     if (*o > kMaxDispatchOverhead_s)
@@ -91,6 +110,18 @@ model::RuntimeProfile parse_runtime(const std::string& text, const std::string& 
   return r;
 }
 
+namespace {
+/// The value every precision of `per` has, when all have the same one.
+std::optional<double> uniform(const model::PerPrecision<double>& per) {
+  std::optional<double> shared;
+  for (model::Precision p : model::kAllPrecisions) {
+    if (!per[p] || (shared && *shared != *per[p])) return std::nullopt;
+    shared = per[p];
+  }
+  return shared;
+}
+}  // namespace
+
 std::string runtime_yaml(const model::RuntimeProfile& profile, const std::string& schema_path) {
   std::string out = fmt::format("# yaml-language-server: $schema={}\n", schema_path);
   out += fmt::format("runtime: {}\n", quoted(profile.name));
@@ -102,14 +133,24 @@ std::string runtime_yaml(const model::RuntimeProfile& profile, const std::string
     out += fmt::format("  {}:\n", u.unit);
     if (u.has_efficiency) {
       out += "    efficiency:\n";
-      for (model::Precision p : model::kAllPrecisions)
-        if (u.efficiency[p]) out += fmt::format("      {}: {}\n", model::precision_name(p), number(*u.efficiency[p]));
+      // An efficiency every precision shares is written once (`all`, or a class's number), as it was read: a
+      // per-precision entry would name precisions the unit may have no peak for, which laying it over refuses.
+      if (auto all = uniform(u.efficiency)) {
+        out += fmt::format("      all: {}\n", number(*all));
+      } else {
+        for (model::Precision p : model::kAllPrecisions)
+          if (u.efficiency[p]) out += fmt::format("      {}: {}\n", model::precision_name(p), number(*u.efficiency[p]));
+      }
       bool any_class = false;
       for (model::OpClass c : model::kAllOpClasses) {
         const auto& per = u.efficiency_by_op[static_cast<std::size_t>(c)];
         if (!per.any()) continue;
         if (!any_class) out += "      by_op:\n";
         any_class = true;
+        if (auto all = uniform(per)) {
+          out += fmt::format("        {}: {}\n", model::op_class_name(c), number(*all));
+          continue;
+        }
         out += fmt::format("        {}: {{", model::op_class_name(c));
         bool first = true;
         for (model::Precision p : model::kAllPrecisions)

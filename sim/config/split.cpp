@@ -19,10 +19,32 @@ std::optional<Node> child(const Node& node, std::string_view key) {
 
 }  // namespace
 
+std::optional<std::size_t> cut_layer(const std::string& at, const model::NetworkSpec& net, std::string& problem) {
+  const std::size_t n = net.layers.size();
+  std::size_t first = 0;
+  if (!at.empty() && at.find_first_not_of("0123456789") == std::string::npos && at.size() < 10) {
+    first = static_cast<std::size_t>(std::stoul(at));
+  } else if (auto l = net.find_layer(at)) {
+    first = static_cast<std::size_t>(*l);
+  } else {
+    std::vector<std::string> names;
+    for (const auto& layer : net.layers) names.push_back(layer.name);
+    std::string message = fmt::format("network {} has no layer \"{}\" (give a layer name or an index)", net.name, at);
+    if (auto near = core::closest_match(at, names)) message += fmt::format(" (did you mean \"{}\"?)", *near);
+    problem = message;
+    return std::nullopt;
+  }
+  if (first == 0 || first >= n) {
+    problem = fmt::format("must be a layer after the first and within the network: 1 .. {} ({} has {} layers)", n - 1,
+                          net.name, n);
+    return std::nullopt;
+  }
+  return first;
+}
+
 std::vector<model::SplitSpec> read_split(const Node& node, const model::NetworkSpec& net, const model::HardwareSpec& hw,
                                          std::size_t stage_unit) {
   std::vector<model::SplitSpec> out;
-  const std::size_t n = net.layers.size();
   auto read_one = [&](const Node& item) {
     MapReader m(item, schema::scenario_table(), "stages.<stage>.split");
     if (!m.ok()) return;
@@ -30,25 +52,10 @@ std::vector<model::SplitSpec> read_split(const Node& node, const model::NetworkS
     const auto at = at_node ? at_node->text() : std::nullopt;
     auto unit_name = m.text("unit");
     if (!at || !unit_name) return;
-    std::optional<std::size_t> first;
-    if (!at->empty() && at->find_first_not_of("0123456789") == std::string::npos && at->size() < 10) {
-      first = static_cast<std::size_t>(std::stoul(*at));
-    } else if (auto l = net.find_layer(*at)) {
-      first = static_cast<std::size_t>(*l);
-    } else {
-      std::vector<std::string> names;
-      for (const auto& layer : net.layers) names.push_back(layer.name);
-      std::string message =
-          fmt::format("network {} has no layer \"{}\" (give a layer name or an index)", net.name, *at);
-      if (auto near = core::closest_match(*at, names)) message += fmt::format(" (did you mean \"{}\"?)", *near);
-      m.get("at")->error(message);
-      return;
-    }
-    if (*first == 0 || *first >= n) {
-      m.get("at")->error(
-          fmt::format("must be a layer after the first and within the network: 1 .. {} ({} has {} "
-                      "layers)",
-                      n - 1, net.name, n));
+    std::string problem;
+    const auto first = cut_layer(*at, net, problem);
+    if (!first) {
+      m.get("at")->error(problem);
       return;
     }
     auto unit = hw.find_unit(*unit_name);

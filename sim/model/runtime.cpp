@@ -25,6 +25,14 @@ HardwareSpec apply_runtime(const HardwareSpec& hw, const RuntimeProfile& profile
     if (!u) refuse(p.at, "units." + p.unit, fmt::format("{} has no unit \"{}\"", hw.source_file, p.unit));
     ComputeUnitSpec& unit = out.units[*u];
     if (p.has_efficiency) {
+      std::vector<core::Diagnostic> unpeaked;
+      for (const auto& named : p.named_precisions)
+        if (unit.peak_ops_per_s.any() && !unit.peak_ops_per_s[named.precision])
+          unpeaked.push_back(
+              {named.at, named.key,
+               fmt::format("efficiency for {} but unit \"{}\" of {} has no peak for {}",
+                           precision_name(named.precision), p.unit, hw.source_file, precision_name(named.precision))});
+      if (!unpeaked.empty()) throw core::UserError(std::move(unpeaked));
       unit.efficiency = p.efficiency;
       unit.efficiency_by_op = p.efficiency_by_op;
     }

@@ -26,6 +26,14 @@ struct RuntimeUnitProfile {
   bool has_efficiency = false;          // true: `efficiency` and `efficiency_by_op` replace the file's whole table
   PerPrecision<double> efficiency;
   std::array<PerPrecision<double>, kOpClassCount> efficiency_by_op{};
+  /// Each precision the efficiency mapping names (`{int8: 0.4}`, `by_op: {conv: {int8: 0.5}}`), where it is
+  /// named and its key path: laid over a unit with peaks, each must be one of them (as in a hardware file).
+  struct NamedPrecision {
+    Precision precision;
+    core::SourceLocation at;
+    std::string key;
+  };
+  std::vector<NamedPrecision> named_precisions;
   std::optional<double> dispatch_overhead_s;
   std::optional<double> output_cost_s;
   std::optional<std::string> weights;  // memory level holding the weights
