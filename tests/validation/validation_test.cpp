@@ -79,16 +79,18 @@ TEST(Validation, WholeApplicationRowsArePredictedAsStagesAndKeptOutOfTheNetworkG
 }
 
 TEST(Validation, HeldOutErrorStaysBelowTheRatchet) {
-  // Ratchet: the figures reached when runtime profiles and the output cost came in (held out: latency 11.9 %,
-  // energy 10.2 %; with the files' roofs alone 65.4 % and 170 %). Lower them when the model improves; never
-  // raise them silently.
+  // Ratchet: the figures reached when runtime profiles and the output cost came in, unchanged by the
+  // whole-application rows, which are in no network-time geomean (held out: latency 11.9 %, energy 10.2 %; with the
+  // files' roofs alone 65.4 % and 170 %). Lower them when the model improves; never raise them silently.
   const auto j = validate();
   const auto& s = j["summary"];
   std::cout << "held-out geomean error: latency " << s["latency_geomean_error_held_out"] << ", energy "
             << s["energy_geomean_error_held_out"] << "; calibration: latency " << s["latency_geomean_error_calibration"]
             << "\n";
-  EXPECT_LT(s["latency_geomean_error_held_out"].get<double>(), 0.125);
-  EXPECT_LT(s["energy_geomean_error_held_out"].get<double>(), 0.11);
+  EXPECT_LT(s["latency_geomean_error_held_out"].get<double>(), 0.12);
+  EXPECT_LT(s["energy_geomean_error_held_out"].get<double>(), 0.105);
+  // The whole-application rows apart: 55.2 % (Coral's SSD detectors, the network stage's weights streamed).
+  EXPECT_LT(s["latency_geomean_error_application"].get<double>(), 0.56);
   EXPECT_GE(s["held_out_rows"].get<int>(), 12);
   // Calibration beats the files' own roofs on the rows it never saw.
   EXPECT_LT(s["latency_geomean_error_held_out"].get<double>(),
@@ -106,11 +108,13 @@ TEST(Validation, HeldOutErrorStaysBelowTheRatchet) {
 }
 
 TEST(Validation, TheSuiteIsLargeAndSourcedAndCalibrationNeverHurtsADevice) {
-  // At least 40 published rows on at least 5 devices and 3 runtimes, each naming its source; no device's held-out
-  // rows predicted worse after calibration than with its file's roofs (latency and energy).
+  // At least 43 published rows (2 of them whole-application) on at least 5 devices and 7 runtimes, each naming its
+  // source; no device's held-out rows predicted worse after calibration than with its file's roofs (latency and
+  // energy).
   const auto j = validate();
   const auto& rows = j["rows"];
-  EXPECT_GE(rows.size(), 40u);
+  EXPECT_GE(rows.size(), 43u);
+  EXPECT_GE(j["summary"]["application_rows"].get<int>(), 2);
   std::set<std::string> devices, runtimes;
   int with_energy = 0;
   for (const auto& r : rows) {
@@ -120,7 +124,7 @@ TEST(Validation, TheSuiteIsLargeAndSourcedAndCalibrationNeverHurtsADevice) {
     if (r.contains("measured_J")) ++with_energy;
   }
   EXPECT_GE(devices.size(), 5u);
-  EXPECT_GE(runtimes.size(), 3u);
+  EXPECT_GE(runtimes.size(), 7u);
   EXPECT_GE(with_energy, 15);
   EXPECT_TRUE(j["summary"]["calibration_worse_than_file"].empty()) << j["summary"]["calibration_worse_than_file"];
   // Leave one runtime out is reported for the MCUs (several runtimes each), beside the files' own error.
