@@ -62,6 +62,7 @@ void keep_rows_of_device(const CalibrateArgs& a, trace::TotalsTable& table, std:
   std::vector<trace::TotalRow> kept;
   const auto self = fs::weakly_canonical(a.hardware);
   for (auto& r : table.rows) {
+    if (r.application) continue;  // a whole application's time is not the network's: `validate` models its stages
     if (r.hardware && fs::weakly_canonical(*r.hardware) != self) ++other_device;
     else if (!a.runtime_name.empty() && !r.runtime.empty() && r.runtime != a.runtime_name) ++other_runtime;
     else kept.push_back(std::move(r));

@@ -3,7 +3,10 @@
 // then predicted with the calibrated file (a device without calibration rows keeps its file's roofs). Reported
 // per row: measured, bound, estimate, error; then the geometric-mean error of the calibration set and, apart,
 // of the held-out set (never fitted on), for latency and for energy; and whether any bound exceeds its
-// measurement (it must never).
+// measurement (it must never). A whole-application row (scope application) is predicted as its scenario's
+// pipeline: the network stage with its device's fit, every other stage (pre- and post-processing on the CPU) at
+// its floor on the scenario's hardware, end to end along the longest path; it is reported apart and is in no
+// network-time geomean.
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -19,6 +22,7 @@
 #include "cli/commands.hpp"
 #include "cli/totals_support.hpp"
 #include "config/hardware.hpp"
+#include "config/scenario.hpp"
 #include "core/error.hpp"
 #include "core/units.hpp"
 #include "table.hpp"
@@ -43,6 +47,10 @@ struct Row {
   double uncalibrated_s = 0;  // the file's roofs, no fit
   std::optional<double> uncalibrated_J;
   bool calibrated = false;  // its device had calibration rows
+  // A whole-application row: its scenario, the stage that runs the row's network, and each stage's predicted time.
+  const model::ScenarioSpec* scenario = nullptr;
+  std::size_t network_stage = 0;
+  std::vector<double> stage_s;
 };
 
 /// " [runtime]" for a row that names its runtime: a device's rows are fitted per runtime.
@@ -71,8 +79,40 @@ double geomean_error(const std::vector<std::pair<double, double>>& pairs) {
 struct Suite {
   std::map<std::string, model::HardwareSpec> hardware;  // by path
   NetworkCache networks;
+  std::map<std::string, model::ScenarioSpec> scenarios;  // by path: whole-application rows' pipelines
   std::vector<Row> rows;
 };
+
+/// The application row's scenario and the stage that runs its network on its unit; throws core::UserError naming
+/// the table's line when the scenario has no such stage.
+void attach_scenario(const trace::TotalsTable& table, const trace::TotalRow& r, Suite& suite, Row& row) {
+  const std::string path = r.stages->generic_string();
+  if (!suite.scenarios.count(path)) suite.scenarios.emplace(path, config::load_scenario(*r.stages));
+  const model::ScenarioSpec& scn = suite.scenarios.at(path);
+  for (std::size_t s = 0; s < scn.stages.size(); ++s) {
+    const auto& st = scn.stages[s];
+    if (st.work.kind == model::WorkSpec::Kind::network && scn.hardware.units[st.unit].name == r.unit &&
+        scn.networks[static_cast<std::size_t>(st.work.network)].network.name == row.sample.network) {
+      row.scenario = &scn;
+      row.network_stage = s;
+      return;
+    }
+  }
+  core::Diagnostics d;
+  d.add({table.display_path, r.line, 1}, "stages",
+        fmt::format("{} has no stage running network \"{}\" on unit \"{}\" (the row's network and unit)", path,
+                    row.sample.network, r.unit));
+  d.throw_if_any();
+}
+
+/// The pipeline's end-to-end time for one frame on an idle SoC: the network stage at `network_s`, every other
+/// stage at its floor (`roofs`), along the longest path; each stage's time into `stage_s` when given.
+double pipeline_s(const Row& row, double network_s, model::Roofs roofs, std::vector<double>* stage_s = nullptr) {
+  std::vector<double> floors = row.scenario->stage_floors_s(roofs);
+  floors[row.network_stage] = network_s;
+  if (stage_s) *stage_s = floors;
+  return row.scenario->floor_end_to_end_s(floors);
+}
 
 void load_suite(const trace::TotalsTable& table, Suite& suite) {
   auto& hardware = suite.hardware;
@@ -89,6 +129,10 @@ void load_suite(const trace::TotalsTable& table, Suite& suite) {
     row.group = hw_path + " / " + r.unit;
     row.sample = total_sample(table, r, hw, unit, net);
     row.bound_s = model::total_bound_s(hw, unit, row.sample);
+    if (r.application) {
+      attach_scenario(table, r, suite, row);
+      row.bound_s = pipeline_s(row, row.bound_s, model::Roofs::peak);
+    }
     rows.push_back(std::move(row));
   }
 }
@@ -152,6 +196,10 @@ Part fit_and_predict(Suite& suite) {
       rows[i].calibrated = !fit_samples.empty();
       rows[i].predicted_s = model::total_estimate_s(calibrated, unit, rows[i].sample);
       rows[i].uncalibrated_s = model::total_estimate_s(hw, unit, rows[i].sample);
+      if (rows[i].scenario) {
+        rows[i].predicted_s = pipeline_s(rows[i], rows[i].predicted_s, model::Roofs::effective, &rows[i].stage_s);
+        rows[i].uncalibrated_s = pipeline_s(rows[i], rows[i].uncalibrated_s, model::Roofs::effective);
+      }
       if (rows[i].row->energy_J) {
         rows[i].predicted_J = model::total_energy_J(calibrated, unit, rows[i].sample);
         rows[i].uncalibrated_J = model::total_energy_J(hw, unit, rows[i].sample);
@@ -171,7 +219,8 @@ Part leave_one_runtime_out(const Suite& suite) {
   std::string loro_text;
   {
     std::map<std::string, std::vector<std::size_t>> by_device;
-    for (std::size_t i = 0; i < rows.size(); ++i) by_device[rows[i].group].push_back(i);
+    for (std::size_t i = 0; i < rows.size(); ++i)
+      if (!rows[i].scenario) by_device[rows[i].group].push_back(i);  // network time only
     for (const auto& [device, members] : by_device) {
       std::set<std::string> runtimes;
       for (std::size_t i : members) runtimes.insert(rows[i].row->runtime);
@@ -214,12 +263,15 @@ struct Errors {
   std::vector<std::pair<double, double>> lat_cal, lat_held, energy_cal, energy_held, lat_held_file, energy_held_file;
   std::map<std::string, std::vector<std::pair<double, double>>> dev_lat, dev_lat_file, dev_energy, dev_energy_file;
   std::vector<std::string> violations;
+  std::vector<std::pair<double, double>> lat_app, lat_app_file;  // whole-application rows: in no geomean above
+  std::string app_text;                                          // their stages, row by row
+  std::vector<std::string> app_violations;                       // their bounds above their measurements
 };
 
 /// A table row and a JSON row per suite row (into `json_rows`); the pairs into `e`.
 analysis::Table tabulate(const std::vector<Row>& rows, Errors& e, nlohmann::json& json_rows) {
   auto& [lat_cal, lat_held, energy_cal, energy_held, lat_held_file, energy_held_file, dev_lat, dev_lat_file, dev_energy,
-         dev_energy_file, violations] = e;
+         dev_energy_file, violations, lat_app, lat_app_file, app_text, app_violations] = e;
   using Align = analysis::Table::Align;
   analysis::Table t(
       {"row", "runtime", "set", "measured", "bound", "predicted", "error", "energy", "predicted", "error"},
@@ -228,16 +280,31 @@ analysis::Table tabulate(const std::vector<Row>& rows, Errors& e, nlohmann::json
   for (const auto& r : rows) {
     const auto& tr = *r.row;
     const double m = tr.latency_s;
-    (tr.held_out ? lat_held : lat_cal).emplace_back(r.predicted_s, m);
-    if (tr.held_out) {
+    if (r.scenario) {
+      lat_app.emplace_back(r.predicted_s, m);
+      lat_app_file.emplace_back(r.uncalibrated_s, m);
+      std::vector<std::string> parts;
+      for (std::size_t s = 0; s < r.stage_s.size(); ++s)
+        parts.push_back(fmt::format("{} on {} {}", r.scenario->stages[s].name,
+                                    r.scenario->hardware.units[r.scenario->stages[s].unit].name,
+                                    core::format_seconds(r.stage_s[s])));
+      app_text +=
+          fmt::format("  {}: {} -> {} end to end (measured {}, {:+.1f}%)\n", tr.id, fmt::join(parts, ", "),
+                      core::format_seconds(r.predicted_s), core::format_seconds(m), (r.predicted_s / m - 1) * 100);
+    } else {
+      (tr.held_out ? lat_held : lat_cal).emplace_back(r.predicted_s, m);
+    }
+    if (tr.held_out && !r.scenario) {
       lat_held_file.emplace_back(r.uncalibrated_s, m);
       dev_lat[r.group].emplace_back(r.predicted_s, m);
       dev_lat_file[r.group].emplace_back(r.uncalibrated_s, m);
     }
-    if (r.bound_s > m) violations.push_back(tr.id);
+    if (r.bound_s > m) (r.scenario ? app_violations : violations).push_back(tr.id);
     std::vector<std::string> cells{tr.id,
                                    tr.runtime.empty() ? "-" : tr.runtime,
-                                   tr.held_out ? "held out" : "calibration",
+                                   r.scenario    ? "application"
+                                   : tr.held_out ? "held out"
+                                                 : "calibration",
                                    core::format_seconds(m),
                                    core::format_seconds(r.bound_s) + (r.bound_s > m ? " ABOVE" : ""),
                                    core::format_seconds(r.predicted_s),
@@ -251,7 +318,17 @@ analysis::Table tabulate(const std::vector<Row>& rows, Errors& e, nlohmann::json
                      {"measured_s", m},
                      {"bound_s", r.bound_s},
                      {"predicted_s", r.predicted_s},
-                     {"calibrated", r.calibrated}};
+                     {"calibrated", r.calibrated},
+                     {"scope", r.scenario ? "application" : "network"}};
+    if (r.scenario) {
+      nlohmann::json stages = nlohmann::json::array();
+      for (std::size_t s = 0; s < r.stage_s.size(); ++s)
+        stages.push_back({{"stage", r.scenario->stages[s].name},
+                          {"unit", r.scenario->hardware.units[r.scenario->stages[s].unit].name},
+                          {"predicted_s", r.stage_s[s]}});
+      j["stages"] = stages;
+      j["scenario"] = r.scenario->source_file;
+    }
     if (tr.energy_J && r.predicted_J) {
       (tr.held_out ? energy_held : energy_cal).emplace_back(*r.predicted_J, *tr.energy_J);
       if (tr.held_out) {
@@ -341,7 +418,11 @@ int report(const ValidateArgs& a, const trace::TotalsTable& table, const std::ve
                          {"bound_above_measured", violations},
                          {"latency_geomean_error_held_out_uncalibrated", geomean_error(lat_held_file)},
                          {"energy_geomean_error_held_out_uncalibrated", geomean_error(energy_held_file)},
-                         {"leave_one_runtime_out", loro_json}};
+                         {"leave_one_runtime_out", loro_json},
+                         {"application_rows", e.lat_app.size()},
+                         {"application_bound_above_measured", e.app_violations},
+                         {"latency_geomean_error_application", geomean_error(e.lat_app)},
+                         {"latency_geomean_error_application_uncalibrated", geomean_error(e.lat_app_file)}};
   const ByDevice devices = held_out_by_device(e);
   const auto& per_device = devices.json;
   const auto& worse = devices.worse;
@@ -365,8 +446,8 @@ int report(const ValidateArgs& a, const trace::TotalsTable& table, const std::ve
               << "\n";
     return 0;
   }
-  std::cout << fmt::format("framesim validate: {} ({} rows, {} held out)\n\n", table.display_path, rows.size(),
-                           lat_held.size());
+  std::cout << fmt::format("framesim validate: {} ({} rows, {} held out, {} whole-application)\n\n", table.display_path,
+                           rows.size(), lat_held.size(), e.lat_app.size());
   std::cout << t.render(2);
   std::cout << fmt::format("\nlatency geomean error: calibration {}, HELD OUT {}\n",
                            core::format_number(geomean_error(lat_cal) * 100, 3) + "%",
@@ -380,12 +461,22 @@ int report(const ValidateArgs& a, const trace::TotalsTable& table, const std::ve
                              core::format_number(geomean_error(energy_cal) * 100, 3) + "%",
                              core::format_number(geomean_error(energy_held) * 100, 3) + "%");
   std::cout << (violations.empty()
-                    ? std::string("bound <= measured on every row\n")
+                    ? std::string(e.lat_app.empty() ? "bound <= measured on every row\n"
+                                                    : "bound <= measured on every network-time row\n")
                     : fmt::format("BOUND ABOVE THE MEASUREMENT (impossible: a wrong input or model): {}\n",
                                   fmt::join(violations, ", ")));
   std::cout << fmt::format("held out with the files' roofs (no calibration): latency {}, energy {}\n",
                            core::format_number(geomean_error(lat_held_file) * 100, 3) + "%",
                            core::format_number(geomean_error(energy_held_file) * 100, 3) + "%");
+  if (!e.lat_app.empty())
+    std::cout << fmt::format(
+        "\nwhole-application rows (pre/post-processing in the time; in no geomean above), predicted as their "
+        "scenario's stages:\n{}  geomean error {} (the network stage with the file's roofs: {})\n",
+        e.app_text, core::format_number(geomean_error(e.lat_app) * 100, 3) + "%",
+        core::format_number(geomean_error(e.lat_app_file) * 100, 3) + "%");
+  if (!e.app_violations.empty())
+    std::cout << fmt::format("  BOUND ABOVE THE MEASUREMENT (impossible: a wrong input or model): {}\n",
+                             fmt::join(e.app_violations, ", "));
   std::cout << "\nheld-out error by device, calibrated (and with the file's roofs):\n" << device_text;
   std::cout << (worse.empty() ? std::string("calibration never made a device's held-out rows worse\n")
                               : fmt::format("CALIBRATION MADE THESE WORSE: {}\n", fmt::join(worse, ", ")));

@@ -15,8 +15,8 @@ namespace framesim::trace {
 namespace {
 
 const std::vector<std::string> kColumns{
-    "network", "precision", "operating_point", "latency", "energy", "hardware", "unit",
-    "set",     "id",        "device",          "mode",    "source", "runtime"};
+    "network", "precision", "operating_point", "latency", "energy", "hardware", "unit", "set", "id",
+    "device",  "mode",      "source",          "runtime", "scope",  "stages"};
 
 }  // namespace
 
@@ -70,6 +70,21 @@ TotalsTable read_totals(const std::filesystem::path& path) {
     t.mode = text("mode");
     t.source = text("source");
     t.runtime = text("runtime");
+    const std::string scope = text("scope");
+    if (scope == "application") t.application = true;
+    else if (!scope.empty() && scope != "network")
+      d.add({out.display_path, row.line, cell("scope")->column}, "scope",
+            fmt::format("\"{}\" is not a scope; allowed: network, application", core::quote_capped(scope)));
+    if (!text("stages").empty()) t.stages = (table.folder / text("stages")).lexically_normal();
+    if (t.application && !t.stages)
+      d.add({out.display_path, row.line, cell("scope") ? cell("scope")->column : 1}, "stages",
+            "a whole-application row names the scenario of its stages (pre- and post-processing beside the network)");
+    if (!t.application && t.stages)
+      d.add({out.display_path, row.line, cell("stages")->column}, "stages", "only for scope application");
+    if (t.application && !t.held_out && !set.empty())
+      d.add({out.display_path, row.line, cell("set")->column}, "set",
+            "a whole-application row is never fitted on: set held_out (its time is not the network's alone)");
+    if (t.application) t.held_out = true;
     if (t.id.empty()) t.id = t.network.stem().string();
     out.rows.push_back(std::move(t));
   }

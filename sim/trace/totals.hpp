@@ -11,6 +11,9 @@
 // takes the hardware from its command line). set: calibration or held_out. id, device, mode, source: text for
 // reports (where the figure was published, on what, in which power mode). runtime: the software stack that ran
 // it ("x-cube-ai-8.0", "tensorrt-8.5"): `framesim validate` fits one runtime profile per device and runtime.
+// scope: network (default: the time is the network's alone) or application (a whole application's time, pre- and
+// post-processing included); an application row names in `stages` a scenario whose stages are that
+// application's pipeline, is never fitted on (set held_out) and is reported apart from the network rows.
 #pragma once
 
 #include <filesystem>
@@ -33,7 +36,9 @@ struct TotalRow {
   std::string unit;
   bool held_out = false;  // set: held_out (else calibration)
   std::string device, mode, source;
-  std::string runtime;  // "" when not said
+  std::string runtime;                          // "" when not said
+  bool application = false;                     // scope: application (else network)
+  std::optional<std::filesystem::path> stages;  // scope application: the scenario of its stages (resolved)
 };
 
 struct TotalsTable {

@@ -178,6 +178,87 @@ def resnet_v2(name, blocks_per_stage, size, source, notes):
     return L
 
 
+def ssd_heads(L, maps, anchors, classes):
+    """SSD's box predictors (TF object detection API, kernel_size 1): per feature map a 1x1 convolution to
+    anchors x 4 box offsets and one to anchors x classes scores (the TFLite model's outputs before its CPU
+    post-processing op), then the SSD extra layers' pattern: 1x1 to c/2, 3x3 stride 2 to c."""
+    for i, (m, a) in enumerate(zip(maps, anchors)):
+        L.append(conv(f"box{i}", a * 4, 1, 1, 0, inp=m))
+        L.append(conv(f"cls{i}", a * classes, 1, 1, 0, inp=m))
+
+
+def ssd_extras(L, prev):
+    maps = []
+    for i, c in enumerate([512, 256, 256, 128], 1):
+        L.append(conv(f"extra{i}_1x1", c // 2, 1, 1, 0, inp=prev))
+        L.append(f"  - {{name: extra{i}_1x1_relu6, op: relu6}}")
+        L.append(conv(f"extra{i}_3x3", c, 3, 2))
+        L.append(f"  - {{name: extra{i}_3x3_relu6, op: relu6}}")
+        prev = f"extra{i}_3x3_relu6"
+        maps.append(prev)
+    return maps
+
+
+def ssd_mobilenet_v1(source, notes):
+    """SSD MobileNet v1 at 300x300 (TF object detection API ssd_mobilenet_v1_coco): MobileNet v1 to conv13,
+    feature maps at conv11 (19x19x512) and conv13 (10x10x1024), four extra layers (5, 3, 2, 1), 3 anchors per
+    cell on the first map and 6 on the others (1917 anchors), 91 classes (90 COCO + background)."""
+    L = header("ssd_mobilenet_v1_300", "SSD MobileNet v1 at 300x300, COCO (91 classes), without post-processing",
+               source, "[1, 3, 300, 300]", notes)
+    L.append(conv("conv0", 32, 3, 2))
+    L += bn_relu("conv0", "relu6")
+    plan = [(64, 1), (128, 2), (128, 1), (256, 2), (256, 1), (512, 2)] + [(512, 1)] * 5 + [(1024, 2), (1024, 1)]
+    for i, (c, s) in enumerate(plan, 1):
+        L.append(conv(f"dw{i}", None, 3, s, dw=True))
+        L += bn_relu(f"dw{i}", "relu6")
+        L.append(conv(f"pw{i}", c, 1))
+        L += bn_relu(f"pw{i}", "relu6")
+    maps = ["pw11_relu6", "pw13_relu6"] + ssd_extras(L, "pw13_relu6")
+    ssd_heads(L, maps, [3, 6, 6, 6, 6, 6], 91)
+    return L
+
+
+def ssd_mobilenet_v2(source, notes):
+    """SSD MobileNet v2 at 300x300 (TF object detection API ssd_mobilenet_v2_coco): MobileNet v2 (Sandler et al.
+    2018, table 2) with feature maps at the expansion of block 13 (19x19x576) and the final 1x1 convolution
+    (10x10x1280), then the extra layers and predictors of SSD MobileNet v1 (1917 anchors, 91 classes)."""
+    L = header("ssd_mobilenet_v2_300", "SSD MobileNet v2 at 300x300, COCO (91 classes), without post-processing",
+               source, "[1, 3, 300, 300]", notes)
+    L.append(conv("stem", 32, 3, 2))
+    L += bn_relu("stem", "relu6")
+    prev, cin, block = "stem_relu6", 32, 0
+    maps = []
+    for t, c, n, s in [(1, 16, 1, 1), (6, 24, 2, 2), (6, 32, 3, 2), (6, 64, 4, 2), (6, 96, 3, 1), (6, 160, 3, 2),
+                       (6, 320, 1, 1)]:
+        for r in range(n):
+            b, stride = f"b{block}", (s if r == 0 else 1)
+            x = prev
+            if t != 1:
+                L.append(conv(f"{b}_expand", cin * t, 1, 1, 0, inp=x))
+                L += bn_relu(f"{b}_expand", "relu6")
+                if block == 13:
+                    maps.append(f"{b}_expand_relu6")
+                L.append(conv(f"{b}_dw", None, 3, stride, dw=True))
+            else:
+                L.append(conv(f"{b}_dw", None, 3, stride, dw=True, inp=x))
+            L += bn_relu(f"{b}_dw", "relu6")
+            L.append(conv(f"{b}_project", c, 1, 1, 0))
+            L.append(f"  - {{name: {b}_project_bn, op: batchnorm}}")
+            prev = f"{b}_project_bn"
+            if stride == 1 and cin == c:
+                L.append(f"  - {{name: {b}_add, op: add, inputs: [{prev}, {x}]}}")
+                prev = f"{b}_add"
+            cin, block = c, block + 1
+    L.append(conv("head", 1280, 1, 1, 0, inp=prev))
+    L += bn_relu("head", "relu6")
+    maps.append("head_relu6")
+    maps += ssd_extras(L, "head_relu6")
+    ssd_heads(L, maps, [3, 6, 6, 6, 6, 6], 91)
+    return L
+
+
+SSD_SOURCE = ("Liu et al., SSD: Single Shot MultiBox Detector, ECCV 2016; TF object detection API "
+              "(github.com/tensorflow/models, research/object_detection) ")
 MLPERF_TINY = "MLCommons tiny reference models (github.com/mlcommons/tiny, benchmark/training): "
 FILES = {
     "mobilenet_v1_224.yaml": mobilenet_v1(
@@ -222,6 +303,16 @@ FILES = {
                                        "resnet_v2_152)",
                                        ["ResNet-152 v2 (pre-activation) at 299x299, as in Coral's benchmark table:",
                                         "60 M parameters. Written by make_networks.py."]),
+    "ssd_mobilenet_v1_300.yaml": ssd_mobilenet_v1(
+        SSD_SOURCE + "ssd_mobilenet_v1_coco",
+        ["SSD MobileNet v1 at 300x300 as in Coral's detection models (ssd_mobilenet_v1_coco_quant_postprocess):",
+         "the network the Edge TPU runs; the TFLite_Detection_PostProcess op (box decoding, NMS) runs on the host",
+         "CPU and is a stage of its own (tests/validation/applications/). Written by make_networks.py."]),
+    "ssd_mobilenet_v2_300.yaml": ssd_mobilenet_v2(
+        SSD_SOURCE + "ssd_mobilenet_v2_coco; Sandler et al., MobileNetV2, CVPR 2018",
+        ["SSD MobileNet v2 at 300x300 as in Coral's detection models (ssd_mobilenet_v2_coco_quant_postprocess):",
+         "the network the Edge TPU runs; the TFLite_Detection_PostProcess op (box decoding, NMS) runs on the host",
+         "CPU and is a stage of its own (tests/validation/applications/). Written by make_networks.py."]),
 }
 
 if __name__ == "__main__":
