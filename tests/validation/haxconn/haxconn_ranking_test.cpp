@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "core/files.hpp"
 #include "engine/run_support.hpp"
 #include "test_support.hpp"
 
@@ -63,6 +64,27 @@ TEST(Validation, HaxConnPlacementRankingOnAgxXavier) {
                     measured[a] < measured[b] ? "<" : ">", predicted[a] < predicted[b] ? "<" : ">",
                     same ? "" : "  (diverges)");
       }
+    // framesim map over the pair's space (PAIR.map.yaml, from the GPU-only scenario): HaX-CoNN's claim is that
+    // a searched layer split beats both baselines in every pair; the search's winner must too, in fewer
+    // simulations than the space has points.
+    const auto out = s.dir() / (pair + "_map");
+    const auto m = framesim::testing::run_cli(
+        "map '" + source_path("tests/validation/haxconn/" + pair + "_gpu_only.yaml") + "' --space '" +
+        source_path("tests/validation/haxconn/" + pair + ".map.yaml") + "' -o '" + out.string() + "'");
+    ASSERT_EQ(m.exit_code, 0) << m.err;
+    const auto map = nlohmann::json::parse(framesim::core::read_file(out / "map.json"));
+    double best_ms = -1;
+    std::string best;
+    for (const auto& mapping : map.at("mappings"))
+      if (mapping.at("index") == map.at("best")) {
+        best_ms = mapping.at("metrics").at("p99_s").get<double>() * 1e3;
+        best = mapping.at("mapping").get<std::string>();
+      }
+    std::printf("  map: best %s, %.2f ms (published HaX-CoNN %.2f ms), %d of %.0f mappings simulated\n", best.c_str(),
+                best_ms, measured[2], map.at("simulations").get<int>(), map.at("space_size").get<double>());
+    EXPECT_GT(best_ms, 0) << pair;
+    EXPECT_LT(best_ms, std::min(predicted[0], predicted[1])) << pair << ": the searched split does not win";
+    EXPECT_LT(map.at("simulations").get<double>(), map.at("space_size").get<double>());
     EXPECT_EQ(concordant, std::stoi(row.at("concordant")))
         << pair << ": the number of reproduced orderings changed; see README \"HaX-CoNN multi-DNN ranking\"";
   }
