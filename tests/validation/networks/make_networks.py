@@ -59,13 +59,14 @@ def mobilenet_v1(name, width, size, classes, source, notes):
     return L
 
 
-def resnet50(name, size, source, notes):
-    L = header(name, f"ResNet-50 v1 at {size}x{size}, 1000 classes", source, f"[1, 3, {size}, {size}]", notes)
+def resnet50(name, size, source, notes, blocks=(3, 4, 6, 3), depth=50):
+    """ResNet v1 with bottleneck blocks (He et al. 2016, table 1): 50 (3, 4, 6, 3), 101 (3, 4, 23, 3), 152 (3, 8, 36, 3)."""
+    L = header(name, f"ResNet-{depth} v1 at {size}x{size}, 1000 classes", source, f"[1, 3, {size}, {size}]", notes)
     L.append(conv("conv1", 64, 7, 2, 3))
     L += bn_relu("conv1")
     L.append("  - {name: maxpool, op: maxpool, kernel: 3, stride: 2, padding: 1}")
     prev, cin = "maxpool", 64
-    for stage, (blocks, width, stride) in enumerate([(3, 64, 1), (4, 128, 2), (6, 256, 2), (3, 512, 2)], 2):
+    for stage, (blocks, width, stride) in enumerate(zip(blocks, (64, 128, 256, 512), (1, 2, 2, 2)), 2):
         for b in range(blocks):
             n = f"s{stage}b{b}"
             s = stride if b == 0 else 1
@@ -79,6 +80,22 @@ def resnet50(name, size, source, notes):
             L += tail
     L += ["  - {name: pool, op: global_avgpool}", "  - {name: flatten, op: flatten}",
           "  - {name: fc, op: linear, out_features: 1000, bias: true}"]
+    return L
+
+
+def alexnet(name, source, notes):
+    """AlexNet as in BVLC's Caffe bvlc_alexnet (one tower, groups of 2 on conv2/4/5 not modelled: dense convs)."""
+    L = header(name, "AlexNet at 227x227, 1000 classes", source, "[1, 3, 227, 227]", notes)
+    for i, (c, k, s, p) in enumerate([(96, 11, 4, 0), (256, 5, 1, 2), (384, 3, 1, 1), (384, 3, 1, 1),
+                                      (256, 3, 1, 1)], 1):
+        L.append(conv(f"conv{i}", c, k, s, p))
+        L.append(f"  - {{name: relu{i}, op: relu}}")
+        if i in (1, 2, 5):
+            L.append(f"  - {{name: pool{i}, op: maxpool, kernel: 3, stride: 2}}")
+    L += ["  - {name: flatten, op: flatten}",
+          "  - {name: fc6, op: linear, out_features: 4096, bias: true}", "  - {name: relu6, op: relu}",
+          "  - {name: fc7, op: linear, out_features: 4096, bias: true}", "  - {name: relu7, op: relu}",
+          "  - {name: fc8, op: linear, out_features: 1000, bias: true}"]
     return L
 
 
@@ -273,6 +290,17 @@ FILES = {
     "resnet50_224.yaml": resnet50("resnet50_224", 224, "He et al., Deep Residual Learning, CVPR 2016, table 1",
                                   ["ResNet-50 v1 at 224x224 (He et al. 2016): 25.6 M parameters, 4.1 G MACs.",
                                    "Written by make_networks.py."]),
+    "resnet101_224.yaml": resnet50("resnet101_224", 224, "He et al., Deep Residual Learning, CVPR 2016, table 1",
+                                   ["ResNet-101 v1 at 224x224 (He et al. 2016): 44.5 M parameters, 7.8 G MACs.",
+                                    "Written by make_networks.py."], (3, 4, 23, 3), 101),
+    "resnet152_224.yaml": resnet50("resnet152_224", 224, "He et al., Deep Residual Learning, CVPR 2016, table 1",
+                                   ["ResNet-152 v1 at 224x224 (He et al. 2016): 60.2 M parameters, 11.5 G MACs.",
+                                    "Written by make_networks.py."], (3, 8, 36, 3), 152),
+    "alexnet_227.yaml": alexnet("alexnet_227", "Krizhevsky et al., ImageNet Classification with Deep CNNs, NIPS "
+                                "2012; layer shapes as in BVLC Caffe bvlc_alexnet deploy.prototxt",
+                                ["AlexNet at 227x227, 1000 classes: the layer shapes of Caffe's bvlc_alexnet (as",
+                                 "HaX-CoNN's prototxt_input_files/alexnet.prototxt); conv2/4/5 groups of 2 are",
+                                 "written as dense convolutions (2x their MACs). Written by make_networks.py."]),
     "resnet50_299.yaml": resnet50("resnet50_299", 299, "He et al., Deep Residual Learning, CVPR 2016, table 1",
                                   ["ResNet-50 v1 at 299x299 (as in Coral's benchmark table).",
                                    "Written by make_networks.py."]),
