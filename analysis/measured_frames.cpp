@@ -34,7 +34,7 @@ nlohmann::json write_measured_frames(const model::ScenarioSpec& spec, const std:
     if (service[s].count > 0 && m.p50 > 0) entry["simulated_over_measured_p50"] = service[s].p50 / m.p50;
     out[st.name] = entry;
   }
-  if (any) core::write_file_atomic(folder / "measured_timeline.csv", csv);
+  if (any && !folder.empty()) core::write_file_atomic(folder / "measured_timeline.csv", csv);
   return out;
 }
 

@@ -14,9 +14,9 @@
 
 namespace framesim::analysis {
 
-/// Writes measured_timeline.csv into `folder` when any stage has measured frames (else writes nothing) and returns
-/// {stage: {file, frames, measured_s: summary, simulated_service_s: summary, ratio_p50}}; `service` holds each
-/// stage's simulated service times over the counted frames.
+/// Writes measured_timeline.csv into `folder` when any stage has measured frames (nothing otherwise, or when `folder`
+/// is empty) and returns {stage: {file, frames, measured_s: summary, simulated_service_s: summary, ratio_p50}};
+/// `service` holds each stage's simulated service times over the counted frames.
 nlohmann::json write_measured_frames(const model::ScenarioSpec& spec, const std::filesystem::path& folder,
                                      const std::vector<Summary>& service);
 

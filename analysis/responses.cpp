@@ -25,6 +25,7 @@ Responses::Responses(const model::ScenarioSpec& spec, const std::filesystem::pat
       actuations_(spec.chains.size()),
       captures_s_(spec.sensors.size()) {
   folder_ = folder;
+  if (folder.empty()) return;  // no run folder: no tasks.csv
   errno = 0;
   tasks_csv_.open(folder / "tasks.csv", std::ios::binary | std::ios::trunc);
   if (!tasks_csv_)
@@ -45,9 +46,10 @@ void Responses::on_task(const engine::TaskRecord& r) {
   const bool met = response <= task_deadline_s(r.task);
   const std::string start = r.start_s < 0 ? std::string() : num(r.start_s);
   const std::string wait = r.start_s < 0 ? std::string() : num(r.start_s - r.release_s);
-  tasks_csv_ << spec_.tasks[r.task].name << "," << r.job << "," << num(r.release_s) << "," << start << ","
-             << num(r.end_s) << "," << wait << "," << num(response) << "," << num(r.blocked_s) << "," << (met ? 1 : 0)
-             << "," << num(r.energy_J) << "," << (r.finished ? 1 : 0) << "\n";
+  if (!folder_.empty())
+    tasks_csv_ << spec_.tasks[r.task].name << "," << r.job << "," << num(r.release_s) << "," << start << ","
+               << num(r.end_s) << "," << wait << "," << num(response) << "," << num(r.blocked_s) << "," << (met ? 1 : 0)
+               << "," << num(r.energy_J) << "," << (r.finished ? 1 : 0) << "\n";
   if (!counted(r.release_s)) return;
   ++jobs_[r.task];
   if (!met) ++missed_[r.task];
@@ -68,8 +70,8 @@ void Responses::on_capture(std::size_t sensor, double capture_s) {
 
 json Responses::finish(const std::vector<double>& task_busy_core_s, double end_s) {
   errno = 0;
-  tasks_csv_.close();
-  if (!tasks_csv_)
+  if (!folder_.empty()) tasks_csv_.close();
+  if (!folder_.empty() && !tasks_csv_)
     throw core::UserError(fmt::format("{}: cannot write: {}", (folder_ / "tasks.csv").string(),
                                       core::write_failure_reason(folder_, errno)));
   json tasks = json::object();

@@ -17,7 +17,7 @@ namespace framesim::analysis {
 
 class Responses {
  public:
-  /// Writes tasks.csv into `folder`.
+  /// Writes tasks.csv into `folder` (nothing when it is empty: no run folder).
   Responses(const model::ScenarioSpec& spec, const std::filesystem::path& folder);
 
   void on_task(const engine::TaskRecord& r);

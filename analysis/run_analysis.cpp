@@ -130,7 +130,7 @@ void add_worst_path(json& verdict, const json& paths) {
 RunAnalysis::RunAnalysis(const model::ScenarioSpec& spec, std::filesystem::path folder)
     : spec_(spec),
       folder_(std::move(folder)),
-      trace_(spec, folder_ / "trace.json"),
+      files_(!folder_.empty()),
       breakdown_(spec),
       slowdown_(spec),
       responses_(spec, folder_),
@@ -148,7 +148,9 @@ RunAnalysis::RunAnalysis(const model::ScenarioSpec& spec, std::filesystem::path 
   miss_run_.assign(spec.sensors.size(), 0);
   time_at_frequency_s_.resize(units);
   for (const auto& u : spec.hardware.units) previous_frequency_Hz_.push_back(u.nominal().frequency_Hz);
+  if (!files_) return;
 
+  trace_.emplace(spec, folder_ / "trace.json");
   auto open = [&](std::ofstream& f, const char* name) {
     f.open(folder_ / name, std::ios::binary | std::ios::trunc);
     if (!f)
@@ -177,6 +179,18 @@ RunAnalysis::RunAnalysis(const model::ScenarioSpec& spec, std::filesystem::path 
   timeseries_csv_ << "\n";
 }
 
+/// A frame's line of frames.csv and its instant in trace.json.
+void RunAnalysis::write_frame(const engine::FrameRecord& r, bool completed, double latency, bool met, bool in_stats) {
+  trace_->frame(r, completed && !met && in_stats);
+  frames_csv_ << r.frame << "," << spec_.sensors[r.sensor].name << "," << num(r.capture_s) << ","
+              << engine::frame_outcome_name(r.outcome) << "," << (in_stats ? 1 : 0) << "," << num(r.done_s) << ","
+              << (completed ? num(latency) : "") << "," << (completed ? (met ? "1" : "0") : "") << ","
+              << (r.drop_stage >= 0 ? spec_.stages[static_cast<std::size_t>(r.drop_stage)].name : "") << ","
+              << engine::drop_reason_name(r.reason) << "," << num(r.energy_J) << "," << num(r.temperature_C);
+  for (double f : r.unit_frequency_Hz) frames_csv_ << "," << num(f);
+  frames_csv_ << "\n";
+}
+
 void RunAnalysis::on_frame(const engine::FrameRecord& r) {
   ++frames_total_;
   responses_.on_capture(r.sensor, r.capture_s);
@@ -189,14 +203,7 @@ void RunAnalysis::on_frame(const engine::FrameRecord& r) {
   // flight at the end have no end-to-end latency).
   const bool in_stats = counted(r.capture_s) && (completed || r.outcome == engine::FrameOutcome::dropped);
   breakdown_.on_frame(r, in_stats && completed);
-  trace_.frame(r, completed && !met && in_stats);
-  frames_csv_ << r.frame << "," << spec_.sensors[r.sensor].name << "," << num(r.capture_s) << ","
-              << engine::frame_outcome_name(r.outcome) << "," << (in_stats ? 1 : 0) << "," << num(r.done_s) << ","
-              << (completed ? num(latency) : "") << "," << (completed ? (met ? "1" : "0") : "") << ","
-              << (r.drop_stage >= 0 ? spec_.stages[static_cast<std::size_t>(r.drop_stage)].name : "") << ","
-              << engine::drop_reason_name(r.reason) << "," << num(r.energy_J) << "," << num(r.temperature_C);
-  for (double f : r.unit_frequency_Hz) frames_csv_ << "," << num(f);
-  frames_csv_ << "\n";
+  if (files_) write_frame(r, completed, latency, met, in_stats);
 
   if (r.sensor == 0) {
     ++primary_all_frames_;
@@ -243,11 +250,13 @@ void RunAnalysis::on_stage(const engine::StageRecord& r) {
   const double service = r.end_s - r.start_s;
   const double latency = r.end_s - r.capture_s;
   const double response = r.end_s - r.enqueue_s;
-  stages_csv_ << r.frame << "," << spec_.stages[r.stage].name << "," << (counted(r.capture_s) ? 1 : 0) << ","
-              << num(r.capture_s) << "," << num(r.enqueue_s) << "," << num(r.start_s) << "," << num(r.end_s) << ","
-              << num(wait) << "," << num(service) << "," << num(r.blocked_s) << "," << num(response) << ","
-              << num(latency) << "," << num(r.energy_J) << "," << r.kernels << "\n";
-  trace_.stage(r, breakdown_.predecessor(r));
+  if (files_) {
+    stages_csv_ << r.frame << "," << spec_.stages[r.stage].name << "," << (counted(r.capture_s) ? 1 : 0) << ","
+                << num(r.capture_s) << "," << num(r.enqueue_s) << "," << num(r.start_s) << "," << num(r.end_s) << ","
+                << num(wait) << "," << num(service) << "," << num(r.blocked_s) << "," << num(response) << ","
+                << num(latency) << "," << num(r.energy_J) << "," << r.kernels << "\n";
+    trace_->stage(r, breakdown_.predecessor(r));
+  }
   paths_.on_stage(r);
   breakdown_.on_stage(r);
   if (!counted(r.capture_s)) return;
@@ -265,7 +274,7 @@ void RunAnalysis::on_stage(const engine::StageRecord& r) {
 
 void RunAnalysis::on_task(const engine::TaskRecord& r) {
   responses_.on_task(r);
-  trace_.task(r);
+  if (files_) trace_->task(r);
 }
 
 void RunAnalysis::on_control(const engine::ControlRecord& r) {
@@ -273,7 +282,8 @@ void RunAnalysis::on_control(const engine::ControlRecord& r) {
   staleness_s_[r.task].add(*r.staleness_s);
 }
 
-void RunAnalysis::on_tick(const engine::TickRecord& r) {
+/// A tick's line of timeseries.csv and its counters in trace.json.
+void RunAnalysis::write_tick(const engine::TickRecord& r) {
   timeseries_csv_ << num(r.time_s) << "," << num(r.temperature_C) << "," << num(r.power_W) << "," << num(r.dynamic_J)
                   << "," << num(r.static_J) << "," << (r.throttled ? 1 : 0);
   for (double f : r.unit_frequency_Hz) timeseries_csv_ << "," << num(f);
@@ -282,7 +292,11 @@ void RunAnalysis::on_tick(const engine::TickRecord& r) {
   for (double u : r.level_utilisation) timeseries_csv_ << "," << num(u);
   for (double q : r.stage_queue_depth) timeseries_csv_ << "," << num(q);
   timeseries_csv_ << "\n";
-  trace_.tick(r);
+  trace_->tick(r);
+}
+
+void RunAnalysis::on_tick(const engine::TickRecord& r) {
+  if (files_) write_tick(r);
   // Residency: the interval ending now ran at the clocks set at the previous tick.
   const double dt = r.time_s - previous_tick_s_;
   for (std::size_t u = 0; u < previous_frequency_Hz_.size(); ++u)
@@ -298,16 +312,17 @@ void RunAnalysis::on_tick(const engine::TickRecord& r) {
 }
 
 void RunAnalysis::on_kernel(const engine::KernelRecord& r) {
+  if (!files_) return;
   const std::string owner_name = r.stage >= 0 ? spec_.stages[static_cast<std::size_t>(r.stage)].name
                                               : spec_.tasks[static_cast<std::size_t>(r.task)].name;
   kernels_csv_ << spec_.hardware.units[r.unit].name << "," << owner_name << "," << r.name << "," << r.frame << ","
                << num(r.start_s - r.dispatch_s) << "," << num(r.start_s) << "," << num(r.end_s) << ","
                << num(r.end_s - r.start_s + r.dispatch_s) << "\n";
-  trace_.kernel(r);
+  trace_->kernel(r);
 }
 
 json RunAnalysis::finish(const engine::RunTotals& totals) {
-  close_streams();
+  if (files_) close_streams();
   const auto& hw = spec_.hardware;
   json j;
   j["scenario"] = {{"name", spec_.name},
@@ -376,6 +391,7 @@ json RunAnalysis::finish(const engine::RunTotals& totals) {
   j["warnings"] = totals.warnings;
   j["notes"] = totals.notes;
 
+  if (!files_) return j;
   core::write_file_atomic(folder_ / "summary.json", json_text(j) + "\n");
   core::write_file_atomic(folder_ / "latency_cdf.svg", svg_latency_cdf());
   core::write_file_atomic(folder_ / "latency_over_time.svg", svg_latency_over_time());
@@ -388,7 +404,7 @@ json RunAnalysis::finish(const engine::RunTotals& totals) {
 /// disk, a file-size limit).
 void RunAnalysis::close_streams() {
   errno = 0;
-  std::string failed = trace_.close() ? "" : "trace.json";
+  std::string failed = trace_->close() ? "" : "trace.json";
   int saved_errno = errno;
   for (auto [f, name] : {std::pair{&frames_csv_, "frames.csv"}, std::pair{&stages_csv_, "stages.csv"},
                          std::pair{&timeseries_csv_, "timeseries.csv"}, std::pair{&kernels_csv_, "kernels.csv"}}) {

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -46,7 +47,8 @@ struct ScaledWindows {
 
 class RunAnalysis : public engine::RecordSink {
  public:
-  /// Files are written into `folder` (which must exist and be empty: a temporary folder renamed at the end).
+  /// Files are written into `folder` (which must exist and be empty: a temporary folder renamed at the end). An
+  /// empty `folder`: no file at all, the same summary (a sweep's point whose run folder is not kept).
   RunAnalysis(const model::ScenarioSpec& spec, std::filesystem::path folder);
 
   void on_frame(const engine::FrameRecord& r) override;
@@ -69,6 +71,8 @@ class RunAnalysis : public engine::RecordSink {
  private:
   bool counted(double capture_s) const { return capture_s >= spec_.warmup_s; }
   void close_streams();
+  void write_frame(const engine::FrameRecord& r, bool completed, double latency, bool met, bool in_stats);
+  void write_tick(const engine::TickRecord& r);
   nlohmann::json staleness_json() const;
   nlohmann::json energy_json(const engine::RunTotals& totals) const;
   nlohmann::json thermal_json(const engine::RunTotals& totals) const;
@@ -87,8 +91,9 @@ class RunAnalysis : public engine::RecordSink {
 
   const model::ScenarioSpec& spec_;
   std::filesystem::path folder_;
+  bool files_;  // a run folder is written (folder_ not empty)
   std::ofstream frames_csv_, stages_csv_, timeseries_csv_, kernels_csv_;
-  TraceWriter trace_;
+  std::optional<TraceWriter> trace_;  // when files_
   Breakdown breakdown_;
   Slowdown slowdown_;
   nlohmann::json provenance_;

@@ -37,6 +37,7 @@ struct RunArgs {
   bool json = false;
   bool exact = false;
   bool strict = false;
+  bool no_folder = false;  // the summary only, no run folder (a sweep's point whose run is not kept)
   std::string wall_limit;
   std::string progress_file;  // the fraction simulated, rewritten as it moves (a sweep reads it)
 };
@@ -98,6 +99,32 @@ std::optional<analysis::ScaledWindows> scale_windows(model::ScenarioSpec& spec, 
   return w;
 }
 
+/// --no-folder: the same simulation and summary as a run writing its folder, printed, nothing written.
+int run_without_folder(const RunArgs& a, const model::ScenarioSpec& spec,
+                       const std::optional<analysis::ScaledWindows>& scaled,
+                       const std::vector<config::Override>& overrides) {
+  analysis::RunAnalysis analysis(spec, {});
+  analysis.set_provenance(provenance(spec.input_files, overrides));
+  if (scaled) analysis.set_scaled_windows(*scaled);
+  engine::RunOptions options;
+  ProgressFile progress_file(a.progress_file);
+  if (progress_file.enabled()) options.progress = [&progress_file](double f) { progress_file.update(f); };
+  options.fluid = !a.exact;
+  const auto& engine = engine::engine_module();  // loaded before the CPU clock starts
+  const std::clock_t cpu_start = std::clock();
+  const engine::RunTotals totals = engine.simulate(spec, analysis, options);
+  const double cpu_s = static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC;
+  auto summary = analysis.finish(totals);
+  if (a.json) {
+    summary["run"]["wall_s"] = totals.wall_s;
+    summary["run"]["cpu_s"] = cpu_s;
+    std::cout << analysis::json_text(summary) << "\n";
+  } else {
+    std::cout << analysis.text(summary);
+  }
+  return 0;
+}
+
 int run_scenario(const RunArgs& a) {
   std::vector<config::Override> overrides;
   for (const auto& s : a.set) {
@@ -138,6 +165,7 @@ int run_scenario(const RunArgs& a) {
       throw core::UserError(fmt::format("--seed: expected a whole number, 0 or more, got \"{}\"", a.seed));
     spec.seed = seed;
   }
+  if (a.no_folder) return run_without_folder(a, spec, scaled, overrides);
   check_replaceable(out, {}, "-o", a.force);
   // Write everything into a temporary folder beside the target, then swap it in: nothing half-written, even
   // after a signal or --wall-limit (the guard removes it), and what a killed run left is removed here.
@@ -237,6 +265,9 @@ Command add_run_command(CLI::App& app) {
   sub->add_option("--progress-file", args->progress_file,
                   "write the fraction simulated into this file as the run goes (for a sweep's progress within points)")
       ->group("");  // not listed in --help: the sweep's own plumbing
+  sub->add_flag("--no-folder", args->no_folder, "print the summary only, write no run folder (a sweep's point)")
+      ->excludes("-o")
+      ->group("");
   sub->add_flag("--exact", args->exact,
                 "every kernel as a SimGrid activity instead of framesim's own fluid model of SimGrid's sharing: the "
                 "same decisions, agreeing with it to rounding (slower)");

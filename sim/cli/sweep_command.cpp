@@ -309,17 +309,13 @@ std::vector<std::size_t> points_to_run(const std::vector<config::SweepPoint>& po
 /// Forks the child that simulates point `p` (number `index`) in work_root/NNNNNN (`framesim run` on the loaded sweep,
 /// sweep_pool.hpp), its stdout the point's summary.json; returns its pid. `parent` is the sweep's pid.
 pid_t launch_point(const std::string& self, const config::SweepSpec& spec, const config::SweepPoint& p,
-                   std::size_t index, const fs::path& work_root, pid_t parent) {
+                   std::size_t index, const fs::path& work_root, pid_t parent, bool keep_run) {
   const fs::path work = work_root / fmt::format("{:06}", index);
-  std::vector<std::string> args{self,
-                                "run",
-                                spec.scenario.string(),
-                                "-o",
-                                (work / "run").string(),
-                                "-q",
-                                "--json",
-                                "--progress-file",
-                                (work / "progress").string()};
+  std::vector<std::string> args{
+      self, "run", spec.scenario.string(), "-q", "--json", "--progress-file", (work / "progress").string()};
+  // The run folder only when it is kept: else the summary alone (the same numbers, nothing written and removed).
+  if (keep_run) args.insert(args.begin() + 3, {"-o", (work / "run").string()});
+  else args.push_back("--no-folder");
   if (spec.duration) args.insert(args.end(), {"--duration", *spec.duration});
   for (const auto& o : p.overrides) args.insert(args.end(), {"--set", o.path + "=" + o.value_yaml});
   core::create_folders(work);
@@ -439,7 +435,7 @@ int run_sweep(const SweepArgs& a) {
   double simulated_wall = 0, point_wall = 0;
   std::vector<std::string> failures;
   auto launch = [&](std::size_t index) {
-    running[launch_point(self, spec, points[index], index, work_root, parent)] = {index, now_s()};
+    running[launch_point(self, spec, points[index], index, work_root, parent, a.keep_runs)] = {index, now_s()};
   };
   PointCosts costs;
   auto finish = [&](pid_t pid, int status, const struct rusage& usage) {
