@@ -18,26 +18,6 @@ namespace framesim::config::schema {
 using core::Dimension;
 using namespace tables;
 
-namespace {
-
-std::vector<std::string> memory_kinds() {
-  std::vector<std::string> out;
-  for (auto k : {model::MemoryKind::registers, model::MemoryKind::sram, model::MemoryKind::cache,
-                 model::MemoryKind::dram, model::MemoryKind::flash})
-    out.emplace_back(model::memory_kind_name(k));
-  return out;
-}
-
-std::vector<std::string> unit_kinds() {
-  std::vector<std::string> out;
-  for (auto k : {model::UnitKind::cpu, model::UnitKind::gpu, model::UnitKind::npu, model::UnitKind::dsp,
-                 model::UnitKind::isp, model::UnitKind::mcu, model::UnitKind::accelerator})
-    out.emplace_back(model::unit_kind_name(k));
-  return out;
-}
-
-}  // namespace
-
 // Each table lists a mapping's keys in the order the reader's messages name them ("expected a mapping with keys
 // ...), each nested key after the key that holds it.
 
@@ -48,7 +28,7 @@ const Table& scheduler_table() {
       {
           {.path = "policy",
            .kind = Kind::choice,
-           .choices = scheduling_policies(),
+           .choices = model::kSchedulingPolicies.names(),
            .required = true,
            .example = "time_slice",
            .description = "`priority`: non-preemptive fixed priority (at every kernel boundary the highest-priority "
@@ -66,7 +46,7 @@ const Table& scheduler_table() {
            .kind = Kind::quantity,
            .dimension = Dimension::Seconds,
            .range = Range::non_negative,
-           .default_value = "0",
+           .fallback = "0",
            .example = "\"50 us\"",
            .description = "idle time on a forced switch (policies preemptive and time_slice): the job that gets the "
                           "cores pays it before running, the switched-out job again when it resumes"},
@@ -93,7 +73,7 @@ const Table& hardware_table() {
           {.path = "memory.<level>", .kind = Kind::map, .description = "one memory level"},
           {.path = "memory.<level>.kind",
            .kind = Kind::choice,
-           .choices = memory_kinds(),
+           .choices = model::kMemoryKinds.names(),
            .required = true,
            .example = "dram",
            .description = "registers, sram and cache are on chip (they can hold a whole weight set); flash is "
@@ -115,14 +95,14 @@ const Table& hardware_table() {
           {.path = "memory.<level>.efficiency",
            .kind = Kind::number,
            .range = Range::unit_interval,
-           .default_value = "1",
+           .fallback = "1",
            .example = "0.7",
            .description = "fraction of peak a streaming kernel reaches (the soft roof)"},
           {.path = "memory.<level>.latency",
            .kind = Kind::quantity,
            .dimension = Dimension::Seconds,
            .range = Range::non_negative,
-           .default_value = "0",
+           .fallback = "0",
            .example = "\"100 ns\"",
            .description = "unloaded access latency; with a unit's outstanding it gives the Little's-law cap "
                           "outstanding / latency"},
@@ -130,24 +110,24 @@ const Table& hardware_table() {
            .kind = Kind::quantity,
            .dimension = Dimension::JoulesPerByte,
            .range = Range::non_negative,
-           .default_value = "0",
+           .fallback = "0",
            .example = "\"20 pJ/bit\"",
            .description = "energy of each byte served by this level"},
           {.path = "memory.<level>.line",
            .kind = Kind::quantity,
            .dimension = Dimension::Bytes,
            .range = Range::positive,
-           .default_value = "64 B",
+           .fallback = "64 B",
            .example = "\"64 B\"",
            .description = "access granularity: a random access (gather) pulls a whole line"},
           {.path = "memory.<level>.operating_points",
            .kind = Kind::list,
-           .default_value = "none (a fixed clock)",
+           .default_note = "none (a fixed clock)",
            .description = "memory clock points, highest first; bandwidth scales with frequency / first frequency"},
           {.path = "memory.<level>.operating_points[]", .kind = Kind::map, .description = "one memory clock point"},
           {.path = "memory.<level>.operating_points[].name",
            .kind = Kind::text,
-           .default_value = "opN (its index)",
+           .default_note = "opN (its index)",
            .example = "max",
            .description = "the point's name"},
           {.path = "memory.<level>.operating_points[].frequency",
@@ -159,7 +139,7 @@ const Table& hardware_table() {
            .description = "the memory clock at this point"},
           {.path = "memory.<level>.contention",
            .kind = Kind::map,
-           .default_value = "none (max-min sharing only)",
+           .default_note = "none (max-min sharing only)",
            .description = "slowdown below saturation: a master's memory time at the level is multiplied by the "
                           "curve's factor at the utilisation of the level by the other masters "
                           "(sim/model/contention.hpp)"},
@@ -184,7 +164,7 @@ const Table& hardware_table() {
           {.path = "units.<unit>", .kind = Kind::map, .description = "one compute unit"},
           {.path = "units.<unit>.kind",
            .kind = Kind::choice,
-           .choices = unit_kinds(),
+           .choices = model::kUnitKinds.names(),
            .required = true,
            .example = "gpu",
            .description = "informational"},
@@ -192,7 +172,7 @@ const Table& hardware_table() {
            .kind = Kind::integer,
            .min = 1,
            .max = 64,
-           .default_value = "1",
+           .fallback = "1",
            .example = "4",
            .description = "cores (CPU cores, GPU SMs); a stage may use some of them"},
           {.path = "units.<unit>.peak",
@@ -210,7 +190,7 @@ const Table& hardware_table() {
           {.path = "units.<unit>.efficiency",
            .kind = Kind::number,
            .range = Range::unit_interval,
-           .default_value = "1",
+           .default_note = "1",
            .example = "0.6",
            .description = "soft roof: fraction of peak real kernels reach. A number applies to every precision; a "
                           "mapping names precisions (only those with a peak), all and by_op"},
@@ -245,14 +225,14 @@ const Table& hardware_table() {
            .kind = Kind::quantity,
            .dimension = Dimension::Seconds,
            .range = Range::non_negative,
-           .default_value = "0",
+           .fallback = "0",
            .example = "\"5 us\"",
            .description = "fixed cost per kernel launch (per fused layer group), at most 1 s"},
           {.path = "units.<unit>.output_cost",
            .kind = Kind::quantity,
            .dimension = Dimension::Seconds,
            .range = Range::non_negative,
-           .default_value = "0",
+           .default_note = "0",
            .example = "\"90 ns\"",
            .description = "the runtime's cost per output element of a conv, depthwise or matmul layer (requantise, "
                           "clamp, store) at the first operating point, scaling with 1 / frequency: what makes a "
@@ -262,20 +242,21 @@ const Table& hardware_table() {
            .kind = Kind::quantity,
            .dimension = Dimension::Bytes,
            .range = Range::positive,
-           .default_value = "none (no cap)",
+           .default_note = "none (no cap)",
            .example = "\"64 KiB\"",
            .description = "bytes the unit keeps in flight; caps each level at outstanding / latency"},
           {.path = "units.<unit>.contention_sensitivity",
            .kind = Kind::number,
            .range = Range::non_negative,
-           .default_value = "1",
+           .fallback = "1",
            .example = "1",
            .description = "how strongly contention curves act on this unit: its factor is 1 + sensitivity x "
                           "(curve - 1)"},
           {.path = "units.<unit>.overlap",
            .kind = Kind::number,
            .range = Range::fraction,
-           .default_value = "1 (perfect overlap: the roofline)",
+           .fallback = "1",
+           .default_note = "perfect overlap: the roofline",
            .example = "0.5",
            .description = "fraction o of the shorter of a kernel's compute and memory times that the longer hides: "
                           "t = max(c, m) + (1 - o) min(c, m); the non-hidden part stretches with the memory's "
@@ -291,7 +272,7 @@ const Table& hardware_table() {
            .description = "that class's overlap"},
           {.path = "units.<unit>.handoff",
            .kind = Kind::map,
-           .default_value = "none",
+           .default_note = "none",
            .example = "{unit: gpu, efficiency: 0.8, launch: \"50 us\"}",
            .description = "what a stage on this unit (an accelerator) needs from a host unit per inference: the "
                           "reformat of the network's input and output tensors and a launch, run as side work "
@@ -304,7 +285,7 @@ const Table& hardware_table() {
            .description = "the host unit that runs the reformats and the launch (another unit of the file)"},
           {.path = "units.<unit>.handoff.reformat",
            .kind = Kind::list,
-           .default_value = "[input, output]",
+           .default_note = "[input, output]",
            .example = "[input, output]",
            .description = "which of the network's tensors the host reformats: its inputs (before), its outputs "
                           "(after)"},
@@ -315,7 +296,7 @@ const Table& hardware_table() {
           {.path = "units.<unit>.handoff.efficiency",
            .kind = Kind::number,
            .range = Range::unit_interval,
-           .default_value = "1",
+           .fallback = "1",
            .example = "0.8",
            .description = "useful bytes over the bytes the host moves: each tensor is read in one layout and "
                           "written in the other, divided by this"},
@@ -323,20 +304,20 @@ const Table& hardware_table() {
            .kind = Kind::quantity,
            .dimension = Dimension::Seconds,
            .range = Range::non_negative,
-           .default_value = "0",
+           .fallback = "0",
            .example = "\"50 us\"",
            .description = "fixed host time per inference (the engine's enqueue and submit), before the accelerator "
                           "runs"},
           {.path = "units.<unit>.handoff.host_precision",
            .kind = Kind::choice,
            .choices = model::precision_names(),
-           .default_value = "the network's",
+           .default_note = "the network's",
            .example = "fp32",
            .description = "precision of the host-side tensors (trtexec's default I/O is fp32 linear)"},
           // Datapath geometry (model/hardware.hpp, UnitGeometry): shape-dependent efficiency of the estimate.
           {.path = "units.<unit>.geometry",
            .kind = Kind::map,
-           .default_value = "none (every layer shape fills the compute roof)",
+           .default_note = "none (every layer shape fills the compute roof)",
            .example = "{array: [64, 64]}",
            .description = "the shape of the datapath, a hard fact of the silicon: the estimate runs a conv, "
                           "depthwise or matmul layer at its class's efficiency times the fraction of the datapath "
@@ -373,13 +354,13 @@ const Table& hardware_table() {
           {.path = "units.<unit>.memory[]", .kind = Kind::text, .description = "a memory level's name"},
           {.path = "units.<unit>.operating_points",
            .kind = Kind::list,
-           .default_value = "one fixed clock (no DVFS: roofs never scale)",
+           .default_note = "one fixed clock (no DVFS: roofs never scale)",
            .description = "DVFS points, highest frequency first; compute roofs scale with frequency / first "
                           "frequency"},
           {.path = "units.<unit>.operating_points[]", .kind = Kind::map, .description = "one DVFS point"},
           {.path = "units.<unit>.operating_points[].name",
            .kind = Kind::text,
-           .default_value = "opN (its index)",
+           .default_note = "opN (its index)",
            .example = "max",
            .description = "the point's name"},
           {.path = "units.<unit>.operating_points[].frequency",
@@ -393,26 +374,26 @@ const Table& hardware_table() {
            .kind = Kind::quantity,
            .dimension = Dimension::Volts,
            .range = Range::positive,
-           .default_value = "1 V",
+           .fallback = "1 V",
            .example = "\"0.8 V\"",
            .description = "the supply voltage: energy per op scales with (V / V0)^2"},
           {.path = "units.<unit>.operating_points[].static_power",
            .kind = Kind::quantity,
            .dimension = Dimension::Watts,
            .range = Range::non_negative,
-           .default_value = "the unit's static_power x V / V0",
+           .default_note = "the unit's static_power x V / V0",
            .example = "\"0.5 W\"",
            .description = "leakage at this point"},
           {.path = "units.<unit>.static_power",
            .kind = Kind::quantity,
            .dimension = Dimension::Watts,
            .range = Range::non_negative,
-           .default_value = "0",
+           .fallback = "0",
            .example = "\"1 W\"",
            .description = "leakage at the first point; other points scale it by V / V0 unless they give their own"},
           {.path = "units.<unit>.energy_per_op",
            .kind = Kind::map,
-           .default_value = "none",
+           .default_note = "none",
            .example = "{fp16: \"0.5 pJ\"}",
            .description = "dynamic energy per operation at the first point's voltage, per precision (only "
                           "precisions with a peak); not with busy_power"},
@@ -426,22 +407,22 @@ const Table& hardware_table() {
            .kind = Kind::quantity,
            .dimension = Dimension::Watts,
            .range = Range::positive,
-           .default_value = "none",
+           .default_note = "none",
            .example = "\"10 W\"",
            .description = "instead of energy_per_op: the unit's whole power flat out at its effective roof; each "
                           "precision's energy per op becomes (busy_power - static_power) / (peak x efficiency). "
                           "Must exceed static_power"},
           {.path = "units.<unit>.scheduler",
            .kind = Kind::choice,
-           .choices = scheduling_policies(),
-           .default_value = "priority",
+           .choices = model::kSchedulingPolicies.names(),
+           .default_note = "priority",
            .fragment = &scheduler_table(),
            .example = "priority",
            .description = "how stages and tasks share the unit: a policy, or a mapping (see the scheduler keys)"},
           {.path = "units.<unit>.source", .kind = Kind::text, .description = "free text"},
           {.path = "units.<unit>.capabilities",
            .kind = Kind::map,
-           .default_value = "none (it runs every layer)",
+           .default_note = "none (it runs every layer)",
            .example = "{op_classes: [conv, pooling], precisions: [int8, fp16], fallback: gpu}",
            .description = "what the unit can run (a DLA or NPU without some layer types): a layer is supported when "
                           "its op class is in op_classes or its op in ops, its compute precision in precisions and "
@@ -450,7 +431,7 @@ const Table& hardware_table() {
                           "an accelerator part: sim/model/placement.hpp). Checked against every network at load"},
           {.path = "units.<unit>.capabilities.op_classes",
            .kind = Kind::list,
-           .default_value = "none (ops decides; both absent: every op)",
+           .default_note = "none (ops decides; both absent: every op)",
            .example = "[conv, depthwise, pooling]",
            .description = "the op classes it runs"},
           {.path = "units.<unit>.capabilities.op_classes[]",
@@ -459,13 +440,13 @@ const Table& hardware_table() {
            .description = "an op class"},
           {.path = "units.<unit>.capabilities.ops",
            .kind = Kind::list,
-           .default_value = "none (op_classes decides; both absent: every op)",
+           .default_note = "none (op_classes decides; both absent: every op)",
            .example = "[conv2d, maxpool, relu, add]",
            .description = "ops it runs, by the names networks use (framesim ops lists them)"},
           {.path = "units.<unit>.capabilities.ops[]", .kind = Kind::text, .description = "an op name"},
           {.path = "units.<unit>.capabilities.precisions",
            .kind = Kind::list,
-           .default_value = "any",
+           .default_note = "any",
            .example = "[int8, fp16]",
            .description = "the compute precisions it runs"},
           {.path = "units.<unit>.capabilities.precisions[]",
@@ -476,18 +457,18 @@ const Table& hardware_table() {
            .kind = Kind::quantity,
            .dimension = Dimension::Bytes,
            .range = Range::positive,
-           .default_value = "no limit",
+           .default_note = "no limit",
            .example = "\"8 MiB\"",
            .description = "the largest tensor a layer it runs may read or write"},
           {.path = "units.<unit>.capabilities.fallback",
            .kind = Kind::text,
-           .default_value = "none (a layer it refuses is an error)",
+           .default_note = "none (a layer it refuses is an error)",
            .example = "gpu",
            .description = "the unit that runs the layers it refuses (not itself)"},
           {.path = "units.<unit>.capabilities.source", .kind = Kind::text, .description = "free text"},
           {.path = "thermal",
            .kind = Kind::map,
-           .default_value = "none (never throttles)",
+           .default_note = "none (never throttles)",
            .description = "one lumped RC node, C dT/dt = P - (T - T_ambient) / R, and its governor; the sustained "
                           "envelope is (trip - ambient) / R"},
           {.path = "thermal.ambient",
@@ -536,13 +517,13 @@ const Table& hardware_table() {
            .description = "how often the governor samples"},
           {.path = "thermal.governor.policy",
            .kind = Kind::choice,
-           .choices = names_of({"step", "bang_bang"}),
-           .default_value = "step",
+           .choices = model::kGovernorPolicies.names(),
+           .fallback = "step",
            .example = "step",
            .description = "step: one operating point per period; bang_bang: straight to the slowest or fastest"},
           {.path = "thermal.governor.throttle",
            .kind = Kind::list,
-           .default_value = "all units and levels with operating points",
+           .default_note = "all units and levels with operating points",
            .example = "[gpu]",
            .description = "what the governor may slow down"},
           {.path = "thermal.governor.throttle[]", .kind = Kind::text, .description = "a unit or memory level"},

@@ -20,8 +20,4 @@ inline std::vector<std::string> names_of(std::initializer_list<std::string_view>
   return {names.begin(), names.end()};
 }
 
-inline std::vector<std::string> scheduling_policies() {
-  return {std::begin(model::kSchedulingPolicies), std::end(model::kSchedulingPolicies)};
-}
-
 }  // namespace framesim::config::schema::tables
