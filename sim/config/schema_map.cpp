@@ -30,7 +30,7 @@ const Table& map_table() {
            .kind = Kind::integer,
            .min = 1,
            .max = 10000,
-           .default_note = "50",
+           .fallback = "50",
            .example = "40",
            .description = "simulations at most (the baselines included)"},
           {.path = "strategy",

@@ -8,13 +8,16 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
 
 #include "config/hardware.hpp"
+#include "config/map_space.hpp"
 #include "config/scenario.hpp"
 #include "config/schema.hpp"
+#include "config/sweep.hpp"
 #include "core/units.hpp"
 #include "test_support.hpp"
 
@@ -93,6 +96,46 @@ double documented_number(const std::string& section, const std::string& key) {
 }
 
 const std::string kScenarioFiles = "## scenario files";
+const std::string kSweepFiles = "## sweep files";
+const std::string kMapFiles = "## map files";
+const std::string kScheduler = "### scheduler";
+
+/// The declarations with a fallback whose acting default a test of this file compares with docs/schema.md: the
+/// table and the key. A declaration given a fallback and left out of here fails EveryFallbackIsTested.
+const std::vector<std::pair<std::string, std::string>> kTested = {
+    {"scenario", "seed"},
+    {"scenario", "warmup"},
+    {"scenario", "sample_period"},
+    {"scenario", "contention_period"},
+    {"scenario", "trace.kernels"},
+    {"scenario", "sensors.<sensor>.phase"},
+    {"scenario", "stages.<stage>.policy"},
+    {"scenario", "stages.<stage>.queue.depth"},
+    {"scenario", "stages.<stage>.queue.overflow"},
+    {"scenario", "stages.<stage>.priority"},
+    {"scenario", "stages.<stage>.side_work.when"},
+    {"scenario", "tasks.<task>.phase"},
+    {"scenario", "tasks.<task>.priority"},
+    {"hardware", "memory.<level>.efficiency"},
+    {"hardware", "memory.<level>.latency"},
+    {"hardware", "memory.<level>.energy_per_byte"},
+    {"hardware", "memory.<level>.line"},
+    {"hardware", "units.<unit>.cores"},
+    {"hardware", "units.<unit>.dispatch_overhead"},
+    {"hardware", "units.<unit>.contention_sensitivity"},
+    {"hardware", "units.<unit>.overlap"},
+    {"hardware", "units.<unit>.handoff.efficiency"},
+    {"hardware", "units.<unit>.handoff.launch"},
+    {"hardware", "units.<unit>.operating_points[].voltage"},
+    {"hardware", "units.<unit>.static_power"},
+    {"hardware", "thermal.governor.policy"},
+    {"scheduler", "switch_cost"},
+    {"sweep", "mode"},
+    {"sweep", "seed"},
+    {"map", "budget"},
+    {"map", "strategy"},
+    {"map", "seed"},
+};
 const std::string kHardwareFiles = "## hardware files";
 
 }  // namespace
@@ -111,7 +154,23 @@ TEST(Defaults, EveryFallbackIsAValueOfItsOwnKey) {
         EXPECT_NE(std::find(k.choices.begin(), k.choices.end(), k.fallback), k.choices.end()) << k.path;
       else EXPECT_TRUE(schema::fallback_value(k).has_value()) << t->name << " " << k.path << ": " << k.fallback;
     }
-  EXPECT_GE(fallbacks, 29);  // 13 scenario keys, 2 sweep keys, 14 hardware keys (with the scheduler's switch_cost)
+  EXPECT_GE(fallbacks, 32);  // 13 scenario keys, 2 sweep keys, 3 map keys, 14 hardware keys (with switch_cost)
+}
+
+TEST(Defaults, EveryFallbackIsTested) {
+  // Each declared fallback is one this file loads a file without and compares with the documentation; and each
+  // key listed is declared with a fallback (a list that named keys no longer defaulted would prove nothing).
+  std::vector<const schema::Table*> tables = schema::file_tables();
+  for (const schema::Table* t : schema::fragment_tables()) tables.push_back(t);
+  std::size_t declared = 0;
+  for (const schema::Table* t : tables)
+    for (const auto& k : t->keys) {
+      if (k.fallback.empty()) continue;
+      ++declared;
+      const bool tested = std::find(kTested.begin(), kTested.end(), std::make_pair(t->name, k.path)) != kTested.end();
+      EXPECT_TRUE(tested) << t->name << " " << k.path << " has a fallback no test of defaults_test.cpp reads";
+    }
+  EXPECT_EQ(declared, kTested.size());
 }
 
 TEST(Defaults, TheScenarioReaderActsAsDocumented) {
@@ -223,4 +282,36 @@ TEST(Defaults, TheHardwareReaderActsAsDocumented) {
   EXPECT_DOUBLE_EQ(
       dsp.operating_points[0].voltage_V,
       documented_quantity(kHardwareFiles, "units.<unit>.operating_points[].voltage", core::Dimension::Volts));
+}
+
+TEST(Defaults, TheSchedulerAndHandoffReadersActAsDocumented) {
+  // A time-slice scheduler given without a switch cost, and a hand-off given its unit only.
+  fst::Scratch dir;
+  const std::string hardware = std::string(kHardware) +
+                               "  npu: {kind: npu, peak: {int8: \"1 TOPS\"}, memory: [dram], handoff: {unit: cpu}, "
+                               "scheduler: {policy: time_slice, quantum: \"2 ms\"}}\n";
+  const model::HardwareSpec hw = config::load_hardware(dir.write("hw.yaml", hardware));
+  const auto& npu = hw.units.at(2);
+  EXPECT_EQ(npu.scheduler.policy, model::SchedulingPolicy::time_slice);
+  EXPECT_DOUBLE_EQ(npu.scheduler.switch_cost_s,
+                   documented_quantity(kScheduler, "switch_cost", core::Dimension::Seconds));
+  ASSERT_TRUE(npu.handoff.has_value());
+  EXPECT_DOUBLE_EQ(npu.handoff->efficiency, documented_number(kHardwareFiles, "units.<unit>.handoff.efficiency"));
+  EXPECT_DOUBLE_EQ(npu.handoff->launch_s,
+                   documented_quantity(kHardwareFiles, "units.<unit>.handoff.launch", core::Dimension::Seconds));
+}
+
+TEST(Defaults, TheSweepAndMapReadersActAsDocumented) {
+  fst::Scratch dir;
+  minimal(dir);  // writes scenario.yaml for the sweep to name
+  const auto sweep = config::load_sweep(
+      dir.write("sweep.yaml", "name: defaults\nscenario: scenario.yaml\naxes:\n  sensors.camera.rate: [\"20 Hz\"]\n"));
+  EXPECT_EQ(documented(kSweepFiles, "mode"), "grid");
+  EXPECT_EQ(sweep.mode, config::SweepMode::grid);
+  EXPECT_EQ(sweep.seed, static_cast<std::uint64_t>(documented_number(kSweepFiles, "seed")));
+  const auto space =
+      config::load_map_space(dir.write("space.yaml", "name: defaults\nobjective: energy\nstages:\n  detect: {}\n"));
+  EXPECT_EQ(space.budget, static_cast<std::size_t>(documented_number(kMapFiles, "budget")));
+  EXPECT_EQ(space.strategy, documented(kMapFiles, "strategy"));
+  EXPECT_EQ(space.seed, static_cast<std::uint64_t>(documented_number(kMapFiles, "seed")));
 }

@@ -98,6 +98,13 @@ TEST(EnumTables, EveryTableRoundTrips) {
   expect_round_trip(model::kRuntimeFusion, "runtime fusion");
   expect_round_trip(config::kSweepModes, "sweep modes");
   expect_round_trip(config::kAxisScales, "axis scales");
+  expect_round_trip(model::kPrecisionNames, "precisions");
+  expect_round_trip(model::kOpClassNames, "op classes");
+  // The per-precision and per-op-class arrays are indexed in the order of kAll*: the tables name them in it.
+  for (std::size_t i = 0; i < model::kPrecisionCount; ++i)
+    EXPECT_EQ(model::kPrecisionNames.entries[i].value, model::kAllPrecisions[i]) << i;
+  for (std::size_t i = 0; i < model::kOpClassCount; ++i)
+    EXPECT_EQ(model::kOpClassNames.entries[i].value, model::kAllOpClasses[i]) << i;
 }
 
 TEST(EnumTables, TheNamingFunctionsAreTheTables) {

@@ -193,7 +193,7 @@ MUTANTS = [
       "default: timeline samples every 200 ms instead of the documented 100 ms",
       r"^Defaults\."),
     M("writer_drops_sensitivity", "sim/config/hardware_writer.cpp",
-      "if (unit.contention_sensitivity != 1.0)",
+      "if (unit.contention_sensitivity != unit_default(\"units.<unit>.contention_sensitivity\"))",
       "if (false)",
       "hardware writer: a unit's contention_sensitivity is not written",
       r"^HardwareWriter\.", sample=True),
