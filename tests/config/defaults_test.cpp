@@ -285,7 +285,9 @@ TEST(Defaults, TheHardwareReaderActsAsDocumented) {
 }
 
 TEST(Defaults, TheSchedulerAndHandoffReadersActAsDocumented) {
-  // A time-slice scheduler given without a switch cost, and a hand-off given its unit only.
+  // A time-slice scheduler given without a switch cost, and a hand-off given its unit only: each value loaded must
+  // be the Default column of docs/schema.md. A reader keeping its own literal (a struct initialiser or value_or)
+  // that differs from the declared fallback, or a fallback changed without regenerating the docs, fails here.
   fst::Scratch dir;
   const std::string hardware = std::string(kHardware) +
                                "  npu: {kind: npu, peak: {int8: \"1 TOPS\"}, memory: [dram], handoff: {unit: cpu}, "
@@ -302,6 +304,9 @@ TEST(Defaults, TheSchedulerAndHandoffReadersActAsDocumented) {
 }
 
 TEST(Defaults, TheSweepAndMapReadersActAsDocumented) {
+  // A sweep without mode or seed and a map space without budget, strategy or seed load with the values docs/schema.md
+  // states. The map reader once had its own value_or(50) and value_or(1): a fallback changed in the schema alone
+  // (documented as 40, acting as 50) fails here.
   fst::Scratch dir;
   minimal(dir);  // writes scenario.yaml for the sweep to name
   const auto sweep = config::load_sweep(

@@ -3,12 +3,14 @@
 // the table its reader parses with, so the schema's allowed values, the reader and the writers cannot drift. A new
 // choice key must be added to the list below (a key with choices of no table is reported), and the reader round
 // trip shows a name read from a file becomes its own value, not the type's default.
+#include <algorithm>
 #include <set>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "config/hardware.hpp"
 #include "config/scenario.hpp"
 #include "config/schema.hpp"
 #include "config/sweep.hpp"
@@ -176,4 +178,68 @@ units:
         ASSERT_EQ(spec.stages[0].side_work.size(), 1u);
         EXPECT_EQ(spec.stages[0].side_work[0].after, when.value) << when.name;
       }
+}
+
+namespace {
+
+/// "file:line:column" of the first `token` in `text`, counted here from the text written (1-based, as editors do).
+std::string location_of(const std::string& file, const std::string& text, const std::string& token) {
+  const auto at = text.find(token);
+  const auto line_start = text.rfind('\n', at);
+  const auto line = std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n') + 1;
+  const auto column = at - (line_start == std::string::npos ? 0 : line_start + 1) + 1;
+  return file + ":" + std::to_string(line) + ":" + std::to_string(column);
+}
+
+/// `"a", "b"` for the names of `table`, as a refusal lists them.
+template <class Table>
+std::string quoted_names(const Table& table) {
+  std::string out;
+  for (const auto& e : table.entries) out += (out.empty() ? "\"" : ", \"") + std::string(e.name) + "\"";
+  return out;
+}
+
+}  // namespace
+
+TEST(EnumTables, AnUnknownNameIsRefusedWhereItIsWritten) {
+  // A name no table holds (a typo, or a value of a newer release) is refused with the file, line and column of the
+  // name, the key and the names allowed; it is not read as the key's default. A reader that fell back to the
+  // default for an unknown name (a string ternary) would load the file and fail here with an empty message; a
+  // message located at the key's parent or listing other names fails the comparison.
+  const std::string hardware =
+      "name: enums\nmemory:\n  dram: {kind: dram, capacity: \"1 GiB\", bandwidth: \"10 GB/s\"}\n"
+      "units:\n  cpu: {kind: cpu, peak: {fp32: \"10 GFLOP/s\"}, memory: [dram]}\n"
+      "  dsp: {kind: dsp, peak: {fp32: \"10 GFLOP/s\"}, memory: [dram]}\n";
+  struct Case {
+    std::string key, written, text;
+    std::string names;
+  };
+  const std::string head =
+      "name: enums\nhardware: hw.yaml\nduration: \"1 s\"\nsensors:\n  camera: {rate: \"20 Hz\"}\n"
+      "stages:\n  detect:\n    unit: cpu\n    inputs: [camera]\n    work: {time: \"5 ms\"}\n";
+  const std::vector<Case> cases = {
+      {"stages.detect.policy", "newest_first", head + "    policy: newest_first\n",
+       quoted_names(model::kInputPolicies)},
+      {"stages.detect.queue.overflow", "drop_random", head + "    queue: {overflow: drop_random}\n",
+       quoted_names(model::kOverflows)},
+      {"stages.detect.side_work[0].when", "sometimes",
+       head + "    side_work: {unit: dsp, work: {time: \"1 ms\"}, when: sometimes}\n",
+       quoted_names(model::kSideWorkWhen)},
+  };
+  for (const auto& c : cases) {
+    framesim::testing::Scratch dir;
+    dir.write("hw.yaml", hardware);
+    const auto path = dir.write("scenario.yaml", c.text);
+    const std::string message = framesim::testing::error_of([&] { config::load_scenario(path); });
+    const std::string where = location_of(path.string(), c.text, c.written);
+    EXPECT_NE(message.find(where + ": "), std::string::npos) << c.key << ": expected at " << where << "\n" << message;
+    EXPECT_NE(message.find("\"" + c.written + "\" is not one of " + c.names), std::string::npos) << message;
+  }
+  // The hardware reader refuses an unknown unit kind the same way.
+  framesim::testing::Scratch dir;
+  const std::string bad = hardware + "  gpu: {kind: tpu, peak: {fp32: \"10 GFLOP/s\"}, memory: [dram]}\n";
+  const auto path = dir.write("hw.yaml", bad);
+  const std::string message = framesim::testing::error_of([&] { config::load_hardware(path); });
+  EXPECT_NE(message.find(location_of(path.string(), bad, "tpu") + ": "), std::string::npos) << message;
+  EXPECT_NE(message.find("\"tpu\" is not one of " + quoted_names(model::kUnitKinds)), std::string::npos) << message;
 }
