@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "config/schema.hpp"
 #include "model/hardware.hpp"
 
 namespace framesim::config::schema::tables {
@@ -18,6 +19,13 @@ inline constexpr std::int64_t kMaxDimension = 2147483647;
 
 inline std::vector<std::string> names_of(std::initializer_list<std::string_view> names) {
   return {names.begin(), names.end()};
+}
+
+/// The keys of a table declared section by section, in the order given.
+inline std::vector<Key> joined(std::initializer_list<std::vector<Key>> parts) {
+  std::vector<Key> out;
+  for (const auto& part : parts) out.insert(out.end(), part.begin(), part.end());
+  return out;
 }
 
 }  // namespace framesim::config::schema::tables
