@@ -38,7 +38,7 @@ std::vector<const Table*> fragments_of(const Table& table) {
 /// "required", "default 64 B", or nothing.
 std::string presence(const Key& key) {
   if (key.required) return "required";
-  if (!key.default_value.empty()) return "default " + key.default_value;
+  if (!key.default_text().empty()) return "default " + key.default_text();
   return "";
 }
 
@@ -81,7 +81,7 @@ std::string key_text(const Table& table, const Key& key) {
     out += fmt::format("  or:       a mapping of the {} keys (`framesim keys` lists them)\n", key.fragment->name);
   if (key.or_list) out += "  or:       a list of such mappings\n";
   out += fmt::format("  required: {}\n", key.required ? "yes" : "no");
-  if (!key.default_value.empty()) out += fmt::format("  default:  {}\n", key.default_value);
+  if (!key.default_text().empty()) out += fmt::format("  default:  {}\n", key.default_text());
   if (!key.example.empty()) out += fmt::format("  example:  {}: {}\n", key.name(), key.example);
   out += fmt::format("  {}\n", key.description);
   std::vector<std::string> children;
@@ -113,7 +113,7 @@ void markdown_table(std::string& out, const Table& table) {
     std::string description = key->description;
     if (!key->example.empty()) description += fmt::format(". Example: `{}: {}`", key->name(), key->example);
     out += fmt::format("| `{}` | {} | {} | {} |\n", cell(path), cell(value),
-                       key->required ? "**required**" : cell(key->default_value), cell(description));
+                       key->required ? "**required**" : cell(key->default_text()), cell(description));
   }
 }
 
@@ -298,7 +298,7 @@ class SchemaBuilder {
     }
     if (key.or_list) s = {{"anyOf", {s, {{"type", "array"}, {"items", s}}}}};
     std::string description = key.description;
-    if (!key.required && !key.default_value.empty()) description += fmt::format(" (default: {})", key.default_value);
+    if (!key.required && !key.default_text().empty()) description += fmt::format(" (default: {})", key.default_text());
     s["description"] = description;
     return s;
   }
@@ -391,7 +391,7 @@ class TemplateWriter {
       if (c->name() == "[]") continue;
       std::string about = fmt::format("{}: {}", c->description, config::schema::value_summary(*c));
       if (c->required) about += "; required";
-      else if (!c->default_value.empty()) about += "; default " + c->default_value;
+      else if (!c->default_text().empty()) about += "; default " + c->default_text();
       comment(indent, about);
       // A user-named key of a required mapping is written (a device needs a level); otherwise as declared.
       const bool active =

@@ -28,18 +28,11 @@ constexpr double kMaxOutputCost_s = 1e-6;
 
 const schema::Table& kKeys = schema::hardware_table();
 
-/// The enumerator a declared choice stands for: the choices are declared in the enum's order.
 /// The declaration at `pattern` (a key the reader walks itself: a per-precision table's entries).
 const schema::Key& declared(std::string_view pattern) {
   const schema::Key* k = kKeys.find(pattern);
   FRAMESIM_ASSERT(k != nullptr, "undeclared hardware key " + std::string(pattern));
   return *k;
-}
-
-template <class Enum>
-Enum enum_of(const MapReader& m, std::string_view key, const std::string& name) {
-  const auto& choices = m.declaration(key).choices;
-  return static_cast<Enum>(std::find(choices.begin(), choices.end(), name) - choices.begin());
 }
 
 /// "\"fp23\" is not a precision (did you mean \"fp32\"?)", or the allowed names when none is near.
@@ -229,13 +222,13 @@ MemoryLevelSpec read_level(const std::string& name, const Node& node, std::map<s
   MemoryLevelSpec level;
   level.name = name;
   MapReader m(node, kKeys, "memory.<level>");
-  if (auto k = m.choice("kind")) level.kind = enum_of<model::MemoryKind>(m, "kind", *k);
+  if (auto k = m.choice("kind", model::kMemoryKinds)) level.kind = *k;
   level.capacity_bytes = m.quantity("capacity").value_or(1);
   level.bandwidth_Bps = m.quantity("bandwidth").value_or(1);
-  level.efficiency = m.number("efficiency").value_or(1.0);
-  level.latency_s = m.quantity("latency").value_or(0.0);
-  level.energy_per_byte_J = m.quantity("energy_per_byte").value_or(0.0);
-  level.line_bytes = m.quantity("line").value_or(64.0);
+  level.efficiency = m.number_or_default("efficiency");
+  level.latency_s = m.quantity_or_default("latency");
+  level.energy_per_byte_J = m.quantity_or_default("energy_per_byte");
+  level.line_bytes = m.quantity_or_default("line");
   read_source(m, "memory." + name, sources);
   if (auto c = m.get("contention")) level.contention = read_contention(*c, name, sources);
   if (auto ops = m.get("operating_points")) {
@@ -307,8 +300,8 @@ model::HandoffSpec read_handoff(const Node& node, const HardwareSpec& hw, std::s
     for (const Node& item : reformat->items())
       if (auto which = item.choice({"input", "output"})) (*which == "input" ? h.input : h.output) = true;
   }
-  h.efficiency = m.number("efficiency").value_or(1.0);
-  h.launch_s = m.quantity("launch").value_or(0.0);
+  h.efficiency = m.number_or_default("efficiency");
+  h.launch_s = m.quantity_or_default("launch");
   if (auto p = m.choice("host_precision")) h.host_precision = model::parse_precision(*p);
   return h;
 }
@@ -318,8 +311,8 @@ ComputeUnitSpec read_unit(const std::string& name, const Node& node, const Hardw
   ComputeUnitSpec unit;
   unit.name = name;
   MapReader m(node, kKeys, "units.<unit>");
-  if (auto k = m.choice("kind")) unit.kind = enum_of<model::UnitKind>(m, "kind", *k);
-  unit.cores = static_cast<int>(m.integer("cores").value_or(1));
+  if (auto k = m.choice("kind", model::kUnitKinds)) unit.kind = *k;
+  unit.cores = static_cast<int>(m.integer_or_default("cores"));
   if (auto sched = m.get("scheduler")) unit.scheduler = read_scheduler(*sched);
   if (auto peak = m.required("peak")) {
     read_per_precision(*peak, unit.peak_ops_per_s,
@@ -327,15 +320,15 @@ ComputeUnitSpec read_unit(const std::string& name, const Node& node, const Hardw
     if (peak->is_map() && !unit.peak_ops_per_s.any()) peak->error("needs a peak for at least one precision");
   }
   if (auto eff = m.get("efficiency")) read_unit_efficiency(*eff, unit, kKeys);
-  unit.dispatch_overhead_s = m.quantity("dispatch_overhead").value_or(0.0);
+  unit.dispatch_overhead_s = m.quantity_or_default("dispatch_overhead");
   if (unit.dispatch_overhead_s > kMaxDispatchOverhead_s)
     m.get("dispatch_overhead")
         ->error(fmt::format("must be at most {} (a kernel launch costs microseconds)",
                             core::format_seconds(kMaxDispatchOverhead_s)));
   if (m.has("outstanding")) unit.outstanding_bytes = m.quantity("outstanding");
   unit.output_cost_s = read_output_cost(m).value_or(0.0);
-  unit.contention_sensitivity = m.number("contention_sensitivity").value_or(1.0);
-  unit.overlap = m.number("overlap").value_or(1.0);
+  unit.contention_sensitivity = m.number_or_default("contention_sensitivity");
+  unit.overlap = m.number_or_default("overlap");
   handoff = m.get("handoff");
   if (auto by_op = m.get("overlap_by_op")) {
     for (auto& [key, value] : by_op->entries()) {
@@ -385,13 +378,13 @@ ComputeUnitSpec read_unit(const std::string& name, const Node& node, const Hardw
       MapReader r(item, kKeys, "units.<unit>.operating_points[]");
       p.name = r.text("name").value_or("");
       p.frequency_Hz = r.quantity("frequency").value_or(0.0);
-      p.voltage_V = r.quantity("voltage").value_or(1.0);
+      p.voltage_V = r.quantity_or_default("voltage");
       if (r.has("static_power")) p.static_power_W = r.quantity("static_power");
       return p;
     });
   }
   if (unit.operating_points.empty()) unit.operating_points.push_back({"nominal", 1.0, 1.0, std::nullopt});
-  unit.static_power_W = m.quantity("static_power").value_or(0.0);
+  unit.static_power_W = m.quantity_or_default("static_power");
   if (auto e = m.get("energy_per_op")) {
     read_per_precision(
         *e, unit.energy_per_op_J,
@@ -495,8 +488,7 @@ model::ThermalSpec read_thermal(const Node& node, const HardwareSpec& hw, std::m
   if (auto g = m.required("governor")) {
     MapReader gov(*g, kKeys, "thermal.governor");
     t.governor_period_s = gov.quantity("period").value_or(0.1);
-    if (auto p = gov.choice("policy"))
-      t.policy = *p == "step" ? model::GovernorPolicy::step : model::GovernorPolicy::bang_bang;
+    t.policy = gov.choice_or_default("policy", model::kGovernorPolicies);
     if (auto throttle = gov.get("throttle")) {
       std::vector<std::string> names;
       for (const auto& u : hw.units) names.push_back(u.name);

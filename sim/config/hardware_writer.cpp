@@ -6,6 +6,10 @@
 #include <cctype>
 #include <cmath>
 #include <sstream>
+#include <string_view>
+
+#include "config/schema.hpp"
+#include "core/error.hpp"
 
 namespace framesim::config {
 
@@ -52,6 +56,18 @@ std::string_view base_symbol(Dimension d, bool float_ops) {
   auto c = choices(d, float_ops);
   return c.empty() ? "" : c.front().symbol;
 }
+
+/// The declared default of a key of `table` (its fallback, as the reader takes it when the key is absent): a value
+/// equal to it is left out of the written file, so the writer and the reader agree on one default.
+double declared_default(const schema::Table& table, std::string_view path) {
+  const schema::Key* key = table.find(path);
+  FRAMESIM_ASSERT(key != nullptr, "hardware writer: no declaration of " + std::string(path));
+  const auto value = schema::fallback_value(*key);
+  FRAMESIM_ASSERT(value.has_value(), "hardware writer: " + std::string(path) + " is declared without a fallback");
+  return *value;
+}
+
+double unit_default(std::string_view path) { return declared_default(schema::hardware_table(), path); }
 
 bool parses_to(const std::string& text, Dimension d, double value) {
   const auto q = core::parse_quantity(text, d);
@@ -166,14 +182,15 @@ bool default_points(const std::vector<model::OperatingPoint>& points) {
 /// `scheduler:` when it is not the default (priority): a policy name, or a mapping with a quantum or switch cost.
 void write_scheduler(Writer& w, const model::SchedulerSpec& s, const std::string& path) {
   const std::string policy(model::scheduling_policy_name(s.policy));
-  if (s.quantum_s == 0 && s.switch_cost_s == 0) {
+  if (s.quantum_s == 0 && s.switch_cost_s == declared_default(schema::scheduler_table(), "switch_cost")) {
     if (s.policy != model::SchedulingPolicy::priority) w.line(4, "scheduler", policy, path);
     return;
   }
   w.line(4, "scheduler", "", path);
   w.line(6, "policy", policy, path + ".policy");
   if (s.quantum_s > 0) w.line(6, "quantum", q(s.quantum_s, Dimension::Seconds), path + ".quantum");
-  if (s.switch_cost_s > 0) w.line(6, "switch_cost", q(s.switch_cost_s, Dimension::Seconds), path + ".switch_cost");
+  if (s.switch_cost_s != declared_default(schema::scheduler_table(), "switch_cost"))
+    w.line(6, "switch_cost", q(s.switch_cost_s, Dimension::Seconds), path + ".switch_cost");
 }
 
 void write_unit(Writer& w, const model::HardwareSpec& hw, const model::ComputeUnitSpec& unit) {
@@ -231,9 +248,10 @@ void write_unit(Writer& w, const model::HardwareSpec& hw, const model::ComputeUn
     w.line(4, "output_cost", q(unit.output_cost_s, Dimension::Seconds), path + ".output_cost");
   if (unit.outstanding_bytes)
     w.line(4, "outstanding", q(*unit.outstanding_bytes, Dimension::Bytes), path + ".outstanding");
-  if (unit.contention_sensitivity != 1.0)
+  if (unit.contention_sensitivity != unit_default("units.<unit>.contention_sensitivity"))
     w.line(4, "contention_sensitivity", exact_number(unit.contention_sensitivity), path + ".contention_sensitivity");
-  if (unit.overlap != 1.0) w.line(4, "overlap", exact_number(unit.overlap), path + ".overlap");
+  if (unit.overlap != unit_default("units.<unit>.overlap"))
+    w.line(4, "overlap", exact_number(unit.overlap), path + ".overlap");
   if (std::any_of(unit.overlap_by_op.begin(), unit.overlap_by_op.end(), [](const auto& o) { return o.has_value(); })) {
     w.line(4, "overlap_by_op", "", path + ".overlap_by_op");
     for (model::OpClass c : model::kAllOpClasses)
@@ -249,8 +267,10 @@ void write_unit(Writer& w, const model::HardwareSpec& hw, const model::ComputeUn
       std::string which = h->input ? "input" : h->output ? "output" : "";
       w.line(6, "reformat", "[" + which + "]", path + ".handoff.reformat");
     }
-    if (h->efficiency != 1.0) w.line(6, "efficiency", exact_number(h->efficiency), path + ".handoff.efficiency");
-    if (h->launch_s > 0) w.line(6, "launch", q(h->launch_s, Dimension::Seconds), path + ".handoff.launch");
+    if (h->efficiency != unit_default("units.<unit>.handoff.efficiency"))
+      w.line(6, "efficiency", exact_number(h->efficiency), path + ".handoff.efficiency");
+    if (h->launch_s != unit_default("units.<unit>.handoff.launch"))
+      w.line(6, "launch", q(h->launch_s, Dimension::Seconds), path + ".handoff.launch");
     if (h->host_precision)
       w.line(6, "host_precision", std::string(model::precision_name(*h->host_precision)),
              path + ".handoff.host_precision");

@@ -140,4 +140,25 @@ std::optional<std::string> MapReader::choice(std::string_view key, Need need) co
   return n ? n->choice(declaration(key).choices) : std::nullopt;
 }
 
+double MapReader::fallback_of(std::string_view key) const {
+  const auto value = schema::fallback_value(declaration(key));
+  FRAMESIM_ASSERT(value.has_value(), "MapReader: " + std::string(key) + " is declared without a fallback that reads");
+  return *value;
+}
+
+double MapReader::quantity_or_default(std::string_view key) const {
+  if (auto v = quantity(key)) return *v;
+  return fallback_of(key);
+}
+
+double MapReader::number_or_default(std::string_view key) const {
+  if (auto v = number(key)) return *v;
+  return fallback_of(key);
+}
+
+std::int64_t MapReader::integer_or_default(std::string_view key) const {
+  if (auto v = integer(key)) return *v;
+  return static_cast<std::int64_t>(fallback_of(key));
+}
+
 }  // namespace framesim::config

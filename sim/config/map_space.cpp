@@ -83,9 +83,9 @@ MapSpace load_map_space(const std::filesystem::path& path) {
   if (m.ok()) {
     space.name = m.text("name").value_or(path.stem().string());
     space.objective = m.choice("objective").value_or("energy");
-    space.budget = static_cast<std::size_t>(m.integer("budget").value_or(50));
-    space.strategy = m.choice("strategy").value_or("auto");
-    space.seed = static_cast<std::uint64_t>(m.integer("seed").value_or(1));
+    space.budget = static_cast<std::size_t>(m.integer_or_default("budget"));
+    space.strategy = m.choice("strategy").value_or(m.declaration("strategy").fallback);
+    space.seed = static_cast<std::uint64_t>(m.integer_or_default("seed"));
     if (auto d = m.get("duration")) {
       if (m.quantity("duration")) space.duration = d->text();
     }

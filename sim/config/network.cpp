@@ -484,13 +484,7 @@ class NetworkReader {
 
 model::NetworkSpec read_network(const Node& root) { return NetworkReader(root).read(); }
 
-std::optional<model::FusionMode> read_fusion(const MapReader& m) {
-  auto f = m.choice("fusion");
-  if (!f) return std::nullopt;
-  return *f == "auto"       ? model::FusionMode::automatic
-         : *f == "explicit" ? model::FusionMode::explicit_only
-                            : model::FusionMode::none;
-}
+std::optional<model::FusionMode> read_fusion(const MapReader& m) { return m.choice("fusion", model::kFusionModes); }
 
 model::NetworkSpec load_network(const std::filesystem::path& path) {
   core::Diagnostics diagnostics;

@@ -58,7 +58,7 @@ model::RuntimeUnitProfile read_unit(const std::string& name, const Node& node) {
   p.output_cost_s = read_output_cost(m);
   p.weights = m.text("weights");
   if (auto w = m.get("weights")) p.weights_at = w->location();
-  if (auto f = m.choice("fusion")) p.fuses = *f == "auto";
+  if (auto f = m.choice("fusion", model::kRuntimeFusion)) p.fuses = *f;
   return p;
 }
 
@@ -167,7 +167,7 @@ std::string runtime_yaml(const model::RuntimeProfile& profile, const std::string
     if (u.output_cost_s)
       out += fmt::format("    output_cost: \"{}\"\n", exact_quantity(*u.output_cost_s, core::Dimension::Seconds));
     if (u.weights) out += fmt::format("    weights: {}\n", quoted(*u.weights));
-    if (u.fuses) out += fmt::format("    fusion: {}\n", *u.fuses ? "auto" : "none");
+    if (u.fuses) out += fmt::format("    fusion: {}\n", model::kRuntimeFusion.name(*u.fuses));
   }
   return out;
 }

@@ -2,6 +2,8 @@
 // reader's other parts: config/scenario_reader.hpp.
 #include "config/scenario.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "config/scenario_reader.hpp"
@@ -28,6 +30,14 @@ std::optional<Node> descend(Node from, const std::vector<std::string>& keys) {
 }
 
 }  // namespace
+
+double scenario_fallback(std::string_view pattern) {
+  const schema::Key* key = kKeys.find(pattern);
+  FRAMESIM_ASSERT(key != nullptr, "undeclared scenario key " + std::string(pattern));
+  const auto value = schema::fallback_value(*key);
+  FRAMESIM_ASSERT(value.has_value(), std::string(pattern) + " has no fallback that reads");
+  return *value;
+}
 
 void ScenarioReader::apply(Document& doc, const std::string& prefix) {
   for (std::size_t i = 0; i < overrides_.size(); ++i) {
@@ -62,17 +72,14 @@ model::ScenarioSpec ScenarioReader::read() {
   if (auto hw = m.required("hardware")) read_hardware_file(*hw);
   if (auto rt = m.get("runtime")) read_runtime_file(*rt);
   if (auto nets = m.get("networks")) read_networks(*nets);
-  spec_.seed = static_cast<std::uint64_t>(m.integer("seed").value_or(1));
+  spec_.seed = static_cast<std::uint64_t>(m.integer_or_default("seed"));
   if (auto s = m.required("sensors")) read_sensors(*s);
   read_run_length(m);
   if (auto t = m.get("thermal")) read_thermal_overrides(*t);
   if (m.has("speed")) spec_.speed_mps = m.quantity("speed");
-  spec_.sample_period_s = m.quantity("sample_period").value_or(0.1);
-  if (m.has("contention_period")) spec_.contention_period_s = m.quantity("contention_period");
-  if (auto t = m.get("trace")) {
-    MapReader tr(*t, kKeys, "trace");
-    spec_.kernel_trace_s = tr.quantity("kernels").value_or(1.0);
-  }
+  read_periods(m);
+  if (auto t = m.get("trace")) spec_.kernel_trace_s = MapReader(*t, kKeys, "trace").quantity_or_default("kernels");
+  else spec_.kernel_trace_s = scenario_fallback("trace.kernels");
   if (auto s = m.get("schedulers")) read_schedulers(*s);
   if (auto s = m.required("stages")) read_stages(*s);
   if (auto t = m.get("tasks")) read_tasks(*t);
@@ -89,7 +96,7 @@ void ScenarioReader::read_run_length(const MapReader& m) {
     if (!spec_.sensors.empty()) spec_.duration_s = static_cast<double>(*f) / spec_.sensors.front().rate_Hz;
   }
   if (!m.has("duration") && !m.has("frames")) root_.error("missing duration (a time like \"20 min\") or frames");
-  spec_.warmup_s = m.quantity("warmup").value_or(0);
+  spec_.warmup_s = m.quantity_or_default("warmup");
   if (spec_.warmup_s >= spec_.duration_s) m.get("warmup")->error("must be shorter than the run");
   if (auto w = m.get("windows")) {
     MapReader wr(*w, kKeys, "windows");
@@ -103,6 +110,18 @@ void ScenarioReader::read_run_length(const MapReader& m) {
   }
   const double first_rate = spec_.sensors.empty() ? 30.0 : spec_.sensors.front().rate_Hz;
   spec_.deadline_s = m.quantity("deadline").value_or(1.0 / first_rate);
+}
+
+void ScenarioReader::read_periods(const MapReader& m) {
+  spec_.sample_period_s = m.quantity_or_default("sample_period");
+  spec_.tick_period_s = spec_.hardware.thermal ? spec_.hardware.thermal->governor_period_s : spec_.sample_period_s;
+  // Given, the scenario's; else the declared default on hardware with a contention curve, else at every tick (0);
+  // never coarser than the tick.
+  const bool curves = std::any_of(spec_.hardware.memory.begin(), spec_.hardware.memory.end(),
+                                  [](const auto& l) { return l.contention.has_value(); });
+  double period = curves ? m.quantity_or_default("contention_period") : 0.0;
+  if (!curves && m.has("contention_period")) period = m.quantity("contention_period").value_or(0.0);
+  spec_.contention_period_s = period > 0 && period < spec_.tick_period_s ? period : 0.0;
 }
 
 void ScenarioReader::check_run_size(const MapReader& m) {

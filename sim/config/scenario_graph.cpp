@@ -150,12 +150,12 @@ void ScenarioReader::read_tasks(const Node& node) {
     model::TaskSpec t;
     t.name = name;
     t.rate_Hz = m.quantity("rate").value_or(100);
-    t.phase_s = m.quantity("phase").value_or(0);
+    t.phase_s = m.quantity_or_default("phase");
     auto unit = read_unit(m, false);
     t.unit = unit;
     read_cores(m, unit, t.cores, t.pinned);
     if (m.has("deadline")) t.deadline_s = m.quantity("deadline");
-    t.priority = static_cast<int>(m.integer("priority").value_or(0));
+    t.priority = static_cast<int>(m.integer_or_default("priority"));
     t.work = read_work(m, unit);
     if (t.work.kind != model::WorkSpec::Kind::none && !m.has("unit"))
       value.error("a task with work needs a unit to run on");

@@ -29,6 +29,18 @@ namespace framesim::config {
 /// `decl` (a distribution: its dimension, and its range for the constant or the mean).
 std::optional<model::Distribution> read_distribution(const Node& node, const schema::Key& decl);
 
+/// The declared fallback of the scenario key at `pattern`, for a key whose mapping is absent (`trace`, a stage's
+/// `queue`): what MapReader's *_or_default would give.
+double scenario_fallback(std::string_view pattern);
+template <class E, std::size_t N>
+E scenario_fallback(std::string_view pattern, const core::EnumTable<E, N>& table) {
+  const schema::Key* key = schema::scenario_table().find(pattern);
+  FRAMESIM_ASSERT(key != nullptr, "undeclared scenario key " + std::string(pattern));
+  const auto value = table.value(key->fallback);
+  FRAMESIM_ASSERT(value.has_value(), std::string(pattern) + " has no fallback among its choices");
+  return *value;
+}
+
 /// Reads one scenario file (and the files it names) into a ScenarioSpec, every problem into `diagnostics`.
 class ScenarioReader {
  public:
@@ -54,6 +66,9 @@ class ScenarioReader {
   // scenario.cpp
   /// How long the run is and what of it counts: duration or frames, warmup, windows, deadline.
   void read_run_length(const MapReader& m);
+  /// sample_period, and the periods the engine runs at: the tick (the governor's, else sample_period) and the
+  /// contention sampling (contention_period).
+  void read_periods(const MapReader& m);
   /// The stages' splits and fallbacks compiled, then the run's size against the limits (scenario.hpp).
   void check_run_size(const MapReader& m);
   /// The problems of a file named at `where`: those without a position (it cannot be opened) are reported

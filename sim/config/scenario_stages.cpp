@@ -44,7 +44,7 @@ void ScenarioReader::read_sensors(const Node& node) {
       continue;
     }
     s.rate_Hz = m.quantity("rate", MapReader::Need::required).value_or(30);
-    s.phase_s = m.quantity("phase").value_or(0);
+    s.phase_s = m.quantity_or_default("phase");
     if (auto j = m.get("jitter")) s.jitter_s = read_distribution(*j, m.declaration("jitter")).value_or(Distribution{});
     if (s.phase_s >= 1.0 / s.rate_Hz) m.get("phase")->error("must be shorter than the sensor's period");
     s.deadline_s = m.quantity("deadline");
@@ -90,14 +90,16 @@ ScenarioReader::Pending ScenarioReader::read_stage(const std::string& name, cons
     }
     if (ins->is_sequence() && s.input_names.empty()) ins->error("needs at least one input");
   }
-  if (auto pol = m.choice("policy")) s.policy = *pol == "all" ? model::InputPolicy::all : model::InputPolicy::latest;
+  s.policy = m.choice_or_default("policy", model::kInputPolicies);
   if (auto q = m.get("queue")) {
     MapReader qr(*q, kKeys, "stages.<stage>.queue");
-    if (auto depth = qr.integer("depth")) s.queue_depth = static_cast<int>(*depth);  // else model/scenario.hpp's
-    if (auto o = qr.choice("overflow"))
-      s.overflow = *o == "drop_oldest" ? model::Overflow::drop_oldest : model::Overflow::drop_newest;
+    s.queue_depth = static_cast<int>(qr.integer_or_default("depth"));
+    s.overflow = qr.choice_or_default("overflow", model::kOverflows);
+  } else {
+    s.queue_depth = static_cast<int>(scenario_fallback("stages.<stage>.queue.depth"));
+    s.overflow = scenario_fallback("stages.<stage>.queue.overflow", model::kOverflows);
   }
-  s.priority = static_cast<int>(m.integer("priority").value_or(0));
+  s.priority = static_cast<int>(m.integer_or_default("priority"));
   stage_precision_.reset();
   if (auto prec = m.get("precision")) {
     if (auto t = prec->text()) {

@@ -35,8 +35,9 @@ std::optional<Distribution> read_distribution(const Node& node, const schema::Ke
     return std::nullopt;
   }
   MapReader m(node, schema::distribution_table(), "");
-  auto kind = m.choice("distribution");
+  auto kind = m.choice("distribution", model::kDistributionKinds);
   if (!kind) return std::nullopt;
+  const std::string_view kind_name = model::kDistributionKinds.name(*kind);
   Distribution d;
   auto need = [&](std::string_view key_name, Range r) -> std::optional<double> {
     auto n = m.required(key_name);
@@ -46,35 +47,41 @@ std::optional<Distribution> read_distribution(const Node& node, const schema::Ke
     for (std::string_view key : {"value", "mean", "stddev", "min", "max", "sigma"}) {
       if (std::find(allowed.begin(), allowed.end(), key) != allowed.end() || !m.has(key)) continue;
       m.get(key)->error(
-          fmt::format("not a parameter of a {} distribution (it takes {})", *kind, fmt::join(allowed, ", ")));
+          fmt::format("not a parameter of a {} distribution (it takes {})", kind_name, fmt::join(allowed, ", ")));
     }
   };
-  if (*kind == "constant") {
-    forbid_others({"value"});
-    d = Distribution::fixed(need("value", range).value_or(0));
-  } else if (*kind == "normal") {
-    forbid_others({"mean", "stddev"});
-    d = {Distribution::Kind::normal, need("mean", Range::any).value_or(0),
-         need("stddev", Range::non_negative).value_or(0)};
-    if (dim == Dimension::Seconds && d.b > kMaxTimeStddev_s)
-      m.get("stddev")->error(fmt::format("must be at most {} (a spread of hours is no jitter or work time)",
-                                         core::format_seconds(kMaxTimeStddev_s)));
-  } else if (*kind == "uniform") {
-    forbid_others({"min", "max"});
-    d = {Distribution::Kind::uniform, need("min", Range::any).value_or(0), need("max", Range::any).value_or(0)};
-    if (d.b < d.a) m.get("max")->error("must not be below min");
-  } else if (*kind == "lognormal") {
-    forbid_others({"mean", "sigma"});
-    d = {Distribution::Kind::lognormal, need("mean", Range::positive).value_or(1),
-         m.number("sigma", MapReader::Need::required).value_or(0)};
-    if (d.b > kMaxLognormalSigma)
-      m.get("sigma")->error(
-          fmt::format("must be at most {} (a factor of {:.0f} per sigma; a larger one is no "
-                      "measurement of real hardware)",
-                      kMaxLognormalSigma, std::exp(kMaxLognormalSigma)));
-  } else {
-    forbid_others({"mean"});
-    d = {Distribution::Kind::exponential, need("mean", Range::positive).value_or(1), 0};
+  switch (*kind) {
+    case Distribution::Kind::constant:
+      forbid_others({"value"});
+      d = Distribution::fixed(need("value", range).value_or(0));
+      break;
+    case Distribution::Kind::normal:
+      forbid_others({"mean", "stddev"});
+      d = {Distribution::Kind::normal, need("mean", Range::any).value_or(0),
+           need("stddev", Range::non_negative).value_or(0)};
+      if (dim == Dimension::Seconds && d.b > kMaxTimeStddev_s)
+        m.get("stddev")->error(fmt::format("must be at most {} (a spread of hours is no jitter or work time)",
+                                           core::format_seconds(kMaxTimeStddev_s)));
+      break;
+    case Distribution::Kind::uniform:
+      forbid_others({"min", "max"});
+      d = {Distribution::Kind::uniform, need("min", Range::any).value_or(0), need("max", Range::any).value_or(0)};
+      if (d.b < d.a) m.get("max")->error("must not be below min");
+      break;
+    case Distribution::Kind::lognormal:
+      forbid_others({"mean", "sigma"});
+      d = {Distribution::Kind::lognormal, need("mean", Range::positive).value_or(1),
+           m.number("sigma", MapReader::Need::required).value_or(0)};
+      if (d.b > kMaxLognormalSigma)
+        m.get("sigma")->error(
+            fmt::format("must be at most {} (a factor of {:.0f} per sigma; a larger one is no "
+                        "measurement of real hardware)",
+                        kMaxLognormalSigma, std::exp(kMaxLognormalSigma)));
+      break;
+    case Distribution::Kind::exponential:
+      forbid_others({"mean"});
+      d = {Distribution::Kind::exponential, need("mean", Range::positive).value_or(1), 0};
+      break;
   }
   return d;
 }
@@ -243,7 +250,7 @@ std::vector<model::SideWorkSpec> ScenarioReader::read_side_work(const Node& node
     if (unit && stage_unit && *unit == *stage_unit)
       m.get("unit")->error("side work goes to another unit than the stage's own (put it in the stage's work)");
     side.unit = unit.value_or(0);
-    if (auto when = m.choice("when")) side.after = *when == "after";
+    side.after = m.choice_or_default("when", model::kSideWorkWhen);
     side.work = read_work(m, unit);
     if (side.work.kind == model::WorkSpec::Kind::none && !m.has("work") && !m.has("network"))
       item.error("side work needs work or network");

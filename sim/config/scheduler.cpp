@@ -18,19 +18,15 @@ constexpr double kMinQuantum_s = 1e-6;
 
 model::SchedulerSpec read_scheduler(const Node& node) {
   const schema::Table& keys = schema::scheduler_table();
-  const std::vector<std::string>& policies = keys.find("policy")->choices;
-  auto policy_of = [&](const std::string& name) {
-    return static_cast<SchedulingPolicy>(std::find(policies.begin(), policies.end(), name) - policies.begin());
-  };
   model::SchedulerSpec s;
   if (node.is_scalar()) {
-    if (auto p = node.choice(policies)) s.policy = policy_of(*p);
+    if (auto p = node.choice(model::kSchedulingPolicies)) s.policy = *p;
     if (s.policy == SchedulingPolicy::time_slice)
       node.error("time_slice needs a quantum: write {policy: time_slice, quantum: \"2 ms\"}");
     return s;
   }
   MapReader m(node, keys, "");
-  if (auto p = m.choice("policy")) s.policy = policy_of(*p);
+  if (auto p = m.choice("policy", model::kSchedulingPolicies)) s.policy = *p;
   if (m.has("quantum")) {
     s.quantum_s = m.quantity("quantum").value_or(0.0);
     if (s.quantum_s > 0 && s.quantum_s < kMinQuantum_s)
@@ -43,7 +39,7 @@ model::SchedulerSpec read_scheduler(const Node& node) {
     node.error("time_slice needs a quantum, e.g. quantum: \"2 ms\"");
   }
   if (m.has("switch_cost")) {
-    s.switch_cost_s = m.quantity("switch_cost").value_or(0.0);
+    s.switch_cost_s = m.quantity_or_default("switch_cost");
     if (s.policy != SchedulingPolicy::preemptive && s.policy != SchedulingPolicy::time_slice)
       m.get("switch_cost")
           ->error(

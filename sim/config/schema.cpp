@@ -4,6 +4,8 @@
 #include "config/schema.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -94,6 +96,55 @@ std::string_view Key::parent() const {
 bool Key::named() const {
   const auto n = name();
   return n.size() > 2 && n.front() == '<' && n.back() == '>';
+}
+
+std::string Key::default_text() const {
+  if (fallback.empty()) return default_note;
+  if (default_note.empty()) return fallback;
+  return fmt::format("{} ({})", fallback, default_note);
+}
+
+std::optional<double> fallback_value(const Key& key) {
+  if (key.fallback.empty()) return std::nullopt;
+  std::optional<double> value;
+  switch (key.kind) {
+    case Kind::quantity:
+    case Kind::distribution: value = core::parse_quantity(key.fallback, key.dimension).value; break;
+    case Kind::number:
+    case Kind::integer: {
+      double v = 0;
+      std::size_t used = 0;
+      try {
+        v = std::stod(key.fallback, &used);
+      } catch (const std::exception&) {
+        return std::nullopt;
+      }
+      if (used != key.fallback.size()) return std::nullopt;
+      if (key.kind == Kind::integer &&
+          (v != std::floor(v) || v < static_cast<double>(key.min) || v > static_cast<double>(key.max)))
+        return std::nullopt;
+      value = v;
+      break;
+    }
+    case Kind::boolean:
+      if (key.fallback == "true") value = 1.0;
+      else if (key.fallback == "false") value = 0.0;
+      break;
+    default: return std::nullopt;
+  }
+  if (!value || std::isnan(*value)) return std::nullopt;
+  const double v = *value;
+  const bool in_range = key.kind == Kind::integer || key.kind == Kind::boolean || [&] {
+    switch (key.range) {
+      case Range::any: return true;
+      case Range::positive: return v > 0;
+      case Range::non_negative: return v >= 0;
+      case Range::unit_interval: return v > 0 && v <= 1;
+      case Range::fraction: return v >= 0 && v <= 1;
+    }
+    return false;
+  }();
+  return in_range ? value : std::nullopt;
 }
 
 const Key* Table::find(std::string_view pattern) const {

@@ -55,7 +55,13 @@ struct Key {
   std::int64_t max = INT64_MAX;                        // integer
   std::vector<std::string> choices;                    // choice
   bool required = false;
-  std::string default_value;        // what applies when it is absent, as the user would read it; empty: nothing
+  /// The value that applies when the key is absent, written as a user writes it ("100 ms", "2", "drop_oldest") and
+  /// read with the key's own kind, dimension and range (fallback_value; MapReader's *_or_default): the one
+  /// definition of that default. Empty: no fixed value (nothing applies, or `default_note` says what does).
+  std::string fallback;
+  /// A default derived from other values ("the hardware's", "the first sensor's period"), or a remark on the
+  /// fallback ("the governor's period when there is one"); default_text() joins the two for the documentation.
+  std::string default_note;
   const Table* fragment = nullptr;  // a map (or a scalar's mapping form) whose keys are that table's
   bool or_list = false;             // a mapping, or a list of such mappings (side_work)
   bool in_template = false;         // optional, yet written in `framesim init`'s template (one of a pair that
@@ -69,6 +75,8 @@ struct Key {
   std::string_view parent() const;
   /// True for a `<name>` component (a key the user names).
   bool named() const;
+  /// The documented default: "100 ms (the governor's period when there is one)", "2", "the hardware's", "".
+  std::string default_text() const;
 };
 
 /// The keys of one kind of file (hardware, network, scenario, sweep) or of a fragment several keys share
@@ -116,6 +124,11 @@ struct Match {
   const Key* key = nullptr;
 };
 std::optional<Match> match(const Table& table, std::string_view concrete_path);
+
+/// The fallback of a quantity, number, integer or boolean key as a number (SI units; a boolean as 1 or 0), read
+/// as the key's value would be and within its range; nothing when the key has no fallback or it does not read (a
+/// test reads every declared one).
+std::optional<double> fallback_value(const Key& key);
 
 /// What a key takes, in a few words: "bandwidth (\"68 GB/s\"), positive", "one of fifo, priority", "integer 1..64".
 std::string value_summary(const Key& key);

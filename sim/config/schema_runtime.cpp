@@ -3,6 +3,7 @@
 #include "config/schema.hpp"
 
 #include "config/schema_tables.hpp"
+#include "model/runtime.hpp"
 
 // The tables name only the fields a key sets (designated initializers); the others keep their defaults.
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
@@ -39,7 +40,7 @@ const Table& runtime_table() {
           {.path = "units.<unit>.efficiency",
            .kind = Kind::number,
            .range = Range::unit_interval,
-           .default_value = "the hardware file's",
+           .default_note = "the hardware file's",
            .in_template = true,
            .example = "0.4",
            .description = "the runtime's soft roof, as in a hardware file (a number, or a mapping of precisions, "
@@ -72,14 +73,14 @@ const Table& runtime_table() {
            .kind = Kind::quantity,
            .dimension = Dimension::Seconds,
            .range = Range::non_negative,
-           .default_value = "the hardware file's",
+           .default_note = "the hardware file's",
            .example = "\"5 us\"",
            .description = "the runtime's fixed cost per kernel launch, at most 1 s"},
           {.path = "units.<unit>.output_cost",
            .kind = Kind::quantity,
            .dimension = Dimension::Seconds,
            .range = Range::non_negative,
-           .default_value = "the hardware file's",
+           .default_note = "the hardware file's",
            .example = "\"90 ns\"",
            .description = "the runtime's cost per output element of a conv, depthwise or matmul layer (requantise, "
                           "clamp, store) at the first operating point, scaling with 1 / frequency: what makes a "
@@ -87,14 +88,14 @@ const Table& runtime_table() {
                           "estimate's only; at most 1 us"},
           {.path = "units.<unit>.weights",
            .kind = Kind::text,
-           .default_value = "the capacity rule (the first on-chip level holding every weight, else the last level)",
+           .default_note = "the capacity rule (the first on-chip level holding every weight, else the last level)",
            .example = "flash",
            .description = "the memory level (on the unit's path) the runtime keeps the weights in, e.g. flash for "
                           "an MCU runtime that reads them in place"},
           {.path = "units.<unit>.fusion",
            .kind = Kind::choice,
-           .choices = tables::names_of({"auto", "none"}),
-           .default_value = "auto",
+           .choices = model::kRuntimeFusion.names(),
+           .default_note = "auto",
            .example = "none",
            .description = "`auto`: the network's fusion (epilogues, folded batchnorm) as written; `none`: the "
                           "runtime runs every layer as its own kernel"},

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "config/schema.hpp"
 #include "model/hardware.hpp"
 
 namespace framesim::config::schema::tables {
@@ -20,8 +21,11 @@ inline std::vector<std::string> names_of(std::initializer_list<std::string_view>
   return {names.begin(), names.end()};
 }
 
-inline std::vector<std::string> scheduling_policies() {
-  return {std::begin(model::kSchedulingPolicies), std::end(model::kSchedulingPolicies)};
+/// The keys of a table declared section by section, in the order given.
+inline std::vector<Key> joined(std::initializer_list<std::vector<Key>> parts) {
+  std::vector<Key> out;
+  for (const auto& part : parts) out.insert(out.end(), part.begin(), part.end());
+  return out;
 }
 
 }  // namespace framesim::config::schema::tables

@@ -120,7 +120,7 @@ SweepAxis read_axis(const std::string& path, const Node& node) {
   }
   axis.low = low;
   axis.high = high;
-  if (auto scale = m.choice("scale")) axis.log_scale = *scale == "log";
+  if (auto scale = m.choice("scale", kAxisScales)) axis.log_scale = *scale;
   if (axis.log_scale && low <= 0) m.get("scale")->error("a log scale needs a positive range");
   axis.integer = m.boolean("integer").value_or(false);
   return axis;
@@ -148,10 +148,9 @@ SweepSpec load_sweep(const std::filesystem::path& path) {
       }
     }
     if (m.quantity("duration")) sweep.duration = m.get("duration")->yaml().Scalar();
-    if (auto mode = m.choice("mode"))
-      sweep.mode = *mode == "grid" ? SweepMode::grid : *mode == "zip" ? SweepMode::zip : SweepMode::latin_hypercube;
+    sweep.mode = m.choice_or_default("mode", kSweepModes);
     sweep.samples = static_cast<int>(m.integer("samples").value_or(0));
-    sweep.seed = static_cast<std::uint64_t>(m.integer("seed").value_or(1));
+    sweep.seed = static_cast<std::uint64_t>(m.integer_or_default("seed"));
     if (sweep.mode == SweepMode::latin_hypercube && !m.has("samples"))
       root.error("a latin_hypercube sweep needs samples (how many points)");
     if (sweep.mode != SweepMode::latin_hypercube && m.has("samples"))

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "config/override.hpp"
+#include "core/enum_table.hpp"
 #include "core/units.hpp"
 
 namespace framesim::config {
@@ -32,6 +33,10 @@ struct SweepAxis {
 };
 
 enum class SweepMode { grid, zip, latin_hypercube };
+/// The names of sweep modes (`mode`) and of SweepAxis::log_scale (`axes.<key_path>.scale`).
+inline constexpr auto kSweepModes = core::enum_table<SweepMode>(
+    {{SweepMode::grid, "grid"}, {SweepMode::zip, "zip"}, {SweepMode::latin_hypercube, "latin_hypercube"}});
+inline constexpr auto kAxisScales = core::enum_table<bool>({{false, "linear"}, {true, "log"}});
 
 struct SweepSpec {
   std::string name;

@@ -16,6 +16,7 @@
 
 #include "config/override.hpp"
 #include "config/schema.hpp"
+#include "core/enum_table.hpp"
 #include "core/error.hpp"
 #include "core/units.hpp"
 
@@ -112,6 +113,12 @@ class Node {
   std::optional<std::int64_t> integer(const schema::Key& key) const { return integer(key.min, key.max); }
   /// One of `allowed`; otherwise reports the allowed values (and a did-you-mean).
   std::optional<std::string> choice(const std::vector<std::string>& allowed) const;
+  /// One of the names of `table`, as its value; otherwise reports the allowed names (and a did-you-mean).
+  template <class E, std::size_t N>
+  std::optional<E> choice(const core::EnumTable<E, N>& table) const {
+    auto name = choice(table.names());
+    return name ? table.value(*name) : std::nullopt;
+  }
   /// Sequence items (a scalar is reported, not wrapped).
   std::vector<Node> items() const;
   /// Mapping entries in file order (keys as written).
@@ -159,8 +166,34 @@ class MapReader {
   std::optional<bool> boolean(std::string_view key) const;
   std::optional<double> quantity(std::string_view key, Need need = Need::declared) const;
   std::optional<std::string> choice(std::string_view key, Need need = Need::declared) const;
+  /// A choice as the value `table` names it (config/schema.hpp: the key's declared choices are the table's names,
+  /// so a name is never taken for another value).
+  template <class E, std::size_t N>
+  std::optional<E> choice(std::string_view key, const core::EnumTable<E, N>& table, Need need = Need::declared) const {
+    auto name = choice(key, need);
+    if (!name) return std::nullopt;
+    auto value = table.value(*name);
+    FRAMESIM_ASSERT(value.has_value(),
+                    "MapReader: " + *name + ", a choice of " + std::string(key) + ", is not in the table of its enum");
+    return value;
+  }
+
+  // The same reads of a key declared with a fallback (config/schema.hpp): its value, or the fallback when it is
+  // absent (or refused, and reported). A key declared without one is a framesim bug.
+  double quantity_or_default(std::string_view key) const;
+  double number_or_default(std::string_view key) const;
+  std::int64_t integer_or_default(std::string_view key) const;
+  template <class E, std::size_t N>
+  E choice_or_default(std::string_view key, const core::EnumTable<E, N>& table) const {
+    if (auto value = choice(key, table)) return *value;
+    auto fallback = table.value(declaration(key).fallback);
+    FRAMESIM_ASSERT(fallback.has_value(), "MapReader: " + std::string(key) + " has no fallback among its choices");
+    return *fallback;
+  }
 
  private:
+  /// The declared fallback of `key` as a number (asserting it has one that reads).
+  double fallback_of(std::string_view key) const;
   /// The node at `key` when present; reports it missing when the declaration (or `need`) requires it.
   std::optional<Node> fetch(std::string_view key, schema::Kind kind, Need need) const;
   Node node_;

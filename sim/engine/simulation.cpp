@@ -389,18 +389,11 @@ class Simulation {
     });
   }
 
-  double tick_period() const {
-    return spec_.hardware.thermal ? spec_.hardware.thermal->governor_period_s : spec_.sample_period_s;
-  }
+  double tick_period() const { return spec_.tick_period_s; }
 
   /// How often the ports are reloaded from the traffic of the other masters, when that is finer than the tick
-  /// (0: at every tick): the scenario's contention_period, else 10 ms on hardware with a contention curve.
-  double contention_period() const {
-    const bool curves = std::any_of(spec_.hardware.memory.begin(), spec_.hardware.memory.end(),
-                                    [](const auto& l) { return l.contention.has_value(); });
-    const double period = spec_.contention_period_s.value_or(curves ? model::kDefaultContentionPeriod_s : 0.0);
-    return period > 0 && period < tick_period() ? period : 0.0;
-  }
+  /// (0: at every tick), as config resolved it.
+  double contention_period() const { return spec_.contention_period_s; }
 
   void next_sample(double period, std::int64_t i) {
     dispatcher_->at(static_cast<double>(i) * period, Kind::contention, 0, [this, period, i] {

@@ -11,12 +11,19 @@
 #include <utility>
 #include <vector>
 
+#include "core/enum_table.hpp"
 #include "model/op_class.hpp"
 #include "model/precision.hpp"
 
 namespace framesim::model {
 
 enum class MemoryKind { registers, sram, cache, dram, flash };
+/// The names of memory kinds (`memory.<level>.kind`).
+inline constexpr auto kMemoryKinds = core::enum_table<MemoryKind>({{MemoryKind::registers, "registers"},
+                                                                   {MemoryKind::sram, "sram"},
+                                                                   {MemoryKind::cache, "cache"},
+                                                                   {MemoryKind::dram, "dram"},
+                                                                   {MemoryKind::flash, "flash"}});
 std::string_view memory_kind_name(MemoryKind k);
 /// On-chip levels can hold a whole weight set; flash is read-only (weights only).
 inline bool is_on_chip(MemoryKind k) {
@@ -76,7 +83,12 @@ struct OperatingPoint {
 /// that gets them and again by the switched-out job when it resumes.
 enum class SchedulingPolicy { fifo, priority, preemptive, time_slice };
 std::string_view scheduling_policy_name(SchedulingPolicy p);
-inline constexpr std::string_view kSchedulingPolicies[] = {"fifo", "priority", "preemptive", "time_slice"};
+/// The names of scheduling policies (`units.<unit>.scheduler.policy`, a scenario's `schedulers`).
+inline constexpr auto kSchedulingPolicies =
+    core::enum_table<SchedulingPolicy>({{SchedulingPolicy::fifo, "fifo"},
+                                        {SchedulingPolicy::priority, "priority"},
+                                        {SchedulingPolicy::preemptive, "preemptive"},
+                                        {SchedulingPolicy::time_slice, "time_slice"}});
 
 struct SchedulerSpec {
   SchedulingPolicy policy = SchedulingPolicy::priority;
@@ -85,6 +97,14 @@ struct SchedulerSpec {
 };
 
 enum class UnitKind { cpu, gpu, npu, dsp, isp, mcu, accelerator };
+/// The names of unit kinds (`units.<unit>.kind`).
+inline constexpr auto kUnitKinds = core::enum_table<UnitKind>({{UnitKind::cpu, "cpu"},
+                                                               {UnitKind::gpu, "gpu"},
+                                                               {UnitKind::npu, "npu"},
+                                                               {UnitKind::dsp, "dsp"},
+                                                               {UnitKind::isp, "isp"},
+                                                               {UnitKind::mcu, "mcu"},
+                                                               {UnitKind::accelerator, "accelerator"}});
 
 /// The shape of a unit's datapath (`geometry`): hard facts of the silicon that decide how much of the compute
 /// roof a layer of a given shape can fill. Only the *estimate* uses them (cost.hpp, shape_utilisation); the
@@ -174,6 +194,9 @@ struct ComputeUnitSpec {
 };
 
 enum class GovernorPolicy { step, bang_bang };
+/// The names of governor policies (`thermal.governor.policy`).
+inline constexpr auto kGovernorPolicies =
+    core::enum_table<GovernorPolicy>({{GovernorPolicy::step, "step"}, {GovernorPolicy::bang_bang, "bang_bang"}});
 std::string_view governor_policy_name(GovernorPolicy p);
 
 /// Lumped RC die model: C dT/dt = P - (T - T_ambient)/R, and the governor that reacts to it.

@@ -40,14 +40,7 @@ std::string_view param_type_name(ParamType t) {
   return "?";
 }
 
-std::string_view fusion_mode_name(FusionMode m) {
-  switch (m) {
-    case FusionMode::automatic: return "auto";
-    case FusionMode::explicit_only: return "explicit";
-    case FusionMode::none: return "none";
-  }
-  return "?";
-}
+std::string_view fusion_mode_name(FusionMode m) { return kFusionModes.name(m); }
 
 OpClass default_op_class(OpKind kind) {
   switch (kind) {

@@ -9,6 +9,7 @@
 #include <variant>
 #include <vector>
 
+#include "core/enum_table.hpp"
 #include "model/op_class.hpp"
 #include "model/precision.hpp"
 
@@ -99,6 +100,9 @@ struct LayerSpec {
 inline constexpr std::size_t kMaxLayers = 100'000;
 
 enum class FusionMode { automatic, explicit_only, none };
+/// The names of fusion modes (a network's or a scenario network entry's `fusion`).
+inline constexpr auto kFusionModes = core::enum_table<FusionMode>(
+    {{FusionMode::automatic, "auto"}, {FusionMode::explicit_only, "explicit"}, {FusionMode::none, "none"}});
 std::string_view fusion_mode_name(FusionMode m);
 
 struct NetworkSpec {

@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/enum_table.hpp"
+
 namespace framesim::model {
 
 enum class OpClass {
@@ -23,6 +25,13 @@ enum class OpClass {
 inline constexpr std::size_t kOpClassCount = 6;
 inline constexpr std::array<OpClass, kOpClassCount> kAllOpClasses{
     OpClass::conv, OpClass::depthwise, OpClass::matmul, OpClass::elementwise, OpClass::pooling, OpClass::data_movement};
+/// The names of the op classes as files write them, in kAllOpClasses' order (the one mapping, core/enum_table.hpp).
+inline constexpr auto kOpClassNames = core::enum_table<OpClass>({{OpClass::conv, "conv"},
+                                                                 {OpClass::depthwise, "depthwise"},
+                                                                 {OpClass::matmul, "matmul"},
+                                                                 {OpClass::elementwise, "elementwise"},
+                                                                 {OpClass::pooling, "pooling"},
+                                                                 {OpClass::data_movement, "data_movement"}});
 
 std::string_view op_class_name(OpClass c);
 std::optional<OpClass> parse_op_class(std::string_view name);

@@ -4,30 +4,11 @@
 
 namespace framesim::model {
 
-std::string_view precision_name(Precision p) {
-  switch (p) {
-    case Precision::fp32: return "fp32";
-    case Precision::fp16: return "fp16";
-    case Precision::bf16: return "bf16";
-    case Precision::int32: return "int32";
-    case Precision::int16: return "int16";
-    case Precision::int8: return "int8";
-    case Precision::int4: return "int4";
-  }
-  return "?";
-}
+std::string_view precision_name(Precision p) { return kPrecisionNames.name(p); }
 
-std::optional<Precision> parse_precision(std::string_view name) {
-  for (Precision p : kAllPrecisions)
-    if (precision_name(p) == name) return p;
-  return std::nullopt;
-}
+std::optional<Precision> parse_precision(std::string_view name) { return kPrecisionNames.value(name); }
 
-std::vector<std::string> precision_names() {
-  std::vector<std::string> out;
-  for (Precision p : kAllPrecisions) out.emplace_back(precision_name(p));
-  return out;
-}
+std::vector<std::string> precision_names() { return kPrecisionNames.names(); }
 
 int precision_bits(Precision p) {
   switch (p) {

@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/enum_table.hpp"
+
 namespace framesim::model {
 
 enum class Precision { fp32, fp16, bf16, int32, int16, int8, int4 };
@@ -15,6 +17,14 @@ inline constexpr std::size_t kPrecisionCount = 7;
 inline constexpr std::array<Precision, kPrecisionCount> kAllPrecisions{
     Precision::fp32,  Precision::fp16, Precision::bf16, Precision::int32,
     Precision::int16, Precision::int8, Precision::int4};
+/// The names of the precisions as files write them, in kAllPrecisions' order (the one mapping, core/enum_table.hpp).
+inline constexpr auto kPrecisionNames = core::enum_table<Precision>({{Precision::fp32, "fp32"},
+                                                                     {Precision::fp16, "fp16"},
+                                                                     {Precision::bf16, "bf16"},
+                                                                     {Precision::int32, "int32"},
+                                                                     {Precision::int16, "int16"},
+                                                                     {Precision::int8, "int8"},
+                                                                     {Precision::int4, "int4"}});
 
 std::string_view precision_name(Precision p);
 std::optional<Precision> parse_precision(std::string_view name);

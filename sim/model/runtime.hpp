@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "core/enum_table.hpp"
 #include "core/error.hpp"
 #include "model/hardware.hpp"
 #include "model/op_class.hpp"
@@ -39,6 +40,8 @@ struct RuntimeUnitProfile {
   std::optional<std::string> weights;  // memory level holding the weights
   std::optional<bool> fuses;           // false: every layer its own kernel (`fusion: none`)
 };
+/// The names of RuntimeUnit::fuses (`units.<unit>.fusion`).
+inline constexpr auto kRuntimeFusion = core::enum_table<bool>({{true, "auto"}, {false, "none"}});
 
 struct RuntimeProfile {
   std::string name;         // "x-cube-ai-8.0"

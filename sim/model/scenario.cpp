@@ -34,19 +34,10 @@ double Distribution::sample(std::mt19937_64& rng) const {
   return a;
 }
 
-std::string_view distribution_kind_name(Distribution::Kind k) {
-  switch (k) {
-    case Distribution::Kind::constant: return "constant";
-    case Distribution::Kind::normal: return "normal";
-    case Distribution::Kind::uniform: return "uniform";
-    case Distribution::Kind::lognormal: return "lognormal";
-    case Distribution::Kind::exponential: return "exponential";
-  }
-  return "?";
-}
+std::string_view distribution_kind_name(Distribution::Kind k) { return kDistributionKinds.name(k); }
 
-std::string_view input_policy_name(InputPolicy p) { return p == InputPolicy::all ? "all" : "latest"; }
-std::string_view overflow_name(Overflow o) { return o == Overflow::drop_oldest ? "drop_oldest" : "drop_newest"; }
+std::string_view input_policy_name(InputPolicy p) { return kInputPolicies.name(p); }
+std::string_view overflow_name(Overflow o) { return kOverflows.name(o); }
 
 double ScenarioSpec::stage_floor_s(std::size_t s, Roofs roofs, std::size_t operating_point) const {
   const StageSpec& stage = stages[s];

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/enum_table.hpp"
 #include "core/error.hpp"
 
 #include "model/budget.hpp"
@@ -29,6 +30,13 @@ struct Distribution {
   /// One sample. Normal samples are not truncated here; callers clamp where a sign matters.
   double sample(std::mt19937_64& rng) const;
 };
+/// The names of distribution kinds (`distribution` of a jitter, a work time, a variability).
+inline constexpr auto kDistributionKinds =
+    core::enum_table<Distribution::Kind>({{Distribution::Kind::constant, "constant"},
+                                          {Distribution::Kind::normal, "normal"},
+                                          {Distribution::Kind::uniform, "uniform"},
+                                          {Distribution::Kind::lognormal, "lognormal"},
+                                          {Distribution::Kind::exponential, "exponential"}});
 std::string_view distribution_kind_name(Distribution::Kind k);
 
 struct SensorSpec {
@@ -42,6 +50,11 @@ struct SensorSpec {
 
 enum class InputPolicy { all, latest };
 enum class Overflow { drop_oldest, drop_newest };
+/// The names of input policies (`stages.<stage>.policy`) and queue overflows (`stages.<stage>.queue.overflow`).
+inline constexpr auto kInputPolicies =
+    core::enum_table<InputPolicy>({{InputPolicy::all, "all"}, {InputPolicy::latest, "latest"}});
+inline constexpr auto kOverflows =
+    core::enum_table<Overflow>({{Overflow::drop_oldest, "drop_oldest"}, {Overflow::drop_newest, "drop_newest"}});
 std::string_view input_policy_name(InputPolicy p);
 std::string_view overflow_name(Overflow o);
 
@@ -73,9 +86,8 @@ struct SideWorkSpec {
   bool after = false;    // false: before the stage's kernels (e.g. an input reformat); true: after them
   bool derived = false;  // true: derived from its unit's `handoff` (model/handoff.hpp), not written in the file
 };
-
-/// The contention sampling period when a hardware file has contention curves and the scenario gives none.
-inline constexpr double kDefaultContentionPeriod_s = 0.01;
+/// The names of SideWorkSpec::after (`stages.<stage>.side_work.when`).
+inline constexpr auto kSideWorkWhen = core::enum_table<bool>({{false, "before"}, {true, "after"}});
 
 /// A cut of a stage's network: layers from `first_layer` on (up to the next cut) run on `unit`.
 struct SplitSpec {
@@ -92,7 +104,7 @@ struct StageSpec {
   std::vector<InputRef> inputs;
   std::vector<std::string> input_names;
   InputPolicy policy = InputPolicy::all;
-  int queue_depth = 2;
+  int queue_depth = 0;  // config sets it: `stages.<stage>.queue.depth` (its declared default when absent)
   Overflow overflow = Overflow::drop_oldest;
   int priority = 0;  // higher runs first on a shared unit
   WorkSpec work;
@@ -182,12 +194,14 @@ struct ScenarioSpec {
   std::vector<std::pair<double, double>> ambient_profile_C;  // (time_s, ambient) steps, replayed when not empty
   std::optional<double> initial_temperature_C;               // default: ambient (a cold start)
   std::optional<double> speed_mps;                           // for staleness in distance
-  double sample_period_s = 0.1;  // timeseries and thermal step when the hardware has no governor
+  // The periods below are resolved by config/ (every default applied there): the engine takes them as they are.
+  double sample_period_s = 0;  // `sample_period`: timeseries and thermal step when the hardware has no governor
+  double tick_period_s = 0;    // the engine's tick: the governor's period when there is one, else sample_period_s
   /// How often the engine reloads each unit's memory ports from the others' traffic (contention below
-  /// saturation, model/contention.hpp). Unset: kDefaultContentionPeriod_s when a level has a contention curve,
-  /// else at every tick. Never coarser than the tick.
-  std::optional<double> contention_period_s;
-  double kernel_trace_s = 1.0;     // per-kernel slices in trace.json for the first this many seconds
+  /// saturation, model/contention.hpp), when that is finer than the tick: `contention_period`, or its declared
+  /// default when a level has a contention curve; 0: at every tick.
+  double contention_period_s = 0;
+  double kernel_trace_s = 0;       // `trace.kernels`: per-kernel slices in trace.json for the first this many seconds
   std::vector<std::string> notes;  // what loading did that a reader should know (e.g. ops an import could not map)
   std::vector<std::string>
       input_files;  // every file loading read, in reading order: scenario, hardware, networks, traces

@@ -156,7 +156,7 @@ bool same_value(const std::string& path, const std::string& a, const std::string
 std::string declared_default(const std::string& path) {
   const auto m = config::schema::match(config::schema::hardware_table(), path);
   if (!m || !m->key) return "";
-  const std::string& d = m->key->default_value;
+  const std::string d = m->key->default_text();
   return d.substr(0, d.find(" ("));
 }
 
