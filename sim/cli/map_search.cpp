@@ -5,8 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "config/cut.hpp"
 #include "config/scenario.hpp"
-#include "config/split.hpp"
 #include "core/error.hpp"
 #include "core/text.hpp"
 #include "core/units.hpp"

@@ -1,22 +1,18 @@
 // Reading where a stage's network runs: `stages.<stage>.split` (cuts across units) and the problems that
 // compiling the split and the units' fallbacks finds (model/placement.hpp), placed in the scenario file.
-// Internal to config/ (the scenario reader: scenario.cpp, scenario_stages.cpp), but for cut_layer, which the map
-// search uses to check a space's split points the same way.
+// Internal to config/ (the scenario reader: scenario.cpp, scenario_stages.cpp); cut_layer is in config/cut.hpp.
 #pragma once
 
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "config/cut.hpp"
 #include "config/yaml.hpp"
 #include "model/placement.hpp"
 #include "model/scenario.hpp"
 
 namespace framesim::config {
-
-/// The layer a cut written as `at` (an index or a layer name) starts, if it is one after the first and inside
-/// `net`; otherwise nothing, and `problem` says why.
-std::optional<std::size_t> cut_layer(const std::string& at, const model::NetworkSpec& net, std::string& problem);
 
 /// The cuts written at `node` (a mapping {at, unit} or a list of them) for a stage on unit `stage_unit`
 /// running `net`: ascending, each inside the network, each on a unit with a roof for the layers it gets.
