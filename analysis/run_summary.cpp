@@ -183,7 +183,7 @@ RunSummary read_run_summary(const json& summary, const std::string& file) {
   s.max_temperature_C = r.maybe_number(thermal, "/thermal", "max_C");
   if (summary.contains("run")) {
     const json& run = r.object(summary, "", "run");
-    s.wall_s = r.number(run, "/run", "wall_s");
+    s.wall_s = r.maybe_number(run, "/run", "wall_s");
     s.cpu_s = r.maybe_number(run, "/run", "cpu_s");
   }
   if (summary.contains("why") && summary["why"].is_object() && summary["why"].contains("sustained_tail"))
