@@ -2,8 +2,8 @@
 //
 // `framesim run` writes summary.json (run_analysis.cpp); `sweep`, `map` and their reports read a run's figures
 // through read_run_summary and nothing else, so a renamed or retyped key is found in one place. write_run_summary
-// turns the record back into the JSON subtree it was read from (the same keys and values), which the round-trip
-// test checks against real runs.
+// turns the record back into the JSON subtree it was read from (the same keys and values); nothing calls it yet
+// (run_analysis.cpp still writes summary.json itself), and no test checks it.
 //
 // Older summaries: a part that a summary of any framesim version has (scenario.deadline_s, windows.all and
 // windows.sustained with their frames, misses and latency counts, energy, thermal.throttled_fraction)
