@@ -72,50 +72,41 @@ double spearman(const std::vector<double>& x, const std::vector<double>& y) {
 
 }  // namespace
 
-json point_metrics(const json& summary) {
-  const auto& all = summary["windows"]["all"];
-  const auto& lat = all["latency_s"];
-  auto get = [](const json& j, const char* key) { return j.contains(key) ? j[key] : json(nullptr); };
+json point_metrics(const RunSummary& s) {
+  const StatBlock& lat = s.all.latency_s;
+  auto put = [](const auto& v) { return v ? json(*v) : json(nullptr); };
   json staleness = nullptr;
-  for (const auto& [name, s] : summary["staleness"].items())
-    if (s["time_s"]["count"].get<std::size_t>() > 0) {
-      staleness = s["time_s"]["p99"];
+  for (const auto& [name, st] : s.staleness_time_s)
+    if (st.count > 0) {
+      staleness = put(st.p99);
       break;
     }
-  const auto& v = summary["verdict"];
-  const double deadline = summary["scenario"]["deadline_s"].get<double>();
-  const json p99 = get(lat, "p99");
-  const json ci = lat.contains("ci") ? lat["ci"]["p99"] : json::array({nullptr, nullptr});
-  const bool few = lat.contains("few_samples") &&
-                   std::find(lat["few_samples"].begin(), lat["few_samples"].end(), "p99") != lat["few_samples"].end();
-  return {
-      {"p50_s", get(lat, "p50")},
-      {"p99_s", p99},
-      {"p99_count", lat["count"]},
-      {"p99_ci_lo_s", ci[0]},
-      {"p99_ci_hi_s", ci[1]},
-      {"p99_few_samples", few},
-      {"deadline_at_confidence", get(v, "at_confidence")},
-      {"p99_9_s", get(lat, "p99_9")},
-      {"max_s", get(lat, "max")},
-      {"sustained_p99_s", get(v, "sustained_p99_s")},
-      {"frames", all["frames"]},
-      {"late", all["late"]},
-      {"missed", all["missed"]},
-      {"dropped", all["dropped"]},
-      {"miss_rate", all["miss_rate"]},
-      {"longest_miss_run", summary["frames"]["longest_miss_run"]},
-      {"staleness_p99_s", staleness},
-      {"energy_mean_J", get(summary["energy"]["per_frame_J"], "mean")},
-      {"energy_p99_J", get(summary["energy"]["per_frame_J"], "p99")},
-      {"mean_power_W", summary["energy"]["mean_power_W"]},
-      {"throttled_fraction", summary["thermal"]["throttled_fraction"]},
-      {"max_temperature_C",
-       summary["thermal"].value("has_thermal_model", false) ? summary["thermal"]["max_C"] : json(nullptr)},
-      {"estimate_s", get(v, "estimate_end_to_end_s")},
-      {"bound_s", get(v, "bound_end_to_end_s")},
-      {"deadline_s", deadline},
-      {"meets_deadline", !p99.is_null() && p99.get<double>() <= deadline && all["dropped"].get<std::int64_t>() == 0}};
+  return {{"p50_s", put(lat.p50)},
+          {"p99_s", put(lat.p99)},
+          {"p99_count", lat.count},
+          {"p99_ci_lo_s", put(lat.p99_ci_lo)},
+          {"p99_ci_hi_s", put(lat.p99_ci_hi)},
+          {"p99_few_samples", lat.p99_few_samples()},
+          {"deadline_at_confidence", put(s.at_confidence)},
+          {"p99_9_s", put(lat.p99_9)},
+          {"max_s", put(lat.max)},
+          {"sustained_p99_s", put(s.sustained_p99_s)},
+          {"frames", s.all.frames},
+          {"late", s.all.misses.late},
+          {"missed", s.all.misses.missed()},
+          {"dropped", s.all.misses.dropped},
+          {"miss_rate", s.all.miss_rate},
+          {"longest_miss_run", put(s.longest_miss_run)},
+          {"staleness_p99_s", staleness},
+          {"energy_mean_J", put(s.energy_per_frame_J.mean)},
+          {"energy_p99_J", put(s.energy_per_frame_J.p99)},
+          {"mean_power_W", s.mean_power_W},
+          {"throttled_fraction", s.throttled_fraction},
+          {"max_temperature_C", s.has_thermal_model ? put(s.max_temperature_C) : json(nullptr)},
+          {"estimate_s", put(s.estimate_end_to_end_s)},
+          {"bound_s", put(s.bound_end_to_end_s)},
+          {"deadline_s", s.deadline_s},
+          {"meets_deadline", lat.p99 && *lat.p99 <= s.deadline_s && s.all.misses.dropped == 0}};
 }
 
 SweepAnswers answer_sweep(const std::vector<SweepResult>& results, const std::vector<std::string>& axes) {

@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "run_summary.hpp"
+
 namespace framesim::analysis {
 
 /// Two values within this relative difference are ties: the Pareto front and the cheapest point do not pick
@@ -21,7 +23,7 @@ struct SweepResult {
 };
 
 /// The metrics a sweep keeps from a run's summary.json.
-nlohmann::json point_metrics(const nlohmann::json& summary);
+nlohmann::json point_metrics(const RunSummary& summary);
 
 struct SweepAnswers {
   std::vector<std::size_t> pareto;         // indices into the results, by increasing p99 (ties: kTieTolerance)

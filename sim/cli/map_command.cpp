@@ -29,6 +29,7 @@
 #include "core/units.hpp"
 #include "json_text.hpp"
 #include "map_report.hpp"
+#include "run_summary.hpp"
 
 namespace framesim::cli {
 
@@ -137,21 +138,20 @@ config::MapSpace space_of(const MapArgs& a) {
 }
 
 /// What a run's summary.json says about a mapping: per sink its sustained p99, the sustained drops, energy.
-Outcome outcome_of(const json& summary, const std::vector<std::string>& sinks, double deadline_s) {
+Outcome outcome_of(const analysis::RunSummary& summary, const std::vector<std::string>& sinks, double deadline_s) {
   Outcome o;
-  const auto& w = summary["windows"]["sustained"];
+  const auto& w = summary.sustained;
   o.worst_p99_s = 0;
   for (const auto& s : sinks) {
-    const auto& lat = w["stages"][s]["latency_s"];
-    const double p99 = lat.contains("p99") && lat["p99"].is_number() ? lat["p99"].get<double>()
-                                                                     : std::numeric_limits<double>::infinity();
+    const auto st = w.stage_latency_s.find(s);
+    const double p99 =
+        st != w.stage_latency_s.end() && st->second.p99 ? *st->second.p99 : std::numeric_limits<double>::infinity();
     o.path_p99_s[s] = p99;
     o.worst_p99_s = std::max(o.worst_p99_s, p99);
     if (!(p99 <= deadline_s)) ++o.missing_paths;
   }
-  o.dropped = w["dropped"].get<std::int64_t>();
-  const auto& e = summary["energy"]["per_frame_J"];
-  if (e.contains("mean") && e["mean"].is_number()) o.energy_J = e["mean"].get<double>();
+  o.dropped = w.misses.dropped;
+  if (summary.energy_per_frame_J.mean) o.energy_J = *summary.energy_per_frame_J.mean;
   o.meets = o.worst_p99_s <= deadline_s && o.dropped == 0;
   return o;
 }
@@ -189,7 +189,7 @@ class Driver {
   bool known(const Mapping& m) const { return done_.count(m) > 0; }
   const Outcome& outcome(const Mapping& m) const { return done_.at(m).first; }
   const std::vector<Mapping>& order() const { return order_; }
-  const json& summary(const Mapping& m) const { return done_.at(m).second; }
+  const analysis::RunSummary& summary(const Mapping& m) const { return done_.at(m).second; }
   const fs::path& run_of(const Mapping& m) const { return run_dirs_.at(m); }
 
   /// Simulates the mappings of `batch` not simulated yet (at most what the budget leaves), as one sweep. The
@@ -244,7 +244,7 @@ class Driver {
     }
     for (std::size_t i = 0; i < todo.size(); ++i) {
       const fs::path run = run_folder(out, i);
-      const json summary = json::parse(core::read_file(run / "summary.json"));
+      const auto summary = analysis::read_run_summary_file((run / "summary.json").string());
       done_[todo[i]] = {outcome_of(summary, sinks_, base_.deadline_s), summary};
       run_dirs_[todo[i]] = run;
       order_.push_back(todo[i]);
@@ -294,7 +294,7 @@ class Driver {
   const MapSearch& search_;
   fs::path dir_;
   std::vector<std::string> sinks_;
-  std::map<Mapping, std::pair<Outcome, json>> done_;
+  std::map<Mapping, std::pair<Outcome, analysis::RunSummary>> done_;
   std::map<Mapping, fs::path> run_dirs_;
   std::vector<Mapping> order_;
   std::size_t batches_ = 0;
@@ -477,7 +477,7 @@ int run_map(const MapArgs& a) {
       row.result.labels.push_back(m.empty() ? "as written" : search.axes()[k].options[m[k]].label);
     const Outcome& o = d.outcome(m);
     const auto v = m.empty() ? StaticVerdict{} : search.judge(m);
-    const json& summary = d.summary(m);
+    const analysis::RunSummary& summary = d.summary(m);
     json paths = json::object();
     for (const auto& [s, p] : o.path_p99_s) paths[s] = std::isfinite(p) ? json(p) : json(nullptr);
     row.result.metrics = {
@@ -489,10 +489,9 @@ int run_map(const MapArgs& a) {
         {"path_p99_s", paths},
         {"static", {{"max_utilisation", v.max_utilisation}, {"worst_path_floor_s", v.worst_path_floor_s}}},
         // The tail of the window the metric judges: the frames captured in the sustained window at or above its p99.
-        {"tail", summary.contains("why") && summary["why"].contains("sustained_tail") ? summary["why"]["sustained_tail"]
-                                                                                      : json()},
-        {"slowdown", summary.contains("slowdown") ? summary["slowdown"] : json()},
-        {"throttled_fraction", summary["thermal"]["throttled_fraction"]}};
+        {"tail", summary.sustained_tail.value_or(json())},
+        {"slowdown", summary.slowdown.value_or(json())},
+        {"throttled_fraction", summary.throttled_fraction}};
     if (best && m == *best) report.best = i;
     report.rows.push_back(std::move(row));
   }

@@ -341,7 +341,7 @@ pid_t launch_point(const std::string& self, const config::SweepSpec& spec, const
 /// A finished point's result file (written atomically: a point is done once it exists): the sweep, the point's
 /// index, hash, labels and overrides, and its metrics from its summary.json.
 void write_point_result(const fs::path& dir, const json& description, const config::SweepPoint& p,
-                        const std::string& hash, const json& summary) {
+                        const std::string& hash, const analysis::RunSummary& summary) {
   json result{{"sweep", description}, {"index", p.index},           {"hash", hash},
               {"labels", p.labels},   {"overrides", json::array()}, {"metrics", analysis::point_metrics(summary)}};
   for (const auto& o : p.overrides) result["overrides"].push_back({{"path", o.path}, {"value", o.value_yaml}});
@@ -448,9 +448,9 @@ int run_sweep(const SweepArgs& a) {
       ++failed;
       failures.push_back(fmt::format("point {}: {}", r.point, failure_reason(work, status)));
     } else {
-      const json summary = json::parse(core::read_file(work / "stdout.json"));
-      simulated_wall += summary["run"]["wall_s"].get<double>();
-      costs.add(usage, summary["run"].value("cpu_s", 0.0));
+      const auto summary = analysis::read_run_summary_file((work / "stdout.json").string());
+      simulated_wall += summary.wall_s.value_or(0.0);
+      costs.add(usage, summary.cpu_s.value_or(0.0));
       point_wall += wall;
       if (a.keep_runs) {
         core::create_folders(dir / "runs");
