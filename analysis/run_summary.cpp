@@ -115,31 +115,6 @@ class Reader {
   std::string file_;
 };
 
-json put(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
-
-json write_stat(const StatBlock& s) {
-  json j = {{"count", s.count}};
-  for (const auto& [key, v] : {std::pair{"mean", &s.mean},
-                               {"p50", &s.p50},
-                               {"p90", &s.p90},
-                               {"p99", &s.p99},
-                               {"p99_9", &s.p99_9},
-                               {"max", &s.max}})
-    if (*v) j[key] = **v;
-  if (s.count > 0) {
-    j["ci"]["p99"] = json::array({put(s.p99_ci_lo), put(s.p99_ci_hi)});
-    j["few_samples"] = s.few_samples;
-  }
-  return j;
-}
-
-json write_window(const WindowSummary& w) {
-  json j = {{"frames", w.frames},          {"late", w.misses.late},    {"dropped", w.misses.dropped},
-            {"missed", w.misses.missed()}, {"miss_rate", w.miss_rate}, {"latency_s", write_stat(w.latency_s)}};
-  for (const auto& [name, st] : w.stage_latency_s) j["stages"][name]["latency_s"] = write_stat(st);
-  return j;
-}
-
 }  // namespace
 
 RunSummary read_run_summary(const json& summary, const std::string& file) {
@@ -204,25 +179,6 @@ RunSummary read_run_summary_file(const std::string& file) {
       what = what.substr(colon + 2);
     throw core::UserError({core::Diagnostic{{file, line, column}, "", "not valid JSON: " + what}});
   }
-}
-
-json write_run_summary(const RunSummary& s) {
-  json j = {{"scenario", {{"deadline_s", s.deadline_s}}},
-            {"windows", {{"all", write_window(s.all)}, {"sustained", write_window(s.sustained)}}},
-            {"energy", {{"per_frame_J", write_stat(s.energy_per_frame_J)}, {"mean_power_W", s.mean_power_W}}},
-            {"thermal", {{"throttled_fraction", s.throttled_fraction}, {"has_thermal_model", s.has_thermal_model}}}};
-  if (s.wall_s) j["run"]["wall_s"] = *s.wall_s;
-  if (s.max_temperature_C) j["thermal"]["max_C"] = *s.max_temperature_C;
-  if (s.cpu_s) j["run"]["cpu_s"] = *s.cpu_s;
-  if (s.at_confidence) j["verdict"]["at_confidence"] = *s.at_confidence;
-  if (s.sustained_p99_s) j["verdict"]["sustained_p99_s"] = *s.sustained_p99_s;
-  if (s.estimate_end_to_end_s) j["verdict"]["estimate_end_to_end_s"] = *s.estimate_end_to_end_s;
-  if (s.bound_end_to_end_s) j["verdict"]["bound_end_to_end_s"] = *s.bound_end_to_end_s;
-  if (s.longest_miss_run) j["frames"]["longest_miss_run"] = *s.longest_miss_run;
-  for (const auto& [name, st] : s.staleness_time_s) j["staleness"][name]["time_s"] = write_stat(st);
-  if (s.sustained_tail) j["why"]["sustained_tail"] = *s.sustained_tail;
-  if (s.slowdown) j["slowdown"] = *s.slowdown;
-  return j;
 }
 
 }  // namespace framesim::analysis

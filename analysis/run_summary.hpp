@@ -1,9 +1,9 @@
 // The figures other commands take from a run's summary.json, as one typed record, and its one reader.
 //
 // `framesim run` writes summary.json (run_analysis.cpp); `sweep`, `map` and their reports read a run's figures
-// through read_run_summary and nothing else, so a renamed or retyped key is found in one place. write_run_summary
-// turns the record back into the JSON subtree it was read from (the same keys and values); nothing calls it yet
-// (run_analysis.cpp still writes summary.json itself), and no test checks it.
+// through read_run_summary and nothing else.
+// The keys are still spelled twice: here and in run_analysis.cpp, which writes summary.json itself; compare, the
+// HTML report and output_guard read summary.json by their own keys.
 //
 // Older summaries: a part that a summary of any framesim version has (scenario.deadline_s, windows.all and
 // windows.sustained with their frames, misses and latency counts, energy, thermal.throttled_fraction)
@@ -70,8 +70,5 @@ struct RunSummary {
 RunSummary read_run_summary(const nlohmann::json& summary, const std::string& file);
 /// Reads and parses `file` (a JSON syntax error names its line and column).
 RunSummary read_run_summary_file(const std::string& file);
-
-/// The record as the subtree of summary.json it was read from: every key read_run_summary reads, same values.
-nlohmann::json write_run_summary(const RunSummary& s);
 
 }  // namespace framesim::analysis
