@@ -12,6 +12,7 @@
 #include "core/text.hpp"
 #include "core/units.hpp"
 #include "html.hpp"
+#include "run_summary.hpp"
 #include "stats.hpp"
 #include "svg.hpp"
 #include "table.hpp"
@@ -27,22 +28,7 @@ namespace {
 /// Each side's confidence, so that the difference's interval has at least kConfidence (Bonferroni).
 constexpr double kSideConfidence = 1 - (1 - kConfidence) / 2;
 
-json parse_json(const fs::path& file) {
-  const std::string text = core::read_file(file);
-  try {
-    return json::parse(text);
-  } catch (const json::parse_error& e) {
-    // FILE:LINE:COL: what is wrong, without the library's "[json.exception.parse_error.101] parse error at ...".
-    const std::size_t at = std::min<std::size_t>(e.byte > 0 ? e.byte - 1 : 0, text.size());
-    const auto [line, column] = core::line_column(text, at);
-    std::string what = e.what();
-    if (const auto colon = what.find(": ", what.find("parse error")); colon != std::string::npos)
-      what = what.substr(colon + 2);
-    throw core::UserError({core::Diagnostic{{file.string(), line, column}, "", "not valid JSON: " + what}});
-  } catch (const json::exception& e) {
-    throw core::UserError(fmt::format("{}: not JSON: {}", file.string(), e.what()));
-  }
-}
+json parse_json(const fs::path& file) { return read_json_file(file.string()); }
 
 std::vector<double> counted_latencies(const fs::path& folder, double warmup_s) {
   const fs::path file = folder / "frames.csv";

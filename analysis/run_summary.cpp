@@ -167,18 +167,23 @@ RunSummary read_run_summary(const json& summary, const std::string& file) {
   return s;
 }
 
-RunSummary read_run_summary_file(const std::string& file) {
+json read_json_file(const std::string& file) {
   const std::string text = core::read_file(file);
   try {
-    return read_run_summary(json::parse(text), file);
+    return json::parse(text);
   } catch (const json::parse_error& e) {
+    // FILE:LINE:COL: what is wrong, without the library's "[json.exception.parse_error.101] parse error at ...".
     const std::size_t at = std::min<std::size_t>(e.byte > 0 ? e.byte - 1 : 0, text.size());
     const auto [line, column] = core::line_column(text, at);
     std::string what = e.what();
     if (const auto colon = what.find(": ", what.find("parse error")); colon != std::string::npos)
       what = what.substr(colon + 2);
     throw core::UserError({core::Diagnostic{{file, line, column}, "", "not valid JSON: " + what}});
+  } catch (const json::exception& e) {
+    throw core::UserError(fmt::format("{}: not JSON: {}", file, e.what()));
   }
 }
+
+RunSummary read_run_summary_file(const std::string& file) { return read_run_summary(read_json_file(file), file); }
 
 }  // namespace framesim::analysis

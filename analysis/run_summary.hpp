@@ -71,4 +71,7 @@ RunSummary read_run_summary(const nlohmann::json& summary, const std::string& fi
 /// Reads and parses `file` (a JSON syntax error names its line and column).
 RunSummary read_run_summary_file(const std::string& file);
 
+/// The JSON document in `file`; a syntax error is a core::UserError at its line and column ("not valid JSON: ...").
+nlohmann::json read_json_file(const std::string& file);
+
 }  // namespace framesim::analysis
