@@ -315,7 +315,7 @@ pid_t launch_point(const std::string& self, const config::SweepSpec& spec, const
       self, "run", spec.scenario.string(), "-q", "--json", "--progress-file", (work / "progress").string()};
   // The run folder only when it is kept: else the summary alone (the same numbers, nothing written and removed).
   if (keep_run) args.insert(args.begin() + 3, {"-o", (work / "run").string()});
-  else args.push_back("--no-folder");
+  else args.emplace_back("--no-folder");
   if (spec.duration) args.insert(args.end(), {"--duration", *spec.duration});
   for (const auto& o : p.overrides) args.insert(args.end(), {"--set", o.path + "=" + o.value_yaml});
   core::create_folders(work);
