@@ -130,7 +130,6 @@ void add_worst_path(json& verdict, const json& paths) {
 RunAnalysis::RunAnalysis(const model::ScenarioSpec& spec, std::filesystem::path folder)
     : spec_(spec),
       folder_(std::move(folder)),
-      files_(!folder_.empty()),
       breakdown_(spec),
       slowdown_(spec),
       responses_(spec, folder_),
@@ -148,7 +147,7 @@ RunAnalysis::RunAnalysis(const model::ScenarioSpec& spec, std::filesystem::path 
   miss_run_.assign(spec.sensors.size(), 0);
   time_at_frequency_s_.resize(units);
   for (const auto& u : spec.hardware.units) previous_frequency_Hz_.push_back(u.nominal().frequency_Hz);
-  if (!files_) return;
+  if (!files()) return;
 
   trace_.emplace(spec, folder_ / "trace.json");
   auto open = [&](std::ofstream& f, const char* name) {
@@ -203,7 +202,7 @@ void RunAnalysis::on_frame(const engine::FrameRecord& r) {
   // flight at the end have no end-to-end latency).
   const bool in_stats = counted(r.capture_s) && (completed || r.outcome == engine::FrameOutcome::dropped);
   breakdown_.on_frame(r, in_stats && completed);
-  if (files_) write_frame(r, completed, latency, met, in_stats);
+  if (files()) write_frame(r, completed, latency, met, in_stats);
 
   if (r.sensor == 0) {
     ++primary_all_frames_;
@@ -250,7 +249,7 @@ void RunAnalysis::on_stage(const engine::StageRecord& r) {
   const double service = r.end_s - r.start_s;
   const double latency = r.end_s - r.capture_s;
   const double response = r.end_s - r.enqueue_s;
-  if (files_) {
+  if (files()) {
     stages_csv_ << r.frame << "," << spec_.stages[r.stage].name << "," << (counted(r.capture_s) ? 1 : 0) << ","
                 << num(r.capture_s) << "," << num(r.enqueue_s) << "," << num(r.start_s) << "," << num(r.end_s) << ","
                 << num(wait) << "," << num(service) << "," << num(r.blocked_s) << "," << num(response) << ","
@@ -274,7 +273,7 @@ void RunAnalysis::on_stage(const engine::StageRecord& r) {
 
 void RunAnalysis::on_task(const engine::TaskRecord& r) {
   responses_.on_task(r);
-  if (files_) trace_->task(r);
+  if (files()) trace_->task(r);
 }
 
 void RunAnalysis::on_control(const engine::ControlRecord& r) {
@@ -296,7 +295,7 @@ void RunAnalysis::write_tick(const engine::TickRecord& r) {
 }
 
 void RunAnalysis::on_tick(const engine::TickRecord& r) {
-  if (files_) write_tick(r);
+  if (files()) write_tick(r);
   // Residency: the interval ending now ran at the clocks set at the previous tick.
   const double dt = r.time_s - previous_tick_s_;
   for (std::size_t u = 0; u < previous_frequency_Hz_.size(); ++u)
@@ -312,7 +311,7 @@ void RunAnalysis::on_tick(const engine::TickRecord& r) {
 }
 
 void RunAnalysis::on_kernel(const engine::KernelRecord& r) {
-  if (!files_) return;
+  if (!files()) return;
   const std::string owner_name = r.stage >= 0 ? spec_.stages[static_cast<std::size_t>(r.stage)].name
                                               : spec_.tasks[static_cast<std::size_t>(r.task)].name;
   kernels_csv_ << spec_.hardware.units[r.unit].name << "," << owner_name << "," << r.name << "," << r.frame << ","
@@ -322,7 +321,7 @@ void RunAnalysis::on_kernel(const engine::KernelRecord& r) {
 }
 
 json RunAnalysis::finish(const engine::RunTotals& totals) {
-  if (files_) close_streams();
+  if (files()) close_streams();
   const auto& hw = spec_.hardware;
   json j;
   j["scenario"] = {{"name", spec_.name},
@@ -391,7 +390,7 @@ json RunAnalysis::finish(const engine::RunTotals& totals) {
   j["warnings"] = totals.warnings;
   j["notes"] = totals.notes;
 
-  if (!files_) return j;
+  if (!files()) return j;
   core::write_file_atomic(folder_ / "summary.json", json_text(j) + "\n");
   core::write_file_atomic(folder_ / "latency_cdf.svg", svg_latency_cdf());
   core::write_file_atomic(folder_ / "latency_over_time.svg", svg_latency_over_time());

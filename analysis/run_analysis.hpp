@@ -69,6 +69,8 @@ class RunAnalysis : public engine::RecordSink {
   std::string text(const nlohmann::json& j) const;
 
  private:
+  /// A run folder is written (the folder given is not empty): its trace, CSVs and summary files.
+  bool files() const { return !folder_.empty(); }
   bool counted(double capture_s) const { return capture_s >= spec_.warmup_s; }
   void close_streams();
   void write_frame(const engine::FrameRecord& r, bool completed, double latency, bool met, bool in_stats);
@@ -91,9 +93,8 @@ class RunAnalysis : public engine::RecordSink {
 
   const model::ScenarioSpec& spec_;
   std::filesystem::path folder_;
-  bool files_;  // a run folder is written (folder_ not empty)
   std::ofstream frames_csv_, stages_csv_, timeseries_csv_, kernels_csv_;
-  std::optional<TraceWriter> trace_;  // when files_
+  std::optional<TraceWriter> trace_;  // when a run folder is written (folder_ not empty)
   Breakdown breakdown_;
   Slowdown slowdown_;
   nlohmann::json provenance_;

@@ -99,29 +99,53 @@ std::optional<analysis::ScaledWindows> scale_windows(model::ScenarioSpec& spec, 
   return w;
 }
 
+/// What simulating took: the engine's totals and the CPU seconds of simulate() alone.
+struct Simulated {
+  engine::RunTotals totals;
+  double cpu_s = 0;
+};
+
+/// Simulates `spec` into `analysis` (its provenance and scaled windows set here), reporting progress on `bar`
+/// and --progress-file: the one simulation step of a run, with its folder or without.
+Simulated simulate(const RunArgs& a, const model::ScenarioSpec& spec, analysis::RunAnalysis& analysis,
+                   const std::optional<analysis::ScaledWindows>& scaled, const std::vector<config::Override>& overrides,
+                   ProgressBar& bar) {
+  analysis.set_provenance(provenance(spec.input_files, overrides));
+  if (scaled) analysis.set_scaled_windows(*scaled);
+  engine::RunOptions options;
+  ProgressFile progress_file(a.progress_file);
+  if (bar.enabled() || progress_file.enabled())
+    options.progress = [&bar, &progress_file](double f) {
+      if (bar.enabled()) bar.update(f);
+      progress_file.update(f);
+    };
+  options.fluid = !a.exact;
+  const auto& engine = engine::engine_module();  // loaded before the CPU clock starts
+  const std::clock_t cpu_start = std::clock();
+  Simulated out{engine.simulate(spec, analysis, options), 0};
+  out.cpu_s = static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC;
+  return out;
+}
+
+/// --json: the summary with the wall and CPU time of simulating, which are printed, never written (a run
+/// folder stays reproducible).
+void print_json(nlohmann::json summary, const Simulated& run) {
+  summary["run"]["wall_s"] = run.totals.wall_s;
+  summary["run"]["cpu_s"] = run.cpu_s;
+  std::cout << analysis::json_text(summary) << "\n";
+}
+
 /// --no-folder: the same simulation and summary as a run writing its folder, printed, nothing written.
 int run_without_folder(const RunArgs& a, const model::ScenarioSpec& spec,
                        const std::optional<analysis::ScaledWindows>& scaled,
                        const std::vector<config::Override>& overrides) {
   analysis::RunAnalysis analysis(spec, {});
-  analysis.set_provenance(provenance(spec.input_files, overrides));
-  if (scaled) analysis.set_scaled_windows(*scaled);
-  engine::RunOptions options;
-  ProgressFile progress_file(a.progress_file);
-  if (progress_file.enabled()) options.progress = [&progress_file](double f) { progress_file.update(f); };
-  options.fluid = !a.exact;
-  const auto& engine = engine::engine_module();  // loaded before the CPU clock starts
-  const std::clock_t cpu_start = std::clock();
-  const engine::RunTotals totals = engine.simulate(spec, analysis, options);
-  const double cpu_s = static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC;
-  auto summary = analysis.finish(totals);
-  if (a.json) {
-    summary["run"]["wall_s"] = totals.wall_s;
-    summary["run"]["cpu_s"] = cpu_s;
-    std::cout << analysis::json_text(summary) << "\n";
-  } else {
-    std::cout << analysis.text(summary);
-  }
+  ProgressBar bar(fmt::format("run {}", spec.name));
+  const Simulated run = simulate(a, spec, analysis, scaled, overrides, bar);
+  const auto summary = analysis.finish(run.totals);
+  bar.clear();
+  if (a.json) print_json(summary, run);
+  else std::cout << analysis.text(summary);
   return 0;
 }
 
@@ -176,23 +200,10 @@ int run_scenario(const RunArgs& a) {
   try {
     const auto started = std::chrono::steady_clock::now();
     analysis::RunAnalysis analysis(spec, tmp);
-    analysis.set_provenance(provenance(spec.input_files, overrides));
-    if (scaled) analysis.set_scaled_windows(*scaled);
     ProgressBar bar(fmt::format("run {}", spec.name));
-    engine::RunOptions options;
-    ProgressFile progress_file(a.progress_file);
-    if (bar.enabled() || progress_file.enabled())
-      options.progress = [&bar, &progress_file](double f) {
-        if (bar.enabled()) bar.update(f);
-        progress_file.update(f);
-      };
-    options.fluid = !a.exact;
-    const auto& engine = engine::engine_module();  // loaded before the CPU clock starts
-    const std::clock_t cpu_start = std::clock();
-    const engine::RunTotals totals = engine.simulate(spec, analysis, options);
-    const double cpu_s = static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC;
+    const Simulated run = simulate(a, spec, analysis, scaled, overrides, bar);
     const auto simulated = std::chrono::steady_clock::now();
-    const auto summary = analysis.finish(totals);
+    const auto summary = analysis.finish(run.totals);
     list_written_files(tmp);
     std::vector<std::string> ours;
     for (const auto& e : fs::directory_iterator(tmp)) ours.push_back(e.path().filename().string());
@@ -206,10 +217,7 @@ int run_scenario(const RunArgs& a) {
                                core::format_seconds(seconds(simulated, std::chrono::steady_clock::now())));
     }
     if (a.json) {
-      auto printed = summary;  // the wall time is printed, never written: the run folder stays reproducible
-      printed["run"]["wall_s"] = totals.wall_s;
-      printed["run"]["cpu_s"] = cpu_s;  // of simulating, as wall_s
-      std::cout << analysis::json_text(printed) << "\n";
+      print_json(summary, run);
     } else {
       std::cout << analysis.text(summary);
       std::cout << fmt::format(
