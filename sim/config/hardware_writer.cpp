@@ -182,14 +182,15 @@ bool default_points(const std::vector<model::OperatingPoint>& points) {
 /// `scheduler:` when it is not the default (priority): a policy name, or a mapping with a quantum or switch cost.
 void write_scheduler(Writer& w, const model::SchedulerSpec& s, const std::string& path) {
   const std::string policy(model::scheduling_policy_name(s.policy));
-  if (s.quantum_s == 0 && s.switch_cost_s == declared_default(schema::scheduler_table(), "switch_cost")) {
+  const double default_switch_cost_s = declared_default(schema::scheduler_table(), "switch_cost");
+  if (s.quantum_s == 0 && s.switch_cost_s == default_switch_cost_s) {
     if (s.policy != model::SchedulingPolicy::priority) w.line(4, "scheduler", policy, path);
     return;
   }
   w.line(4, "scheduler", "", path);
   w.line(6, "policy", policy, path + ".policy");
   if (s.quantum_s > 0) w.line(6, "quantum", q(s.quantum_s, Dimension::Seconds), path + ".quantum");
-  if (s.switch_cost_s != declared_default(schema::scheduler_table(), "switch_cost"))
+  if (s.switch_cost_s != default_switch_cost_s)
     w.line(6, "switch_cost", q(s.switch_cost_s, Dimension::Seconds), path + ".switch_cost");
 }
 

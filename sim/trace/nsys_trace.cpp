@@ -342,7 +342,8 @@ MeasuredTrace parse_nsys_csv(const std::string& text, const std::string& path) {
     const auto& row = rows[r];
     if (!has_header_width(row, header, path, d)) continue;
     const auto cell = [&](int c) -> const core::CsvCell& { return row.cells[static_cast<std::size_t>(c)]; };
-    // A start is a clock's reading (timestamp_problem), a duration a time (duration_problem), both in ns.
+    // A start is a clock's reading (timestamp_problem), a duration a time (duration_problem), both in ns; a CorrId
+    // an id (id_problem).
     auto number = [&](int c, const char* column, auto problem_of) -> std::optional<double> {
       const core::CsvCell& written = cell(c);
       const auto v = whole_number(written.text);
@@ -364,15 +365,8 @@ MeasuredTrace parse_nsys_csv(const std::string& text, const std::string& path) {
     a.stream = stream_col >= 0 ? cell(stream_col).text : "";
     // An empty CorrId is a kernel without one (attributed by time); anything else must be an id.
     if (corr_col >= 0 && !cell(corr_col).text.empty()) {
-      const core::CsvCell& written = cell(corr_col);
-      const auto c = whole_number(written.text);
-      const auto problem = c ? id_problem(*c)
-                             : std::optional<std::string>(
-                                   fmt::format("expected a number, got \"{}\"", core::quote_capped(written.text)));
-      if (problem) {
-        d.add({path, row.line, written.column}, "CorrId", *problem);
-        continue;
-      }
+      const auto c = number(corr_col, "CorrId", [](double v, double) { return id_problem(v); });
+      if (!c) continue;
       a.correlation = static_cast<std::int64_t>(*c);
     }
     a.line = row.line;
