@@ -35,6 +35,14 @@ def residual_tail(n, main, prev, out, stride, downsample, down_bn):
     return L, f"{n}_relu"
 
 
+def classifier_head(relu6, relu7):
+    """AlexNet's and VGG's classifier: flatten, two 4096-wide linear layers with their ReLUs, 1000 classes."""
+    return ["  - {name: flatten, op: flatten}",
+            "  - {name: fc6, op: linear, out_features: 4096, bias: true}", f"  - {{name: {relu6}, op: relu}}",
+            "  - {name: fc7, op: linear, out_features: 4096, bias: true}", f"  - {{name: {relu7}, op: relu}}",
+            "  - {name: fc8, op: linear, out_features: 1000, bias: true}"]
+
+
 def header(name, description, source, shape, notes):
     lines = [f"# {l}" for l in notes]
     lines += [f"name: {name}", f'description: "{description}"', f'source: "{source}"', "precision: fp32",
@@ -92,10 +100,7 @@ def alexnet(name, source, notes):
         L.append(f"  - {{name: relu{i}, op: relu}}")
         if i in (1, 2, 5):
             L.append(f"  - {{name: pool{i}, op: maxpool, kernel: 3, stride: 2}}")
-    L += ["  - {name: flatten, op: flatten}",
-          "  - {name: fc6, op: linear, out_features: 4096, bias: true}", "  - {name: relu6, op: relu}",
-          "  - {name: fc7, op: linear, out_features: 4096, bias: true}", "  - {name: relu7, op: relu}",
-          "  - {name: fc8, op: linear, out_features: 1000, bias: true}"]
+    L += classifier_head("relu6", "relu7")
     return L
 
 
@@ -152,10 +157,7 @@ def vgg(name, depth, source, notes):
             L.append(conv(f"conv{stage}_{i}", c, 3, 1, 1))
             L.append(f"  - {{name: conv{stage}_{i}_relu, op: relu}}")
         L.append(f"  - {{name: pool{stage}, op: maxpool, kernel: 2, stride: 2}}")
-    L += ["  - {name: flatten, op: flatten}",
-          "  - {name: fc6, op: linear, out_features: 4096, bias: true}", "  - {name: fc6_relu, op: relu}",
-          "  - {name: fc7, op: linear, out_features: 4096, bias: true}", "  - {name: fc7_relu, op: relu}",
-          "  - {name: fc8, op: linear, out_features: 1000, bias: true}"]
+    L += classifier_head("fc6_relu", "fc7_relu")
     return L
 
 
