@@ -39,9 +39,10 @@ std::string_view distribution_kind_name(Distribution::Kind k) { return kDistribu
 std::string_view input_policy_name(InputPolicy p) { return kInputPolicies.name(p); }
 std::string_view overflow_name(Overflow o) { return kOverflows.name(o); }
 
-double ScenarioSpec::stage_floor_s(std::size_t s, Roofs roofs, std::size_t operating_point) const {
+double ScenarioSpec::stage_floor_s(std::size_t s, Roofs roofs, std::optional<std::size_t> point) const {
   const StageSpec& stage = stages[s];
   const ComputeUnitSpec& unit = hardware.units[stage.unit];
+  const std::size_t operating_point = point.value_or(unit.fastest_point);
   RunPoint run;
   run.operating_point = operating_point;
   run.core_fraction = stage.cores > 0 ? static_cast<double>(stage.cores) / unit.cores : 1.0;
