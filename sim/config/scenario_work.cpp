@@ -262,14 +262,7 @@ void ScenarioReader::read_clock_caps(const Node& node) {
                               core::join_list(names, ", ")));
       continue;
     }
-    // A name first; else a frequency, matched as the totals tables match a clock (within 0.5 %).
-    std::optional<std::size_t> point;
-    for (std::size_t i = 0; i < u.operating_points.size() && !point; ++i)
-      if (u.operating_points[i].name == *text) point = i;
-    if (const auto hz = core::parse_quantity(*text, core::Dimension::Hertz); !point && hz.value) {
-      for (std::size_t i = 0; i < u.operating_points.size() && !point; ++i)
-        if (std::fabs(u.operating_points[i].frequency_Hz / *hz.value - 1) < 0.005) point = i;
-    }
+    const auto point = u.find_operating_point(*text);
     if (!point) {
       value.error(
           fmt::format("unit \"{}\" has no operating point \"{}\" (a cap names one of its points, by name "

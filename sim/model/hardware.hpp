@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -196,6 +197,9 @@ struct ComputeUnitSpec {
   const OperatingPoint& nominal() const { return operating_points.front(); }
   /// The operating point it starts at: the nominal one, or its clock cap's.
   const OperatingPoint& fastest_allowed() const { return operating_points[fastest_point]; }
+  /// The operating point `text` names: its name, else a frequency within 0.5 % of its clock (as the totals
+  /// tables match a clock). None: no such point.
+  std::optional<std::size_t> find_operating_point(std::string_view text) const;
 };
 
 enum class GovernorPolicy { step, bang_bang };
