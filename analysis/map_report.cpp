@@ -69,9 +69,10 @@ std::vector<std::string> why_wins(const MapRow& winner, const MapRow& baseline) 
     const char* what;
   };
   std::vector<std::pair<double, std::string>> changes;
-  for (const Named& n : {Named{"queue", "queueing"}, Named{"blocked", "blocking by higher priorities"},
-                         Named{"floor", "the floor (work at nominal clocks)"}, Named{"throttling", "throttling"},
-                         Named{"bus", "the bus (memory contention)"}, Named{"gap", "gaps between stages"}}) {
+  for (const Named& n :
+       {Named{"queue", "queueing"}, Named{"blocked", "blocking by higher priorities"},
+        Named{"floor", "the floor (work at full clocks: nominal, or the clock cap)"}, Named{"throttling", "throttling"},
+        Named{"bus", "the bus (memory contention)"}, Named{"gap", "gaps between stages"}}) {
     const double dw = part(wt, n.key), db = part(bt, n.key);
     changes.emplace_back(db - dw, fmt::format("{}: {} -> {}", n.what, seconds(db), seconds(dw)));
   }
