@@ -84,7 +84,8 @@ FramePath Breakdown::path_of(const engine::FrameRecord& r) const {
     step.stage = at->stage;
     step.start_s = at->start_s;
     step.end_s = at->end_s;
-    const double nominal = floors_s_[at->stage][0];
+    // The floor at the unit's fastest allowed clock (its cap, else nominal): only slower clocks are throttling.
+    const double nominal = floors_s_[at->stage][spec_.hardware.units[spec_.stages[at->stage].unit].fastest_point];
     const std::size_t unit = spec_.stages[at->stage].unit;
     const double at_clock = unit < r.unit_frequency_Hz.size() ? floor_s(at->stage, r.unit_frequency_Hz[unit]) : nominal;
     auto& p = step.parts_s;

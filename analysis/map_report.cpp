@@ -69,9 +69,10 @@ std::vector<std::string> why_wins(const MapRow& winner, const MapRow& baseline) 
     const char* what;
   };
   std::vector<std::pair<double, std::string>> changes;
-  for (const Named& n : {Named{"queue", "queueing"}, Named{"blocked", "blocking by higher priorities"},
-                         Named{"floor", "the floor (work at nominal clocks)"}, Named{"throttling", "throttling"},
-                         Named{"bus", "the bus (memory contention)"}, Named{"gap", "gaps between stages"}}) {
+  for (const Named& n :
+       {Named{"queue", "queueing"}, Named{"blocked", "blocking by higher priorities"},
+        Named{"floor", "the floor (work at full clocks: nominal, or the clock cap)"}, Named{"throttling", "throttling"},
+        Named{"bus", "the bus (memory contention)"}, Named{"gap", "gaps between stages"}}) {
     const double dw = part(wt, n.key), db = part(bt, n.key);
     changes.emplace_back(db - dw, fmt::format("{}: {} -> {}", n.what, seconds(db), seconds(dw)));
   }
@@ -162,7 +163,7 @@ json map_json(const MapReport& r, const SweepAnswers& answers) {
 std::string map_csv(const MapReport& r) {
   std::string out = "index,role";
   for (const auto& s : r.stages) out += "," + s;
-  out += ",worst_p99_s,energy_mean_J,dropped,meets_deadline,max_utilisation,worst_path_floor_s\n";
+  out += ",worst_p99_s,energy_mean_J,dropped,meets_deadline,max_utilisation,worst_path_floor_s,static_energy_J\n";
   for (const auto& row : r.rows) {
     const auto& m = row.result.metrics;
     out += fmt::format("{},\"{}\"", row.result.index, row.role);  // roles are joined by ", "
@@ -172,9 +173,9 @@ std::string map_csv(const MapReport& r) {
       return std::isfinite(v) ? fmt::format("{}", v) : std::string();
     };
     const json st = m.value("static", json::object());
-    out += fmt::format(",{},{},{},{},{},{}\n", cell("p99_s"), cell("energy_mean_J"), m.value("dropped", 0),
+    out += fmt::format(",{},{},{},{},{},{},{}\n", cell("p99_s"), cell("energy_mean_J"), m.value("dropped", 0),
                        m.value("meets_deadline", false) ? "true" : "false", number_at(st, "max_utilisation"),
-                       number_at(st, "worst_path_floor_s"));
+                       number_at(st, "worst_path_floor_s"), number_at(st, "energy_per_frame_J"));
   }
   return out;
 }

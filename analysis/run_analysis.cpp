@@ -146,7 +146,7 @@ RunAnalysis::RunAnalysis(const model::ScenarioSpec& spec, std::filesystem::path 
   unfinished_.assign(spec.sensors.size(), 0);
   miss_run_.assign(spec.sensors.size(), 0);
   time_at_frequency_s_.resize(units);
-  for (const auto& u : spec.hardware.units) previous_frequency_Hz_.push_back(u.nominal().frequency_Hz);
+  for (const auto& u : spec.hardware.units) previous_frequency_Hz_.push_back(u.fastest_allowed().frequency_Hz);
   if (!files()) return;
 
   trace_.emplace(spec, folder_ / "trace.json");

@@ -91,7 +91,7 @@ std::string RunAnalysis::svg_thermal() const {
     if (spec_.hardware.units[u].operating_points.size() < 2) continue;
     std::vector<std::pair<double, double>> f;
     // Steps: a clock set at a tick holds until the next.
-    double before = spec_.hardware.units[u].nominal().frequency_Hz;
+    double before = spec_.hardware.units[u].fastest_allowed().frequency_Hz;
     f.emplace_back(0.0, before);
     for (const auto& t : ticks_) {
       f.emplace_back(t.time_s, before);

@@ -62,9 +62,9 @@ TraceWriter::TraceWriter(const model::ScenarioSpec& spec, const std::filesystem:
     event(name_event("process_name", unit_pid(u), 0, "unit " + spec.hardware.units[u].name));
     event(sort_event("process_sort_index", unit_pid(u), 0, unit_pid(u)));
     event(name_event("thread_name", unit_pid(u), 0, "clock steps"));
-    frequency_Hz_.push_back(spec.hardware.units[u].nominal().frequency_Hz);
+    frequency_Hz_.push_back(spec.hardware.units[u].fastest_allowed().frequency_Hz);
   }
-  // Every counter at t = 0: the die at its initial temperature, the clocks at nominal, nothing busy yet
+  // Every counter at t = 0: the die at its initial temperature, the clocks at nominal (or their caps), nothing busy yet
   // (the interval averages from 0 are written at the first tick, at t = 0, over these).
   const auto& hw = spec.hardware;
   const double initial_C =

@@ -1,5 +1,6 @@
 // `framesim map SCENARIO [--space FILE] [--units STAGE=U,...] ... -o DIR -j N`: which unit each stage runs on,
-// split where, in which precision and at which priority, searched by simulation. The static pass
+// split where, in which precision and at which priority, and which clock cap each unit runs under, searched by
+// simulation. The static pass
 // (map_search.cpp) discards mappings that cannot fit; the mappings the search picks are simulated in batches,
 // each batch one `framesim sweep` (its -j, --shard, resume: a batch's finished points are never rerun); the
 // answer is the best mapping written as a scenario file (and rerun to check it reproduces), the baselines side
@@ -41,7 +42,7 @@ using nlohmann::json;
 struct MapArgs {
   std::string scenario;
   std::string space;
-  std::vector<std::string> units, splits, precisions, priorities;
+  std::vector<std::string> units, splits, precisions, priorities, clock_caps;
   std::string objective, strategy, duration;
   std::size_t budget = 0;
   std::optional<std::uint64_t> seed;
@@ -114,6 +115,14 @@ config::MapSpace space_of(const MapArgs& a) {
       s.priorities.push_back(p);
     }
   }
+  for (const auto& t : a.clock_caps) {
+    auto [unit, values] = stage_list("--clock-caps", t);
+    auto it = std::find_if(space.clock_caps.begin(), space.clock_caps.end(),
+                           [&](const config::MapClockCaps& c) { return c.unit == unit; });
+    if (it == space.clock_caps.end()) it = space.clock_caps.insert(space.clock_caps.end(), {unit, {}, {}, {}});
+    it->points = values;
+    it->point_origins.clear();  // given as an option: no place in the file
+  }
   if (!a.objective.empty()) {
     if (a.objective != "energy" && a.objective != "p99")
       throw core::UserError(fmt::format("--objective: \"{}\" is not one of energy, p99", a.objective));
@@ -131,8 +140,9 @@ config::MapSpace space_of(const MapArgs& a) {
     option_quantity("--duration", a.duration, static_cast<int>(core::Dimension::Seconds));
     space.duration = a.duration;
   }
-  if (space.stages.empty())
-    throw core::UserError("map: no search space: give --space FILE or --units/--splits/--precisions/--priorities");
+  if (space.stages.empty() && space.clock_caps.empty())
+    throw core::UserError(
+        "map: no search space: give --space FILE or --units/--splits/--precisions/--priorities/--clock-caps");
   if (space.name.empty()) space.name = fs::path(a.scenario).stem().string();
   return space;
 }
@@ -202,11 +212,10 @@ class Driver {
     if (todo.empty()) return;
     auto overrides = [&](const Mapping& m) {
       if (!m.empty()) return search_.overrides(m);
-      const auto& stage = search_.axes().front().stage;  // its own unit again: the file unchanged
-      for (const auto& s : base_.stages)
-        if (s.name == stage || s.part_of == stage)
-          return std::vector<config::Override>{{"stages." + stage + ".unit", base_.hardware.units[s.unit].name, {}}};
-      return std::vector<config::Override>{};
+      // The first stage's own unit again: the file unchanged.
+      const auto& s = base_.stages.front();
+      const std::string stage = s.part_of.empty() ? s.name : s.part_of;
+      return std::vector<config::Override>{{"stages." + stage + ".unit", base_.hardware.units[s.unit].name, {}}};
     };
     const std::size_t number = batches_++;
     const fs::path file = dir_ / "batches" / fmt::format("{:03}.yaml", number);
@@ -487,7 +496,10 @@ int run_map(const MapArgs& a) {
         {"meets_deadline", o.meets},
         {"dropped", o.dropped},
         {"path_p99_s", paths},
-        {"static", {{"max_utilisation", v.max_utilisation}, {"worst_path_floor_s", v.worst_path_floor_s}}},
+        {"static",
+         {{"max_utilisation", v.max_utilisation},
+          {"worst_path_floor_s", v.worst_path_floor_s},
+          {"energy_per_frame_J", v.energy_J}}},
         // The tail of the window the metric judges: the frames captured in the sustained window at or above its p99.
         {"tail", summary.sustained_tail.value_or(json())},
         {"slowdown", summary.slowdown.value_or(json())},
@@ -533,13 +545,17 @@ int run_map(const MapArgs& a) {
 Command add_map_command(CLI::App& app) {
   auto args = std::make_shared<MapArgs>();
   auto* sub =
-      app.add_subcommand("map", "search which unit, split, precision and priority each stage takes, by simulation");
+      app.add_subcommand("map",
+                         "search which unit, split, precision and priority each stage takes and which clock cap each "
+                         "unit, by simulation");
   sub->add_option("scenario", args->scenario, "the scenario YAML")->required();
   sub->add_option("--space", args->space, "the search space (a map file: framesim keys map)");
   sub->add_option("--units", args->units, "STAGE=U1,U2: units a stage may run on (repeatable)");
   sub->add_option("--splits", args->splits, "STAGE=K1,K2: cut points (layer index or name) to try");
   sub->add_option("--precisions", args->precisions, "STAGE=P1,P2: precisions to try");
   sub->add_option("--priorities", args->priorities, "STAGE=N1,N2: priorities to try");
+  sub->add_option("--clock-caps", args->clock_caps,
+                  "UNIT=P1,P2: clock caps to try (operating points by name or frequency; repeatable)");
   set_completion_words(sub->add_option("--objective", args->objective, "energy (default) or p99"), {"energy", "p99"});
   set_completion_words(sub->add_option("--strategy", args->strategy, "auto (default), exhaustive, local or genetic"),
                        {"auto", "exhaustive", "local", "genetic"});

@@ -10,6 +10,7 @@
 #include "core/error.hpp"
 #include "core/text.hpp"
 #include "core/units.hpp"
+#include "model/cost.hpp"
 #include "model/precision.hpp"
 
 namespace framesim::cli {
@@ -39,6 +40,27 @@ void check_splits(const config::MapStageChoices& choices, const model::NetworkSp
   if (!choices.splits.empty() && units < 2)
     problems.add(choices.origin, "stages." + choices.stage + ".splits",
                  "a cut moves the layers after it to another of the stage's units: give at least two `units`");
+}
+
+/// Stage `s` of `spec` at every operating point of its unit.
+PartCost part_cost(const model::ScenarioSpec& spec, std::size_t s) {
+  PartCost c;
+  c.unit = spec.stages[s].unit;
+  for (std::size_t k = 0; k < spec.hardware.units[c.unit].operating_points.size(); ++k) {
+    c.floor_s.push_back(spec.stage_floor_s(s, model::Roofs::effective, k));
+    c.energy_J.push_back(spec.stage_dynamic_energy_J(s, k));
+  }
+  return c;
+}
+
+/// `text` as a double-quoted YAML scalar (an override's value).
+std::string yaml_quoted(const std::string& text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
 }
 
 }  // namespace
@@ -110,7 +132,7 @@ MapSearch::MapSearch(const std::filesystem::path& scenario, const model::Scenari
       for (const auto& p : precisions)
         for (const auto& pr : priorities) {
           auto add = [&](std::optional<std::string> at, std::optional<std::string> to) {
-            StageOption o{u, at, to, p, pr, u, std::nullopt, {}, 0};
+            StageOption o{u, at, to, p, pr, u, std::nullopt, {}, std::nullopt, {}};
             if (at) o.label += fmt::format("|{}@{}", *to, *at);
             if (p) o.label += " " + *p;
             if (pr) o.label += fmt::format(" p{}", *pr);
@@ -123,10 +145,13 @@ MapSearch::MapSearch(const std::filesystem::path& scenario, const model::Scenari
         }
     axes_.push_back(std::move(axis));
   }
+  add_cap_axes(space, problems);
   problems.throw_if_any();
+  primary_rate_Hz = base.sensors.empty() ? 0.0 : base.sensors.front().rate_Hz;
 
   // The static pass, per option: the scenario with only that option, its parts' floors.
   for (auto& axis : axes_) {
+    if (axis.cap_unit) continue;
     for (std::size_t k = 0; k < axis.options.size(); ++k) {
       StageOption& o = axis.options[k];
       std::vector<config::Override> ov;
@@ -140,12 +165,8 @@ MapSearch::MapSearch(const std::filesystem::path& scenario, const model::Scenari
       if (o.priority) ov.push_back({prefix + "priority", std::to_string(*o.priority), {}});
       try {
         const auto spec = config::load_scenario(scenario, ov);
-        for (std::size_t s = 0; s < spec.stages.size(); ++s) {
-          if (logical_name(spec.stages[s]) != axis.stage) continue;
-          const double f = spec.stage_floor_s(s);
-          o.busy_s[spec.hardware.units[spec.stages[s].unit].name] += f;
-          o.floor_s += f;
-        }
+        for (std::size_t s = 0; s < spec.stages.size(); ++s)
+          if (logical_name(spec.stages[s]) == axis.stage) o.parts.push_back(part_cost(spec, s));
       } catch (const core::UserError& e) {
         o.refused = e.diagnostics().empty() ? std::string(e.what()) : e.diagnostics().front().message;
       }
@@ -153,11 +174,79 @@ MapSearch::MapSearch(const std::filesystem::path& scenario, const model::Scenari
   }
   for (std::size_t s = 0; s < base.stages.size(); ++s) {
     const std::string name = logical_name(base.stages[s]);
-    if (in_space.count(name)) continue;
-    const double f = base.stage_floor_s(s);
-    fixed_busy_s_per_s_[base.hardware.units[base.stages[s].unit].name] += f * origin_rate_Hz(base, s);
-    fixed_floor_s_[name] += f;
+    if (!in_space.count(name)) fixed_.push_back({name, part_cost(base, s), origin_rate_Hz(base, s)});
   }
+}
+
+void MapSearch::add_cap_axes(const config::MapSpace& space, core::Diagnostics& problems) {
+  const auto& hw = base_.hardware;
+  for (const auto& caps : space.clock_caps) {
+    const std::string key = "clock_caps." + caps.unit;
+    const auto unit = hw.find_unit(caps.unit);
+    if (!unit) {
+      std::vector<std::string> units;
+      for (const auto& u : hw.units) units.push_back(u.name);
+      std::string message = fmt::format("{} has no unit \"{}\"", hw.source_file, caps.unit);
+      if (auto near = core::closest_match(caps.unit, units)) message += fmt::format(" (did you mean \"{}\"?)", *near);
+      problems.add(caps.origin, key, message);
+      continue;
+    }
+    const auto& u = hw.units[*unit];
+    std::vector<std::string> names;
+    for (const auto& p : u.operating_points)
+      names.push_back(fmt::format("{} ({})", p.name, core::format_hertz(p.frequency_Hz)));
+    if (u.operating_points.size() < 2) {
+      problems.add(caps.origin, key,
+                   fmt::format("unit \"{}\" has a single operating point (no DVFS in {}): nothing to cap", caps.unit,
+                               hw.source_file));
+      continue;
+    }
+    StageAxis axis;
+    axis.stage = key;
+    axis.cap_unit = *unit;
+    for (std::size_t k = 0; k < caps.points.size(); ++k) {
+      const auto& at = k < caps.point_origins.size() ? caps.point_origins[k] : caps.origin;
+      const std::string item = fmt::format("{}[{}]", key, k);
+      const auto point = u.find_operating_point(caps.points[k]);
+      if (!point) {
+        problems.add(at, item,
+                     fmt::format("unit \"{}\" has no operating point \"{}\" (a cap names one of its points, by name "
+                                 "or frequency); it has {}",
+                                 caps.unit, core::quote_capped(caps.points[k]), core::join_list(names, ", ")));
+        continue;
+      }
+      bool twice = false;
+      for (const auto& o : axis.options)
+        if (o.cap_point == point) {
+          problems.add(at, item,
+                       fmt::format("\"{}\" is the operating point \"{}\" names already (one simulation twice)",
+                                   caps.points[k], o.cap_text));
+          twice = true;
+        }
+      if (twice) continue;
+      StageOption o;
+      o.unit = caps.unit;
+      o.label = caps.points[k];
+      o.cap_point = point;
+      o.cap_text = caps.points[k];
+      axis.options.push_back(std::move(o));
+    }
+    if (axis.options.empty()) {
+      if (caps.points.empty()) problems.add(caps.origin, key, "needs at least one operating point");
+      continue;
+    }
+    axes_.push_back(std::move(axis));
+  }
+}
+
+std::size_t MapSearch::baseline_cap(const StageAxis& axis) const {
+  const std::size_t own = base_.hardware.units[*axis.cap_unit].fastest_point;
+  std::size_t best = 0;
+  for (std::size_t k = 0; k < axis.options.size(); ++k) {
+    if (*axis.options[k].cap_point == own) return k;
+    if (*axis.options[k].cap_point < *axis.options[best].cap_point) best = k;
+  }
+  return best;
 }
 
 double MapSearch::space_size() const {
@@ -178,6 +267,10 @@ std::vector<config::Override> MapSearch::overrides(const Mapping& m) const {
   for (std::size_t a = 0; a < axes_.size(); ++a) {
     const auto& axis = axes_[a];
     const auto& o = axis.options[m[a]];
+    if (axis.cap_unit) {
+      out.push_back({axis.stage, yaml_quoted(o.cap_text), {}});
+      continue;
+    }
     const std::string prefix = "stages." + axis.stage + ".";
     out.push_back({prefix + "unit", o.unit, {}});
     if (axis.split_key)
@@ -192,17 +285,34 @@ std::vector<config::Override> MapSearch::overrides(const Mapping& m) const {
 
 StaticVerdict MapSearch::judge(const Mapping& m) const {
   StaticVerdict v;
-  std::map<std::string, double> busy = fixed_busy_s_per_s_;
-  std::map<std::string, double> floor = fixed_floor_s_;
+  const auto& hw = base_.hardware;
+  // Each unit's clock: its cap in the mapping, else the scenario's (its fastest allowed point).
+  std::vector<std::size_t> point;
+  for (const auto& u : hw.units) point.push_back(u.fastest_point);
+  for (std::size_t a = 0; a < axes_.size(); ++a)
+    if (axes_[a].cap_unit) point[*axes_[a].cap_unit] = *axes_[a].options[m[a]].cap_point;
+  std::map<std::string, double> busy;
+  std::map<std::string, double> floor;
+  double dynamic_W = 0;  // the stages' dynamic energy per second
+  auto add = [&](const std::string& stage, const PartCost& part, double rate_Hz) {
+    const std::size_t k = point[part.unit];
+    busy[hw.units[part.unit].name] += part.floor_s[k] * rate_Hz;
+    floor[stage] += part.floor_s[k];
+    dynamic_W += part.energy_J[k] * rate_Hz;
+  };
+  for (const auto& f : fixed_) add(f.stage, f.cost, f.rate_Hz);
   for (std::size_t a = 0; a < axes_.size(); ++a) {
+    if (axes_[a].cap_unit) continue;
     const auto& o = axes_[a].options[m[a]];
     if (o.refused) {
       v.reason = fmt::format("{}: {}", axes_[a].stage, *o.refused);
       return v;
     }
-    for (const auto& [u, s] : o.busy_s) busy[u] += s * axes_[a].rate_Hz;
-    floor[axes_[a].stage] = o.floor_s;
+    for (const auto& part : o.parts) add(axes_[a].stage, part, axes_[a].rate_Hz);
   }
+  double static_W = 0;
+  for (std::size_t u = 0; u < hw.units.size(); ++u) static_W += model::static_power_W(hw.units[u], point[u]);
+  if (primary_rate_Hz > 0) v.energy_J = (dynamic_W + static_W) / primary_rate_Hz;
   std::string busiest;
   for (const auto& [u, b] : busy)
     if (b > v.max_utilisation) v.max_utilisation = b, busiest = u;
@@ -274,6 +384,14 @@ std::vector<Mapping> MapSearch::neighbours(const Mapping& m) const {
 std::optional<Mapping> MapSearch::own() const {
   Mapping m;
   for (const auto& axis : axes_) {
+    if (axis.cap_unit) {
+      std::optional<std::size_t> found;
+      for (std::size_t k = 0; k < axis.options.size() && !found; ++k)
+        if (*axis.options[k].cap_point == base_.hardware.units[*axis.cap_unit].fastest_point) found = k;
+      if (!found) return std::nullopt;
+      m.push_back(*found);
+      continue;
+    }
     std::size_t first = 0;
     while (logical_name(base_.stages[first]) != axis.stage) ++first;
     const auto& s = base_.stages[first];
@@ -304,6 +422,10 @@ std::optional<Mapping> MapSearch::own() const {
 std::optional<Mapping> MapSearch::all_on(const std::string& unit) const {
   Mapping m;
   for (const auto& axis : axes_) {
+    if (axis.cap_unit) {
+      m.push_back(baseline_cap(axis));
+      continue;
+    }
     std::optional<std::size_t> found;
     for (std::size_t k = 0; k < axis.options.size() && !found; ++k)
       if (axis.options[k].unit == unit && !axis.options[k].split_at) found = k;
@@ -317,6 +439,10 @@ std::optional<Mapping> MapSearch::one_per_unit() const {
   Mapping m;
   std::set<std::string> taken;
   for (const auto& axis : axes_) {
+    if (axis.cap_unit) {
+      m.push_back(baseline_cap(axis));
+      continue;
+    }
     std::optional<std::size_t> found;
     // The GPU first, then the other units in the hardware's order.
     std::vector<std::string> order;

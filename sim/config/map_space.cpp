@@ -89,7 +89,11 @@ MapSpace load_map_space(const std::filesystem::path& path) {
     if (auto d = m.get("duration")) {
       if (m.quantity("duration")) space.duration = d->text();
     }
-    if (auto stages = m.required("stages")) {
+    if (!m.get("stages") && !m.get("clock_caps"))
+      root.error(
+          "a map file needs `stages` (where the stages may run), `clock_caps` (the units' caps to try) or "
+          "both");
+    if (auto stages = m.get("stages")) {
       for (auto& [name, value] : stages->entries()) {
         MapReader s(value, kKeys, "stages.<stage>");
         MapStageChoices c;
@@ -114,6 +118,16 @@ MapSpace load_map_space(const std::filesystem::path& path) {
         space.stages.push_back(std::move(c));
       }
       if (stages->is_map() && space.stages.empty()) stages->error("needs at least one stage");
+    }
+    if (auto caps = m.get("clock_caps")) {
+      for (auto& [unit, value] : caps->entries()) {
+        MapClockCaps c;
+        c.unit = unit;
+        c.origin = value.location();
+        c.points = texts(value, &c.point_origins);
+        space.clock_caps.push_back(std::move(c));
+      }
+      if (caps->is_map() && space.clock_caps.empty()) caps->error("needs at least one unit (or leave the key out)");
     }
   }
   diagnostics.throw_if_any();

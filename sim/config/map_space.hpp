@@ -1,6 +1,6 @@
 // The search space of `framesim map`: for each stage of a scenario the units, split points, precisions and
-// priorities it may take (a map file, or the same given as options), and the scenario a mapping stands for,
-// written out as a file of its own.
+// priorities it may take, and for each unit the clock caps it may run under (a map file, or the same given as options),
+// and the scenario a mapping stands for, written out as a file of its own.
 #pragma once
 
 #include <cstddef>
@@ -25,6 +25,15 @@ struct MapStageChoices {
   core::SourceLocation origin;
 };
 
+/// One unit's clock caps to try (map file `clock_caps.<unit>`): operating points by name or frequency, as the
+/// scenario's `clock_caps.<unit>` takes them; each mapping runs the unit capped at one of them.
+struct MapClockCaps {
+  std::string unit;
+  std::vector<std::string> points;
+  std::vector<core::SourceLocation> point_origins;  // each point's place in the map file (empty: an option)
+  core::SourceLocation origin;
+};
+
 struct MapSpace {
   std::string name;
   std::string source_file;  // empty: given as options
@@ -34,6 +43,7 @@ struct MapSpace {
   std::uint64_t seed = 1;  // the genetic search's draws
   std::optional<std::string> duration;
   std::vector<MapStageChoices> stages;
+  std::vector<MapClockCaps> clock_caps;
 };
 
 /// Reads a map file (problems with file, line, column and key; throws core::UserError).

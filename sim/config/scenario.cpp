@@ -81,6 +81,7 @@ model::ScenarioSpec ScenarioReader::read() {
   if (auto t = m.get("trace")) spec_.kernel_trace_s = MapReader(*t, kKeys, "trace").quantity_or_default("kernels");
   else spec_.kernel_trace_s = scenario_fallback("trace.kernels");
   if (auto s = m.get("schedulers")) read_schedulers(*s);
+  if (auto c = m.get("clock_caps")) read_clock_caps(*c);
   if (auto s = m.required("stages")) read_stages(*s);
   if (auto t = m.get("tasks")) read_tasks(*t);
   if (auto b = m.get("background")) read_background(*b);

@@ -104,6 +104,8 @@ class ScenarioReader {
   void read_cores(const MapReader& m, std::optional<std::size_t> unit, int& cores, std::vector<int>& pinned);
   /// `schedulers: {unit: policy-or-map}`: replaces the hardware file's scheduler of each unit named.
   void read_schedulers(const Node& node);
+  /// `clock_caps: {unit: point}`: the fastest operating point of each unit named (its name or frequency).
+  void read_clock_caps(const Node& node);
   /// `side_work`: one mapping `{unit, work | network, when: before | after}` or a list of them, each on a unit
   /// other than the stage's own (`stage_unit`).
   std::vector<model::SideWorkSpec> read_side_work(const Node& node, std::optional<std::size_t> stage_unit);

@@ -1,5 +1,5 @@
 // What runs where: a distribution's parameters, the unit and cores of a stage or task, its work (a network, a time
-// or ops and bytes), the side work it places on other units, and the schedulers a scenario sets.
+// or ops and bytes), the side work it places on other units, and the schedulers and clock caps a scenario sets.
 #include <algorithm>
 #include <cmath>
 #include <set>
@@ -236,6 +236,41 @@ void ScenarioReader::read_schedulers(const Node& node) {
       continue;
     }
     spec_.hardware.units[*unit].scheduler = read_scheduler(value);
+  }
+}
+
+void ScenarioReader::read_clock_caps(const Node& node) {
+  for (auto& [name, value] : node.entries()) {
+    auto unit = spec_.hardware.find_unit(name);
+    if (!unit) {
+      if (!hardware_loaded_) continue;
+      std::vector<std::string> units;
+      for (const auto& u : spec_.hardware.units) units.push_back(u.name);
+      std::string message = fmt::format("{} has no unit \"{}\"", spec_.hardware.source_file, name);
+      if (auto near = core::closest_match(name, units)) message += fmt::format(" (did you mean \"{}\"?)", *near);
+      value.error(message);
+      continue;
+    }
+    auto& u = spec_.hardware.units[*unit];
+    const auto text = value.text();
+    if (!text) continue;
+    std::vector<std::string> names;
+    for (const auto& p : u.operating_points)
+      names.push_back(fmt::format("{} ({})", p.name, core::format_hertz(p.frequency_Hz)));
+    if (u.operating_points.size() < 2) {
+      value.error(fmt::format("unit \"{}\" has a single operating point ({}): no DVFS, nothing to cap", name,
+                              core::join_list(names, ", ")));
+      continue;
+    }
+    const auto point = u.find_operating_point(*text);
+    if (!point) {
+      value.error(
+          fmt::format("unit \"{}\" has no operating point \"{}\" (a cap names one of its points, by name "
+                      "or frequency); it has {}",
+                      name, core::quote_capped(*text), core::join_list(names, ", ")));
+      continue;
+    }
+    u.fastest_point = *point;
   }
 }
 

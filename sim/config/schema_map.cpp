@@ -1,5 +1,5 @@
 // Key declarations of map files: the search space of `framesim map` (which unit, split, precision and
-// priority each stage may take) and what the search optimises.
+// priority each stage may take, which clock cap each unit) and what the search optimises.
 #include "config/schema.hpp"
 
 #include "config/schema_tables.hpp"
@@ -59,9 +59,13 @@ const Table& map_table() {
            .description = "--duration for every simulation"},
           {.path = "stages",
            .kind = Kind::map,
-           .required = true,
-           .description = "stage -> its choices; a stage not listed keeps what the scenario says"},
-          {.path = "stages.<stage>", .kind = Kind::map, .description = "the choices of one stage of the scenario"},
+           .in_template = true,
+           .description = "stage -> its choices; a stage not listed keeps what the scenario says (this, "
+                          "clock_caps or both)"},
+          {.path = "stages.<stage>",
+           .kind = Kind::map,
+           .in_template = true,
+           .description = "the choices of one stage of the scenario"},
           {.path = "stages.<stage>.units",
            .kind = Kind::list,
            .default_note = "the scenario's unit",
@@ -94,6 +98,20 @@ const Table& map_table() {
            .min = -1000,
            .max = 1000,
            .description = "a priority"},
+          {.path = "clock_caps",
+           .kind = Kind::map,
+           .description = "unit -> the clock caps it may run under (scenario clock_caps.<unit>: the fastest "
+                          "operating point the unit starts at and the governor never exceeds); a unit not listed "
+                          "keeps the scenario's cap or none. The static pass takes each stage's floor at its "
+                          "unit's capped clock and its energy at that point's voltage and static power"},
+          {.path = "clock_caps.<unit>",
+           .kind = Kind::list,
+           .example = "[625MHz-15W, 421MHz-7W]",
+           .description = "caps to try, one per mapping (list the nominal point to try the unit uncapped); the "
+                          "unit needs two operating points or more"},
+          {.path = "clock_caps.<unit>[]",
+           .kind = Kind::text,
+           .description = "one of the unit's operating points: its name, or its frequency within 0.5 %"},
       }};
   return table;
 }

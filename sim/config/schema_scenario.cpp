@@ -574,7 +574,7 @@ std::vector<Key> task_keys() {
   };
 }
 
-/// Background traffic, the scenario's schedulers and the chains it reports.
+/// Background traffic, the scenario's schedulers and clock caps, and the chains it reports.
 std::vector<Key> background_and_chain_keys() {
   return {
       {.path = "background",
@@ -605,6 +605,16 @@ std::vector<Key> background_and_chain_keys() {
        .fragment = &scheduler_table(),
        .example = "fifo",
        .description = "a policy, or a mapping (see the scheduler keys)"},
+      {.path = "clock_caps",
+       .kind = Kind::map,
+       .description = "unit -> the fastest operating point it may run at, as a power mode caps clocks: the unit "
+                      "starts there and the governor never picks a faster point (thermal throttling still goes "
+                      "slower); floors and budgets are taken at that point"},
+      {.path = "clock_caps.<unit>",
+       .kind = Kind::text,
+       .example = "829MHz-50W",
+       .description = "one of the unit's operating points (hardware units.<unit>.operating_points): its name, or "
+                      "its frequency within 0.5 % (\"828.75 MHz\"); the unit needs two points or more"},
       {.path = "chains",
        .kind = Kind::map,
        .description = "name -> a cause-effect chain, reported as distributions: data age (actuation - capture of "

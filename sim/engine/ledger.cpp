@@ -135,7 +135,7 @@ TickRecord Ledger::tick(double now, Governor governor) {
     const double e = model::static_power_W(*u.spec, u.pstate) * dt;
     u.static_energy_J += e;
     static_J += e;
-    if (u.pstate > 0) {
+    if (u.pstate > u.spec->fastest_point) {  // slower than its cap (or nominal) allows: throttled
       u.throttled_s += dt;
       throttled = true;
     }
@@ -185,14 +185,15 @@ void Ledger::govern_step(const model::ThermalSpec& th) {
   else if (temperature_C_ <= th.release_C) step = -1;  // faster
   if (step == 0) return;
   const bool all_the_way = th.policy == model::GovernorPolicy::bang_bang;
-  // The operating point after `pstate` for a part whose slowest point is `last`.
-  auto next_point = [&](std::size_t pstate, std::size_t last) -> std::size_t {
+  // The operating point after `pstate` for a part whose fastest allowed point is `first` (a clock cap, else 0)
+  // and slowest `last`: never faster than the cap.
+  auto next_point = [&](std::size_t pstate, std::size_t first, std::size_t last) -> std::size_t {
     if (step > 0) return all_the_way ? last : std::min(last, pstate + 1);
-    return all_the_way || pstate == 0 ? 0 : pstate - 1;
+    return all_the_way || pstate <= first ? first : pstate - 1;
   };
   for (auto& u : platform_.units) {
     if (!u.throttleable) continue;
-    const std::size_t next = next_point(u.pstate, u.spec->operating_points.size() - 1);
+    const std::size_t next = next_point(u.pstate, u.spec->fastest_point, u.spec->operating_points.size() - 1);
     if (next != u.pstate) {
       u.pstate = next;
       u.host->set_pstate(static_cast<unsigned long>(next));
@@ -201,7 +202,7 @@ void Ledger::govern_step(const model::ThermalSpec& th) {
   }
   for (auto& l : platform_.levels) {
     if (!l.throttleable) continue;
-    const std::size_t next = next_point(l.pstate, l.spec->operating_points.size() - 1);
+    const std::size_t next = next_point(l.pstate, 0, l.spec->operating_points.size() - 1);
     if (next != l.pstate) {
       l.pstate = next;
       l.link->set_bandwidth(model::effective_level_bandwidth_Bps(*l.spec, next));

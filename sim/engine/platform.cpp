@@ -45,7 +45,8 @@ Platform build_platform(const model::ScenarioSpec& spec, bool overhead_as_route_
     UnitState& unit = p.units.emplace_back();
     unit.spec = &u;
     unit.host = zone->create_host(u.name, speeds)->set_core_count(u.cores);
-    unit.throttleable = may_throttle(u.name) && u.operating_points.size() > 1;
+    unit.throttleable = may_throttle(u.name) && u.fastest_point + 1 < u.operating_points.size();
+    unit.pstate = u.fastest_point;  // a clock cap (scenario clock_caps): it starts at its fastest allowed point
     unit.scheduler = std::make_unique<UnitScheduler>(u.scheduler, u.cores, owners);
   }
   for (const auto& l : hw.memory) {
@@ -97,6 +98,9 @@ Platform build_platform(const model::ScenarioSpec& spec, bool overhead_as_route_
     p.background_ports.push_back(port);
   }
   zone->seal();
+  // Only a sealed platform takes a pstate change (SimGrid's solver exists from then on).
+  for (auto& u : p.units)
+    if (u.pstate > 0) u.host->set_pstate(static_cast<unsigned long>(u.pstate));
   return p;
 }
 

@@ -21,7 +21,7 @@ struct UnitState {
   const model::ComputeUnitSpec* spec = nullptr;
   sg4::Host* host = nullptr;
   std::size_t pstate = 0;
-  bool throttleable = false;  // the governor may move its operating point
+  bool throttleable = false;  // the governor may move its operating point (between spec->fastest_point and the last)
   std::unique_ptr<UnitScheduler> scheduler;
   double static_energy_J = 0;
   double throttled_s = 0;

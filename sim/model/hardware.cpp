@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "core/units.hpp"
+
 namespace framesim::model {
 
 std::string_view memory_kind_name(MemoryKind k) { return kMemoryKinds.name(k); }
@@ -14,6 +16,16 @@ double ThermalSpec::step_C(double temperature_C, double ambient, double power_W,
 std::string_view scheduling_policy_name(SchedulingPolicy p) { return kSchedulingPolicies.name(p); }
 
 std::string_view unit_kind_name(UnitKind k) { return kUnitKinds.name(k); }
+
+std::optional<std::size_t> ComputeUnitSpec::find_operating_point(std::string_view text) const {
+  for (std::size_t i = 0; i < operating_points.size(); ++i)
+    if (operating_points[i].name == text) return i;
+  const auto hz = core::parse_quantity(text, core::Dimension::Hertz);
+  if (!hz.value) return std::nullopt;
+  for (std::size_t i = 0; i < operating_points.size(); ++i)
+    if (std::fabs(operating_points[i].frequency_Hz / *hz.value - 1) < 0.005) return i;
+  return std::nullopt;
+}
 
 bool ComputeUnitSpec::has_efficiency_by_op() const {
   for (const auto& per : efficiency_by_op)

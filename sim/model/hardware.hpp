@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -171,10 +172,13 @@ struct ComputeUnitSpec {
   std::optional<HandoffSpec> handoff;                                // host work per inference of a stage on this unit
   std::vector<std::size_t> memory_path;          // indices into HardwareSpec::memory, innermost first
   std::vector<OperatingPoint> operating_points;  // descending frequency; [0] is nominal
-  double static_power_W = 0;                     // at the nominal operating point
-  PerPrecision<double> energy_per_op_J;          // at the nominal voltage
-  SchedulerSpec scheduler;                       // how stages and tasks share it (a scenario may override)
-  UnitGeometry geometry;                         // datapath shape (none declared: every shape fills the roof)
+  /// The fastest operating point a scenario allows (its `clock_caps`): the unit starts there and the governor
+  /// never picks a faster one. 0: no cap.
+  std::size_t fastest_point = 0;
+  double static_power_W = 0;             // at the nominal operating point
+  PerPrecision<double> energy_per_op_J;  // at the nominal voltage
+  SchedulerSpec scheduler;               // how stages and tasks share it (a scenario may override)
+  UnitGeometry geometry;                 // datapath shape (none declared: every shape fills the roof)
   /// Where the runtime keeps the weights (a runtime profile's `weights`): an index into HardwareSpec::memory on
   /// the unit's path. Unset: the capacity rule of plan.hpp decides.
   std::optional<std::size_t> weights_level;
@@ -191,6 +195,11 @@ struct ComputeUnitSpec {
   /// True when some op class has an efficiency of its own.
   bool has_efficiency_by_op() const;
   const OperatingPoint& nominal() const { return operating_points.front(); }
+  /// The operating point it starts at: the nominal one, or its clock cap's.
+  const OperatingPoint& fastest_allowed() const { return operating_points[fastest_point]; }
+  /// The operating point `text` names: its name, else a frequency within 0.5 % of its clock (as the totals
+  /// tables match a clock). None: no such point.
+  std::optional<std::size_t> find_operating_point(std::string_view text) const;
 };
 
 enum class GovernorPolicy { step, bang_bang };

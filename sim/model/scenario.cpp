@@ -39,9 +39,10 @@ std::string_view distribution_kind_name(Distribution::Kind k) { return kDistribu
 std::string_view input_policy_name(InputPolicy p) { return kInputPolicies.name(p); }
 std::string_view overflow_name(Overflow o) { return kOverflows.name(o); }
 
-double ScenarioSpec::stage_floor_s(std::size_t s, Roofs roofs, std::size_t operating_point) const {
+double ScenarioSpec::stage_floor_s(std::size_t s, Roofs roofs, std::optional<std::size_t> point) const {
   const StageSpec& stage = stages[s];
   const ComputeUnitSpec& unit = hardware.units[stage.unit];
+  const std::size_t operating_point = point.value_or(unit.fastest_point);
   RunPoint run;
   run.operating_point = operating_point;
   run.core_fraction = stage.cores > 0 ? static_cast<double>(stage.cores) / unit.cores : 1.0;
@@ -65,6 +66,46 @@ double ScenarioSpec::stage_floor_s(std::size_t s, Roofs roofs, std::size_t opera
       const auto bandwidths = bandwidths_Bps(hardware, unit, run, roofs);
       double total = 0;
       for (const auto& k : plan.kernels) total += kernel_time(k, unit, bandwidths, run, roofs).bound_s;
+      return total * scale;
+    }
+  }
+  return 0.0;
+}
+
+double ScenarioSpec::stage_dynamic_energy_J(std::size_t s, std::optional<std::size_t> point) const {
+  const StageSpec& stage = stages[s];
+  const ComputeUnitSpec& unit = hardware.units[stage.unit];
+  const std::size_t op = point.value_or(unit.fastest_point);
+  const double scale = stage.work.scale.mean();
+  auto bytes_J = [&](const std::vector<double>& bytes) {
+    double e = 0;
+    for (std::size_t lv = 0; lv < bytes.size() && lv < hardware.memory.size(); ++lv)
+      e += memory_energy_J(hardware.memory[lv], bytes[lv]);
+    return e;
+  };
+  switch (stage.work.kind) {
+    case WorkSpec::Kind::none: return 0.0;
+    case WorkSpec::Kind::time: {
+      // Busy for its time at nominal cycles: the cycles, hence the ops, do not change with the clock.
+      const double core_fraction = stage.cores > 0 ? static_cast<double>(stage.cores) / unit.cores : 1.0;
+      for (Precision p : kAllPrecisions)
+        if (unit.peak_ops_per_s[p] && unit.energy_per_op_J[p])
+          return stage.work.time_s.mean() * scale * effective_compute_ops_per_s(unit, p) * core_fraction *
+                 energy_per_op_J(unit, p, op).value_or(0.0);
+      return 0.0;
+    }
+    case WorkSpec::Kind::ops:
+      return scale * (stage.work.ops * energy_per_op_J(unit, stage.work.precision, op).value_or(0.0) +
+                      bytes_J(stage.work.bytes_per_level));
+    case WorkSpec::Kind::network: {
+      const auto plan =
+          plan_network(networks[static_cast<std::size_t>(stage.work.network)].network, hardware, stage.unit);
+      double total = 0;
+      for (const auto& k : plan.kernels) {
+        for (Precision p : kAllPrecisions)
+          if (k.ops[p] && *k.ops[p] > 0) total += *k.ops[p] * energy_per_op_J(unit, p, op).value_or(0.0);
+        total += bytes_J(k.bytes);
+      }
       return total * scale;
     }
   }

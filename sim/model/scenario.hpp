@@ -209,12 +209,19 @@ struct ScenarioSpec {
   /// stderr, and errors under --strict.
   std::vector<core::Diagnostic> warnings;
 
-  /// The floor of one execution of stage `s` alone on an idle SoC at the nominal clocks: the sum of its
-  /// kernels' roofline times at `roofs` (the budget's estimate, or its bound at peak roofs), or the mean work
+  /// The floor of one execution of stage `s` alone on an idle SoC at the nominal clocks (or the capped ones): the sum
+  /// of its kernels' roofline times at `roofs` (the budget's estimate, or its bound at peak roofs), or the mean work
   /// time. What contention and throttling add shows as the difference from the simulated service time.
   /// At another `operating_point` of the stage's unit (index into its operating points), the same floor with
-  /// the compute roof at that clock (work given as a time scales with the clock).
-  double stage_floor_s(std::size_t s, Roofs roofs = Roofs::effective, std::size_t operating_point = 0) const;
+  /// the compute roof at that clock (work given as a time scales with the clock); unset: the unit's fastest
+  /// allowed point (its clock cap, ComputeUnitSpec::fastest_point; without one the nominal point).
+  double stage_floor_s(std::size_t s, Roofs roofs = Roofs::effective,
+                       std::optional<std::size_t> operating_point = std::nullopt) const;
+  /// The dynamic energy of one execution of stage `s` at `operating_point` of its unit (unset: its fastest allowed
+  /// point), as the engine books it: its arithmetic at the unit's energy per op scaled by (V / V_nominal)^2, and
+  /// its bytes at each memory level's energy per byte; work given as a time, its time at the unit's top rate in
+  /// its first precision with an energy figure. Side work and hand-overs are not in it.
+  double stage_dynamic_energy_J(std::size_t s, std::optional<std::size_t> operating_point = std::nullopt) const;
   /// stage_floor_s of every stage, in stage order (each stage's network planned once).
   std::vector<double> stage_floors_s(Roofs roofs = Roofs::effective) const;
   /// The end-to-end floor: the longest path from a sensor to a sink through the stages' floors alone

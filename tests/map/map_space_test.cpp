@@ -1,6 +1,6 @@
 // framesim map's explanation and the dimensions of its space beyond units and splits, each against numbers
 // worked by hand in the test's comment: the explanation reads the tail of the window the metric judges (the
-// sustained window), stage priorities searched, clock caps searched.
+// sustained window), stage priorities searched (clock caps: map_caps_test.cpp).
 #include <gtest/gtest.h>
 
 #include <filesystem>

@@ -83,7 +83,7 @@ TEST(Map, OnTheOrinItBeatsEverythingOnTheGpuWithFewerSimulationsThanTheSpace) {
   const int simulations = map["simulations"].get<int>();
   EXPECT_LE(simulations, 30);  // the space's budget
   EXPECT_LT(static_cast<double>(simulations), map["space_size"].get<double>());
-  EXPECT_EQ(map["space_size"].get<double>(), 3600);
+  EXPECT_EQ(map["space_size"].get<double>(), 7200);  // 3600 placements x 2 GPU clock caps
   const json* best = row_with_role(map, "best");
   const json* gpu = row_with_role(map, "all on gpu");
   ASSERT_NE(best, nullptr);
@@ -93,7 +93,9 @@ TEST(Map, OnTheOrinItBeatsEverythingOnTheGpuWithFewerSimulationsThanTheSpace) {
   EXPECT_LE((*best)["metrics"]["p99_s"].get<double>(), 0.008);
   EXPECT_GT((*gpu)["metrics"]["p99_s"].get<double>(), 0.008);
 
-  // The written scenario, run here, gives the frames and stages the search measured, byte for byte.
+  // The written scenario (it carries the GPU's clock cap too), run here, gives the frames and stages the search
+  // measured, byte for byte.
+  EXPECT_NE(framesim::core::read_file(out / "best.yaml").find("clock_caps:"), std::string::npos);
   const auto rerun = fst::run_cli("run " + quoted(out / "best.yaml") + " -q -o " + quoted(s.dir() / "again"));
   ASSERT_EQ(rerun.exit_code, 0) << rerun.err;
   const fs::path measured = (*best)["run"].get<std::string>();
