@@ -121,6 +121,7 @@ struct SweepArgs {
   std::string shard;
   std::string emit;
   bool keep_runs = false;
+  std::string costs_file;  // --costs-file: the points' CPU costs as JSON (what `framesim bench` reads)
 };
 
 struct Running {
@@ -491,6 +492,15 @@ int run_sweep(const SweepArgs& a) {
   fs::remove(dir / "work", ignored);  // only if empty
   const std::size_t ran = todo.size() - failed;
   if (ran > 0) print_throughput(ran, start, a.jobs, point_wall, simulated_wall, costs);
+  if (!a.costs_file.empty()) {
+    const PointCosts::PerPoint p = costs.per_point();
+    const json j{{"points", p.points},
+                 {"cpu_s_per_point", p.cpu_s},
+                 {"simulating_cpu_s_per_point", p.simulating_s},
+                 {"overhead_cpu_s_per_point", p.overhead_s},
+                 {"sweep_process_cpu_s_per_point", p.sweep_s}};
+    core::write_file_atomic(a.costs_file, analysis::json_text(j) + "\n");
+  }
   for (const auto& f : failures) std::cerr << "failed: " << f << "\n";
   if (failed > 0)
     throw core::UserError(fmt::format("{} of {} points failed (see above); rerun to retry them", failed, todo.size()));
@@ -550,6 +560,9 @@ Command add_sweep_command(CLI::App& app) {
   set_completion_words(sub->add_option("--emit", args->emit, "write a job script instead of running: slurm"),
                        {"slurm"});
   sub->add_flag("--keep-runs", args->keep_runs, "keep every point's run folder under runs/");
+  sub->add_option("--costs-file", args->costs_file,
+                  "write the points' CPU costs (per point: the whole, simulating, overhead) to this JSON file")
+      ->group("");  // not listed in --help: how `framesim bench` reads the sweep overhead
   return {sub, [args] { return run_sweep(*args); }};
 }
 
