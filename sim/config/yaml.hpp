@@ -75,6 +75,10 @@ class Document {
                                              core::Diagnostics& diagnostics);
   /// Parses `path` to keep it for take_kept; `prepared`: kept with no limit on how many.
   static std::shared_ptr<Document> keep(const std::filesystem::path& path, bool prepared);
+  /// Keeps `doc` alive until the process exits (whose end frees it at once, rather than node by node): while the
+  /// documents so kept hold at most 256 KiB of text, or always when `always` (a document parsed ahead by the process
+  /// this one was forked from: freeing it here would first copy every page it touches).
+  static void keep_to_exit(const std::shared_ptr<const Document>& doc, std::size_t text_bytes, bool always);
 
   std::string display_path_;
   std::filesystem::path folder_;
