@@ -313,7 +313,7 @@ pid_t launch_point(const std::string& self, const config::SweepSpec& spec, const
                    std::size_t index, const fs::path& work_root, pid_t parent, bool keep_run) {
   const fs::path work = work_root / fmt::format("{:06}", index);
   std::vector<std::string> args{
-      self, "run", spec.scenario.string(), "-q", "--json", "--progress-file", (work / "progress").string()};
+      self, "run", spec.scenario.string(), "-q", "--point-metrics", "--progress-file", (work / "progress").string()};
   // The run folder only when it is kept: else the summary alone (the same numbers, nothing written and removed).
   if (keep_run) args.insert(args.begin() + 3, {"-o", (work / "run").string()});
   else args.emplace_back("--no-folder");
@@ -340,11 +340,11 @@ pid_t launch_point(const std::string& self, const config::SweepSpec& spec, const
 }
 
 /// A finished point's result file (written atomically: a point is done once it exists): the sweep, the point's
-/// index, hash, labels and overrides, and its metrics from its summary.json.
+/// index, hash, labels and overrides, and its metrics (analysis::point_metrics of its run's summary).
 void write_point_result(const fs::path& dir, const json& description, const config::SweepPoint& p,
-                        const std::string& hash, const analysis::RunSummary& summary) {
+                        const std::string& hash, const json& metrics) {
   json result{{"sweep", description}, {"index", p.index},           {"hash", hash},
-              {"labels", p.labels},   {"overrides", json::array()}, {"metrics", analysis::point_metrics(summary)}};
+              {"labels", p.labels},   {"overrides", json::array()}, {"metrics", metrics}};
   for (const auto& o : p.overrides) result["overrides"].push_back({{"path", o.path}, {"value", o.value_yaml}});
   core::write_file_atomic(point_file(dir, p.index), analysis::json_text(result) + "\n");
 }
@@ -449,16 +449,21 @@ int run_sweep(const SweepArgs& a) {
       ++failed;
       failures.push_back(fmt::format("point {}: {}", r.point, failure_reason(work, status)));
     } else {
-      const auto summary = analysis::read_run_summary_file((work / "stdout.json").string());
-      simulated_wall += summary.wall_s.value_or(0.0);
-      costs.add(usage, summary.cpu_s.value_or(0.0));
+      // What `framesim run --point-metrics` printed: the point's metrics and the run's wall and CPU time.
+      const std::string said_file = (work / "stdout.json").string();
+      const json said = analysis::read_json_file(said_file);
+      if (!said.contains("metrics") || !said.contains("run") || !said["run"].contains("wall_s") ||
+          !said["run"].contains("cpu_s") || !said["run"]["wall_s"].is_number() || !said["run"]["cpu_s"].is_number())
+        throw core::UserError(fmt::format("{}: not what `framesim run --point-metrics` prints", said_file));
+      simulated_wall += said["run"]["wall_s"].get<double>();
+      costs.add(usage, said["run"]["cpu_s"].get<double>());
       point_wall += wall;
       if (a.keep_runs) {
         core::create_folders(dir / "runs");
         fs::remove_all(dir / "runs" / fmt::format("{:06}", r.point));
         fs::rename(work / "run", dir / "runs" / fmt::format("{:06}", r.point));
       }
-      write_point_result(dir, description, p, hashes[p.index], summary);  // the point is done
+      write_point_result(dir, description, p, hashes[p.index], said.at("metrics"));  // the point is done
     }
     fs::remove_all(work);
     ++finished;
