@@ -303,7 +303,11 @@ std::shared_ptr<Document> Document::load(const std::filesystem::path& path, Diag
     doc->folder_ = ".";
     return doc;
   }
-  const std::string text = core::read_file(path);  // a folder, a missing file or one too large: a UserError
+  return load(path, core::read_file(path), diagnostics);  // a folder, a missing file or one too large: a UserError
+}
+
+std::shared_ptr<Document> Document::load(const std::filesystem::path& path, const std::string& text,
+                                         Diagnostics& diagnostics) {
   if (auto kept = take_kept(path, text, diagnostics)) return kept;  // parsed ahead (preload.cpp)
   auto doc = parse(text, display(path), diagnostics);
   doc->folder_ = path.parent_path();

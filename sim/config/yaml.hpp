@@ -41,6 +41,10 @@ class Document {
   /// Reads and parses `path`. A missing file or a YAML syntax error throws UserError at once;
   /// duplicate keys are added to `diagnostics`.
   static std::shared_ptr<Document> load(const std::filesystem::path& path, core::Diagnostics& diagnostics);
+  /// The same for a file whose text the caller has just read (`text`): parsed as that text, whatever the file holds
+  /// now.
+  static std::shared_ptr<Document> load(const std::filesystem::path& path, const std::string& text,
+                                        core::Diagnostics& diagnostics);
   /// Reads and parses `path` to look at it (which kind of input it is), throwing as load does, and keeps it for the
   /// next load of the same path: that load takes it, with its problems, instead of parsing again, if the file's
   /// text is still the same. A few files are kept at most, each taken once.
