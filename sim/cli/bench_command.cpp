@@ -43,7 +43,8 @@ struct BenchArgs {
   std::string stochastic = "scenarios/bench/stochastic.yaml";
   std::string memory = "scenarios/bench/memory.yaml";
   std::string shared = "scenarios/bench/shared.yaml";
-  std::string hardware = "hardware/jetson_orin_nx_16gb.yaml";  // for the start-up measurement
+  std::string hardware = "hardware/jetson_orin_nx_16gb.yaml";        // for the start-up measurement
+  std::string sweep_scenario = "scenarios/detector_segmenter.yaml";  // the sweep of many tiny points
   std::string duration;
   std::string memory_frames = "1000000";
   int repeat = 1;
@@ -72,6 +73,31 @@ std::string thousand_layer_network() {
         "  - {{name: conv{0}, op: conv2d, out_channels: 64, kernel: 3, padding: 1}}\n  - {{name: relu{0}, op: relu}}\n",
         i);
   return text;
+}
+
+/// A sweep of 64 tiny points (half a simulated second each past the two-second warm-up), the axes of
+/// scenarios/sweeps/orin_nx_design.yaml over `scenario`: what a point costs beyond its simulation.
+std::string tiny_point_sweep(const fs::path& scenario) {
+  return fmt::format(
+      "# yaml-language-server: $schema=sweep.schema.json\n"
+      "name: bench-sweep\ndescription: \"64 tiny points: the per-point overhead of a sweep\"\n"
+      "scenario: \"{}\"\nduration: \"2.5 s\"\nmode: grid\naxes:\n"
+      "  hardware.memory.dram.bandwidth: [\"34 GB/s\", \"51.2 GB/s\", \"102.4 GB/s\", \"204.8 GB/s\"]\n"
+      "  networks.detector.precision: [fp16, int8]\n  networks.segmenter.precision: [fp16, int8]\n"
+      "  stages.detector.unit: [gpu, dla1]\n  sensors.camera.rate: [\"30 Hz\", \"60 Hz\"]\n",
+      fs::absolute(scenario).lexically_normal().string());
+}
+
+/// What a point of a sweep cost in CPU time, from the sweep's --costs-file (sweep_pool.hpp, PointCosts).
+struct SweepCost {
+  double points = 0, cpu_s = 0, simulating_s = 0, overhead_s = 0, sweep_s = 0;
+};
+
+/// The middle one by `key` of `runs` (an odd number of them: the median itself).
+template <class T, class Key>
+T median_of(std::vector<T> runs, Key key) {
+  std::sort(runs.begin(), runs.end(), [&](const T& x, const T& y) { return key(x) < key(y); });
+  return runs[runs.size() / 2];
 }
 
 /// CPU time (user + system) and peak memory of a finished child, from the kernel's accounting of that process.
@@ -168,10 +194,10 @@ class Progress {
     }
     return best_m;
   }
-  /// The least CPU time of `repeat` runs of `framesim ARGS...` (output discarded): what a command costs from
+  /// The median CPU time of `repeat` runs of `framesim ARGS...` (output discarded): what a command costs from
   /// process start to exit.
   Measurement command(const std::string& label, const std::vector<std::string>& args, int repeat) {
-    Measurement best_m;
+    std::vector<Measurement> runs;
     for (int r = 0; r < repeat; ++r) {
       const std::string what = fmt::format("[{}/{}] {}", done_ + 1, total_, label);
       if (!bar_.enabled() && !is_quiet()) std::cerr << "  " << what << "..." << std::flush;
@@ -183,9 +209,35 @@ class Progress {
       if (!is_quiet())
         std::cerr << (bar_.enabled() ? "  " + what + ":" : std::string()) << " " << core::format_seconds(m.cpu_s)
                   << " CPU\n";
-      if (r == 0 || m.cpu_s < best_m.cpu_s) best_m = m;
+      runs.push_back(m);
     }
-    return best_m;
+    return median_of(runs, [](const Measurement& m) { return m.cpu_s; });
+  }
+  /// The median per-point overhead of `repeat` runs of `framesim sweep SWEEP -j 1` into a fresh `out` each.
+  SweepCost sweep(const std::string& label, const std::string& sweep_file, const fs::path& out, int repeat) {
+    std::vector<SweepCost> runs;
+    const fs::path costs = out.string() + ".costs.json";
+    for (int r = 0; r < repeat; ++r) {
+      const std::string what = fmt::format("[{}/{}] {}", done_ + 1, total_, label);
+      if (!bar_.enabled() && !is_quiet()) std::cerr << "  " << what << "..." << std::flush;
+      bar_.set_label("bench " + what);
+      bar_.update(static_cast<double>(done_) / total_, left_s());
+      fs::remove_all(out);
+      Measurement whole;
+      run_self({"framesim", "-q", "sweep", sweep_file, "-j", "1", "-o", out.string(), "--costs-file", costs.string()},
+               {}, whole);
+      const auto j = nlohmann::json::parse(core::read_file(costs));
+      runs.push_back({j.at("points").get<double>(), j.at("cpu_s_per_point").get<double>(),
+                      j.at("simulating_cpu_s_per_point").get<double>(), j.at("overhead_cpu_s_per_point").get<double>(),
+                      j.at("sweep_process_cpu_s_per_point").get<double>()});
+      fs::remove_all(out);
+      ++done_;
+      if (bar_.enabled()) bar_.clear();
+      if (!is_quiet())
+        std::cerr << (bar_.enabled() ? "  " + what + ":" : std::string()) << " "
+                  << core::format_seconds(runs.back().overhead_s) << " of overhead per point\n";
+    }
+    return median_of(runs, [](const SweepCost& c) { return c.overhead_s; });
   }
   void finish() { bar_.clear(); }
 
@@ -229,6 +281,7 @@ nlohmann::json measurement_json(const Measurement& m) {
 struct BenchMeasurements {
   const Measurement &fast, &exact, &bare, &limit, &sfast, &sbare, &shfast, &shbare, &mem_short, &mem_long,
       &validate_1000, &budget_1000;
+  const SweepCost& sweep;
 };
 
 /// The --json document: every measurement, the speed ratios, kernels per CPU second, the fraction of the sharing
@@ -247,6 +300,7 @@ nlohmann::json bench_json(const std::string& scenario, double duration, int repe
   const Measurement& mem_long = m.mem_long;
   const Measurement& validate_1000 = m.validate_1000;
   const Measurement& budget_1000 = m.budget_1000;
+  const SweepCost& sweep = m.sweep;
   return nlohmann::json{
       {"scenario", scenario},
       {"duration_s", duration},
@@ -277,6 +331,13 @@ nlohmann::json bench_json(const std::string& scenario, double duration, int repe
       // framesim's kernels per CPU second (whole process) / the minimal sharing loop's (its loop), on the reference
       {"fraction_of_sharing_limit", fast_rate / limit_rate},
       {"startup_cpu_s", {{"validate_1000_layers", validate_1000.cpu_s}, {"budget_1000_layers", budget_1000.cpu_s}}},
+      // CPU seconds per point of a sweep of tiny points (median of the runs by overhead)
+      {"sweep_per_point_cpu_s",
+       {{"points", sweep.points},
+        {"whole", sweep.cpu_s},
+        {"simulating", sweep.simulating_s},
+        {"overhead", sweep.overhead_s},
+        {"sweep_process", sweep.sweep_s}}},
       {"activities_per_layer",
        {{"framesim", fast.activities / std::max(1.0, fast.kernels)},
         {"exact", exact.activities / std::max(1.0, exact.kernels)}}},
@@ -288,6 +349,7 @@ int run_bench(const BenchArgs& a) {
   config::load_scenario(a.stochastic);  // checked before minutes are spent
   config::load_scenario(a.shared);
   config::load_hardware(a.hardware);
+  config::load_scenario(a.sweep_scenario);
   const model::ScenarioSpec memory_spec = config::load_scenario(a.memory);
   const double duration = a.duration.empty()
                               ? spec.duration_s
@@ -323,8 +385,11 @@ int run_bench(const BenchArgs& a) {
   } remove_startup{startup_dir};
   const std::string network = (startup_dir / "layers_1000.yaml").string();
   core::write_file_atomic(network, thousand_layer_network());
+  const std::string sweep_file = (startup_dir / "tiny_points.yaml").string();
+  core::write_file_atomic(sweep_file, tiny_point_sweep(a.sweep_scenario));
   constexpr int kStartupRepeat = 5;
-  Progress progress(8 * a.repeat + 2 + 2 * kStartupRepeat);
+  constexpr int kSweepRepeat = 3;
+  Progress progress(8 * a.repeat + 2 + 2 * kStartupRepeat + kSweepRepeat);
   const Measurement fast = progress.measure("reference, framesim", "run", a.scenario, duration, a.repeat);
   const Measurement exact = progress.measure("reference, framesim --exact", "exact", a.scenario, duration, a.repeat);
   const Measurement bare = progress.measure("reference, bare SimGrid loop", "bare", a.scenario, duration, a.repeat);
@@ -341,6 +406,8 @@ int run_bench(const BenchArgs& a) {
       progress.command("start-up: validate a 1,000-layer network", {"framesim", "validate", network}, kStartupRepeat);
   const Measurement budget_1000 = progress.command("start-up: budget of a 1,000-layer network",
                                                    {"framesim", "budget", a.hardware, network}, kStartupRepeat);
+  const SweepCost sweep =
+      progress.sweep("sweep overhead: 64 tiny points, -j 1", sweep_file, startup_dir / "sweep", kSweepRepeat);
   progress.finish();
 
   std::cout << fmt::format("\n  {:<40} {:>10} {:>12} {:>12} {:>9} {:>9} {:>10}\n", "", "act/layer", "activities/s",
@@ -377,9 +444,15 @@ int run_bench(const BenchArgs& a) {
       core::format_number(fast.activities, 7), core::format_number(fast.activities / std::max(1.0, fast.kernels), 3),
       core::format_number(exact.activities / std::max(1.0, exact.kernels), 3), core::format_number(bare.activities, 7));
   std::cout << fmt::format(
-      "  start-up: validate of a 1,000-layer network {} of CPU, budget {} (target < 30 ms; best of {}, from process "
-      "start to exit).\n",
+      "  start-up: validate of a 1,000-layer network {} of CPU, budget {} (target < 30 ms; median of {}, from "
+      "process start to exit).\n",
       core::format_seconds(validate_1000.cpu_s), core::format_seconds(budget_1000.cpu_s), kStartupRepeat);
+  std::cout << fmt::format(
+      "  sweep: {} of overhead per point (target < 10 ms; median of {}): a point's process beyond its "
+      "simulation and the sweep's share ({}),\n"
+      "         of {} of CPU per point in all ({} simulating), over {} points of {} -j 1.\n",
+      core::format_seconds(sweep.overhead_s), kSweepRepeat, core::format_seconds(sweep.sweep_s),
+      core::format_seconds(sweep.cpu_s), core::format_seconds(sweep.simulating_s), sweep.points, a.sweep_scenario);
   const double per_frame =
       (mem_long.peak_rss_bytes - mem_short.peak_rss_bytes) / std::max(1.0, mem_long.frames - mem_short.frames);
   std::cout << fmt::format("  memory: peak RSS {} at {} frames (target < 100 MB), {} at {}: {} B per frame.\n",
@@ -387,10 +460,10 @@ int run_bench(const BenchArgs& a) {
                            core::format_capacity(mem_short.peak_rss_bytes), core::format_number(mem_short.frames, 8),
                            core::format_number(per_frame, 3));
   if (!a.json.empty()) {
-    const nlohmann::json j = bench_json(
-        spec.name, duration, a.repeat,
-        {fast, exact, bare, limit, sfast, sbare, shfast, shbare, mem_short, mem_long, validate_1000, budget_1000},
-        limit_rate, fast_rate, per_frame);
+    const nlohmann::json j = bench_json(spec.name, duration, a.repeat,
+                                        {fast, exact, bare, limit, sfast, sbare, shfast, shbare, mem_short, mem_long,
+                                         validate_1000, budget_1000, sweep},
+                                        limit_rate, fast_rate, per_frame);
     core::write_file_atomic(a.json, analysis::json_text(j) + "\n");
   }
   return 0;
@@ -441,6 +514,9 @@ Command add_bench_command(CLI::App& app) {
   sub->add_option("--shared", args->shared, "the shared-unit reference (default scenarios/bench/shared.yaml)");
   sub->add_option("--hardware", args->hardware,
                   "hardware for the start-up measurement (default hardware/jetson_orin_nx_16gb.yaml)");
+  sub->add_option("--sweep-scenario", args->sweep_scenario,
+                  "the scenario of the sweep whose per-point overhead is measured (default "
+                  "scenarios/detector_segmenter.yaml)");
   sub->add_option("--memory", args->memory,
                   "the many-frames scenario for memory (default scenarios/bench/memory.yaml)");
   sub->add_option("--duration", args->duration,

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <charconv>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
@@ -20,6 +21,8 @@
 #include "engine/module.hpp"
 #include "json_text.hpp"
 #include "run_analysis.hpp"
+#include "run_summary.hpp"
+#include "sweep_report.hpp"
 
 namespace framesim::cli {
 
@@ -37,7 +40,8 @@ struct RunArgs {
   bool json = false;
   bool exact = false;
   bool strict = false;
-  bool no_folder = false;  // the summary only, no run folder (a sweep's point whose run is not kept)
+  bool no_folder = false;      // the summary only, no run folder (a sweep's point whose run is not kept)
+  bool point_metrics = false;  // --json, but only what a sweep keeps of the run (its point's metrics)
   std::string wall_limit;
   std::string progress_file;  // the fraction simulated, rewritten as it moves (a sweep reads it)
 };
@@ -127,11 +131,26 @@ Simulated simulate(const RunArgs& a, const model::ScenarioSpec& spec, analysis::
   return out;
 }
 
+/// `j` with every number that is not finite made null, as its JSON text has it (json_text writes them so).
+nlohmann::json as_written(nlohmann::json j) {
+  if (j.is_number_float() && !std::isfinite(j.get<double>())) return nullptr;
+  if (j.is_structured())
+    for (auto& v : j) v = as_written(std::move(v));
+  return j;
+}
+
 /// --json: the summary with the wall and CPU time of simulating, which are printed, never written (a run
-/// folder stays reproducible).
-void print_json(nlohmann::json summary, const Simulated& run) {
-  summary["run"]["wall_s"] = run.totals.wall_s;
-  summary["run"]["cpu_s"] = run.cpu_s;
+/// folder stays reproducible). --point-metrics: only the figures a sweep keeps of it (analysis::point_metrics of
+/// the summary, read as its text would be read) and those times, on one line: a point's output is read whole.
+void print_json(nlohmann::json summary, const Simulated& run, bool point_only) {
+  const nlohmann::json times{{"wall_s", run.totals.wall_s}, {"cpu_s", run.cpu_s}};
+  if (point_only) {
+    const auto record = analysis::read_run_summary(as_written(std::move(summary)), "the run's summary");
+    std::cout << analysis::json_text({{"metrics", analysis::point_metrics(record)}, {"run", times}}, -1) << "\n";
+    return;
+  }
+  summary["run"]["wall_s"] = times["wall_s"];
+  summary["run"]["cpu_s"] = times["cpu_s"];
   std::cout << analysis::json_text(summary) << "\n";
 }
 
@@ -144,7 +163,7 @@ int run_without_folder(const RunArgs& a, const model::ScenarioSpec& spec,
   const Simulated run = simulate(a, spec, analysis, scaled, overrides, bar);
   const auto summary = analysis.finish(run.totals);
   bar.clear();
-  if (a.json) print_json(summary, run);
+  if (a.json || a.point_metrics) print_json(summary, run, a.point_metrics);
   else std::cout << analysis.text(summary);
   return 0;
 }
@@ -216,8 +235,8 @@ int run_scenario(const RunArgs& a) {
                                core::format_seconds(spec.duration_s), core::format_seconds(seconds(started, simulated)),
                                core::format_seconds(seconds(simulated, std::chrono::steady_clock::now())));
     }
-    if (a.json) {
-      print_json(summary, run);
+    if (a.json || a.point_metrics) {
+      print_json(summary, run, a.point_metrics);
     } else {
       std::cout << analysis.text(summary);
       std::cout << fmt::format(
@@ -276,6 +295,9 @@ Command add_run_command(CLI::App& app) {
   sub->add_flag("--no-folder", args->no_folder, "print the summary only, write no run folder (a sweep's point)")
       ->excludes("-o")
       ->group("");
+  sub->add_flag("--point-metrics", args->point_metrics,
+                "print only what a sweep keeps of the run, one JSON line: its point's metrics, wall and CPU time")
+      ->group("");  // not listed in --help: how a sweep's point reports
   sub->add_flag("--exact", args->exact,
                 "every kernel as a SimGrid activity instead of framesim's own fluid model of SimGrid's sharing: the "
                 "same decisions, agreeing with it to rounding (slower)");

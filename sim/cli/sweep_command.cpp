@@ -121,6 +121,7 @@ struct SweepArgs {
   std::string shard;
   std::string emit;
   bool keep_runs = false;
+  std::string costs_file;  // --costs-file: the points' CPU costs as JSON (what `framesim bench` reads)
 };
 
 struct Running {
@@ -312,7 +313,7 @@ pid_t launch_point(const std::string& self, const config::SweepSpec& spec, const
                    std::size_t index, const fs::path& work_root, pid_t parent, bool keep_run) {
   const fs::path work = work_root / fmt::format("{:06}", index);
   std::vector<std::string> args{
-      self, "run", spec.scenario.string(), "-q", "--json", "--progress-file", (work / "progress").string()};
+      self, "run", spec.scenario.string(), "-q", "--point-metrics", "--progress-file", (work / "progress").string()};
   // The run folder only when it is kept: else the summary alone (the same numbers, nothing written and removed).
   if (keep_run) args.insert(args.begin() + 3, {"-o", (work / "run").string()});
   else args.emplace_back("--no-folder");
@@ -339,11 +340,11 @@ pid_t launch_point(const std::string& self, const config::SweepSpec& spec, const
 }
 
 /// A finished point's result file (written atomically: a point is done once it exists): the sweep, the point's
-/// index, hash, labels and overrides, and its metrics from its summary.json.
+/// index, hash, labels and overrides, and its metrics (analysis::point_metrics of its run's summary).
 void write_point_result(const fs::path& dir, const json& description, const config::SweepPoint& p,
-                        const std::string& hash, const analysis::RunSummary& summary) {
+                        const std::string& hash, const json& metrics) {
   json result{{"sweep", description}, {"index", p.index},           {"hash", hash},
-              {"labels", p.labels},   {"overrides", json::array()}, {"metrics", analysis::point_metrics(summary)}};
+              {"labels", p.labels},   {"overrides", json::array()}, {"metrics", metrics}};
   for (const auto& o : p.overrides) result["overrides"].push_back({{"path", o.path}, {"value", o.value_yaml}});
   core::write_file_atomic(point_file(dir, p.index), analysis::json_text(result) + "\n");
 }
@@ -448,16 +449,21 @@ int run_sweep(const SweepArgs& a) {
       ++failed;
       failures.push_back(fmt::format("point {}: {}", r.point, failure_reason(work, status)));
     } else {
-      const auto summary = analysis::read_run_summary_file((work / "stdout.json").string());
-      simulated_wall += summary.wall_s.value_or(0.0);
-      costs.add(usage, summary.cpu_s.value_or(0.0));
+      // What `framesim run --point-metrics` printed: the point's metrics and the run's wall and CPU time.
+      const std::string said_file = (work / "stdout.json").string();
+      const json said = analysis::read_json_file(said_file);
+      if (!said.contains("metrics") || !said.contains("run") || !said["run"].contains("wall_s") ||
+          !said["run"].contains("cpu_s") || !said["run"]["wall_s"].is_number() || !said["run"]["cpu_s"].is_number())
+        throw core::UserError(fmt::format("{}: not what `framesim run --point-metrics` prints", said_file));
+      simulated_wall += said["run"]["wall_s"].get<double>();
+      costs.add(usage, said["run"]["cpu_s"].get<double>());
       point_wall += wall;
       if (a.keep_runs) {
         core::create_folders(dir / "runs");
         fs::remove_all(dir / "runs" / fmt::format("{:06}", r.point));
         fs::rename(work / "run", dir / "runs" / fmt::format("{:06}", r.point));
       }
-      write_point_result(dir, description, p, hashes[p.index], summary);  // the point is done
+      write_point_result(dir, description, p, hashes[p.index], said.at("metrics"));  // the point is done
     }
     fs::remove_all(work);
     ++finished;
@@ -491,6 +497,15 @@ int run_sweep(const SweepArgs& a) {
   fs::remove(dir / "work", ignored);  // only if empty
   const std::size_t ran = todo.size() - failed;
   if (ran > 0) print_throughput(ran, start, a.jobs, point_wall, simulated_wall, costs);
+  if (!a.costs_file.empty()) {
+    const PointCosts::PerPoint p = costs.per_point();
+    const json j{{"points", p.points},
+                 {"cpu_s_per_point", p.cpu_s},
+                 {"simulating_cpu_s_per_point", p.simulating_s},
+                 {"overhead_cpu_s_per_point", p.overhead_s},
+                 {"sweep_process_cpu_s_per_point", p.sweep_s}};
+    core::write_file_atomic(a.costs_file, analysis::json_text(j) + "\n");
+  }
   for (const auto& f : failures) std::cerr << "failed: " << f << "\n";
   if (failed > 0)
     throw core::UserError(fmt::format("{} of {} points failed (see above); rerun to retry them", failed, todo.size()));
@@ -550,6 +565,9 @@ Command add_sweep_command(CLI::App& app) {
   set_completion_words(sub->add_option("--emit", args->emit, "write a job script instead of running: slurm"),
                        {"slurm"});
   sub->add_flag("--keep-runs", args->keep_runs, "keep every point's run folder under runs/");
+  sub->add_option("--costs-file", args->costs_file,
+                  "write the points' CPU costs (per point: the whole, simulating, overhead) to this JSON file")
+      ->group("");  // not listed in --help: how `framesim bench` reads the sweep overhead
   return {sub, [args] { return run_sweep(*args); }};
 }
 

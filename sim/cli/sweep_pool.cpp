@@ -97,14 +97,19 @@ void PointCosts::add(const struct rusage& child, double simulating_cpu_s) {
   ++points_;
 }
 
-std::string PointCosts::text() const {
+PointCosts::PerPoint PointCosts::per_point() const {
   const double n = static_cast<double>(std::max<std::size_t>(1, points_));
   const double self = self_cpu_s() - self_start_s_;
+  return {points_, (child_s_ + self) / n, simulating_s_ / n, (child_s_ + self - simulating_s_) / n, self / n};
+}
+
+std::string PointCosts::text() const {
+  const PerPoint p = per_point();
   return fmt::format(
       "per point {} of CPU, {} of it simulating, {} of overhead (the point's process beyond its "
       "simulation, and {} of the sweep's own)",
-      core::format_seconds((child_s_ + self) / n), core::format_seconds(simulating_s_ / n),
-      core::format_seconds((child_s_ + self - simulating_s_) / n), core::format_seconds(self / n));
+      core::format_seconds(p.cpu_s), core::format_seconds(p.simulating_s), core::format_seconds(p.overhead_s),
+      core::format_seconds(p.sweep_s));
 }
 
 }  // namespace framesim::cli

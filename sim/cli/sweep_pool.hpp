@@ -29,6 +29,13 @@ class PointCosts {
  public:
   PointCosts();  // this process's CPU time so far is not the points'
   void add(const struct rusage& child, double simulating_cpu_s);
+  /// The same per point, in seconds of CPU: the whole, the simulations' part, the overhead (the rest), and the
+  /// sweep process's own share of the overhead.
+  struct PerPoint {
+    std::size_t points = 0;
+    double cpu_s = 0, simulating_s = 0, overhead_s = 0, sweep_s = 0;
+  };
+  PerPoint per_point() const;
   /// "per point X of CPU, Y of it simulating, Z of overhead (...)", over the points added.
   std::string text() const;
 

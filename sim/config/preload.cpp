@@ -33,6 +33,9 @@ std::shared_ptr<Document> Document::take_kept(const std::filesystem::path& path,
     if (it->path != path.string() || it->text != text) continue;
     auto doc = std::move(it->doc);
     for (auto& d : it->problems) diagnostics.add(std::move(d));
+    // Parsed by the process a sweep's point was forked from: its memory is already counted, and freeing it here
+    // would copy each page it writes to before freeing anything (a peeked one was kept or not when parsed here).
+    if (it->prepared) keep_to_exit(doc, it->text.size(), true);
     all.erase(it);
     doc->diagnostics_ = &diagnostics;
     return doc;

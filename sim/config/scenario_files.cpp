@@ -7,6 +7,7 @@
 #include "config/readers.hpp"
 #include "config/runtime.hpp"
 #include "config/scenario_reader.hpp"
+#include "core/files.hpp"
 #include "core/text.hpp"
 #include "core/units.hpp"
 #include "trace/import.hpp"
@@ -26,7 +27,38 @@ const schema::Key& declared(std::string_view pattern) {
   return *k;
 }
 
+/// A network file read cleanly (nothing wrong in it, no override changing it) and what it said, kept for the next
+/// reads of the same path with the same text in this process and in the processes it forks: a sweep's points read
+/// the same network files, and reading one is the most of loading a scenario. At most kMaxNetworksKept.
+struct ReadNetwork {
+  std::string path, text;
+  model::NetworkSpec network;
+};
+constexpr std::size_t kMaxNetworksKept = 32;
+
+std::vector<ReadNetwork>& networks_read() {
+  static auto* const kept = new std::vector<ReadNetwork>();  // never destroyed: a point ends without freeing it
+  return *kept;
+}
+
 }  // namespace
+
+model::NetworkSpec ScenarioReader::read_network_file(const std::filesystem::path& path, const std::string& prefix) {
+  const std::string text = core::read_file(path);
+  const bool overridden = std::any_of(overrides_.begin(), overrides_.end(),
+                                      [&](const Override& o) { return o.path.rfind(prefix, 0) == 0; });
+  auto& kept = networks_read();
+  if (!overridden)
+    for (const auto& k : kept)
+      if (k.path == path.string() && k.text == text) return k.network;
+  const std::size_t before = diagnostics_.size();
+  auto doc = Document::load(path, text, diagnostics_);
+  apply(*doc, prefix);
+  model::NetworkSpec net = read_network(Node(doc, doc->root(), ""));
+  if (!overridden && diagnostics_.size() == before && kept.size() < kMaxNetworksKept)
+    kept.push_back({path.string(), text, net});
+  return net;
+}
 
 void ScenarioReader::read_hardware_file(const Node& node) {
   auto written = node.text();
@@ -145,10 +177,8 @@ void ScenarioReader::read_networks(const Node& node) {
     if (!import_options.input_shapes.empty())
       value.error("inputs gives shapes to a model file (.onnx, .tflite); a network YAML states its own");
     try {
-      auto doc = Document::load(path, diagnostics_);
-      apply(*doc, "network." + name + ".");
       const std::size_t before = diagnostics_.size();
-      model::NetworkSpec net = read_network(Node(doc, doc->root(), ""));
+      model::NetworkSpec net = read_network_file(path, "network." + name + ".");
       if (precision && diagnostics_.size() == before) net = model::with_precision(net, *precision);
       if (fusion) net.fusion = *fusion;
       spec_.networks.push_back({name, std::move(net)});

@@ -85,6 +85,9 @@ class ScenarioReader {
   /// and the die temperature at the start.
   void read_thermal_overrides(const Node& node);
   void read_networks(const Node& node);
+  /// The network file at `path`, changed by the overrides under `prefix` ("network.NAME."); one read cleanly before
+  /// in this process (or the one it was forked from), unchanged and not overridden, is taken as read then.
+  model::NetworkSpec read_network_file(const std::filesystem::path& path, const std::string& prefix);
   /// Reads a time series named by `node` (a path relative to the scenario); problems in the file are reported
   /// in the file, a file that cannot be opened where it is named.
   std::optional<std::vector<trace::SeriesPoint>> read_series_at(const Node& node,

@@ -303,7 +303,11 @@ std::shared_ptr<Document> Document::load(const std::filesystem::path& path, Diag
     doc->folder_ = ".";
     return doc;
   }
-  const std::string text = core::read_file(path);  // a folder, a missing file or one too large: a UserError
+  return load(path, core::read_file(path), diagnostics);  // a folder, a missing file or one too large: a UserError
+}
+
+std::shared_ptr<Document> Document::load(const std::filesystem::path& path, const std::string& text,
+                                         Diagnostics& diagnostics) {
   if (auto kept = take_kept(path, text, diagnostics)) return kept;  // parsed ahead (preload.cpp)
   auto doc = parse(text, display(path), diagnostics);
   doc->folder_ = path.parent_path();
@@ -338,16 +342,20 @@ std::shared_ptr<Document> Document::parse(const std::string& text, const std::st
     if (d.message.find("(a cycle)") != std::string::npos) throw core::UserError(structure.items());
     diagnostics.add(d);
   }
+  keep_to_exit(doc, text.size(), false);
+  return doc;
+}
+
+void Document::keep_to_exit(const std::shared_ptr<const Document>& doc, std::size_t text_bytes, bool always) {
   // Freeing yaml-cpp's nodes costs a tenth of the time of `budget` on a 1,000-layer network (a set of shared
   // pointers, node by node). A process's first documents, up to 256 KiB of text in all (about 10 MB of nodes), are
   // kept until it exits, whose end frees them at once; any further ones are freed when their readers are done.
   static auto* const kept_to_exit = new std::vector<std::shared_ptr<const Document>>();  // never destroyed
   static std::size_t kept_bytes = 0;
-  if (kept_bytes + text.size() <= (std::size_t{256} << 10)) {
-    kept_bytes += text.size();
+  if (always || kept_bytes + text_bytes <= (std::size_t{256} << 10)) {
+    if (!always) kept_bytes += text_bytes;
     kept_to_exit->push_back(doc);
   }
-  return doc;
 }
 
 std::filesystem::path resolve_path(const Document& doc, const std::string& written) {

@@ -41,6 +41,10 @@ class Document {
   /// Reads and parses `path`. A missing file or a YAML syntax error throws UserError at once;
   /// duplicate keys are added to `diagnostics`.
   static std::shared_ptr<Document> load(const std::filesystem::path& path, core::Diagnostics& diagnostics);
+  /// The same for a file whose text the caller has just read (`text`): parsed as that text, whatever the file holds
+  /// now.
+  static std::shared_ptr<Document> load(const std::filesystem::path& path, const std::string& text,
+                                        core::Diagnostics& diagnostics);
   /// Reads and parses `path` to look at it (which kind of input it is), throwing as load does, and keeps it for the
   /// next load of the same path: that load takes it, with its problems, instead of parsing again, if the file's
   /// text is still the same. A few files are kept at most, each taken once.
@@ -75,6 +79,10 @@ class Document {
                                              core::Diagnostics& diagnostics);
   /// Parses `path` to keep it for take_kept; `prepared`: kept with no limit on how many.
   static std::shared_ptr<Document> keep(const std::filesystem::path& path, bool prepared);
+  /// Keeps `doc` alive until the process exits (whose end frees it at once, rather than node by node): while the
+  /// documents so kept hold at most 256 KiB of text, or always when `always` (a document parsed ahead by the process
+  /// this one was forked from: freeing it here would first copy every page it touches).
+  static void keep_to_exit(const std::shared_ptr<const Document>& doc, std::size_t text_bytes, bool always);
 
   std::string display_path_;
   std::filesystem::path folder_;

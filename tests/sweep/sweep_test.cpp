@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "config/scenario.hpp"
 #include "config/sweep.hpp"
 #include "core/error.hpp"
 #include "engine/run_support.hpp"
@@ -141,12 +142,15 @@ TEST(Sweep, APointRunInTheSweepsChildIsTheCommandLineRun) {
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const auto kept = out / "runs" / fmt::format("{:06}", point);
     std::size_t compared = 0;
-    // The sweep's child also writes its progress to a file of the sweep's (`--progress-file`), which the command
-    // line in report.html shows: the only difference allowed.
+    // The sweep's child also writes its progress to a file of the sweep's (`--progress-file`) and prints only the
+    // figures the sweep keeps (`--point-metrics` where the oracle has `--json`), which the command line in
+    // report.html shows: the only differences allowed.
     auto without_progress_file = [](std::string text) {
       const std::string option = " --progress-file ";
       if (const auto at = text.find(option); at != std::string::npos)
         text.erase(at, text.find(' ', at + option.size()) - at);
+      const std::string printing = " --point-metrics";
+      if (const auto at = text.find(printing); at != std::string::npos) text.replace(at, printing.size(), " --json");
       return text;
     };
     for (const auto& e : std::filesystem::directory_iterator(alone)) {
@@ -329,4 +333,40 @@ TEST(Sweep, TheParetoFrontIsExactlyTheNonDominatedPoints) {
   EXPECT_TRUE(cheapest_end);
   EXPECT_TRUE(j["sensitivity"].contains("networks.net.precision"));
   EXPECT_TRUE(std::filesystem::exists(s.dir() / "out" / "pareto.svg"));
+}
+
+TEST(Sweep, ANetworkFileReadAgainInOneProcessIsReadAsItIsNow) {
+  // A sweep's points take a network file that was read cleanly before, unchanged and not overridden, as it was read
+  // then (scenario_files.cpp). The oracle is the file as last written: a second load after rewriting it, and a load
+  // overriding one of its keys, see what the file (or the override) says now, not the first read.
+  Scratch s;
+  auto write_network = [&](int convs) {
+    std::string text = "name: chain\nprecision: fp16\ninputs:\n  image: [1, 8, 16, 16]\nlayers:\n";
+    for (int i = 0; i < convs; ++i)
+      text += fmt::format("  - {{name: conv{}, op: conv2d, out_channels: 8, kernel: 3, padding: 1}}\n", i);
+    s.write("net.yaml", text);
+  };
+  write_network(2);
+  s.write("scenario.yaml", fmt::format(R"(name: chain
+hardware: {}
+networks: {{net: net.yaml}}
+duration: "1 s"
+sensors:
+  camera: {{rate: "30 Hz"}}
+stages:
+  model: {{unit: gpu, inputs: [camera], network: net}}
+)",
+                                       source_path("hardware/seed_reference.yaml")));
+  const auto scenario = s.dir() / "scenario.yaml";
+  auto load = [&](const std::vector<framesim::config::Override>& overrides = {}) {
+    return framesim::config::load_scenario(scenario, overrides).networks.at(0).network;
+  };
+  EXPECT_EQ(load().layers.size(), 2u);
+  EXPECT_EQ(load().layers.size(), 2u);  // the same file again: the same network
+  write_network(3);
+  EXPECT_EQ(load().layers.size(), 3u);  // rewritten: read as it is now
+  const auto renamed = load({{"network.net.layers[1].name", "middle", {"--set", 0, 0}}});
+  ASSERT_EQ(renamed.layers.size(), 3u);
+  EXPECT_EQ(renamed.layers[1].name, "middle");  // overridden: the override holds
+  EXPECT_EQ(load().layers[1].name, "conv1");    // and the next load without it has the file's name again
 }
