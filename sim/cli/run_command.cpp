@@ -129,10 +129,10 @@ Simulated simulate(const RunArgs& a, const model::ScenarioSpec& spec, analysis::
 
 /// --json: the summary with the wall and CPU time of simulating, which are printed, never written (a run
 /// folder stays reproducible).
-void print_json(nlohmann::json summary, const Simulated& run) {
-  summary["run"]["wall_s"] = run.totals.wall_s;
-  summary["run"]["cpu_s"] = run.cpu_s;
-  std::cout << analysis::json_text(summary) << "\n";
+void print_json(analysis::RunSummary summary, const Simulated& run) {
+  summary.wall_s = run.totals.wall_s;
+  summary.cpu_s = run.cpu_s;
+  std::cout << analysis::json_text(analysis::write_run_summary(summary)) << "\n";
 }
 
 /// --no-folder: the same simulation and summary as a run writing its folder, printed, nothing written.
@@ -145,7 +145,7 @@ int run_without_folder(const RunArgs& a, const model::ScenarioSpec& spec,
   const auto summary = analysis.finish(run.totals);
   bar.clear();
   if (a.json) print_json(summary, run);
-  else std::cout << analysis.text(summary);
+  else std::cout << analysis.text(analysis::write_run_summary(summary));
   return 0;
 }
 
@@ -219,7 +219,7 @@ int run_scenario(const RunArgs& a) {
     if (a.json) {
       print_json(summary, run);
     } else {
-      std::cout << analysis.text(summary);
+      std::cout << analysis.text(analysis::write_run_summary(summary));
       std::cout << fmt::format(
           "\nrun folder: {}/ (summary.json, frames.csv, stages.csv, kernels.csv, timeseries.csv, trace.json, *.svg)\n",
           out.string());
