@@ -2,6 +2,8 @@
 //
 // `framesim run` writes summary.json through write_run_summary, and `compare`, `sweep`, `map` and their reports
 // read a run's figures through read_run_summary: every key typed here is spelled once, in run_summary.cpp.
+// Not yet: the run's own report.html (html_report.cpp, html_run_sections.cpp) and terminal summary (run_text.cpp)
+// still read the written document by its keys.
 // The parts of summary.json that no other command reads field by field (the per-stage wait and service
 // statistics, utilisation, tasks, chains, why, provenance's command line...) are built by their own modules and
 // kept whole in `rest`; the typed keys are written over it. Documented keys: scenarios/README.md, "summary.json's
