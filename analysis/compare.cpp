@@ -108,35 +108,27 @@ json run_rows(const CompareInput& a, const CompareInput& b) {
     const double half = 1.959964 * std::sqrt(sa * sa + sb * sb);  // normal approximation
     rows.push_back(row("latency mean", "s", ma, mb, std::pair{mb - ma - half, mb - ma + half}));
   }
-  const auto& sa = a.document;
-  const auto& sb = b.document;
-  auto both = [&](const std::string& metric, const std::string& unit, const json::json_pointer& ptr) {
-    if (sa.contains(ptr) && sb.contains(ptr) && sa[ptr].is_number() && sb[ptr].is_number())
-      rows.push_back(row(metric, unit, sa[ptr].get<double>(), sb[ptr].get<double>(), std::nullopt));
+  const RunSummary& sa = a.summary;
+  const RunSummary& sb = b.summary;
+  auto both = [&](const std::string& metric, const std::string& unit, const std::optional<double>& va,
+                  const std::optional<double>& vb) {
+    if (va && vb) rows.push_back(row(metric, unit, *va, *vb, std::nullopt));
   };
-  both("miss rate", "", "/frames/miss_rate"_json_pointer);
-  both("sustained p99", "s", "/verdict/sustained_p99_s"_json_pointer);
-  both("energy per frame", "J", "/energy/per_frame_J/mean"_json_pointer);
-  both("mean power", "W", "/energy/mean_power_W"_json_pointer);
-  both("max temperature", "C", "/thermal/max_C"_json_pointer);
-  both("throttled fraction", "", "/thermal/throttled_fraction"_json_pointer);
+  both("miss rate", "", sa.all.miss_rate, sb.all.miss_rate);
+  both("sustained p99", "s", sa.sustained_p99_s, sb.sustained_p99_s);
+  both("energy per frame", "J", sa.energy_per_frame_J.mean, sb.energy_per_frame_J.mean);
+  both("mean power", "W", sa.mean_power_W, sb.mean_power_W);
+  both("max temperature", "C", sa.max_temperature_C, sb.max_temperature_C);
+  both("throttled fraction", "", sa.throttled_fraction, sb.throttled_fraction);
   // Every path both runs have: its sustained p99 and its misses.
-  if (sa.contains("paths") && sb.contains("paths"))
-    for (const auto& pa : sa["paths"])
-      for (const auto& pb : sb["paths"]) {
-        if (pa["name"] != pb["name"]) continue;
-        const std::string name = pa["name"].get<std::string>();
-        if (pa["verdict"].contains("sustained_p99_s") && pb["verdict"].contains("sustained_p99_s"))
-          rows.push_back(row("path " + name + ": sustained p99", "s", pa["verdict"]["sustained_p99_s"].get<double>(),
-                             pb["verdict"]["sustained_p99_s"].get<double>(), std::nullopt));
-        rows.push_back(row("path " + name + ": miss rate", "", pa["miss_rate"].get<double>(),
-                           pb["miss_rate"].get<double>(), std::nullopt));
-      }
-  if (sa.contains("utilisation") && sb.contains("utilisation"))
-    for (const auto& [u, e] : sa["utilisation"]["units"].items())
-      if (sb["utilisation"]["units"].contains(u))
-        rows.push_back(row("busy " + u, "", e["busy"].get<double>(),
-                           sb["utilisation"]["units"][u]["busy"].get<double>(), std::nullopt));
+  for (const auto& pa : sa.paths)
+    for (const auto& pb : sb.paths) {
+      if (pa.name != pb.name) continue;
+      both("path " + pa.name + ": sustained p99", "s", pa.sustained_p99_s, pb.sustained_p99_s);
+      rows.push_back(row("path " + pa.name + ": miss rate", "", pa.miss_rate, pb.miss_rate, std::nullopt));
+    }
+  for (const auto& [u, busy] : sa.unit_busy)
+    if (sb.unit_busy.count(u)) rows.push_back(row("busy " + u, "", busy, sb.unit_busy.at(u), std::nullopt));
   return rows;
 }
 
@@ -232,10 +224,12 @@ CompareInput load_compare_input(const fs::path& path) {
           "{}: not a framesim run folder (it needs summary.json and frames.csv, as `framesim run` writes them)",
           path.string()));
     in.run = true;
-    in.document = parse_json(path / "summary.json");
-    if (!in.document.is_object() || !in.document.contains("scenario") || !in.document.contains("windows"))
+    const json document = parse_json(path / "summary.json");
+    if (!document.is_object() || !document.contains("scenario") || !document.contains("windows"))
       throw core::UserError(fmt::format("{}: not a framesim run summary", (path / "summary.json").string()));
-    in.latency_s = counted_latencies(path, in.document["scenario"].value("warmup_s", 0.0));
+    in.summary = read_run_summary(document, (path / "summary.json").string());
+    // Older summaries without the warm-up: frames.csv's `counted` column decides (counted_latencies).
+    in.latency_s = counted_latencies(path, in.summary.scenario.warmup_s.value_or(0.0));
     return in;
   }
   in.document = parse_json(path);
@@ -261,21 +255,9 @@ std::string budget_precision(const json& budget) {
 
 /// What tells two runs apart besides their scenario's name: each side's --set overrides, seed and duration, and
 /// the input files whose SHA-256 differ (or that only one side read).
-json run_differences(const json& a, const json& b) {
-  auto overrides = [](const json& s) {
-    json out = json::array();
-    if (s.contains("provenance") && s["provenance"].is_object() && s["provenance"].contains("overrides"))
-      for (const auto& o : s["provenance"]["overrides"])
-        out.push_back(o["path"].get<std::string>() + "=" + o["value"].get<std::string>());
-    return out;
-  };
-  auto inputs = [](const json& s) {
-    std::map<std::string, std::string> out;
-    if (s.contains("provenance") && s["provenance"].is_object() && s["provenance"].contains("inputs"))
-      for (const auto& in : s["provenance"]["inputs"]) out[in["file"].get<std::string>()] = in["sha256"];
-    return out;
-  };
-  const auto ia = inputs(a), ib = inputs(b);
+json run_differences(const RunSummary& a, const RunSummary& b) {
+  const auto& ia = a.input_sha256;
+  const auto& ib = b.input_sha256;
   json differ = json::array();
   for (const auto& [file, sha] : ia) {
     const auto it = ib.find(file);
@@ -285,13 +267,13 @@ json run_differences(const json& a, const json& b) {
   for (const auto& [file, sha] : ib)
     if (!ia.count(file)) differ.push_back({{"file", file}, {"a", nullptr}, {"b", sha}});
   // Older or hand-made summaries may lack a field: null then.
-  auto scenario = [](const json& s, const char* key) { return s["scenario"].value(key, json(nullptr)); };
-  return {{"a_overrides", overrides(a)},
-          {"b_overrides", overrides(b)},
-          {"a_seed", scenario(a, "seed")},
-          {"b_seed", scenario(b, "seed")},
-          {"a_duration_s", scenario(a, "duration_s")},
-          {"b_duration_s", scenario(b, "duration_s")},
+  const auto or_null = [](const auto& v) { return v ? json(*v) : json(nullptr); };
+  return {{"a_overrides", a.overrides},
+          {"b_overrides", b.overrides},
+          {"a_seed", or_null(a.scenario.seed)},
+          {"b_seed", or_null(b.scenario.seed)},
+          {"a_duration_s", or_null(a.scenario.duration_s)},
+          {"b_duration_s", or_null(b.scenario.duration_s)},
           {"inputs_that_differ", differ}};
 }
 
@@ -300,7 +282,7 @@ json compare_json(const CompareInput& a, const CompareInput& b) {
     throw core::UserError(fmt::format("compare: {} is a {} and {} a {}: compare two runs or two budgets", a.name,
                                       a.run ? "run folder" : "budget", b.name, b.run ? "run folder" : "budget"));
   auto title = [](const CompareInput& in) {
-    return in.run ? in.document["scenario"]["name"].get<std::string>()
+    return in.run ? in.summary.scenario.name.value_or("?")
                   : in.document["network"]["name"].get<std::string>() + " on " +
                         in.document["hardware"]["name"].get<std::string>() + " / " +
                         in.document["unit"].get<std::string>() + ", " + budget_precision(in.document);
@@ -309,7 +291,7 @@ json compare_json(const CompareInput& a, const CompareInput& b) {
          {"a", {{"path", a.name}, {"title", title(a)}}},
          {"b", {{"path", b.name}, {"title", title(b)}}},
          {"rows", a.run ? run_rows(a, b) : budget_rows(a, b)}};
-  if (a.run) c["differences"] = run_differences(a.document, b.document);
+  if (a.run) c["differences"] = run_differences(a.summary, b.summary);
   if (a.run)
     c["method"] = fmt::format(
         "latency percentiles recomputed from frames.csv (counted, completed frames), nearest rank; "
@@ -340,7 +322,7 @@ std::string compare_html(const json& c, const CompareInput& a, const CompareInpu
                                        {"", c["a"]["title"].get<std::string>(), c["b"]["title"].get<std::string>()}});
   if (c.contains("differences")) body += "<pre id=\"differences\">" + html::escape(differences_text(c)) + "</pre>\n";
   if (a.run) {
-    const double deadline = a.document["scenario"]["deadline_s"].get<double>();
+    const double deadline = a.summary.scenario.deadline_s;
     double hi = deadline;
     for (const auto* side : {&a, &b})
       if (!side->latency_s.empty()) hi = std::max(hi, side->latency_s.back());

@@ -11,13 +11,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include "run_summary.hpp"
+
 namespace framesim::analysis {
 
 /// One side of a comparison.
 struct CompareInput {
   std::string name;               // as given on the command line
   bool run = false;               // a run folder; else a budget
-  nlohmann::json document;        // summary.json, or the budget JSON
+  RunSummary summary;             // runs: summary.json
+  nlohmann::json document;        // budgets: the budget JSON
   std::vector<double> latency_s;  // runs: counted, completed frames' latencies, ascending
 };
 

@@ -4,6 +4,7 @@
 
 #include "core/csv.hpp"
 #include "core/files.hpp"
+#include "run_summary.hpp"
 
 namespace framesim::analysis {
 

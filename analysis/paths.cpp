@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "run_summary.hpp"
+
 namespace framesim::analysis {
 
 using nlohmann::json;

@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "core/files.hpp"
+#include "run_summary.hpp"
 
 namespace framesim::analysis {
 

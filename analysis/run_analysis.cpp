@@ -46,30 +46,39 @@ bool in(const WindowStats& w, double t) { return t >= w.from_s && t < w.to_s; }
 /// Shortest text that reads back as the same double: exact, deterministic and compact.
 std::string num(double v) { return fmt::format("{}", v); }
 
+/// A window's typed figures (its frames, misses, latency end to end and per stage), as write_run_summary writes them.
+WindowSummary window_summary(const WindowStats& w, const model::ScenarioSpec& spec) {
+  WindowSummary out;
+  out.frames = w.frames;
+  out.misses = w.misses;
+  out.miss_rate = w.misses.rate(w.frames);
+  out.latency_s = stat_block(w.latency_s.summary());
+  for (std::size_t s = 0; s < spec.stages.size(); ++s)
+    out.stage_latency_s[spec.stages[s].name] = stat_block(w.stage_latency_s[s].summary());
+  return out;
+}
+
+/// The rest of a window: its bounds, completions, per-stage wait, service, blocking and response, temperature and
+/// clocks.
 json window_json(const WindowStats& w, const model::ScenarioSpec& spec) {
   json stages = json::object();
   for (std::size_t s = 0; s < spec.stages.size(); ++s) {
     json st = {{"wait_s", summary_json(w.stage_wait_s[s].summary())},
                {"service_s", summary_json(w.stage_service_s[s].summary())},
                {"blocked_s", summary_json(w.stage_blocked_s[s].summary())},
-               {"response_s", summary_json(w.stage_response_s[s].summary())},
-               {"latency_s", summary_json(w.stage_latency_s[s].summary())}};
+               {"response_s", summary_json(w.stage_response_s[s].summary())}};
     if (spec.stages[s].slice_s) st["slice_missed"] = w.stage_slice_missed[s];
     stages[spec.stages[s].name] = st;
   }
   json freq = json::object();
   for (std::size_t u = 0; u < spec.hardware.units.size(); ++u)
     if (!w.unit_frequency_Hz[u].empty()) freq[spec.hardware.units[u].name] = w.unit_frequency_Hz[u].summary().mean;
-  json out = {{"from_s", w.from_s},
-              {"to_s", w.to_s},
-              {"frames", w.frames},
-              {"completed", w.completed},
-              {"latency_s", summary_json(w.latency_s.summary())},
-              {"stages", stages},
-              {"mean_temperature_C", w.temperature_C.empty() ? json(nullptr) : json(w.temperature_C.summary().mean)},
-              {"mean_frequency_Hz", freq}};
-  write_misses(out, w.misses, w.frames);
-  return out;
+  return {{"from_s", w.from_s},
+          {"to_s", w.to_s},
+          {"completed", w.completed},
+          {"stages", stages},
+          {"mean_temperature_C", w.temperature_C.empty() ? json(nullptr) : json(w.temperature_C.summary().mean)},
+          {"mean_frequency_Hz", freq}};
 }
 
 /// Where a pipeline that did not drain stuck (null when it drained).
@@ -320,39 +329,34 @@ void RunAnalysis::on_kernel(const engine::KernelRecord& r) {
   trace_->kernel(r);
 }
 
-json RunAnalysis::finish(const engine::RunTotals& totals) {
+RunSummary RunAnalysis::finish(const engine::RunTotals& totals) {
   if (files()) close_streams();
-  const auto& hw = spec_.hardware;
-  json j;
-  j["scenario"] = {{"name", spec_.name},
-                   {"file", spec_.source_file},
-                   {"hardware", hw.name},
-                   {"seed", spec_.seed},
-                   {"duration_s", spec_.duration_s},
-                   {"warmup_s", spec_.warmup_s},
-                   {"deadline_s", spec_.deadline_s}};
+  RunSummary s;
+  s.scenario = {spec_.name,       spec_.source_file, spec_.hardware.name, spec_.seed,
+                spec_.duration_s, spec_.warmup_s,    spec_.deadline_s};
+  json& j = s.rest;
   wall_s_ = totals.wall_s;  // not in the run folder: outputs must be byte-identical for the same inputs and seed
-  j["run"] = {{"simulated_s", totals.end_s},
-              {"frames_captured", totals.frames_captured},
-              {"kernels", totals.kernels},
-              {"activities", totals.activities},
-              {"fast_path", totals.fast_path}};
+  j["run"] = {{"simulated_s", totals.end_s},   {"frames_captured", totals.frames_captured},
+              {"kernels", totals.kernels},     {"activities", totals.activities},
+              {"fast_path", totals.fast_path}, {"preemptions", totals.preemptions}};
 
   // Frames and latency
   json drops = json::object();
   for (const auto& [k, v] : drops_by_) drops[k] = v;
   json per_sensor = json::object();
-  for (std::size_t s = 0; s < spec_.sensors.size(); ++s)
-    per_sensor[spec_.sensors[s].name] = {{"side_input", side_inputs_[s]}, {"unfinished", unfinished_[s]}};
+  for (std::size_t sensor = 0; sensor < spec_.sensors.size(); ++sensor)
+    per_sensor[spec_.sensors[sensor].name] = {{"side_input", side_inputs_[sensor]},
+                                              {"unfinished", unfinished_[sensor]}};
   // One definition everywhere: a counted frame misses the deadline when it completes late or is dropped.
   j["frames"] = {
-      {"counted", all_.frames},
       {"completed", all_.completed},
-      {"longest_miss_run", longest_miss_run_},
       {"drops_by", drops},
       {"sensors", per_sensor},
       {"definition", "missed = late (completed after the deadline) + dropped; miss_rate = missed / counted"}};
-  write_misses(j["frames"], all_.misses, all_.frames);
+  s.longest_miss_run = longest_miss_run_;
+  s.all = window_summary(all_, spec_);
+  s.cold = window_summary(cold_, spec_);
+  s.sustained = window_summary(sustained_, spec_);
   j["windows"] = {{"all", window_json(all_, spec_)},
                   {"cold", window_json(cold_, spec_)},
                   {"sustained", window_json(sustained_, spec_)}};
@@ -363,40 +367,44 @@ json RunAnalysis::finish(const engine::RunTotals& totals) {
                               {"note", scaled_windows_->note}};
   j["paths"] = paths_.finish();
 
-  j["staleness"] = staleness_json();
-  j["energy"] = energy_json(totals);
-  j["thermal"] = thermal_json(totals);
+  j["staleness"] = staleness_json(s);
+  j["energy"] = energy_json(totals, s);
+  j["thermal"] = thermal_json(totals, s);
   j["little"] = little_json(totals);
-  j["verdict"] = verdict_json(j["paths"]);
+  j["verdict"] = verdict_json(j["paths"], s);
   j["utilisation"] = utilisation_json(totals);
   const json responses = responses_.finish(totals.task_busy_core_s, totals.end_s);
   j["tasks"] = responses["tasks"];
   j["chains"] = responses["chains"];
-  j["run"]["preemptions"] = totals.preemptions;
   {
     std::vector<Summary> service;
-    for (std::size_t s = 0; s < spec_.stages.size(); ++s) service.push_back(all_.stage_service_s[s].summary());
+    for (std::size_t st = 0; st < spec_.stages.size(); ++st) service.push_back(all_.stage_service_s[st].summary());
     j["measured_frames"] = write_measured_frames(spec_, folder_, service);
   }
-  j["slowdown"] = slowdown_.finish();
+  s.slowdown = slowdown_.finish();
   std::optional<Breakdown::Window> hot;
   if (!sustained_.latency_s.empty())
     hot = Breakdown::Window{sustained_.from_s, sustained_.to_s, sustained_.latency_s.quantile(0.99)};
   j["why"] =
       breakdown_.finish(all_.latency_s.empty() ? std::nullopt : std::optional(all_.latency_s.quantile(0.99)), hot);
+  if (j["why"].contains("sustained_tail")) {
+    s.sustained_tail = j["why"]["sustained_tail"];
+    j["why"].erase("sustained_tail");
+  }
   j["statistics"] = statistics_json();
   j["provenance"] = provenance_;
   j["stuck"] = stuck_json(totals);
   j["warnings"] = totals.warnings;
   j["notes"] = totals.notes;
 
-  if (!files()) return j;
-  core::write_file_atomic(folder_ / "summary.json", json_text(j) + "\n");
+  if (!files()) return s;
+  const json whole = write_run_summary(s);
+  core::write_file_atomic(folder_ / "summary.json", json_text(whole) + "\n");
   core::write_file_atomic(folder_ / "latency_cdf.svg", svg_latency_cdf());
   core::write_file_atomic(folder_ / "latency_over_time.svg", svg_latency_over_time());
   core::write_file_atomic(folder_ / "thermal.svg", svg_thermal());
-  core::write_file_atomic(folder_ / "report.html", html_report(j));
-  return j;
+  core::write_file_atomic(folder_ / "report.html", html_report(whole));
+  return s;
 }
 
 /// Closes every stream; throws with the first file that could not be written, and the system's reason (a full
@@ -420,14 +428,13 @@ void RunAnalysis::close_streams() {
 }
 
 /// Per control task that reads a stage: how old the result it reads is (and how far the vehicle moved meanwhile).
-json RunAnalysis::staleness_json() const {
+json RunAnalysis::staleness_json(RunSummary& record) const {
   json staleness = json::object();
   for (std::size_t t = 0; t < spec_.tasks.size(); ++t) {
     if (!spec_.tasks[t].reads_stage) continue;
     const Summary time_s = staleness_s_[t].summary();
-    json entry{{"reads", spec_.stages[*spec_.tasks[t].reads_stage].name},
-               {"rate_Hz", spec_.tasks[t].rate_Hz},
-               {"time_s", summary_json(time_s)}};
+    record.staleness_time_s[spec_.tasks[t].name] = stat_block(time_s);
+    json entry{{"reads", spec_.stages[*spec_.tasks[t].reads_stage].name}, {"rate_Hz", spec_.tasks[t].rate_Hz}};
     if (spec_.speed_mps && !staleness_s_[t].empty()) {
       entry["speed_mps"] = *spec_.speed_mps;
       entry["distance_m"] = summary_json(scaled(time_s, *spec_.speed_mps));
@@ -440,7 +447,7 @@ json RunAnalysis::staleness_json() const {
 /// Energy: per primary-sensor frame. Its mean is the whole run's energy per frame; a frame's own
 /// dynamic energy varies, everything else (static, tasks, background, other sensors) is shared evenly.
 /// Frames of the primary sensor over the whole run (counted or not) share everything not their own.
-json RunAnalysis::energy_json(const engine::RunTotals& totals) const {
+json RunAnalysis::energy_json(const engine::RunTotals& totals, RunSummary& record) const {
   const auto& hw = spec_.hardware;
   const std::int64_t primary_captured = std::max<std::int64_t>(1, primary_all_frames_);
   const double total_J = totals.total_energy_J();
@@ -454,8 +461,9 @@ json RunAnalysis::energy_json(const engine::RunTotals& totals) const {
   json memory = json::object();
   for (std::size_t lv = 0; lv < hw.memory.size(); ++lv)
     memory[hw.memory[lv].name] = totals.memory_energy_J[lv] / static_cast<double>(primary_captured);
-  return {{"per_frame_J", summary_json(per_frame.summary())},
-          {"breakdown_per_frame_J",
+  record.energy_per_frame_J = stat_block(per_frame.summary());
+  record.mean_power_W = totals.end_s > 0 ? total_J / totals.end_s : 0.0;
+  return {{"breakdown_per_frame_J",
            {{"compute", compute},
             {"memory", memory},
             {"static", totals.static_energy_J / static_cast<double>(primary_captured)}}},
@@ -464,12 +472,11 @@ json RunAnalysis::energy_json(const engine::RunTotals& totals) const {
           {"tasks_J", totals.tasks_energy_J},
           {"background_J", totals.background_energy_J},
           {"static_J", totals.static_energy_J},
-          {"mean_power_W", totals.end_s > 0 ? total_J / totals.end_s : 0.0},
           {"primary_frames", primary_captured}};
 }
 
 /// Thermal and clocks: temperatures, throttling, time at each unit frequency.
-json RunAnalysis::thermal_json(const engine::RunTotals& totals) const {
+json RunAnalysis::thermal_json(const engine::RunTotals& totals, RunSummary& record) const {
   const auto& hw = spec_.hardware;
   json thermal = json::object();
   double max_temperature = ticks_.empty() ? 0.0 : ticks_.front().temperature_C;
@@ -487,7 +494,7 @@ json RunAnalysis::thermal_json(const engine::RunTotals& totals) const {
     residency[hw.units[u].name] = r;
     unit_throttled[hw.units[u].name] = totals.unit_throttled_s[u];
   }
-  thermal["has_thermal_model"] = hw.thermal.has_value();
+  record.has_thermal_model = hw.thermal.has_value();
   if (hw.thermal) {
     thermal["ambient_C"] = spec_.ambient_C.value_or(hw.thermal->ambient_C);
     thermal["trip_C"] = hw.thermal->trip_C;
@@ -495,11 +502,11 @@ json RunAnalysis::thermal_json(const engine::RunTotals& totals) const {
   }
   thermal["initial_C"] =
       spec_.initial_temperature_C.value_or(hw.thermal ? spec_.ambient_C.value_or(hw.thermal->ambient_C) : 25.0);
-  thermal["max_C"] = max_temperature;
+  record.max_temperature_C = max_temperature;
   thermal["final_C"] = ticks_.empty() ? json(nullptr) : json(ticks_.back().temperature_C);
   thermal["max_power_W"] = max_power;
   thermal["throttled_s"] = totals.throttled_s;
-  thermal["throttled_fraction"] = totals.end_s > 0 ? totals.throttled_s / totals.end_s : 0.0;
+  record.throttled_fraction = totals.end_s > 0 ? totals.throttled_s / totals.end_s : 0.0;
   thermal["unit_throttled_s"] = unit_throttled;
   thermal["time_at_frequency"] = residency;
   return thermal;
@@ -519,21 +526,21 @@ json RunAnalysis::little_json(const engine::RunTotals& totals) const {
 
 /// Verdict: end to end against the deadline, and each stage with a slice, in the sustained window; the worst of
 /// `paths` (summary.json's paths).
-json RunAnalysis::verdict_json(const json& paths) const {
+json RunAnalysis::verdict_json(const json& paths, RunSummary& record) const {
   json verdict = json::object();
   // Two numbers named apart: the estimate (effective roofs, what the simulation runs at) and the bound (peak
   // roofs, no overhead: no correct run can beat it). The verdict's comparisons use the simulated times; the
   // estimate is the model's expectation of them.
   const std::vector<double> floors_s = spec_.stage_floors_s(model::Roofs::effective);
   const std::vector<double> bounds_s = spec_.stage_floors_s(model::Roofs::peak);
-  verdict["estimate_end_to_end_s"] = spec_.floor_end_to_end_s(floors_s);
-  verdict["bound_end_to_end_s"] = spec_.floor_end_to_end_s(bounds_s);
+  record.estimate_end_to_end_s = spec_.floor_end_to_end_s(floors_s);
+  record.bound_end_to_end_s = spec_.floor_end_to_end_s(bounds_s);
   verdict["uses"] =
       "simulated sustained p99 against the deadline; estimate = effective roofs (the simulation's), "
       "bound = peak roofs without overhead";
   const Summary sustained = sustained_.latency_s.summary();
   if (sustained.count > 0) {
-    verdict["sustained_p99_s"] = sustained.p99;
+    record.sustained_p99_s = sustained.p99;
     verdict["sustained_p99"] = quantile_json(sustained.q99);
     verdict["deadline_s"] = spec_.deadline_s;
     verdict["meets_deadline_at_p99"] = sustained.p99 <= spec_.deadline_s;
@@ -541,9 +548,9 @@ json RunAnalysis::verdict_json(const json& paths) const {
     // At the confidence: met when the whole interval is below the deadline, missed when it is all above.
     const auto& q = sustained.q99;
     verdict["confidence"] = kConfidence;
-    verdict["at_confidence"] = q.hi && *q.hi <= spec_.deadline_s  ? "met"
-                               : q.lo && *q.lo > spec_.deadline_s ? "missed"
-                                                                  : "undecided";
+    record.at_confidence = q.hi && *q.hi <= spec_.deadline_s  ? "met"
+                           : q.lo && *q.lo > spec_.deadline_s ? "missed"
+                                                              : "undecided";
   }
   json slices = json::object();
   for (std::size_t s = 0; s < spec_.stages.size(); ++s) {

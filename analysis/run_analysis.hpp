@@ -19,6 +19,7 @@
 #include "model/scenario.hpp"
 #include "paths.hpp"
 #include "responses.hpp"
+#include "run_summary.hpp"
 #include "slowdown.hpp"
 #include "stats.hpp"
 #include "trace_writer.hpp"
@@ -63,8 +64,9 @@ class RunAnalysis : public engine::RecordSink {
   void set_provenance(nlohmann::json provenance) { provenance_ = std::move(provenance); }
   /// The run's windows were scaled (summary.json: windows.scaled).
   void set_scaled_windows(ScaledWindows w) { scaled_windows_ = std::move(w); }
-  /// Closes the streams and writes summary.json, the plots and report.html. Returns the summary.
-  nlohmann::json finish(const engine::RunTotals& totals);
+  /// Closes the streams and writes summary.json (through write_run_summary), the plots and report.html. Returns
+  /// the summary.
+  RunSummary finish(const engine::RunTotals& totals);
   /// The terminal summary of a finished run, from its summary.json `j`.
   std::string text(const nlohmann::json& j) const;
 
@@ -75,11 +77,12 @@ class RunAnalysis : public engine::RecordSink {
   void close_streams();
   void write_frame(const engine::FrameRecord& r, bool completed, double latency, bool met, bool in_stats);
   void write_tick(const engine::TickRecord& r);
-  nlohmann::json staleness_json() const;
-  nlohmann::json energy_json(const engine::RunTotals& totals) const;
-  nlohmann::json thermal_json(const engine::RunTotals& totals) const;
+  // Each part's untyped rest; its typed figures go into `record`.
+  nlohmann::json staleness_json(RunSummary& record) const;
+  nlohmann::json energy_json(const engine::RunTotals& totals, RunSummary& record) const;
+  nlohmann::json thermal_json(const engine::RunTotals& totals, RunSummary& record) const;
   nlohmann::json little_json(const engine::RunTotals& totals) const;
-  nlohmann::json verdict_json(const nlohmann::json& paths) const;
+  nlohmann::json verdict_json(const nlohmann::json& paths, RunSummary& record) const;
   nlohmann::json utilisation_json(const engine::RunTotals& totals) const;
   std::string svg_latency_cdf() const;
   std::string svg_latency_over_time() const;

@@ -63,24 +63,25 @@ class Reader {
     StatBlock s;
     s.count = integer(j, at, "count");
     s.mean = maybe_number(j, at, "mean");
+    s.stddev = maybe_number(j, at, "stddev");
+    s.min = maybe_number(j, at, "min");
     s.p50 = maybe_number(j, at, "p50");
     s.p90 = maybe_number(j, at, "p90");
     s.p99 = maybe_number(j, at, "p99");
     s.p99_9 = maybe_number(j, at, "p99_9");
     s.max = maybe_number(j, at, "max");
+    s.confidence = maybe_number(j, at, "confidence");
     if (s.count > 0 && !s.p99) fail(join(at, "p99"), "missing");
-    if (j.contains("ci")) {
-      const json& ci = object(j, at, "ci");
-      if (ci.contains("p99")) {
-        const json& p = ci["p99"];
-        const std::string cp = join(join(at, "ci"), "p99");
+    if (j.contains("ci"))
+      for (const auto& [name, p] : object(j, at, "ci").items()) {
+        const std::string cp = join(join(at, "ci"), name);
         if (!p.is_array() || p.size() != 2) fail(cp, "expected [low, high]");
         for (std::size_t i = 0; i < 2; ++i)
           if (!p[i].is_null() && !p[i].is_number()) fail(fmt::format("{}/{}", cp, i), "expected a number or null");
-        if (p[0].is_number()) s.p99_ci_lo = p[0].get<double>();
-        if (p[1].is_number()) s.p99_ci_hi = p[1].get<double>();
+        StatBlock::Interval& ci = s.ci[name];
+        if (p[0].is_number()) ci.lo = p[0].get<double>();
+        if (p[1].is_number()) ci.hi = p[1].get<double>();
       }
-    }
     if (j.contains("few_samples")) {
       const json& few = member(j, at, "few_samples");
       if (!few.is_array()) fail(join(at, "few_samples"), fmt::format("expected an array, found {}", type_of(few)));
@@ -90,6 +91,16 @@ class Reader {
       }
     }
     return s;
+  }
+  std::optional<std::string> maybe_string(const json& parent, const std::string& path, const std::string& key) const {
+    if (!parent.contains(key)) return std::nullopt;
+    const json& v = parent[key];
+    if (!v.is_string()) fail(join(path, key), fmt::format("expected a string, found {}", type_of(v)));
+    return v.get<std::string>();
+  }
+  std::string string(const json& parent, const std::string& path, const std::string& key) const {
+    if (!parent.contains(key)) fail(join(path, key), "missing");
+    return *maybe_string(parent, path, key);
   }
 
   WindowSummary window(const json& windows, const std::string& path, const std::string& key) const {
@@ -117,23 +128,77 @@ class Reader {
 
 }  // namespace
 
+namespace {
+
+/// The typed parts of summary.json beyond the windows, read (see read_run_summary).
+void read_paths_and_provenance(const Reader& r, const json& summary, RunSummary& s) {
+  if (summary.contains("paths")) {
+    const json& paths = r.member(summary, "", "paths");
+    if (!paths.is_array()) r.fail("/paths", fmt::format("expected an array, found {}", Reader::type_of(paths)));
+    for (std::size_t i = 0; i < paths.size(); ++i) {
+      const std::string at = fmt::format("/paths/{}", i);
+      const json& p = paths[i];
+      if (!p.is_object()) r.fail(at, fmt::format("expected an object, found {}", Reader::type_of(p)));
+      PathSummary path;
+      path.name = r.string(p, at, "name");
+      path.miss_rate = r.number(p, at, "miss_rate");
+      if (p.contains("verdict"))
+        path.sustained_p99_s = r.maybe_number(r.object(p, at, "verdict"), at + "/verdict", "sustained_p99_s");
+      s.paths.push_back(path);
+    }
+  }
+  if (summary.contains("utilisation") && r.object(summary, "", "utilisation").contains("units"))
+    for (const auto& [name, unit] : r.object(summary["utilisation"], "/utilisation", "units").items())
+      s.unit_busy[name] = r.number(unit, "/utilisation/units/" + name, "busy");
+  if (summary.contains("provenance") && summary["provenance"].is_object()) {
+    const json& prov = summary["provenance"];
+    for (const char* key : {"overrides", "inputs"})
+      if (prov.contains(key) && !prov[key].is_array())
+        r.fail(fmt::format("/provenance/{}", key),
+               fmt::format("expected an array, found {}", Reader::type_of(prov[key])));
+    if (prov.contains("overrides"))
+      for (std::size_t i = 0; i < prov["overrides"].size(); ++i) {
+        const std::string at = fmt::format("/provenance/overrides/{}", i);
+        const json& o = prov["overrides"][i];
+        if (!o.is_object()) r.fail(at, "expected an object");
+        s.overrides.push_back(r.string(o, at, "path") + "=" + r.string(o, at, "value"));
+      }
+    if (prov.contains("inputs"))
+      for (std::size_t i = 0; i < prov["inputs"].size(); ++i) {
+        const std::string at = fmt::format("/provenance/inputs/{}", i);
+        const json& in = prov["inputs"][i];
+        if (!in.is_object()) r.fail(at, "expected an object");
+        s.input_sha256[r.string(in, at, "file")] = r.string(in, at, "sha256");
+      }
+  }
+}
+
+}  // namespace
+
 RunSummary read_run_summary(const json& summary, const std::string& file) {
   const Reader r(file);
   if (!summary.is_object()) r.fail("", fmt::format("expected an object, found {}", Reader::type_of(summary)));
   RunSummary s;
   s.file = file;
-  s.deadline_s = r.number(r.object(summary, "", "scenario"), "/scenario", "deadline_s");
+  s.rest = summary;
+  const json& scenario = r.object(summary, "", "scenario");
+  s.scenario.name = r.maybe_string(scenario, "/scenario", "name");
+  s.scenario.file = r.maybe_string(scenario, "/scenario", "file");
+  s.scenario.hardware = r.maybe_string(scenario, "/scenario", "hardware");
+  if (scenario.contains("seed")) {
+    if (!scenario["seed"].is_number_unsigned()) r.fail("/scenario/seed", "expected a whole number, 0 or more");
+    s.scenario.seed = scenario["seed"].get<std::uint64_t>();
+  }
+  s.scenario.duration_s = r.maybe_number(scenario, "/scenario", "duration_s");
+  s.scenario.warmup_s = r.maybe_number(scenario, "/scenario", "warmup_s");
+  s.scenario.deadline_s = r.number(scenario, "/scenario", "deadline_s");
   const json& windows = r.object(summary, "", "windows");
   s.all = r.window(windows, "/windows", "all");
   s.sustained = r.window(windows, "/windows", "sustained");
+  if (windows.contains("cold")) s.cold = r.window(windows, "/windows", "cold");
   if (summary.contains("verdict")) {
     const json& v = r.object(summary, "", "verdict");
-    if (v.contains("at_confidence")) {
-      if (!v["at_confidence"].is_string())
-        r.fail("/verdict/at_confidence",
-               fmt::format("expected a string, found {}", Reader::type_of(v["at_confidence"])));
-      s.at_confidence = v["at_confidence"].get<std::string>();
-    }
+    s.at_confidence = r.maybe_string(v, "/verdict", "at_confidence");
     s.sustained_p99_s = r.maybe_number(v, "/verdict", "sustained_p99_s");
     s.estimate_end_to_end_s = r.maybe_number(v, "/verdict", "estimate_end_to_end_s");
     s.bound_end_to_end_s = r.maybe_number(v, "/verdict", "bound_end_to_end_s");
@@ -164,7 +229,106 @@ RunSummary read_run_summary(const json& summary, const std::string& file) {
   if (summary.contains("why") && summary["why"].is_object() && summary["why"].contains("sustained_tail"))
     s.sustained_tail = summary["why"]["sustained_tail"];
   if (summary.contains("slowdown")) s.slowdown = summary["slowdown"];
+  read_paths_and_provenance(r, summary, s);
   return s;
+}
+
+StatBlock stat_block(const Summary& s) {
+  StatBlock b;
+  b.count = static_cast<std::int64_t>(s.count);
+  if (s.count == 0) return b;
+  b.mean = s.mean;
+  b.stddev = s.stddev;
+  b.min = s.min;
+  b.p50 = s.p50;
+  b.p90 = s.p90;
+  b.p99 = s.p99;
+  b.p99_9 = s.p999;
+  b.max = s.max;
+  for (const auto& [name, q] : {std::pair{"p50", &s.q50}, {"p90", &s.q90}, {"p99", &s.q99}, {"p99_9", &s.q999}}) {
+    b.ci[name] = {q->lo, q->hi};
+    if (q->few_samples()) b.few_samples.emplace_back(name);
+  }
+  b.confidence = kConfidence;
+  return b;
+}
+
+json stat_json(const StatBlock& s) {
+  json j = {{"count", s.count}};
+  const auto put = [&j](const char* key, const std::optional<double>& v) {
+    if (v) j[key] = *v;
+  };
+  put("mean", s.mean);
+  put("stddev", s.stddev);
+  put("min", s.min);
+  put("p50", s.p50);
+  put("p90", s.p90);
+  put("p99", s.p99);
+  put("p99_9", s.p99_9);
+  put("max", s.max);
+  if (!s.ci.empty()) {
+    json ci = json::object();
+    const auto end = [](const std::optional<double>& v) { return v ? json(*v) : json(nullptr); };
+    for (const auto& [name, interval] : s.ci) ci[name] = json::array({end(interval.lo), end(interval.hi)});
+    j["ci"] = ci;
+  }
+  put("confidence", s.confidence);
+  if (s.count > 0 || !s.few_samples.empty()) j["few_samples"] = s.few_samples;
+  return j;
+}
+
+json summary_json(const Summary& s) { return stat_json(stat_block(s)); }
+
+namespace {
+
+void write_window(json& into, const WindowSummary& w) {
+  into["frames"] = w.frames;
+  into["late"] = w.misses.late;
+  into["dropped"] = w.misses.dropped;
+  into["missed"] = w.misses.missed();
+  into["miss_rate"] = w.miss_rate;
+  into["latency_s"] = stat_json(w.latency_s);
+  for (const auto& [name, stat] : w.stage_latency_s) into["stages"][name]["latency_s"] = stat_json(stat);
+}
+
+}  // namespace
+
+json write_run_summary(const RunSummary& s) {
+  json j = s.rest;
+  json& scenario = j["scenario"];
+  if (s.scenario.name) scenario["name"] = *s.scenario.name;
+  if (s.scenario.file) scenario["file"] = *s.scenario.file;
+  if (s.scenario.hardware) scenario["hardware"] = *s.scenario.hardware;
+  if (s.scenario.seed) scenario["seed"] = *s.scenario.seed;
+  if (s.scenario.duration_s) scenario["duration_s"] = *s.scenario.duration_s;
+  if (s.scenario.warmup_s) scenario["warmup_s"] = *s.scenario.warmup_s;
+  scenario["deadline_s"] = s.scenario.deadline_s;
+  write_window(j["windows"]["all"], s.all);
+  write_window(j["windows"]["sustained"], s.sustained);
+  if (s.cold) write_window(j["windows"]["cold"], *s.cold);
+  // "frames": the whole counted run, the all window's counts again.
+  json& frames = j["frames"];
+  frames["counted"] = s.all.frames;
+  frames["late"] = s.all.misses.late;
+  frames["dropped"] = s.all.misses.dropped;
+  frames["missed"] = s.all.misses.missed();
+  frames["miss_rate"] = s.all.miss_rate;
+  if (s.longest_miss_run) frames["longest_miss_run"] = *s.longest_miss_run;
+  if (s.at_confidence) j["verdict"]["at_confidence"] = *s.at_confidence;
+  if (s.sustained_p99_s) j["verdict"]["sustained_p99_s"] = *s.sustained_p99_s;
+  if (s.estimate_end_to_end_s) j["verdict"]["estimate_end_to_end_s"] = *s.estimate_end_to_end_s;
+  if (s.bound_end_to_end_s) j["verdict"]["bound_end_to_end_s"] = *s.bound_end_to_end_s;
+  for (const auto& [name, stat] : s.staleness_time_s) j["staleness"][name]["time_s"] = stat_json(stat);
+  j["energy"]["per_frame_J"] = stat_json(s.energy_per_frame_J);
+  j["energy"]["mean_power_W"] = s.mean_power_W;
+  j["thermal"]["throttled_fraction"] = s.throttled_fraction;
+  j["thermal"]["has_thermal_model"] = s.has_thermal_model;
+  if (s.max_temperature_C) j["thermal"]["max_C"] = *s.max_temperature_C;
+  if (s.wall_s) j["run"]["wall_s"] = *s.wall_s;
+  if (s.cpu_s) j["run"]["cpu_s"] = *s.cpu_s;
+  if (s.sustained_tail) j["why"]["sustained_tail"] = *s.sustained_tail;
+  if (s.slowdown) j["slowdown"] = *s.slowdown;
+  return j;
 }
 
 json read_json_file(const std::string& file) {

@@ -1,16 +1,20 @@
-// The figures other commands take from a run's summary.json, as one typed record, and its one reader.
+// A run's summary.json as one typed record: its one writer and its one reader.
 //
-// `framesim run` writes summary.json (run_analysis.cpp); `sweep`, `map` and their reports read a run's figures
-// through read_run_summary and nothing else.
-// The keys are still spelled twice: here and in run_analysis.cpp, which writes summary.json itself; compare, the
-// HTML report and output_guard read summary.json by their own keys.
+// `framesim run` writes summary.json through write_run_summary, and `compare`, `sweep`, `map` and their reports
+// read a run's figures through read_run_summary: every key typed here is spelled once, in run_summary.cpp.
+// Not yet: the run's own report.html (html_report.cpp, html_run_sections.cpp) and terminal summary (run_text.cpp)
+// still read the written document by its keys.
+// The parts of summary.json that no other command reads field by field (the per-stage wait and service
+// statistics, utilisation, tasks, chains, why, provenance's command line...) are built by their own modules and
+// kept whole in `rest`; the typed keys are written over it. Documented keys: scenarios/README.md, "summary.json's
+// typed keys" (a test compares that list with what the writer writes).
 //
 // Older summaries: a part that a summary of any framesim version has (scenario.deadline_s, windows.all and
 // windows.sustained with their frames, misses and latency counts, energy, thermal.throttled_fraction)
 // is required, and its absence is refused with the file and the key path (exit 2). Parts added later, or absent
 // when nothing was measured (a statistic of zero samples has only its count; staleness, why.sustained_tail,
-// slowdown, run.wall_s and
-// run.cpu_s, thermal.max_C), are optional in the record.
+// slowdown, run.wall_s and run.cpu_s, thermal.max_C, the scenario's name, seed and duration), are optional in
+// the record.
 #pragma once
 
 #include <algorithm>
@@ -26,13 +30,42 @@
 
 namespace framesim::analysis {
 
-/// One statistic block of summary.json (see summary_json): only `count` when it holds no samples.
+/// One statistic block of summary.json, in the sample's unit: only `count` when it holds no samples.
 struct StatBlock {
+  /// A percentile's confidence interval; an end is empty when the sample cannot bound it.
+  struct Interval {
+    std::optional<double> lo, hi;
+  };
   std::int64_t count = 0;
-  std::optional<double> mean, p50, p90, p99, p99_9, max;
-  std::optional<double> p99_ci_lo, p99_ci_hi;  // the p99's confidence interval ends, when bounded
-  std::vector<std::string> few_samples;        // statistics with too few samples to bound from above
+  std::optional<double> mean, stddev, min, p50, p90, p99, p99_9, max;
+  std::map<std::string, Interval> ci;    // per percentile ("p50", "p90", "p99", "p99_9"), when given
+  std::optional<double> confidence;      // of those intervals
+  std::vector<std::string> few_samples;  // statistics with too few samples to bound from above
   bool p99_few_samples() const { return std::find(few_samples.begin(), few_samples.end(), "p99") != few_samples.end(); }
+  std::optional<double> p99_ci_lo() const { return ci.count("p99") ? ci.at("p99").lo : std::nullopt; }
+  std::optional<double> p99_ci_hi() const { return ci.count("p99") ? ci.at("p99").hi : std::nullopt; }
+};
+
+/// The block of a summary: {count, mean, stddev, min, p50, p90, p99, p99_9, max, ci, confidence, few_samples}.
+StatBlock stat_block(const Summary& s);
+/// `s` as summary.json writes every statistic (only {"count": 0} when empty).
+nlohmann::json stat_json(const StatBlock& s);
+/// stat_json(stat_block(s)): how every statistic of every output file is written.
+nlohmann::json summary_json(const Summary& s);
+
+/// summary.json's "scenario": what ran.
+struct ScenarioSummary {
+  std::optional<std::string> name, file, hardware;
+  std::optional<std::uint64_t> seed;
+  std::optional<double> duration_s, warmup_s;
+  double deadline_s = 0;
+};
+
+/// One sensor-to-sink path of summary.json's "paths" (read; written by PathTracker).
+struct PathSummary {
+  std::string name;
+  double miss_rate = 0;
+  std::optional<double> sustained_p99_s;
 };
 
 /// A measurement window (windows.all, windows.sustained): its frames, misses and latencies.
@@ -46,8 +79,9 @@ struct WindowSummary {
 
 struct RunSummary {
   std::string file;  // where it was read from, for messages
-  double deadline_s = 0;
-  WindowSummary all, sustained;
+  ScenarioSummary scenario;
+  WindowSummary all, sustained;  // written again as "frames": all's counts and misses
+  std::optional<WindowSummary> cold;
   // The verdict on the worst path (absent on runs without one).
   std::optional<std::string> at_confidence;
   std::optional<double> sustained_p99_s, estimate_end_to_end_s, bound_end_to_end_s;
@@ -63,10 +97,21 @@ struct RunSummary {
   std::optional<double> wall_s, cpu_s;
   std::optional<nlohmann::json> sustained_tail;  // why.sustained_tail, kept whole (the map report shows it)
   std::optional<nlohmann::json> slowdown;        // per stage, kept whole
+  // Read only (written whole by their own modules, in `rest`): the paths; each unit's busy fraction
+  // (utilisation.units.<unit>.busy); the provenance's overrides ("path=value") and inputs (file -> SHA-256).
+  std::vector<PathSummary> paths;
+  std::map<std::string, double> unit_busy;
+  std::vector<std::string> overrides;
+  std::map<std::string, std::string> input_sha256;
+  nlohmann::json rest = nlohmann::json::object();  // everything else, kept whole
 };
+
+/// The summary.json document of `s`: `rest` with every typed key written over it.
+nlohmann::json write_run_summary(const RunSummary& s);
 
 /// Reads the record from a parsed summary.json; `file` names it in messages. A missing required key or a value of
 /// the wrong type is a UserError naming the file and the key path (e.g. "windows/all/latency_s/p99").
+/// `rest` is the whole document.
 RunSummary read_run_summary(const nlohmann::json& summary, const std::string& file);
 /// Reads and parses `file` (a JSON syntax error names its line and column).
 RunSummary read_run_summary_file(const std::string& file);

@@ -159,28 +159,6 @@ void write_misses(nlohmann::json& into, const Misses& m, std::int64_t counted) {
   into["miss_rate"] = m.rate(counted);
 }
 
-nlohmann::json summary_json(const Summary& s) {
-  if (s.count == 0) return {{"count", 0}};
-  nlohmann::json few = nlohmann::json::array();
-  nlohmann::json ci = nlohmann::json::object();
-  for (const auto& [name, q] : {std::pair{"p50", &s.q50}, {"p90", &s.q90}, {"p99", &s.q99}, {"p99_9", &s.q999}}) {
-    ci[name] = interval(*q);
-    if (q->few_samples()) few.push_back(name);
-  }
-  return {{"count", s.count},
-          {"mean", s.mean},
-          {"stddev", s.stddev},
-          {"min", s.min},
-          {"p50", s.p50},
-          {"p90", s.p90},
-          {"p99", s.p99},
-          {"p99_9", s.p999},
-          {"max", s.max},
-          {"ci", ci},
-          {"confidence", kConfidence},
-          {"few_samples", few}};
-}
-
 Summary scaled(Summary s, double k) {
   for (double* v : {&s.mean, &s.stddev, &s.min, &s.max, &s.p50, &s.p90, &s.p99, &s.p999}) *v *= k;
   for (Quantile* q : {&s.q50, &s.q90, &s.q99, &s.q999}) {

@@ -117,10 +117,6 @@ struct Misses {
 /// {"late", "dropped", "missed", "miss_rate"} of `m` among `counted`, merged into `into`.
 void write_misses(nlohmann::json& into, const Misses& m, std::int64_t counted);
 
-/// {count, mean, stddev, min, p50, p90, p99, p99_9, max} in the sample's unit (null fields when empty), plus
-/// "ci": {"p50": [lo, hi], ...} (null ends when open), "confidence", and "few_samples": the percentiles whose
-/// interval is open above (too few samples to bound them).
-nlohmann::json summary_json(const Summary& s);
 /// {value, count, ci: [lo, hi], few_samples} of one quantile.
 nlohmann::json quantile_json(const Quantile& q);
 /// Multiplies every value of a summary by `k` (> 0): a summary in other units.

@@ -84,8 +84,8 @@ json point_metrics(const RunSummary& s) {
   return {{"p50_s", put(lat.p50)},
           {"p99_s", put(lat.p99)},
           {"p99_count", lat.count},
-          {"p99_ci_lo_s", put(lat.p99_ci_lo)},
-          {"p99_ci_hi_s", put(lat.p99_ci_hi)},
+          {"p99_ci_lo_s", put(lat.p99_ci_lo())},
+          {"p99_ci_hi_s", put(lat.p99_ci_hi())},
           {"p99_few_samples", lat.p99_few_samples()},
           {"deadline_at_confidence", put(s.at_confidence)},
           {"p99_9_s", put(lat.p99_9)},
@@ -105,8 +105,8 @@ json point_metrics(const RunSummary& s) {
           {"max_temperature_C", s.has_thermal_model ? put(s.max_temperature_C) : json(nullptr)},
           {"estimate_s", put(s.estimate_end_to_end_s)},
           {"bound_s", put(s.bound_end_to_end_s)},
-          {"deadline_s", s.deadline_s},
-          {"meets_deadline", lat.p99 && *lat.p99 <= s.deadline_s && s.all.misses.dropped == 0}};
+          {"deadline_s", s.scenario.deadline_s},
+          {"meets_deadline", lat.p99 && *lat.p99 <= s.scenario.deadline_s && s.all.misses.dropped == 0}};
 }
 
 SweepAnswers answer_sweep(const std::vector<SweepResult>& results, const std::vector<std::string>& axes) {

@@ -142,16 +142,17 @@ nlohmann::json as_written(nlohmann::json j) {
 /// --json: the summary with the wall and CPU time of simulating, which are printed, never written (a run
 /// folder stays reproducible). --point-metrics: only the figures a sweep keeps of it (analysis::point_metrics of
 /// the summary, read as its text would be read) and those times, on one line: a point's output is read whole.
-void print_json(nlohmann::json summary, const Simulated& run, bool point_only) {
+void print_json(analysis::RunSummary summary, const Simulated& run, bool point_only) {
   const nlohmann::json times{{"wall_s", run.totals.wall_s}, {"cpu_s", run.cpu_s}};
   if (point_only) {
-    const auto record = analysis::read_run_summary(as_written(std::move(summary)), "the run's summary");
+    const auto record =
+        analysis::read_run_summary(as_written(analysis::write_run_summary(summary)), "the run's summary");
     std::cout << analysis::json_text({{"metrics", analysis::point_metrics(record)}, {"run", times}}, -1) << "\n";
     return;
   }
-  summary["run"]["wall_s"] = times["wall_s"];
-  summary["run"]["cpu_s"] = times["cpu_s"];
-  std::cout << analysis::json_text(summary) << "\n";
+  summary.wall_s = run.totals.wall_s;
+  summary.cpu_s = run.cpu_s;
+  std::cout << analysis::json_text(analysis::write_run_summary(summary)) << "\n";
 }
 
 /// --no-folder: the same simulation and summary as a run writing its folder, printed, nothing written.
@@ -164,7 +165,7 @@ int run_without_folder(const RunArgs& a, const model::ScenarioSpec& spec,
   const auto summary = analysis.finish(run.totals);
   bar.clear();
   if (a.json || a.point_metrics) print_json(summary, run, a.point_metrics);
-  else std::cout << analysis.text(summary);
+  else std::cout << analysis.text(analysis::write_run_summary(summary));
   return 0;
 }
 
@@ -238,7 +239,7 @@ int run_scenario(const RunArgs& a) {
     if (a.json || a.point_metrics) {
       print_json(summary, run, a.point_metrics);
     } else {
-      std::cout << analysis.text(summary);
+      std::cout << analysis.text(analysis::write_run_summary(summary));
       std::cout << fmt::format(
           "\nrun folder: {}/ (summary.json, frames.csv, stages.csv, kernels.csv, timeseries.csv, trace.json, *.svg)\n",
           out.string());

@@ -194,20 +194,10 @@ void write_scheduler(Writer& w, const model::SchedulerSpec& s, const std::string
     w.line(6, "switch_cost", q(s.switch_cost_s, Dimension::Seconds), path + ".switch_cost");
 }
 
-void write_unit(Writer& w, const model::HardwareSpec& hw, const model::ComputeUnitSpec& unit) {
+/// A unit's efficiency: one number when every precision has the same (what a single number in the file gives), else
+/// a map over the precisions with a peak (the only ones a map may name); then the op classes' own (`by_op`).
+void write_efficiency(Writer& w, const model::ComputeUnitSpec& unit, const std::string& path) {
   using model::Precision;
-  const std::string path = "units." + unit.name;
-  w.line(2, name_scalar(unit.name), "", path);
-  w.line(4, "kind", std::string(model::unit_kind_name(unit.kind)), path + ".kind");
-  w.line(4, "cores", std::to_string(unit.cores), path + ".cores");
-  w.line(4, "peak", "", path + ".peak");
-  for (Precision p : model::kAllPrecisions)
-    if (unit.peak_ops_per_s[p])
-      w.line(6, std::string(model::precision_name(p)),
-             q(*unit.peak_ops_per_s[p], Dimension::OpsPerSecond, model::is_float(p)),
-             path + ".peak." + std::string(model::precision_name(p)));
-  // Efficiency: one number when every precision has the same (what a single number in the file gives), else a
-  // map over the precisions with a peak (the only ones a map may name); then the op classes' own (`by_op`).
   const bool by_op = unit.has_efficiency_by_op();
   if (single_efficiency(unit) && !by_op) {
     w.line(4, "efficiency", exact_number(*unit.efficiency[Precision::fp32]), path + ".efficiency");
@@ -244,6 +234,45 @@ void write_unit(Writer& w, const model::HardwareSpec& hw, const model::ComputeUn
                path + ".efficiency.by_op." + name + "." + std::string(model::precision_name(p)));
     }
   }
+}
+
+/// A unit's capabilities (what it can run, and where what it cannot falls back to), when it declares them.
+void write_capabilities(Writer& w, const model::HardwareSpec& hw, const model::ComputeUnitSpec& unit,
+                        const std::string& path) {
+  if (const auto& caps = unit.capabilities) {
+    w.line(4, "capabilities", "", path + ".capabilities");
+    w.source(6, path + ".capabilities");
+    auto list = [&](const std::vector<std::string>& names) {
+      std::string text;
+      for (const auto& n : names) text += (text.empty() ? "" : ", ") + name_scalar(n);
+      return "[" + text + "]";
+    };
+    std::vector<std::string> classes, precisions;
+    for (auto c : caps->op_classes) classes.emplace_back(model::op_class_name(c));
+    for (auto p : caps->precisions) precisions.emplace_back(model::precision_name(p));
+    if (!classes.empty()) w.line(6, "op_classes", list(classes), path + ".capabilities.op_classes");
+    if (!caps->ops.empty()) w.line(6, "ops", list(caps->ops), path + ".capabilities.ops");
+    if (!precisions.empty()) w.line(6, "precisions", list(precisions), path + ".capabilities.precisions");
+    if (caps->max_tensor_bytes)
+      w.line(6, "max_tensor", q(*caps->max_tensor_bytes, Dimension::Bytes), path + ".capabilities.max_tensor");
+    if (caps->fallback)
+      w.line(6, "fallback", name_scalar(hw.units[*caps->fallback].name), path + ".capabilities.fallback");
+  }
+}
+
+void write_unit(Writer& w, const model::HardwareSpec& hw, const model::ComputeUnitSpec& unit) {
+  using model::Precision;
+  const std::string path = "units." + unit.name;
+  w.line(2, name_scalar(unit.name), "", path);
+  w.line(4, "kind", std::string(model::unit_kind_name(unit.kind)), path + ".kind");
+  w.line(4, "cores", std::to_string(unit.cores), path + ".cores");
+  w.line(4, "peak", "", path + ".peak");
+  for (Precision p : model::kAllPrecisions)
+    if (unit.peak_ops_per_s[p])
+      w.line(6, std::string(model::precision_name(p)),
+             q(*unit.peak_ops_per_s[p], Dimension::OpsPerSecond, model::is_float(p)),
+             path + ".peak." + std::string(model::precision_name(p)));
+  write_efficiency(w, unit, path);
   w.line(4, "dispatch_overhead", q(unit.dispatch_overhead_s, Dimension::Seconds), path + ".dispatch_overhead");
   if (unit.output_cost_s > 0)
     w.line(4, "output_cost", q(unit.output_cost_s, Dimension::Seconds), path + ".output_cost");
@@ -298,25 +327,7 @@ void write_unit(Writer& w, const model::HardwareSpec& hw, const model::ComputeUn
                path + ".energy_per_op." + std::string(model::precision_name(p)));
   }
   write_scheduler(w, unit.scheduler, path + ".scheduler");
-  if (const auto& caps = unit.capabilities) {
-    w.line(4, "capabilities", "", path + ".capabilities");
-    w.source(6, path + ".capabilities");
-    auto list = [&](const std::vector<std::string>& names) {
-      std::string text;
-      for (const auto& n : names) text += (text.empty() ? "" : ", ") + name_scalar(n);
-      return "[" + text + "]";
-    };
-    std::vector<std::string> classes, precisions;
-    for (auto c : caps->op_classes) classes.emplace_back(model::op_class_name(c));
-    for (auto p : caps->precisions) precisions.emplace_back(model::precision_name(p));
-    if (!classes.empty()) w.line(6, "op_classes", list(classes), path + ".capabilities.op_classes");
-    if (!caps->ops.empty()) w.line(6, "ops", list(caps->ops), path + ".capabilities.ops");
-    if (!precisions.empty()) w.line(6, "precisions", list(precisions), path + ".capabilities.precisions");
-    if (caps->max_tensor_bytes)
-      w.line(6, "max_tensor", q(*caps->max_tensor_bytes, Dimension::Bytes), path + ".capabilities.max_tensor");
-    if (caps->fallback)
-      w.line(6, "fallback", name_scalar(hw.units[*caps->fallback].name), path + ".capabilities.fallback");
-  }
+  write_capabilities(w, hw, unit, path);
   w.source(4, path);
 }
 

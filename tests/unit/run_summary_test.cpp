@@ -1,8 +1,13 @@
-// The run-summary reader (analysis/run_summary.cpp): a summary.json written out by hand in this file (not by the
+// The run-summary record (analysis/run_summary.cpp): a summary.json written out by hand in this file (not by the
 // writer under test) reads into the field values it spells; a missing or mistyped key is refused with the file and
-// the key's path.
+// the key's path; the writer writes exactly the keys scenarios/README.md documents, and what it writes reads back
+// into the same record (a key renamed on one side only fails one or the other).
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
 #include <string>
 
 #include "core/error.hpp"
@@ -11,6 +16,9 @@
 namespace {
 
 using framesim::analysis::read_run_summary;
+using framesim::analysis::RunSummary;
+using framesim::analysis::StatBlock;
+using framesim::analysis::write_run_summary;
 using nlohmann::json;
 
 // The parts of a summary.json the record reads, with values chosen so that no two coincide.
@@ -32,7 +40,7 @@ const char* const kSummary = R"({
 
 TEST(RunSummary, AHandWrittenSummaryReadsIntoTheValuesItSpells) {
   const auto s = read_run_summary(json::parse(kSummary), "hand.json");
-  EXPECT_EQ(s.deadline_s, 0.033);
+  EXPECT_EQ(s.scenario.deadline_s, 0.033);
   EXPECT_EQ(s.all.frames, 120);
   EXPECT_EQ(s.all.misses.late, 3);
   EXPECT_EQ(s.all.misses.dropped, 2);
@@ -43,9 +51,9 @@ TEST(RunSummary, AHandWrittenSummaryReadsIntoTheValuesItSpells) {
   EXPECT_EQ(s.all.latency_s.p99, 0.031);
   EXPECT_EQ(s.all.latency_s.p99_9, 0.0325);
   EXPECT_EQ(s.all.latency_s.max, 0.034);
-  EXPECT_EQ(s.all.latency_s.p99_ci_lo, 0.029);
-  EXPECT_FALSE(s.all.latency_s.p99_ci_hi.has_value());  // null: not bounded from above
-  EXPECT_FALSE(s.all.latency_s.p99_few_samples());      // only p99_9 is listed
+  EXPECT_EQ(s.all.latency_s.p99_ci_lo(), 0.029);
+  EXPECT_FALSE(s.all.latency_s.p99_ci_hi().has_value());  // null: not bounded from above
+  EXPECT_FALSE(s.all.latency_s.p99_few_samples());        // only p99_9 is listed
   ASSERT_EQ(s.all.stage_latency_s.count("detector"), 1u);
   EXPECT_EQ(s.all.stage_latency_s.at("detector").count, 0);
   EXPECT_FALSE(s.all.stage_latency_s.at("detector").p99.has_value());
@@ -104,3 +112,109 @@ TEST(RunSummary, MissedThatIsNotLatePlusDroppedIsRefused) {
 }
 
 }  // namespace
+
+namespace {
+
+/// A record with every field set; map keys are the placeholders the documentation writes (<stage>, <task>).
+RunSummary full_record() {
+  StatBlock stat;
+  stat.count = 400;
+  stat.mean = 0.01;
+  stat.stddev = 0.002;
+  stat.min = 0.005;
+  stat.p50 = 0.0095;
+  stat.p90 = 0.012;
+  stat.p99 = 0.016;
+  stat.p99_9 = 0.019;
+  stat.max = 0.02;
+  stat.ci["p99"] = {0.015, std::nullopt};
+  stat.confidence = 0.95;
+  stat.few_samples = {"p99_9"};
+  RunSummary s;
+  s.scenario = {"robot", "scenarios/robot.yaml", "orin", 7, 60.0, 2.0, 0.033};
+  for (auto* w : {&s.all, &s.sustained}) {
+    w->frames = 500;
+    w->misses = {3, 2};
+    w->miss_rate = 0.01;
+    w->latency_s = stat;
+    w->stage_latency_s["<stage>"] = stat;
+  }
+  s.cold = s.all;
+  s.longest_miss_run = 2;
+  s.at_confidence = "met";
+  s.sustained_p99_s = 0.016;
+  s.estimate_end_to_end_s = 0.008;
+  s.bound_end_to_end_s = 0.006;
+  s.staleness_time_s["<task>"] = stat;
+  s.energy_per_frame_J = stat;
+  s.mean_power_W = 12.5;
+  s.throttled_fraction = 0.1;
+  s.has_thermal_model = true;
+  s.max_temperature_C = 70;
+  s.wall_s = 1.5;
+  s.cpu_s = 1.4;
+  s.sustained_tail = "kept whole";
+  s.slowdown = "kept whole";
+  return s;
+}
+
+/// The key paths of `j` ("a.b.c"), a statistic block (an object with a count) or a scalar ending a path.
+void key_paths(const json& j, const std::string& at, std::set<std::string>& out) {
+  if (!j.is_object() || j.contains("count")) {
+    out.insert(at);
+    return;
+  }
+  for (const auto& [k, v] : j.items()) key_paths(v, at.empty() ? k : at + "." + k, out);
+}
+
+/// The keys scenarios/README.md lists between its summary-keys markers that the run writes (not the "read" line):
+/// on a line with "each:", every key before it joined to every key after it.
+std::set<std::string> documented_keys() {
+  std::ifstream in(std::string(FRAMESIM_SOURCE_DIR) + "/scenarios/README.md");
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string doc = text.str();
+  const auto from = doc.find("<!-- summary-keys -->");
+  const auto to = doc.find("<!-- /summary-keys -->");
+  EXPECT_NE(from, std::string::npos);
+  EXPECT_NE(to, std::string::npos);
+  std::set<std::string> keys;
+  std::istringstream lines(doc.substr(from, to - from));
+  const std::regex code("`([^`]+)`");
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("- ", 0) != 0 || line.rfind("- read", 0) == 0) continue;
+    const auto each = line.find("each:");
+    std::vector<std::string> before, after;
+    for (auto it = std::sregex_iterator(line.begin(), line.end(), code); it != std::sregex_iterator(); ++it) {
+      const std::string key = (*it)[1];
+      if (key == "<stat>" || key == "all") continue;  // "a `<stat>`", "the `all` window's"
+      (each != std::string::npos && static_cast<std::size_t>(it->position()) > each ? after : before).push_back(key);
+    }
+    for (const auto& b : before)
+      if (after.empty()) keys.insert(b);
+      else
+        for (const auto& a : after) keys.insert(b + "." + a);
+  }
+  return keys;
+}
+
+}  // namespace
+
+TEST(RunSummary, TheWriterWritesExactlyTheDocumentedKeys) {
+  std::set<std::string> written;
+  key_paths(write_run_summary(full_record()), "", written);
+  EXPECT_EQ(written, documented_keys());
+}
+
+TEST(RunSummary, WhatTheWriterWritesReadsBackIntoTheSameRecord) {
+  const json once = write_run_summary(full_record());
+  const RunSummary back = read_run_summary(once, "written.json");
+  EXPECT_EQ(back.scenario.seed, 7u);
+  EXPECT_EQ(back.cold->stage_latency_s.at("<stage>").p99_ci_lo(), 0.015);
+  EXPECT_EQ(back.staleness_time_s.at("<task>").stddev, 0.002);
+  EXPECT_EQ(back.wall_s, 1.5);
+  // Everything else: written again from what was read, the same document.
+  RunSummary again = back;
+  again.rest = json::object();
+  EXPECT_EQ(write_run_summary(again), once);
+}
