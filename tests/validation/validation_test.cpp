@@ -101,21 +101,21 @@ TEST(Validation, WholeApplicationRowsArePredictedAsStagesAndKeptOutOfTheNetworkG
 TEST(Validation, HeldOutErrorStaysBelowTheRatchet) {
   // Ratchet: the figures reached when the Edge TPU's weights were cached on chip up to its SRAM (partial weight
   // caching: Coral's ResNet and VGG rows stream only what does not fit), unchanged by the whole-application rows,
-  // which are in no network-time geomean (held out: latency 11.1 %, energy 10.2 %; with the files' roofs alone
-  // 65.4 % and 170 %). Lower them when the model improves; never raise them silently.
+  // which are in no network-time geomean (held out: latency 10.3 % with AGX Orin's v3.0 row, energy 10.2 %; with the
+  // files' roofs alone 65.4 % and 170 %). Lower them when the model improves; never raise them silently.
   const auto j = validate();
   const auto& s = j["summary"];
   std::cout << "held-out geomean error: latency " << s["latency_geomean_error_held_out"] << ", energy "
             << s["energy_geomean_error_held_out"] << "; calibration: latency " << s["latency_geomean_error_calibration"]
             << "\n";
-  EXPECT_LT(s["latency_geomean_error_held_out"].get<double>(), 0.112);
+  EXPECT_LT(s["latency_geomean_error_held_out"].get<double>(), 0.104);
   EXPECT_LT(s["energy_geomean_error_held_out"].get<double>(), 0.105);
   // The whole-application rows apart: 139 %, predicted too fast (5.19 ms and 5.21 ms against 11 and 14 ms). It was
   // 55.2 % while the detector's 6.8 MB of weights streamed over PCIe (19.4 ms, too slow: above the bound's
   // physics); with them cached the Edge TPU part is 4.7 ms and the rest of the measured invoke (the CPU side of
   // the TFLite call beyond the derived post-processing work) is not modelled. Raised with that reason only.
   EXPECT_LT(s["latency_geomean_error_application"].get<double>(), 1.40);
-  EXPECT_GE(s["held_out_rows"].get<int>(), 12);
+  EXPECT_GE(s["held_out_rows"].get<int>(), 14);
   // Calibration beats the files' own roofs on the rows it never saw.
   EXPECT_LT(s["latency_geomean_error_held_out"].get<double>(),
             s["latency_geomean_error_held_out_uncalibrated"].get<double>());
@@ -132,23 +132,30 @@ TEST(Validation, HeldOutErrorStaysBelowTheRatchet) {
 }
 
 TEST(Validation, TheSuiteIsLargeAndSourcedAndCalibrationNeverHurtsADevice) {
-  // At least 43 published rows (2 of them whole-application) on at least 5 devices and 7 runtimes, each naming its
+  // At least 44 published rows (2 of them whole-application) on at least 5 devices and 7 runtimes, each naming its
   // source; no device's held-out rows predicted worse after calibration than with its file's roofs (latency and
   // energy).
   const auto j = validate();
   const auto& rows = j["rows"];
-  EXPECT_GE(rows.size(), 43u);
+  EXPECT_GE(rows.size(), 44u);
   EXPECT_GE(j["summary"]["application_rows"].get<int>(), 2);
-  std::set<std::string> devices, runtimes;
+  std::set<std::string> devices, runtimes, held_out_devices, held_out_runtimes;
   int with_energy = 0;
   for (const auto& r : rows) {
     devices.insert(r["device"].get<std::string>());
     runtimes.insert(r["runtime"].get<std::string>());
+    if (r["set"] == "held_out" && r["scope"] == "network") {
+      held_out_devices.insert(r["device"].get<std::string>());
+      held_out_runtimes.insert(r["runtime"].get<std::string>());
+    }
     EXPECT_FALSE(r["source"].get<std::string>().empty()) << r["id"];
     if (r.contains("measured_J")) ++with_energy;
   }
   EXPECT_GE(devices.size(), 5u);
   EXPECT_GE(runtimes.size(), 7u);
+  // The held-out network rows alone span 5 devices (an MCU pair, the Edge TPU, two Jetson GPUs) and 7 runtimes.
+  EXPECT_GE(held_out_devices.size(), 5u);
+  EXPECT_GE(held_out_runtimes.size(), 3u);
   EXPECT_GE(with_energy, 15);
   EXPECT_TRUE(j["summary"]["calibration_worse_than_file"].empty()) << j["summary"]["calibration_worse_than_file"];
   // Leave one runtime out is reported for the MCUs (several runtimes each), beside the files' own error.
