@@ -134,10 +134,10 @@ void floor_section(std::string& out, const BudgetReport& r, const model::Hardwar
     t.add(
         {fmt::format("memory {} (sum of M/B)", hw.memory[row.level].name), format_seconds(r.memory_s[row.level]), ""});
   t.add({"dispatch overhead (sum)", format_seconds(r.overhead_s), ""});
-  if (r.weight_read_bytes > 0)
+  if (r.weight_streamed_bytes > 0)
     t.add({"weights alone (weight bytes / B)", format_seconds(r.weight_stream_s),
-           fmt::format("{} / {} ({})", format_bytes(r.weight_read_bytes),
-                       format_bandwidth(r.weight_read_bytes / r.weight_stream_s),
+           fmt::format("{} / {} ({})", format_bytes(r.weight_streamed_bytes),
+                       format_bandwidth(r.weight_streamed_bytes / r.weight_stream_s),
                        hw.memory[static_cast<std::size_t>(r.plan.weight_level)].name)});
   t.add({"max of the totals", format_seconds(r.model_floor_s), overall_limit(r, hw)});
   t.add({"ESTIMATE: kernel by kernel, perfect overlap", format_seconds(r.estimate_s), "the verdict uses this"});

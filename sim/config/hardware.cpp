@@ -329,6 +329,7 @@ ComputeUnitSpec read_unit(const std::string& name, const Node& node, const Hardw
   unit.output_cost_s = read_output_cost(m).value_or(0.0);
   unit.contention_sensitivity = m.number_or_default("contention_sensitivity");
   unit.overlap = m.number_or_default("overlap");
+  unit.weight_caching = m.choice_or_default("weight_caching", model::kWeightCaching);
   handoff = m.get("handoff");
   if (auto by_op = m.get("overlap_by_op")) {
     for (auto& [key, value] : by_op->entries()) {

@@ -280,6 +280,8 @@ void write_unit(Writer& w, const model::HardwareSpec& hw, const model::ComputeUn
     w.line(4, "outstanding", q(*unit.outstanding_bytes, Dimension::Bytes), path + ".outstanding");
   if (unit.contention_sensitivity != unit_default("units.<unit>.contention_sensitivity"))
     w.line(4, "contention_sensitivity", exact_number(unit.contention_sensitivity), path + ".contention_sensitivity");
+  if (unit.weight_caching != model::WeightCaching::whole)
+    w.line(4, "weight_caching", std::string(model::kWeightCaching.name(unit.weight_caching)), path + ".weight_caching");
   if (unit.overlap != unit_default("units.<unit>.overlap"))
     w.line(4, "overlap", exact_number(unit.overlap), path + ".overlap");
   if (std::any_of(unit.overlap_by_op.begin(), unit.overlap_by_op.end(), [](const auto& o) { return o.has_value(); })) {

@@ -59,6 +59,7 @@ model::RuntimeUnitProfile read_unit(const std::string& name, const Node& node) {
   p.weights = m.text("weights");
   if (auto w = m.get("weights")) p.weights_at = w->location();
   if (auto f = m.choice("fusion", model::kRuntimeFusion)) p.fuses = *f;
+  p.weight_caching = m.choice("weight_caching", model::kWeightCaching);
   return p;
 }
 
@@ -168,6 +169,7 @@ std::string runtime_yaml(const model::RuntimeProfile& profile, const std::string
       out += fmt::format("    output_cost: \"{}\"\n", exact_quantity(*u.output_cost_s, core::Dimension::Seconds));
     if (u.weights) out += fmt::format("    weights: {}\n", quoted(*u.weights));
     if (u.fuses) out += fmt::format("    fusion: {}\n", model::kRuntimeFusion.name(*u.fuses));
+    if (u.weight_caching) out += fmt::format("    weight_caching: {}\n", model::kWeightCaching.name(*u.weight_caching));
   }
   return out;
 }

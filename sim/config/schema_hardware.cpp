@@ -262,6 +262,16 @@ std::vector<Key> unit_compute_keys() {
        .example = "1",
        .description = "how strongly contention curves act on this unit: its factor is 1 + sensitivity x "
                       "(curve - 1)"},
+      {.path = "units.<unit>.weight_caching",
+       .kind = Kind::choice,
+       .choices = model::kWeightCaching.names(),
+       .fallback = "whole",
+       .example = "partial",
+       .description = "where the weights live when the whole set does not fit an on-chip level of the unit's "
+                      "path beside the activation peak: `whole`: all stream from the path's last level; "
+                      "`partial`: as many as fit stay on chip (in execution order), only the rest stream (the "
+                      "Edge TPU compiler's parameter caching). The estimate's only: the bound always takes the "
+                      "best case (every on-chip level's capacity holds weights). A runtime profile may set it"},
       {.path = "units.<unit>.overlap",
        .kind = Kind::number,
        .range = Range::fraction,

@@ -92,6 +92,14 @@ const Table& runtime_table() {
            .example = "flash",
            .description = "the memory level (on the unit's path) the runtime keeps the weights in, e.g. flash for "
                           "an MCU runtime that reads them in place"},
+          {.path = "units.<unit>.weight_caching",
+           .kind = Kind::choice,
+           .choices = model::kWeightCaching.names(),
+           .default_note = "the hardware file's",
+           .example = "partial",
+           .description = "as in a hardware file: `partial` when the runtime keeps on chip as many weights as fit "
+                          "and streams only the rest (the Edge TPU compiler), `whole` when it streams them all "
+                          "unless every one fits"},
           {.path = "units.<unit>.fusion",
            .kind = Kind::choice,
            .choices = model::kRuntimeFusion.names(),

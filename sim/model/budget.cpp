@@ -147,8 +147,13 @@ std::vector<double> add_floor(BudgetReport& r, const HardwareSpec& hw, const Net
     r.kernels.push_back(row);
   }
   for (const auto& k : r.plan.kernels) r.weight_read_bytes += k.weight_bytes;
+  double stored = 0;
+  for (double b : r.plan.weight_bytes_at) stored += b;
+  r.weight_streamed_bytes = r.weight_read_bytes;  // a partial cache reads only the uncached share from the level
+  if (r.plan.weight_level >= 0 && stored > 0)
+    r.weight_streamed_bytes *= r.plan.weight_bytes_at[static_cast<std::size_t>(r.plan.weight_level)] / stored;
   if (r.plan.weight_level >= 0 && bandwidths[static_cast<std::size_t>(r.plan.weight_level)] > 0)
-    r.weight_stream_s = r.weight_read_bytes / bandwidths[static_cast<std::size_t>(r.plan.weight_level)];
+    r.weight_stream_s = r.weight_streamed_bytes / bandwidths[static_cast<std::size_t>(r.plan.weight_level)];
   double memory_max = 0;
   for (std::size_t lv = 0; lv < hw.memory.size(); ++lv) {
     if (r.memory_s[lv] > memory_max) {

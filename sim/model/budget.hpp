@@ -126,6 +126,7 @@ struct BudgetReport {
   double no_overlap_s = 0;               // sum over kernels of the no-overlap time
   double weight_read_bytes = 0;          // weight bytes read per inference
   double weight_stream_s = 0;            // those bytes at the weights' level bandwidth: the seed's batch-one formula
+  double weight_streamed_bytes = 0;      // the part of them read from the weights' level (the rest cached on chip)
   LimitKind limit = LimitKind::compute;  // what binds the model as a whole
   int limit_level = -1;
 

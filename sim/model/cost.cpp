@@ -122,13 +122,16 @@ KernelTime kernel_time(const Kernel& kernel, const ComputeUnitSpec& unit, const 
                        const RunPoint& run, Roofs roofs) {
   KernelTime t;
   t.compute_s = compute_time_s(kernel, unit, run, roofs);
-  t.memory_s.assign(kernel.bytes.size(), 0.0);
+  // The bound reads the best case's traffic (weights on chip up to the declared capacity, plan.hpp).
+  const std::vector<double>& bytes =
+      roofs == Roofs::peak && kernel.bound_bytes.size() == kernel.bytes.size() ? kernel.bound_bytes : kernel.bytes;
+  t.memory_s.assign(bytes.size(), 0.0);
   double memory_max_s = 0;
   double memory_sum_s = 0;
-  for (std::size_t lv = 0; lv < kernel.bytes.size(); ++lv) {
-    if (kernel.bytes[lv] <= 0) continue;
+  for (std::size_t lv = 0; lv < bytes.size(); ++lv) {
+    if (bytes[lv] <= 0) continue;
     FRAMESIM_ASSERT(bandwidths_Bps[lv] > 0, "bytes only at levels on the unit's path");
-    t.memory_s[lv] = kernel.bytes[lv] / bandwidths_Bps[lv];
+    t.memory_s[lv] = bytes[lv] / bandwidths_Bps[lv];
     memory_sum_s += t.memory_s[lv];
     if (t.limit_level < 0 || t.memory_s[lv] > memory_max_s) {
       memory_max_s = t.memory_s[lv];
@@ -144,7 +147,7 @@ KernelTime kernel_time(const Kernel& kernel, const ComputeUnitSpec& unit, const 
   else t.limit = memory_max_s > t.compute_s ? LimitKind::memory : LimitKind::compute;
   if (t.limit_level >= 0) {
     const auto lv = static_cast<std::size_t>(t.limit_level);
-    t.intensity = kernel.total_ops / kernel.bytes[lv];
+    t.intensity = kernel.total_ops / bytes[lv];
     // The ridge of the kernel's mix of precisions: its ops over its compute time, per byte/s.
     const double c = t.compute_s > 0 ? kernel.total_ops / t.compute_s : 0.0;
     t.ridge = c / bandwidths_Bps[lv];

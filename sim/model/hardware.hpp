@@ -149,6 +149,14 @@ struct HandoffSpec {
   std::optional<Precision> host_precision;  // the host-side tensors' precision (unset: the network's)
 };
 
+/// How a unit's runtime keeps weights on chip when the whole set does not fit (`units.<unit>.weight_caching`):
+/// `whole`: on chip only when every weight fits there (the capacity rule of plan.hpp), else all streamed;
+/// `partial`: as many as fit beside the activation peak, in execution order, the rest streamed (the Edge TPU
+/// compiler's parameter caching).
+enum class WeightCaching { whole, partial };
+inline constexpr auto kWeightCaching =
+    core::enum_table<WeightCaching>({{WeightCaching::whole, "whole"}, {WeightCaching::partial, "partial"}});
+
 struct ComputeUnitSpec {
   std::string name;
   UnitKind kind = UnitKind::cpu;
@@ -182,6 +190,7 @@ struct ComputeUnitSpec {
   /// Where the runtime keeps the weights (a runtime profile's `weights`): an index into HardwareSpec::memory on
   /// the unit's path. Unset: the capacity rule of plan.hpp decides.
   std::optional<std::size_t> weights_level;
+  WeightCaching weight_caching = WeightCaching::whole;  // with no weights_level: how much goes on chip
   bool runtime_fuses = true;  // false: the runtime runs every layer as its own kernel (a profile's `fusion: none`)
   std::optional<UnitCapabilities> capabilities;  // none: it runs every layer
 

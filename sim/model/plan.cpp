@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "core/error.hpp"
+#include "model/weight_placement.hpp"
 
 namespace framesim::model {
 
@@ -247,52 +248,52 @@ Lifetimes tensor_lifetimes(const NetworkSpec& net, const std::vector<Group>& gro
   return life;
 }
 
-/// Places weights, state and every stored tensor: activations in writable levels (innermost first) where the
-/// largest live set over their lifetime fits beside any weights there; the outermost writable one is home.
-void place_tensors(ExecutionPlan& plan, const NetworkSpec& net, const HardwareSpec& hw, const ComputeUnitSpec& unit,
-                   const Lifetimes& life) {
+/// Where every stored tensor lives: activations in writable levels (innermost first) where the largest live set
+/// over their lifetime fits beside the weights `resident` there (bytes per level); graph inputs and outputs in the
+/// outermost writable level, the home.
+std::vector<int> activation_levels(const NetworkSpec& net, const HardwareSpec& hw, const ComputeUnitSpec& unit,
+                                   const Lifetimes& life, const std::vector<double>& resident) {
   const std::size_t n_tensors = net.tensors.size();
   const auto& storage = life.storage;
   std::vector<std::size_t> writable;
   for (std::size_t lv : unit.memory_path)
     if (is_writable(hw.memory[lv].kind)) writable.push_back(lv);
   FRAMESIM_ASSERT(!writable.empty(), "validated: every unit reaches a writable level");
-  plan.activation_home = static_cast<int>(writable.back());
-  plan.state_level = plan.activation_home;
-  const double total_weights = net.total_weight_bytes();
-  plan.weight_level = static_cast<int>(unit.memory_path.back());
-  if (unit.weights_level) plan.weight_level = static_cast<int>(*unit.weights_level);  // the runtime's choice
-  for (std::size_t lv : writable) {
-    if (unit.weights_level) break;
-    const auto& level = hw.memory[lv];
-    if (is_on_chip(level.kind) && total_weights + plan.peak_activation_bytes <= level.capacity_bytes) {
-      plan.weight_level = static_cast<int>(lv);
-      break;
-    }
-  }
-
-  plan.tensor_level.assign(n_tensors, -1);
+  const int home = static_cast<int>(writable.back());
+  std::vector<int> level(n_tensors, -1);
   std::set<int> graph_inputs;
   for (int t : net.inputs) graph_inputs.insert(storage[static_cast<std::size_t>(t)]);
   for (std::size_t s = 0; s < n_tensors; ++s) {
     if (!life.is_stored(s)) continue;
-    int chosen = plan.activation_home;
+    int chosen = home;
     if (!graph_inputs.count(static_cast<int>(s)) && !life.graph_outputs.count(static_cast<int>(s))) {
       const auto [from, to] = life.span(s);
       double worst = 0;
       for (int k = from; k <= to; ++k) worst = std::max(worst, life.live[static_cast<std::size_t>(k)]);
       for (std::size_t lv : writable) {
-        const double resident = plan.weight_level == static_cast<int>(lv) ? total_weights : 0.0;
-        if (worst + resident <= hw.memory[lv].capacity_bytes) {
+        if (worst + resident[lv] <= hw.memory[lv].capacity_bytes) {
           chosen = static_cast<int>(lv);
           break;
         }
       }
     }
-    plan.tensor_level[s] = chosen;
+    level[s] = chosen;
   }
-  for (std::size_t t = 0; t < n_tensors; ++t)
-    plan.tensor_level[t] = plan.tensor_level[static_cast<std::size_t>(storage[t])];
+  for (std::size_t t = 0; t < n_tensors; ++t) level[t] = level[static_cast<std::size_t>(storage[t])];
+  return level;
+}
+
+/// Places weights (the runtime's placement, weight_placement.hpp), state and every stored tensor.
+void place_tensors(ExecutionPlan& plan, const NetworkSpec& net, const HardwareSpec& hw, const ComputeUnitSpec& unit,
+                   const Lifetimes& life, const WeightPlacement& weights) {
+  std::size_t home = unit.memory_path.back();
+  for (std::size_t lv : unit.memory_path)
+    if (is_writable(hw.memory[lv].kind)) home = lv;
+  plan.activation_home = static_cast<int>(home);
+  plan.state_level = plan.activation_home;
+  plan.weight_level = weights.home;
+  plan.weight_bytes_at = weights.stored_at;
+  plan.tensor_level = activation_levels(net, hw, unit, life, weights.stored_at);
 }
 
 /// What each level holds: the weights, the state, and the activations live at the peak kernel.
@@ -304,7 +305,8 @@ void fill_footprint(ExecutionPlan& plan, const NetworkSpec& net, const HardwareS
         {static_cast<std::size_t>(lv), 0, 0, 0, hw.memory[static_cast<std::size_t>(lv)].capacity_bytes});
     return plan.footprint.back();
   };
-  footprint(plan.weight_level).weight_bytes += net.total_weight_bytes();
+  for (std::size_t lv = 0; lv < plan.weight_bytes_at.size(); ++lv)
+    if (plan.weight_bytes_at[lv] > 0) footprint(static_cast<int>(lv)).weight_bytes += plan.weight_bytes_at[lv];
   footprint(plan.state_level).state_bytes += net.total_state_bytes();
   // Peak live activations per level (at the kernel with the largest total).
   std::vector<double> per_level(hw.memory.size(), 0.0);
@@ -318,9 +320,10 @@ void fill_footprint(ExecutionPlan& plan, const NetworkSpec& net, const HardwareS
     if (per_level[lv] > 0) footprint(static_cast<int>(lv)).activation_bytes += per_level[lv];
 }
 
-/// Kernel `k` (group `g`): its name, ops by precision and class, bytes per level, traversals.
+/// Kernel `k` (group `g`): its name, ops by precision and class, bytes per level (tensors at `tensor_level`,
+/// weights as `weights` places them), traversals.
 Kernel make_kernel(int k, const Group& g, const ExecutionPlan& plan, const NetworkSpec& net, const HardwareSpec& hw,
-                   const Lifetimes& life) {
+                   const Lifetimes& life, const std::vector<int>& tensor_level, const WeightPlacement& weights) {
   const auto& storage = life.storage;
   const auto& producer_kernel = life.producer_kernel;
   const auto& last_reader = life.last_reader;
@@ -370,7 +373,7 @@ Kernel make_kernel(int k, const Group& g, const ExecutionPlan& plan, const Netwo
     for (std::size_t i = 0; i < layer.inputs.size(); ++i) {
       const int s = storage[static_cast<std::size_t>(layer.inputs[i])];
       if (producer_kernel[static_cast<std::size_t>(s)] == k) continue;  // on chip inside the group
-      const int lv = plan.tensor_level[static_cast<std::size_t>(s)];
+      const int lv = tensor_level[static_cast<std::size_t>(s)];
       const double b = effective_bytes(layer.input_access[i], hw.memory[static_cast<std::size_t>(lv)].line_bytes);
       if (b <= 0) continue;
       add_bytes(lv, b);
@@ -382,16 +385,21 @@ Kernel make_kernel(int k, const Group& g, const ExecutionPlan& plan, const Netwo
     if (stored[static_cast<std::size_t>(out)] &&
         (last_reader[static_cast<std::size_t>(out)] > k || graph_outputs.count(out))) {
       const double b = net.tensors[static_cast<std::size_t>(out)].bytes();
-      add_bytes(plan.tensor_level[static_cast<std::size_t>(out)], b);
+      add_bytes(tensor_level[static_cast<std::size_t>(out)], b);
       ++kernel.traversals;
       ++kernel.tail_traversals;
       kernel.activation_bytes += b;
     }
     if (layer.weight_access.bytes > 0) {
-      const double b =
-          effective_bytes(layer.weight_access, hw.memory[static_cast<std::size_t>(plan.weight_level)].line_bytes);
-      add_bytes(plan.weight_level, b);
-      kernel.weight_bytes += b;
+      const auto& split = weights.of_layer[static_cast<std::size_t>(m)];
+      // A layer whose stored size is zero but which reads weights (none in practice) reads them at the home.
+      const std::vector<std::pair<int, double>> whole{{weights.home, 1.0}};
+      for (const auto& [lv, share] : split.empty() ? whole : split) {
+        const double b =
+            share * effective_bytes(layer.weight_access, hw.memory[static_cast<std::size_t>(lv)].line_bytes);
+        add_bytes(lv, b);
+        kernel.weight_bytes += b;
+      }
     }
     if (layer.state_read.bytes > 0 || layer.state_write_bytes > 0) {
       add_bytes(plan.state_level,
@@ -426,10 +434,19 @@ ExecutionPlan plan_network(const NetworkSpec& net, const HardwareSpec& hw, std::
       plan.peak_kernel = static_cast<std::size_t>(k);
     }
   }
-  place_tensors(plan, net, hw, unit, life);
+  const WeightPlacement weights = runtime_weight_placement(net, hw, unit, plan.peak_activation_bytes);
+  place_tensors(plan, net, hw, unit, life, weights);
   fill_footprint(plan, net, hw, life);
-  for (int k = 0; k < n_kernels; ++k)
-    plan.kernels.push_back(make_kernel(k, groups[static_cast<std::size_t>(k)], plan, net, hw, life));
+  // The bound's traffic: the best case's weights, activations placed as if no weight took their room.
+  const WeightPlacement best = best_weight_placement(net, hw, unit);
+  plan.bound_weight_bytes_at = best.stored_at;
+  const std::vector<int> bound_levels =
+      activation_levels(net, hw, unit, life, std::vector<double>(hw.memory.size(), 0.0));
+  for (int k = 0; k < n_kernels; ++k) {
+    const Group& g = groups[static_cast<std::size_t>(k)];
+    plan.kernels.push_back(make_kernel(k, g, plan, net, hw, life, plan.tensor_level, weights));
+    plan.kernels.back().bound_bytes = make_kernel(k, g, plan, net, hw, life, bound_levels, best).bytes;
+  }
   return plan;
 }
 

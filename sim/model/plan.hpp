@@ -43,6 +43,9 @@ struct Kernel {
   std::vector<double> bytes;  // per memory level (index into HardwareSpec::memory)
   double total_bytes = 0;
   double weight_bytes = 0;  // weight bytes read (part of `bytes`)
+  /// Bytes per level with the weights where no runtime can beat (weight_placement.hpp, the best case) and
+  /// activations where they would fit beside none: what the bound (peak roofs) reads. Empty: `bytes`.
+  std::vector<double> bound_bytes;
 
   // Traversals: full reads or writes of activation tensors in memory (the seed's fusion measure).
   int traversals_unfused = 0;       // if every member ran as its own kernel
@@ -64,10 +67,12 @@ struct LevelFootprint {
 
 struct ExecutionPlan {
   std::size_t unit = 0;
-  std::vector<Kernel> kernels;       // execution order
-  std::vector<int> kernel_of_layer;  // kernel index per layer
-  std::vector<int> tensor_level;     // level holding each tensor's storage; -1 never stored
-  int weight_level = -1;
+  std::vector<Kernel> kernels;                // execution order
+  std::vector<int> kernel_of_layer;           // kernel index per layer
+  std::vector<int> tensor_level;              // level holding each tensor's storage; -1 never stored
+  int weight_level = -1;                      // the level holding the streamed weights (or every weight)
+  std::vector<double> weight_bytes_at;        // stored weight bytes per level: the runtime's placement
+  std::vector<double> bound_weight_bytes_at;  // the same for the best case the bound uses
   int state_level = -1;
   int activation_home = -1;               // outermost writable level of the unit's path
   double peak_activation_bytes = 0;       // largest live set of stored activations

@@ -39,6 +39,7 @@ HardwareSpec apply_runtime(const HardwareSpec& hw, const RuntimeProfile& profile
     if (p.dispatch_overhead_s) unit.dispatch_overhead_s = *p.dispatch_overhead_s;
     if (p.output_cost_s) unit.output_cost_s = *p.output_cost_s;
     if (p.fuses) unit.runtime_fuses = *p.fuses;
+    if (p.weight_caching) unit.weight_caching = *p.weight_caching;
     if (p.weights) {
       const auto lv = out.find_level(*p.weights);
       bool on_path = false;
@@ -76,6 +77,7 @@ RuntimeProfile runtime_from(const HardwareSpec& base, const HardwareSpec& tuned,
   p.output_cost_s = t.output_cost_s;
   if (t.weights_level && t.weights_level != b.weights_level) p.weights = tuned.memory.at(*t.weights_level).name;
   if (t.runtime_fuses != b.runtime_fuses) p.fuses = t.runtime_fuses;
+  if (t.weight_caching != WeightCaching::whole) p.weight_caching = t.weight_caching;  // the runtime's, said always
   r.units.push_back(p);
   return r;
 }

@@ -39,6 +39,7 @@ struct RuntimeUnitProfile {
   std::optional<double> output_cost_s;
   std::optional<std::string> weights;  // memory level holding the weights
   std::optional<bool> fuses;           // false: every layer its own kernel (`fusion: none`)
+  std::optional<WeightCaching> weight_caching;
 };
 /// The names of RuntimeUnit::fuses (`units.<unit>.fusion`).
 inline constexpr auto kRuntimeFusion = core::enum_table<bool>({{true, "auto"}, {false, "none"}});

@@ -124,6 +124,7 @@ const std::vector<std::pair<std::string, std::string>> kTested = {
     {"hardware", "units.<unit>.dispatch_overhead"},
     {"hardware", "units.<unit>.contention_sensitivity"},
     {"hardware", "units.<unit>.overlap"},
+    {"hardware", "units.<unit>.weight_caching"},
     {"hardware", "units.<unit>.handoff.efficiency"},
     {"hardware", "units.<unit>.handoff.launch"},
     {"hardware", "units.<unit>.operating_points[].voltage"},
@@ -274,6 +275,7 @@ TEST(Defaults, TheHardwareReaderActsAsDocumented) {
   EXPECT_DOUBLE_EQ(cpu.contention_sensitivity,
                    documented_number(kHardwareFiles, "units.<unit>.contention_sensitivity"));
   EXPECT_DOUBLE_EQ(cpu.overlap, documented_number(kHardwareFiles, "units.<unit>.overlap"));  // "1 (perfect ...)"
+  EXPECT_EQ(model::kWeightCaching.name(cpu.weight_caching), documented(kHardwareFiles, "units.<unit>.weight_caching"));
   EXPECT_DOUBLE_EQ(cpu.static_power_W,
                    documented_quantity(kHardwareFiles, "units.<unit>.static_power", core::Dimension::Watts));
   // An operating point without a voltage: "1 V".

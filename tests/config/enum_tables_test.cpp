@@ -65,6 +65,8 @@ std::vector<ChoiceKey> choice_keys() {
       {"scenario", "networks.<network>.fusion", model::kFusionModes.names()},
       {"network", "fusion", model::kFusionModes.names()},
       {"runtime", "units.<unit>.fusion", model::kRuntimeFusion.names()},
+      {"hardware", "units.<unit>.weight_caching", model::kWeightCaching.names()},
+      {"runtime", "units.<unit>.weight_caching", model::kWeightCaching.names()},
       {"sweep", "mode", config::kSweepModes.names()},
       {"sweep", "axes.<key_path>.scale", config::kAxisScales.names()},
       // Names of their own tables (model/precision.hpp, model/op_class.hpp) and plain words read as text.

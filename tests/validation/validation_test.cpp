@@ -37,12 +37,32 @@ TEST(Validation, TheBoundNeverExceedsAPublishedMeasurement) {
     EXPECT_LE(row["bound_s"].get<double>(), row["measured_s"].get<double>()) << row["id"] << ": " << row["source"];
   }
   EXPECT_TRUE(j["summary"]["bound_above_measured"].empty());
-  // Whole-application rows (their bound: the network's at peak roofs plus the other stages at peak) are reported
-  // apart. Ratchet, a finding: Coral's SSD MobileNet v1 (11 ms) is below its bound, 14.8 ms, because the plan puts
-  // its 6.8 MB of weights in host memory (weights plus the 2.2 MB activation peak exceed the 8 MiB SRAM), streamed
-  // over PCIe at 500 MB/s; the Edge TPU compiler caches what fits on chip (hardware/coral_edge_tpu.yaml, schema
-  // gap). Lower this to 0 when weight placement is partial; never raise it.
-  EXPECT_LE(j["summary"]["application_bound_above_measured"].size(), 1u) << j["summary"];
+  // Whole-application rows (their bound: the network's at peak roofs plus the other stages at peak) hold too.
+  EXPECT_TRUE(j["summary"]["application_bound_above_measured"].empty()) << j["summary"];
+}
+
+TEST(Validation, SsdMobileNetV1BoundByHandKeepsItsWeightsOnChip) {
+  // Coral's SSD MobileNet v1 (11 ms) was once below its bound (14.76 ms): the plan streamed all 6.813 MB of its
+  // weights over PCIe (6.813 MB / 500 MB/s = 13.63 ms alone, more than the measurement) because weights plus the
+  // 2.16 MB activation peak exceed the 8 MiB SRAM. The Edge TPU caches parameters on chip and streams only what
+  // does not fit (coral.ai/docs/edgetpu/compiler, "Parameter data caching"); the bound takes the best case: the
+  // SRAM's whole declared capacity for weights. By hand: 6,813 kB <= 8 MiB = 8,388,608 B, so no weight byte crosses
+  // the link; what must cross it is the 300x300x3 int8 input (270,000 B) and the heads' outputs (1917 anchors x
+  // (4 box + 91 class) int8 = 182,115 B): 452,115 B / 500 MB/s = 904.2 us; the arithmetic, 2.511 GOP / 4 TOP/s =
+  // 627.8 us. The network's bound is at least the larger of the two, and with the post-processing stage at peak
+  // (0.784 M fp32 ops / 6 GFLOP/s, one A53 core = 130.7 us) below the 11 ms measured.
+  const auto j = validate();
+  bool seen = false;
+  for (const auto& r : j["rows"]) {
+    if (r["id"] != "coral-ssd_mobilenet_v1") continue;
+    seen = true;
+    const double post_s = 0.784e6 / 6e9, link_s = 452115.0 / 500e6, compute_s = 2.511e9 / 4e12;
+    const double network_bound_s = r["bound_s"].get<double>() - post_s;
+    EXPECT_GE(network_bound_s, std::max(link_s, compute_s) * (1 - 1e-3)) << r;
+    EXPECT_LT(r["bound_s"].get<double>(), 11e-3) << r;
+    EXPECT_LT(network_bound_s, 6.813e6 / 500e6) << "the weights still stream in the bound";
+  }
+  EXPECT_TRUE(seen);
 }
 
 TEST(Validation, WholeApplicationRowsArePredictedAsStagesAndKeptOutOfTheNetworkGeomean) {
@@ -79,19 +99,23 @@ TEST(Validation, WholeApplicationRowsArePredictedAsStagesAndKeptOutOfTheNetworkG
 }
 
 TEST(Validation, HeldOutErrorStaysBelowTheRatchet) {
-  // Ratchet: the figures reached when runtime profiles and the output cost came in, unchanged by the
-  // whole-application rows, which are in no network-time geomean (held out: latency 11.9 %, energy 10.2 %; with the
+  // Ratchet: the figures reached when the Edge TPU's weights were cached on chip up to its SRAM (partial weight
+  // caching: Coral's ResNet and VGG rows stream only what does not fit), unchanged by the whole-application rows,
+  // which are in no network-time geomean (held out: latency 10.3 % with AGX Orin's v3.0 row, energy 10.2 %; with the
   // files' roofs alone 65.4 % and 170 %). Lower them when the model improves; never raise them silently.
   const auto j = validate();
   const auto& s = j["summary"];
   std::cout << "held-out geomean error: latency " << s["latency_geomean_error_held_out"] << ", energy "
             << s["energy_geomean_error_held_out"] << "; calibration: latency " << s["latency_geomean_error_calibration"]
             << "\n";
-  EXPECT_LT(s["latency_geomean_error_held_out"].get<double>(), 0.12);
+  EXPECT_LT(s["latency_geomean_error_held_out"].get<double>(), 0.104);
   EXPECT_LT(s["energy_geomean_error_held_out"].get<double>(), 0.105);
-  // The whole-application rows apart: 55.2 % (Coral's SSD detectors, the network stage's weights streamed).
-  EXPECT_LT(s["latency_geomean_error_application"].get<double>(), 0.56);
-  EXPECT_GE(s["held_out_rows"].get<int>(), 12);
+  // The whole-application rows apart: 139 %, predicted too fast (5.19 ms and 5.21 ms against 11 and 14 ms). It was
+  // 55.2 % while the detector's 6.8 MB of weights streamed over PCIe (19.4 ms, too slow: above the bound's
+  // physics); with them cached the Edge TPU part is 4.7 ms and the rest of the measured invoke (the CPU side of
+  // the TFLite call beyond the derived post-processing work) is not modelled. Raised with that reason only.
+  EXPECT_LT(s["latency_geomean_error_application"].get<double>(), 1.40);
+  EXPECT_GE(s["held_out_rows"].get<int>(), 14);
   // Calibration beats the files' own roofs on the rows it never saw.
   EXPECT_LT(s["latency_geomean_error_held_out"].get<double>(),
             s["latency_geomean_error_held_out_uncalibrated"].get<double>());
@@ -108,23 +132,30 @@ TEST(Validation, HeldOutErrorStaysBelowTheRatchet) {
 }
 
 TEST(Validation, TheSuiteIsLargeAndSourcedAndCalibrationNeverHurtsADevice) {
-  // At least 43 published rows (2 of them whole-application) on at least 5 devices and 7 runtimes, each naming its
+  // At least 44 published rows (2 of them whole-application) on at least 5 devices and 7 runtimes, each naming its
   // source; no device's held-out rows predicted worse after calibration than with its file's roofs (latency and
   // energy).
   const auto j = validate();
   const auto& rows = j["rows"];
-  EXPECT_GE(rows.size(), 43u);
+  EXPECT_GE(rows.size(), 44u);
   EXPECT_GE(j["summary"]["application_rows"].get<int>(), 2);
-  std::set<std::string> devices, runtimes;
+  std::set<std::string> devices, runtimes, held_out_devices, held_out_runtimes;
   int with_energy = 0;
   for (const auto& r : rows) {
     devices.insert(r["device"].get<std::string>());
     runtimes.insert(r["runtime"].get<std::string>());
+    if (r["set"] == "held_out" && r["scope"] == "network") {
+      held_out_devices.insert(r["device"].get<std::string>());
+      held_out_runtimes.insert(r["runtime"].get<std::string>());
+    }
     EXPECT_FALSE(r["source"].get<std::string>().empty()) << r["id"];
     if (r.contains("measured_J")) ++with_energy;
   }
   EXPECT_GE(devices.size(), 5u);
   EXPECT_GE(runtimes.size(), 7u);
+  // The held-out network rows alone span 5 devices (an MCU pair, the Edge TPU, two Jetson GPUs) and 7 runtimes.
+  EXPECT_GE(held_out_devices.size(), 5u);
+  EXPECT_GE(held_out_runtimes.size(), 3u);
   EXPECT_GE(with_energy, 15);
   EXPECT_TRUE(j["summary"]["calibration_worse_than_file"].empty()) << j["summary"]["calibration_worse_than_file"];
   // Leave one runtime out is reported for the MCUs (several runtimes each), beside the files' own error.
