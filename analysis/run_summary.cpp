@@ -168,7 +168,7 @@ RunSummary read_run_summary(const json& summary, const std::string& file) {
 }
 
 json read_json_file(const std::string& file) {
-  const std::string text = core::read_file(file);
+  const std::string text = core::read_own_file(file);
   try {
     return json::parse(text);
   } catch (const json::parse_error& e) {
