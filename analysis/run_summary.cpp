@@ -332,7 +332,7 @@ json write_run_summary(const RunSummary& s) {
 }
 
 json read_json_file(const std::string& file) {
-  const std::string text = core::read_file(file);
+  const std::string text = core::read_own_file(file);
   try {
     return json::parse(text);
   } catch (const json::parse_error& e) {

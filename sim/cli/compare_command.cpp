@@ -28,6 +28,15 @@ int run_compare(const CompareArgs& args) {
                            ? fs::path("runs") / fmt::format("compare-{}-vs-{}", fs::path(args.a).stem().string(),
                                                             fs::path(args.b).stem().string())
                            : fs::path(args.out);
+  // A run folder compared is an input even where compare does not read (its own report.html): never written into.
+  for (const std::string& input : {args.a, args.b}) {
+    std::error_code ec;
+    if (fs::is_directory(input, ec) && fs::equivalent(input, out, ec))
+      throw core::UserError(
+          fmt::format("-o: {} is one of the run folders compared; its report.html would be "
+                      "replaced: give another folder",
+                      out.string()));
+  }
   const std::string text = analysis::compare_text(c);
   // Whole or not at all: a full disk leaves no compare.json without its compare.txt and report.html.
   core::write_files_atomic(

@@ -248,7 +248,7 @@ class Driver {
       if (complete(out, todo.size())) break;
       if (shard_.count == 1)
         throw core::UserError(fmt::format("map: batch {} did not finish: {}", file.string(),
-                                          fs::exists(log) ? core::read_file(log) : std::string()));
+                                          fs::exists(log) ? core::read_own_file(log) : std::string()));
       std::this_thread::sleep_for(std::chrono::seconds(2));
     }
     for (std::size_t i = 0; i < todo.size(); ++i) {
@@ -397,7 +397,7 @@ void write_best(const MapArgs& a, const config::MapSpace& space, const MapSearch
   if (std::system(command.c_str()) == 0) {
     std::vector<std::string> same, differ;
     for (const char* f : {"frames.csv", "stages.csv"})
-      (core::read_file(rerun / f) == core::read_file(d.run_of(m) / f) ? same : differ).emplace_back(f);
+      (core::read_own_file(rerun / f) == core::read_own_file(d.run_of(m) / f) ? same : differ).emplace_back(f);
     report.reproduced = differ.empty()
                             ? fmt::format(" (rerun: {} identical byte for byte)", core::join_list(same, ", "))
                             : fmt::format(" (rerun: {} DIFFER)", core::join_list(differ, ", "));

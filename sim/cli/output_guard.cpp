@@ -133,11 +133,16 @@ void check_replaceable(const fs::path& out, const std::vector<std::string>& also
   if (!fs::exists(out, ec)) return;
   if (!fs::is_directory(out, ec))
     throw core::UserError(fmt::format("{}: {} exists and is not a folder: not replacing it", option, out.string()));
+  if (const std::string input = core::input_within(out); !input.empty())
+    throw core::UserError(
+        fmt::format("{}: {} holds {}, an input of this command: not replacing it, even with "
+                    "--force; choose another folder",
+                    option, out.string(), input));
   if (force) return;
   std::set<std::string> ours(also_ours.begin(), also_ours.end());
   ours.insert(kWrittenFilesList);
   if (fs::exists(out / kWrittenFilesList, ec)) {
-    std::istringstream list(core::read_file(out / kWrittenFilesList));
+    std::istringstream list(core::read_own_file(out / kWrittenFilesList));
     for (std::string line; std::getline(list, line);)
       if (!line.empty() && line.front() != '#') ours.insert(line);
   } else if (also_ours.empty() && fs::exists(out / "summary.json", ec)) {

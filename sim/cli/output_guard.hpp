@@ -63,7 +63,8 @@ void list_written_files(const std::filesystem::path& folder);
 
 /// Refuses (core::UserError naming `option`) to replace `out` when it holds anything framesim did not write: an
 /// entry neither in its kWrittenFilesList nor among `also_ours` (the names the new run writes: a folder from a
-/// framesim that kept no list); with `force` only a file at `out` is refused. Nothing to check when `out` does not
+/// framesim that kept no list); with `force` only a file at `out` is refused. A folder holding one of the command's
+/// inputs (core::input_within) is refused even with `force`. Nothing to check when `out` does not
 /// exist. A folder without the list but with a summary.json passes when `also_ours` is empty (checked again once the
 /// new run's names are known).
 void check_replaceable(const std::filesystem::path& out, const std::vector<std::string>& also_ours,

@@ -155,7 +155,7 @@ std::vector<analysis::SweepResult> gather(const std::vector<fs::path>& dirs, jso
       if (entry.path().extension() != ".json") continue;
       json p;
       try {
-        p = json::parse(core::read_file(entry.path()));
+        p = json::parse(core::read_own_file(entry.path()));
       } catch (const json::exception& e) {
         throw core::UserError(fmt::format("{}: not a point result: {}", entry.path().string(), e.what()));
       }
@@ -185,7 +185,7 @@ constexpr int kExitNoCapture = 125;
 std::string failure_reason(const fs::path& work, int status) {
   std::string said;
   try {
-    said = core::read_file(work / "stderr.txt");
+    said = core::read_own_file(work / "stderr.txt");
   } catch (const core::UserError&) {
   }
   while (!said.empty() && (said.back() == '\n' || said.back() == '\r')) said.pop_back();
@@ -295,7 +295,7 @@ std::vector<std::size_t> points_to_run(const std::vector<config::SweepPoint>& po
     const auto file = point_file(dir, p.index);
     if (fs::exists(file)) {
       try {
-        if (json::parse(core::read_file(file))["hash"] == hashes[p.index]) {
+        if (json::parse(core::read_own_file(file))["hash"] == hashes[p.index]) {
           ++done_before;
           continue;
         }
@@ -547,7 +547,7 @@ int run_merge(const MergeArgs& a) {
   for (const auto& dir : dirs) {
     if (fs::equivalent(dir / "points", out / "points")) continue;  // merging into this folder: its points are there
     for (const auto& entry : fs::directory_iterator(dir / "points"))
-      core::write_file_atomic(out / "points" / entry.path().filename(), core::read_file(entry.path()));
+      core::write_file_atomic(out / "points" / entry.path().filename(), core::read_own_file(entry.path()));
   }
   write_answers(out, sweep, results, provenance({}, {}));
   return 0;

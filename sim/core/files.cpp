@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <mutex>
 #include <sstream>
 
 #include <fcntl.h>
@@ -79,6 +80,42 @@ fs::path link_target(const fs::path& path) {
   }
 }
 
+/// The files this process has read as inputs (device and inode, and the path as given): a write never replaces one.
+struct InputFile {
+  dev_t device;
+  ino_t inode;
+  std::string shown;
+  fs::path canonical;  // where it is, links resolved
+};
+std::mutex inputs_mutex;
+std::vector<InputFile>& inputs_read() {
+  static std::vector<InputFile> inputs;
+  return inputs;
+}
+
+/// Notes the regular file described by `st` (opened or checked as `path`) as an input of this process.
+void note_input(const fs::path& path, const struct stat& st) {
+  if (!S_ISREG(st.st_mode)) return;
+  const std::lock_guard lock(inputs_mutex);
+  for (const InputFile& f : inputs_read())
+    if (f.device == st.st_dev && f.inode == st.st_ino) return;
+  std::error_code ec;
+  inputs_read().push_back({st.st_dev, st.st_ino, display(path), fs::weakly_canonical(path, ec)});
+}
+
+/// Throws UserError when `target` (an existing regular file) is one of this process's inputs.
+void refuse_input(const fs::path& target, const std::string& shown) {
+  struct stat st {};
+  if (::stat(target.c_str(), &st) != 0) return;
+  const std::lock_guard lock(inputs_mutex);
+  for (const InputFile& f : inputs_read())
+    if (f.device == st.st_dev && f.inode == st.st_ino)
+      throw UserError(
+          fmt::format("{}: cannot write: it is an input of this command ({}); framesim never writes "
+                      "over what it reads: give another path",
+                      shown, f.shown));
+}
+
 /// A file written beside its target, removed again unless committed.
 class Temporary {
  public:
@@ -148,12 +185,25 @@ fs::path writable_target(const fs::path& path) {
         fmt::format("{}: cannot write: it is {}, not a regular file: framesim does not write there "
                     "(give `-` for the standard output)",
                     shown, type_name(st.type())));
+  if (st.type() == fs::file_type::regular) refuse_input(target, shown);
   return target;
 }
 
 }  // namespace
 
 fs::path resolve_links(const fs::path& path) { return link_target(path); }
+
+std::string input_within(const fs::path& folder) {
+  std::error_code ec;
+  const fs::path root = fs::weakly_canonical(folder, ec);
+  if (ec || root.empty()) return {};
+  const std::lock_guard lock(inputs_mutex);
+  for (const InputFile& f : inputs_read()) {
+    const fs::path rel = f.canonical.lexically_relative(root);
+    if (!f.canonical.empty() && !rel.empty() && *rel.begin() != "..") return f.shown;
+  }
+  return {};
+}
 
 void write_file_atomic(const fs::path& path, const std::string& content) {
   if (const int fd = stream_fd(path); fd >= 0) {
@@ -230,7 +280,10 @@ std::string write_failure_reason(const fs::path& folder, int saved_errno) {
   return "the write failed";
 }
 
-void check_input_file(const fs::path& path, std::uintmax_t max_bytes) {
+namespace {
+
+/// Throws UserError if `path` is a folder or a regular file larger than `max_bytes`.
+void check_size(const fs::path& path, std::uintmax_t max_bytes) {
   std::error_code ec;
   if (fs::is_directory(path, ec)) throw UserError(display(path) + ": cannot open file: it is a directory");
   if (!fs::is_regular_file(path, ec)) return;  // a device or FIFO: its size is known only by reading it
@@ -240,13 +293,29 @@ void check_input_file(const fs::path& path, std::uintmax_t max_bytes) {
                                 size >> 20, max_bytes >> 20));
 }
 
-std::string read_file(const fs::path& path, std::uintmax_t max_bytes) {
+/// Reads the whole file at `path` (at most `max_bytes`); notes it as an input of this process when `input`.
+std::string read_whole(const fs::path& path, std::uintmax_t max_bytes, bool input);
+
+}  // namespace
+
+void check_input_file(const fs::path& path, std::uintmax_t max_bytes) {
+  check_size(path, max_bytes);
+  if (struct stat st{}; ::stat(path.c_str(), &st) == 0) note_input(path, st);
+}
+
+std::string read_file(const fs::path& path, std::uintmax_t max_bytes) { return read_whole(path, max_bytes, true); }
+
+std::string read_own_file(const fs::path& path, std::uintmax_t max_bytes) { return read_whole(path, max_bytes, false); }
+
+namespace {
+
+std::string read_whole(const fs::path& path, std::uintmax_t max_bytes, bool input) {
   if (path == "-") {
     // Standard input, read once: every reader in the process (the kind's detection, the load) sees the same text.
-    static const std::string piped = read_file("/dev/stdin", max_bytes);
+    static const std::string piped = read_whole("/dev/stdin", max_bytes, false);
     return piped;
   }
-  check_input_file(path, max_bytes);
+  check_size(path, max_bytes);
   // O_NONBLOCK only for the open: a FIFO nobody writes to then reads as empty instead of hanging the open.
   errno = 0;
   const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
@@ -261,7 +330,10 @@ std::string read_file(const fs::path& path, std::uintmax_t max_bytes) {
   // Read in pieces, so that a file whose size is not known beforehand (/dev/zero, a FIFO) stops at the limit.
   std::string out;
   struct stat st {};
-  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) out.reserve(static_cast<std::size_t>(st.st_size));
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+    if (input) note_input(path, st);
+    out.reserve(static_cast<std::size_t>(st.st_size));
+  }
   std::vector<char> chunk(1 << 16);
   for (;;) {
     const ssize_t n = ::read(fd, chunk.data(), chunk.size());
@@ -284,6 +356,8 @@ std::string read_file(const fs::path& path, std::uintmax_t max_bytes) {
   ::close(fd);
   return out;
 }
+
+}  // namespace
 
 std::string sha256_hex(const std::string& bytes) {
   unsigned char digest[EVP_MAX_MD_SIZE];

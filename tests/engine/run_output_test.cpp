@@ -193,6 +193,39 @@ TEST(RunOutput, AFolderWithAUserFileIsReplacedOnlyWithForce) {
   EXPECT_NE(core::read_file(out / "summary.json"), summary);
 }
 
+// A folder that holds the run's own input is never replaced, not even with --force (`run proj/s.yaml -o proj
+// --force` would have removed the project); a compare never writes into a run folder it compares (its report.html
+// would be replaced).
+TEST(RunOutput, AFolderHoldingAnInputIsNeverReplaced) {
+  framesim::testing::Scratch scratch;
+  const fs::path proj = scratch.dir() / "proj";
+  fs::create_directories(proj);
+  const std::string scenario = core::read_file("examples/01_bus_sharing/scenario.yaml");
+  const fs::path copy = proj / "scenario.yaml";
+  std::ofstream(copy) << scenario;
+  fs::copy_file("examples/01_bus_sharing/hardware.yaml", proj / "hardware.yaml");
+  for (const fs::path& out : {proj, scratch.dir()}) {
+    const auto refused = framesim::testing::run_cli("run '" + copy.string() + "' -q --force -o '" + out.string() + "'");
+    EXPECT_EQ(refused.exit_code, 2) << refused.err;
+    EXPECT_EQ(refused.err, "-o: " + out.string() + " holds " + copy.lexically_normal().generic_string() +
+                               ", an input of this command: not replacing it, even with --force; choose another "
+                               "folder\n");
+    EXPECT_EQ(core::read_file(copy), scenario);
+  }
+  const fs::path a = scratch.dir() / "a", b = scratch.dir() / "b";
+  ASSERT_EQ(framesim::testing::run_cli("run '" + copy.string() + "' -q -o '" + a.string() + "'").exit_code, 0);
+  ASSERT_EQ(framesim::testing::run_cli("run '" + copy.string() + "' -q --seed 2 -o '" + b.string() + "'").exit_code, 0);
+  const std::string report = core::read_file(a / "report.html");
+  const auto compared =
+      framesim::testing::run_cli("compare '" + a.string() + "' '" + b.string() + "' -o '" + a.string() + "'");
+  EXPECT_EQ(compared.exit_code, 2);
+  EXPECT_EQ(compared.err, "-o: " + a.string() +
+                              " is one of the run folders compared; its report.html would be replaced: give "
+                              "another folder\n");
+  EXPECT_EQ(core::read_file(a / "report.html"), report);
+  EXPECT_FALSE(fs::exists(a / "compare.json"));
+}
+
 // A folder an older framesim wrote (no list) is replaced when everything in it is a file the new run writes too,
 // and refused when it holds anything else.
 TEST(RunOutput, AFolderWithoutTheListIsJudgedByTheNewRunsFiles) {

@@ -77,6 +77,30 @@ TEST_F(FilesTest, WritesThroughASymlinkAndKeepsTheLink) {
   EXPECT_EQ(listing(), "link.svg target.svg ");
 }
 
+// A file this process read is an input: a write to it, by its own name or through a link, is refused and the file
+// keeps its bytes (`budget HW NET --svg HW` replaced the hardware file with the SVG). A file never read is written.
+TEST_F(FilesTest, AFileReadAsAnInputIsNeverWrittenOver) {
+  const fs::path input = dir_ / "input.yaml";
+  { std::ofstream(input) << "name: mine\n"; }
+  fs::create_symlink("input.yaml", dir_ / "link.yaml");
+  ASSERT_EQ(framesim::core::read_file(input), "name: mine\n");
+  const std::string shown = input.lexically_normal().generic_string();
+  EXPECT_EQ(refusal([&] { framesim::core::write_file_atomic(input, "<svg/>"); }),
+            shown + ": cannot write: it is an input of this command (" + shown +
+                "); framesim never writes over what it reads: give another path");
+  EXPECT_NE(refusal([&] { framesim::core::write_file_atomic(dir_ / "link.yaml", "<svg/>"); }), "");
+  EXPECT_NE(refusal([&] { framesim::core::write_files_atomic({{dir_ / "other.svg", "a"}, {input, "b"}}); }), "");
+  EXPECT_EQ(read(input), "name: mine\n");
+  EXPECT_EQ(listing(), "input.yaml link.yaml ") << "nothing else written, no temporary left";
+  framesim::core::write_file_atomic(dir_ / "other.svg", "<svg/>");
+  EXPECT_EQ(read(dir_ / "other.svg"), "<svg/>");
+  // A folder holding an input (at any depth, links resolved) is named as such; one beside it is not.
+  EXPECT_EQ(framesim::core::input_within(dir_), shown);
+  EXPECT_EQ(framesim::core::input_within(dir_.parent_path()), shown);
+  fs::create_directories(dir_ / "sub");
+  EXPECT_EQ(framesim::core::input_within(dir_ / "sub"), "");
+}
+
 TEST_F(FilesTest, WritesTheTargetOfADanglingSymlink) {
   fs::create_symlink(dir_ / "made.txt", dir_ / "link.txt");
   framesim::core::write_file_atomic(dir_ / "link.txt", "made");
