@@ -116,7 +116,8 @@ config::MapSpace space_of(const MapArgs& a) {
     }
   }
   for (const auto& t : a.clock_caps) {
-    auto [unit, values] = stage_list("--clock-caps", t);
+    auto [unit_name, values] = stage_list("--clock-caps", t);
+    const std::string unit = unit_name;  // clang 14 cannot capture a structured binding in a lambda
     auto it = std::find_if(space.clock_caps.begin(), space.clock_caps.end(),
                            [&](const config::MapClockCaps& c) { return c.unit == unit; });
     if (it == space.clock_caps.end()) it = space.clock_caps.insert(space.clock_caps.end(), {unit, {}, {}, {}});
