@@ -7,6 +7,7 @@
 
 #include "config/cut.hpp"
 #include "config/scenario.hpp"
+#include "config/unit_names.hpp"
 #include "core/error.hpp"
 #include "core/text.hpp"
 #include "core/units.hpp"
@@ -184,11 +185,7 @@ void MapSearch::add_cap_axes(const config::MapSpace& space, core::Diagnostics& p
     const std::string key = "clock_caps." + caps.unit;
     const auto unit = hw.find_unit(caps.unit);
     if (!unit) {
-      std::vector<std::string> units;
-      for (const auto& u : hw.units) units.push_back(u.name);
-      std::string message = fmt::format("{} has no unit \"{}\"", hw.source_file, caps.unit);
-      if (auto near = core::closest_match(caps.unit, units)) message += fmt::format(" (did you mean \"{}\"?)", *near);
-      problems.add(caps.origin, key, message);
+      problems.add(caps.origin, key, config::no_unit_message(hw, caps.unit));
       continue;
     }
     const auto& u = hw.units[*unit];

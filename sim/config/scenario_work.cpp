@@ -8,6 +8,7 @@
 
 #include "config/scenario_reader.hpp"
 #include "config/scheduler.hpp"
+#include "config/unit_names.hpp"
 #include "core/text.hpp"
 #include "core/units.hpp"
 #include "model/budget.hpp"
@@ -90,12 +91,7 @@ std::optional<std::size_t> ScenarioReader::read_unit(const MapReader& m, bool re
   auto name = m.text("unit", required ? MapReader::Need::required : MapReader::Need::declared);
   if (!name || !hardware_loaded_) return std::nullopt;
   if (auto u = spec_.hardware.find_unit(*name)) return u;
-  std::vector<std::string> units;
-  for (const auto& u : spec_.hardware.units) units.push_back(u.name);
-  std::string message = fmt::format("{} has no unit \"{}\"", spec_.hardware.source_file, *name);
-  if (auto near = core::closest_match(*name, units)) message += fmt::format(" (did you mean \"{}\"?)", *near);
-  else message += fmt::format("; units: {}", core::join_list(units, ", "));
-  m.get("unit")->error(message);
+  m.get("unit")->error(no_unit_message(spec_.hardware, *name, true));
   return std::nullopt;
 }
 
@@ -228,11 +224,7 @@ void ScenarioReader::read_schedulers(const Node& node) {
     auto unit = spec_.hardware.find_unit(name);
     if (!unit) {
       if (!hardware_loaded_) continue;
-      std::vector<std::string> units;
-      for (const auto& u : spec_.hardware.units) units.push_back(u.name);
-      std::string message = fmt::format("{} has no unit \"{}\"", spec_.hardware.source_file, name);
-      if (auto near = core::closest_match(name, units)) message += fmt::format(" (did you mean \"{}\"?)", *near);
-      value.error(message);
+      value.error(no_unit_message(spec_.hardware, name));
       continue;
     }
     spec_.hardware.units[*unit].scheduler = read_scheduler(value);
@@ -244,11 +236,7 @@ void ScenarioReader::read_clock_caps(const Node& node) {
     auto unit = spec_.hardware.find_unit(name);
     if (!unit) {
       if (!hardware_loaded_) continue;
-      std::vector<std::string> units;
-      for (const auto& u : spec_.hardware.units) units.push_back(u.name);
-      std::string message = fmt::format("{} has no unit \"{}\"", spec_.hardware.source_file, name);
-      if (auto near = core::closest_match(name, units)) message += fmt::format(" (did you mean \"{}\"?)", *near);
-      value.error(message);
+      value.error(no_unit_message(spec_.hardware, name));
       continue;
     }
     auto& u = spec_.hardware.units[*unit];

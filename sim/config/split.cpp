@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "config/schema.hpp"
+#include "config/unit_names.hpp"
 #include "core/text.hpp"
 #include "model/budget.hpp"
 
@@ -60,11 +61,7 @@ std::vector<model::SplitSpec> read_split(const Node& node, const model::NetworkS
     }
     auto unit = hw.find_unit(*unit_name);
     if (!unit) {
-      std::vector<std::string> names;
-      for (const auto& u : hw.units) names.push_back(u.name);
-      std::string message = fmt::format("{} has no unit \"{}\"", hw.source_file, *unit_name);
-      if (auto near = core::closest_match(*unit_name, names)) message += fmt::format(" (did you mean \"{}\"?)", *near);
-      m.get("unit")->error(message);
+      m.get("unit")->error(no_unit_message(hw, *unit_name));
       return;
     }
     const std::size_t previous_unit = out.empty() ? stage_unit : out.back().unit;
