@@ -6,6 +6,10 @@ FUZZ_SECONDS ?= 20
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 SCENARIO ?= scenarios/robot_30fps.yaml
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+# The compiler cache keys objects by paths relative to the checkout (and not by the build folder), so that a second
+# checkout of the same tree, CI's clone among them, builds from the cache.
+export CCACHE_BASEDIR := $(CURDIR)
+export CCACHE_NOHASHDIR := true
 
 # Debian packages the build and the tests need. `make deps` installs the missing ones. libssl-dev: SHA-256 of the
 # input files (provenance); chromium: the report tests open every report.html in headless Chromium; man-db, groff-base,
@@ -72,36 +76,28 @@ run: build-framesim
 	./$(BUILD_DIR)/framesim run $(SCENARIO)
 
 # Every CTest run writes a JUnit file; the last lines of `make test` list the tests that did not run (a skip is
-# never silent) and end with a SKIPPED line, or say that every test ran.
-# After the release suites and the mutation sample, the engine and golden suites run again under ASan + UBSan
-# (test-asan-engine: it builds only what they run). `make test SANITIZE=0` leaves that stage out (a quick run
-# while working; CI runs it).
-SANITIZE ?= 1
+# never silent) and end with a SKIPPED line, or say that every test ran. The release suites only: the slower
+# checks are `make check`.
 test: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) --label-exclude slow --output-junit ctest-junit.xml
-	$(MAKE) mutation-sample
-ifeq ($(SANITIZE),1)
-	$(MAKE) test-asan-engine
-	@tests/list_skipped.py $(BUILD_DIR)/ctest-junit.xml $(ASAN_DIR)/ctest-junit-asan-engine.xml
-else
-	@echo "framesim: SANITIZE=0: the engine and golden suites did not run under ASan + UBSan"
 	@tests/list_skipped.py $(BUILD_DIR)/ctest-junit.xml
-endif
 
-# The slower checks, after `make test` (which is what CI runs: .ci/run, the sample of the mutants included):
-# clang-tidy, the ASan + UBSan build and its suites, the fuzz smoke run. Each stage prints how long it took.
+# What CI runs (.ci/run): `make test`, then the slower checks, each stage ending with how long it took: a sample of
+# the mutants (each must be killed), clang-tidy, and the ASan + UBSan build with its suites and a fuzz smoke run.
 STAMP = @echo "framesim: $(1) done at $$(date -u +%H:%M:%S) ($$(( $$(date +%s) - $$(cat $(BUILD_DIR)/.check-start) )) s since make check began)"
 .PHONY: check
 check:
 	@mkdir -p $(BUILD_DIR) && date +%s > $(BUILD_DIR)/.check-start
 	$(MAKE) test
 	$(call STAMP,make test)
+	$(MAKE) mutation-sample
+	$(call STAMP,make mutation-sample)
 	$(MAKE) tidy
 	$(call STAMP,make tidy)
 	$(MAKE) test-asan
 	$(call STAMP,make test-asan)
 	@tests/list_skipped.py $(BUILD_DIR)/ctest-junit.xml $(ASAN_DIR)/ctest-junit-asan.xml \
-	  $(ASAN_DIR)/ctest-junit-asan-engine.xml $(ASAN_DIR)/ctest-junit-fuzz.xml
+	  $(ASAN_DIR)/ctest-junit-fuzz.xml
 
 # The ASan + UBSan build (clang, CMakePresets.json "asan"). SimGrid's raw context switching defeats ASan's fake
 # stacks, hence detect_stack_use_after_return=0.
@@ -109,26 +105,28 @@ ASAN_ENV := ASAN_OPTIONS=detect_stack_use_after_return=0:detect_leaks=1 UBSAN_OP
 $(ASAN_DIR)/build.ninja:
 	cmake --preset asan -DFRAMESIM_FUZZ_SECONDS=$(FUZZ_SECONDS)
 
-# The engine and golden suites under the sanitizers (part of `make test`): framesim, the engine module and the
-# programs of those two suites (CMake target engine_golden_tests), then every test of the two labels but
-# those that measure wall time (InLinearTime, Bench: they would time the sanitizers) and the co-run
-# calibration's leave-one-out (thousands of fits: 23 s in the release build, over 5 minutes under ASan; the
+# Every suite the ASan build has, under the sanitizers (`make check`): the unit, config and bad-input suites, the
+# engine and golden suites (the scheduler against its reference, both engine paths on every shipped scenario and
+# example, validation, map, sweep, reports), the run-output tests, the examples; then a fuzz smoke run of every
+# target. Left out: the tests that assert wall time (InLinearTime, Bench: they would time the sanitizers) and the
+# co-run calibration's leave-one-out (thousands of fits: 23 s in the release build, over 5 minutes under ASan; the
 # calibration code runs under ASan in CalibrateTotals and the unit suites).
-.PHONY: test-asan-engine
-test-asan-engine: deps $(ASAN_DIR)/build.ninja
-	cmake --build $(ASAN_DIR) -j $(JOBS) --target engine_golden_tests
-	cd $(ASAN_DIR) && $(ASAN_ENV) ctest --output-on-failure -j $(JOBS) -L '^(engine|golden)$$' \
-	  -E 'InLinearTime|Bench|CoRunCalibrationOnTheForumRows' --output-junit ctest-junit-asan-engine.xml
-
-# The rest of the ASan + UBSan build (`make check`): the unit and config suites, the shipped scenarios, the
-# run-output tests, the examples, and a fuzz smoke run of every target.
+ASAN_LABELS := '^(unit|config|engine|golden|scenarios|output|examples)$$'
+ASAN_EXCLUDE := 'InLinearTime|Bench|CoRunCalibrationOnTheForumRows'
 .PHONY: test-asan
 test-asan: deps $(ASAN_DIR)/build.ninja
 	cmake --build $(ASAN_DIR) -j $(JOBS)
-	@# Tests that assert wall time (InLinearTime) measure the sanitizers, not framesim: release build only.
-	cd $(ASAN_DIR) && $(ASAN_ENV) ctest --output-on-failure -j $(JOBS) \
-	  -L '^(unit|config|scenarios|output|examples)$$' -E 'InLinearTime' --output-junit ctest-junit-asan.xml
+	cd $(ASAN_DIR) && $(ASAN_ENV) ctest --output-on-failure -j $(JOBS) -L $(ASAN_LABELS) -E $(ASAN_EXCLUDE) \
+	  --output-junit ctest-junit-asan.xml
 	cd $(ASAN_DIR) && $(ASAN_ENV) ctest --output-on-failure -L '^fuzz$$' --output-junit ctest-junit-fuzz.xml
+
+# The engine and golden suites alone under the sanitizers, building only what they run (CMake target
+# engine_golden_tests): a quicker look after an engine change.
+.PHONY: test-asan-engine
+test-asan-engine: deps $(ASAN_DIR)/build.ninja
+	cmake --build $(ASAN_DIR) -j $(JOBS) --target engine_golden_tests
+	cd $(ASAN_DIR) && $(ASAN_ENV) ctest --output-on-failure -j $(JOBS) -L '^(engine|golden)$$' -E $(ASAN_EXCLUDE) \
+	  --output-junit ctest-junit-asan-engine.xml
 
 # A sample of the mutants (tests/mutation/mutants.py, those marked for the sample): each applied alone to the
 # release build, only the tests named to kill it rebuilt and run; every one must be killed. `make mutation`

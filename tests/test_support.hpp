@@ -20,6 +20,7 @@
 #include "core/files.hpp"
 #include "model/hardware.hpp"
 #include "model/network.hpp"
+#include "test_paths.hpp"
 
 namespace framesim::testing {
 

@@ -277,11 +277,10 @@ nlohmann::json measurement_json(const Measurement& m) {
       {"kernels", m.kernels}, {"frames", m.frames}, {"peak_rss_bytes", m.peak_rss_bytes}, {"loop_cpu_s", m.loop_cpu_s}};
 }
 
-/// Every measurement of a bench run, for its --json file.
+/// Every measurement of a bench run: the speed variants, the memory runs, start-up and the sweep's overhead.
 struct BenchMeasurements {
-  const Measurement &fast, &exact, &bare, &limit, &sfast, &sbare, &shfast, &shbare, &mem_short, &mem_long,
-      &validate_1000, &budget_1000;
-  const SweepCost& sweep;
+  Measurement fast, exact, bare, limit, sfast, sbare, shfast, shbare, mem_short, mem_long, validate_1000, budget_1000;
+  SweepCost sweep;
 };
 
 /// The --json document: every measurement, the speed ratios, kernels per CPU second, the fraction of the sharing
@@ -344,35 +343,46 @@ nlohmann::json bench_json(const std::string& scenario, double duration, int repe
       {"memory_bytes_per_frame", per_frame}};
 }
 
-int run_bench(const BenchArgs& a) {
+constexpr int kStartupRepeat = 5;  // start-up runs of each command; the median counts
+constexpr int kSweepRepeat = 3;    // sweeps of the tiny points; the median by overhead counts
+
+/// What a bench run measures, resolved and checked before minutes are spent measuring it.
+struct BenchPlan {
+  std::string name;          // the reference scenario's
+  double duration_s = 0;     // simulated time of each speed run
+  long memory_frames = 0;    // frames of the long memory run
+  double memory_long_s = 0;  // simulated time of the long memory run
+};
+
+BenchPlan plan_bench(const BenchArgs& a) {
   const model::ScenarioSpec spec = config::load_scenario(a.scenario);
-  config::load_scenario(a.stochastic);  // checked before minutes are spent
+  config::load_scenario(a.stochastic);
   config::load_scenario(a.shared);
   config::load_hardware(a.hardware);
   config::load_scenario(a.sweep_scenario);
   const model::ScenarioSpec memory_spec = config::load_scenario(a.memory);
-  const double duration = a.duration.empty()
-                              ? spec.duration_s
-                              : option_quantity("--duration", a.duration, static_cast<int>(core::Dimension::Seconds));
-  long frames = 0;
+  BenchPlan plan;
+  plan.name = spec.name;
+  plan.duration_s = a.duration.empty()
+                        ? spec.duration_s
+                        : option_quantity("--duration", a.duration, static_cast<int>(core::Dimension::Seconds));
   try {
-    frames = std::stol(a.memory_frames);
+    plan.memory_frames = std::stol(a.memory_frames);
   } catch (const std::exception&) {
   }
-  if (frames < 10) throw core::UserError("--memory-frames: a whole number of frames, at least 10");
-  if (!a.json.empty()) {  // refused now, not after minutes of measuring
+  if (plan.memory_frames < 10) throw core::UserError("--memory-frames: a whole number of frames, at least 10");
+  if (!a.json.empty()) {
     const fs::path parent = fs::absolute(a.json).parent_path();
     if (fs::is_directory(a.json)) throw core::UserError(fmt::format("--json: {} is a folder; name a file", a.json));
     if (!fs::is_directory(parent))
       throw core::UserError(fmt::format("--json: no folder {} to write {} in", parent.string(), a.json));
   }
-  const double memory_rate = memory_spec.sensors.front().rate_Hz;
-  const double memory_long_s = static_cast<double>(frames) / memory_rate;
-  std::cout << fmt::format(
-      "framesim bench: {} and its stochastic variant, {} simulated each, best of {}; memory at "
-      "{} frames\n",
-      spec.name, core::format_seconds(duration), a.repeat, frames);
-  std::cout.flush();
+  plan.memory_long_s = static_cast<double>(plan.memory_frames) / memory_spec.sensors.front().rate_Hz;
+  return plan;
+}
+
+/// Runs every measurement, each in child processes, with a progress line.
+BenchMeasurements measure_bench(const BenchArgs& a, const BenchPlan& plan) {
   // Start-up: a 1,000-layer network, written out layer by layer, checked and budgeted from process start to exit.
   const fs::path startup_dir = fs::temp_directory_path() / ("framesim-bench-startup-" + std::to_string(::getpid()));
   fs::create_directories(startup_dir);
@@ -387,46 +397,45 @@ int run_bench(const BenchArgs& a) {
   core::write_file_atomic(network, thousand_layer_network());
   const std::string sweep_file = (startup_dir / "tiny_points.yaml").string();
   core::write_file_atomic(sweep_file, tiny_point_sweep(a.sweep_scenario));
-  constexpr int kStartupRepeat = 5;
-  constexpr int kSweepRepeat = 3;
+  const double duration = plan.duration_s;
   Progress progress(8 * a.repeat + 2 + 2 * kStartupRepeat + kSweepRepeat);
-  const Measurement fast = progress.measure("reference, framesim", "run", a.scenario, duration, a.repeat);
-  const Measurement exact = progress.measure("reference, framesim --exact", "exact", a.scenario, duration, a.repeat);
-  const Measurement bare = progress.measure("reference, bare SimGrid loop", "bare", a.scenario, duration, a.repeat);
-  const Measurement limit =
-      progress.measure("reference, minimal sharing loop", "limit", a.scenario, duration, a.repeat);
-  const Measurement sfast = progress.measure("stochastic, framesim", "run", a.stochastic, duration, a.repeat);
-  const Measurement sbare = progress.measure("stochastic, bare SimGrid loop", "bare", a.stochastic, duration, a.repeat);
-  const Measurement shfast = progress.measure("shared, framesim", "run", a.shared, duration, a.repeat);
-  const Measurement shbare = progress.measure("shared, bare SimGrid loop", "bare", a.shared, duration, a.repeat);
-  const Measurement mem_short =
-      progress.measure("memory, a tenth of the frames", "run", a.memory, memory_long_s / 10, 1);
-  const Measurement mem_long = progress.measure("memory, all the frames", "run", a.memory, memory_long_s, 1);
-  const Measurement validate_1000 =
+  BenchMeasurements m;
+  m.fast = progress.measure("reference, framesim", "run", a.scenario, duration, a.repeat);
+  m.exact = progress.measure("reference, framesim --exact", "exact", a.scenario, duration, a.repeat);
+  m.bare = progress.measure("reference, bare SimGrid loop", "bare", a.scenario, duration, a.repeat);
+  m.limit = progress.measure("reference, minimal sharing loop", "limit", a.scenario, duration, a.repeat);
+  m.sfast = progress.measure("stochastic, framesim", "run", a.stochastic, duration, a.repeat);
+  m.sbare = progress.measure("stochastic, bare SimGrid loop", "bare", a.stochastic, duration, a.repeat);
+  m.shfast = progress.measure("shared, framesim", "run", a.shared, duration, a.repeat);
+  m.shbare = progress.measure("shared, bare SimGrid loop", "bare", a.shared, duration, a.repeat);
+  m.mem_short = progress.measure("memory, a tenth of the frames", "run", a.memory, plan.memory_long_s / 10, 1);
+  m.mem_long = progress.measure("memory, all the frames", "run", a.memory, plan.memory_long_s, 1);
+  m.validate_1000 =
       progress.command("start-up: validate a 1,000-layer network", {"framesim", "validate", network}, kStartupRepeat);
-  const Measurement budget_1000 = progress.command("start-up: budget of a 1,000-layer network",
-                                                   {"framesim", "budget", a.hardware, network}, kStartupRepeat);
-  const SweepCost sweep =
-      progress.sweep("sweep overhead: 64 tiny points, -j 1", sweep_file, startup_dir / "sweep", kSweepRepeat);
+  m.budget_1000 = progress.command("start-up: budget of a 1,000-layer network",
+                                   {"framesim", "budget", a.hardware, network}, kStartupRepeat);
+  m.sweep = progress.sweep("sweep overhead: 64 tiny points, -j 1", sweep_file, startup_dir / "sweep", kSweepRepeat);
   progress.finish();
+  return m;
+}
 
+/// The table of speed rows, the ratios against their targets, start-up, sweep overhead and memory per frame.
+void print_bench(const BenchArgs& a, const BenchMeasurements& m, double limit_rate, double fast_rate,
+                 double per_frame) {
   std::cout << fmt::format("\n  {:<40} {:>10} {:>12} {:>12} {:>9} {:>9} {:>10}\n", "", "act/layer", "activities/s",
                            "layers/s", "CPU", "wall", "peak RSS");
-  std::cout << row("reference: framesim", fast, Measured::framesim)
-            << row("reference: framesim --exact", exact, Measured::framesim)
-            << row("reference: bare SimGrid loop", bare, Measured::bare_loop)
-            << row("reference: minimal sharing loop", limit, Measured::limit)
-            << row("stochastic: framesim", sfast, Measured::framesim)
-            << row("stochastic: bare SimGrid loop", sbare, Measured::bare_loop)
-            << row("shared: framesim", shfast, Measured::framesim)
-            << row("shared: bare SimGrid loop", shbare, Measured::bare_loop);
+  std::cout << row("reference: framesim", m.fast, Measured::framesim)
+            << row("reference: framesim --exact", m.exact, Measured::framesim)
+            << row("reference: bare SimGrid loop", m.bare, Measured::bare_loop)
+            << row("reference: minimal sharing loop", m.limit, Measured::limit)
+            << row("stochastic: framesim", m.sfast, Measured::framesim)
+            << row("stochastic: bare SimGrid loop", m.sbare, Measured::bare_loop)
+            << row("shared: framesim", m.shfast, Measured::framesim)
+            << row("shared: bare SimGrid loop", m.shbare, Measured::bare_loop);
   auto ratio = [](const Measurement& b, const Measurement& f) { return core::format_number(b.cpu_s / f.cpu_s, 3); };
-  auto rate = [](const Measurement& m) {  // kernels per CPU second (of the whole process), in millions
-    return core::format_number(m.cpu_s > 0 ? m.kernels / m.cpu_s / 1e6 : 0.0, 3);
+  auto rate = [](const Measurement& x) {  // kernels per CPU second (of the whole process), in millions
+    return core::format_number(x.cpu_s > 0 ? x.kernels / x.cpu_s / 1e6 : 0.0, 3);
   };
-  // The sharing limit counts its loop alone (no process start, no platform); framesim its whole process.
-  const double limit_rate = limit.kernels / std::max(1e-9, limit.loop_cpu_s);
-  const double fast_rate = fast.kernels / std::max(1e-9, fast.cpu_s);
   std::cout << fmt::format(
       "\n  speed: framesim / bare loop = {} in CPU time on the reference (target >= 10), {} M kernels per CPU second;\n"
       "         {} on the stochastic variant (target >= 8), {} M kernels per CPU second.\n"
@@ -438,32 +447,46 @@ int run_bench(const BenchArgs& a) {
       "         Reference: {} kernels as {} SimGrid activities ({} per layer; --exact: {}), the bare loop {} "
       "activities "
       "(one per kernel with work, its dispatch overhead as route latency).\n",
-      ratio(bare, fast), rate(fast), ratio(sbare, sfast), rate(sfast), ratio(shbare, shfast), rate(shfast),
-      core::format_number(limit_rate / 1e6, 3), core::format_number(100.0 * fast_rate / limit_rate, 3),
-      core::format_number(limit_rate / std::max(1e-9, fast_rate), 3), core::format_number(fast.kernels, 7),
-      core::format_number(fast.activities, 7), core::format_number(fast.activities / std::max(1.0, fast.kernels), 3),
-      core::format_number(exact.activities / std::max(1.0, exact.kernels), 3), core::format_number(bare.activities, 7));
+      ratio(m.bare, m.fast), rate(m.fast), ratio(m.sbare, m.sfast), rate(m.sfast), ratio(m.shbare, m.shfast),
+      rate(m.shfast), core::format_number(limit_rate / 1e6, 3), core::format_number(100.0 * fast_rate / limit_rate, 3),
+      core::format_number(limit_rate / std::max(1e-9, fast_rate), 3), core::format_number(m.fast.kernels, 7),
+      core::format_number(m.fast.activities, 7),
+      core::format_number(m.fast.activities / std::max(1.0, m.fast.kernels), 3),
+      core::format_number(m.exact.activities / std::max(1.0, m.exact.kernels), 3),
+      core::format_number(m.bare.activities, 7));
   std::cout << fmt::format(
       "  start-up: validate of a 1,000-layer network {} of CPU, budget {} (target < 30 ms; median of {}, from "
       "process start to exit).\n",
-      core::format_seconds(validate_1000.cpu_s), core::format_seconds(budget_1000.cpu_s), kStartupRepeat);
+      core::format_seconds(m.validate_1000.cpu_s), core::format_seconds(m.budget_1000.cpu_s), kStartupRepeat);
   std::cout << fmt::format(
       "  sweep: {} of overhead per point (target < 10 ms; median of {}): a point's process beyond its "
       "simulation and the sweep's share ({}),\n"
       "         of {} of CPU per point in all ({} simulating), over {} points of {} -j 1.\n",
-      core::format_seconds(sweep.overhead_s), kSweepRepeat, core::format_seconds(sweep.sweep_s),
-      core::format_seconds(sweep.cpu_s), core::format_seconds(sweep.simulating_s), sweep.points, a.sweep_scenario);
-  const double per_frame =
-      (mem_long.peak_rss_bytes - mem_short.peak_rss_bytes) / std::max(1.0, mem_long.frames - mem_short.frames);
+      core::format_seconds(m.sweep.overhead_s), kSweepRepeat, core::format_seconds(m.sweep.sweep_s),
+      core::format_seconds(m.sweep.cpu_s), core::format_seconds(m.sweep.simulating_s), m.sweep.points,
+      a.sweep_scenario);
   std::cout << fmt::format("  memory: peak RSS {} at {} frames (target < 100 MB), {} at {}: {} B per frame.\n",
-                           core::format_capacity(mem_long.peak_rss_bytes), core::format_number(mem_long.frames, 8),
-                           core::format_capacity(mem_short.peak_rss_bytes), core::format_number(mem_short.frames, 8),
-                           core::format_number(per_frame, 3));
+                           core::format_capacity(m.mem_long.peak_rss_bytes), core::format_number(m.mem_long.frames, 8),
+                           core::format_capacity(m.mem_short.peak_rss_bytes),
+                           core::format_number(m.mem_short.frames, 8), core::format_number(per_frame, 3));
+}
+
+int run_bench(const BenchArgs& a) {
+  const BenchPlan plan = plan_bench(a);
+  std::cout << fmt::format(
+      "framesim bench: {} and its stochastic variant, {} simulated each, best of {}; memory at "
+      "{} frames\n",
+      plan.name, core::format_seconds(plan.duration_s), a.repeat, plan.memory_frames);
+  std::cout.flush();
+  const BenchMeasurements m = measure_bench(a, plan);
+  // The sharing limit counts its loop alone (no process start, no platform); framesim its whole process.
+  const double limit_rate = m.limit.kernels / std::max(1e-9, m.limit.loop_cpu_s);
+  const double fast_rate = m.fast.kernels / std::max(1e-9, m.fast.cpu_s);
+  const double per_frame =
+      (m.mem_long.peak_rss_bytes - m.mem_short.peak_rss_bytes) / std::max(1.0, m.mem_long.frames - m.mem_short.frames);
+  print_bench(a, m, limit_rate, fast_rate, per_frame);
   if (!a.json.empty()) {
-    const nlohmann::json j = bench_json(spec.name, duration, a.repeat,
-                                        {fast, exact, bare, limit, sfast, sbare, shfast, shbare, mem_short, mem_long,
-                                         validate_1000, budget_1000, sweep},
-                                        limit_rate, fast_rate, per_frame);
+    const nlohmann::json j = bench_json(plan.name, plan.duration_s, a.repeat, m, limit_rate, fast_rate, per_frame);
     core::write_file_atomic(a.json, analysis::json_text(j) + "\n");
   }
   return 0;

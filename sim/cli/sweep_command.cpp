@@ -389,6 +389,127 @@ void emit_slurm(const SweepArgs& a, const fs::path& dir, std::size_t points, con
                            core::counted(points, "point"), (dir / "sweep.sbatch").string());
 }
 
+/// Runs a sweep's points to do, `a.jobs` at a time, each in a forked child: keeps each finished point's result,
+/// shows progress, and tallies the points' costs and failures.
+class PointRunner {
+ public:
+  PointRunner(const SweepArgs& a, const config::SweepSpec& spec, const std::vector<config::SweepPoint>& points,
+              const std::vector<std::string>& hashes, const json& description, fs::path dir, fs::path work_root,
+              std::string self, pid_t parent, const std::vector<std::size_t>& todo)
+      : a_(a),
+        spec_(spec),
+        points_(points),
+        hashes_(hashes),
+        description_(description),
+        dir_(std::move(dir)),
+        work_root_(std::move(work_root)),
+        self_(std::move(self)),
+        parent_(parent),
+        todo_(todo),
+        bar_(fmt::format("sweep {}", spec.name)) {}
+
+  /// Runs every point to do, waiting for the last.
+  void run() {
+    start_s_ = now_s();
+    std::size_t next = 0;
+    while (next < todo_.size() || !running_.empty()) {
+      while (next < todo_.size() && static_cast<int>(running_.size()) < a_.jobs) launch(todo_[next++]);
+      int status = 0;
+      struct rusage usage {};
+      const pid_t pid = ::wait4(-1, &status, bar_.enabled() ? WNOHANG : 0, &usage);
+      if (pid == 0) {
+        show_partial();
+        ::usleep(200000);
+        continue;
+      }
+      if (pid > 0 && running_.count(pid)) finish(pid, status, usage);
+    }
+    bar_.clear();
+  }
+
+  /// After run(): the throughput note, the costs file, and the failures (a UserError when any point failed).
+  void report() const {
+    const std::size_t ran = todo_.size() - failed_;
+    if (ran > 0) print_throughput(ran, start_s_, a_.jobs, point_wall_s_, simulated_wall_s_, costs_);
+    if (!a_.costs_file.empty()) {
+      const PointCosts::PerPoint p = costs_.per_point();
+      const json j{{"points", p.points},
+                   {"cpu_s_per_point", p.cpu_s},
+                   {"simulating_cpu_s_per_point", p.simulating_s},
+                   {"overhead_cpu_s_per_point", p.overhead_s},
+                   {"sweep_process_cpu_s_per_point", p.sweep_s}};
+      core::write_file_atomic(a_.costs_file, analysis::json_text(j) + "\n");
+    }
+    for (const auto& f : failures_) std::cerr << "failed: " << f << "\n";
+    if (failed_ > 0)
+      throw core::UserError(
+          fmt::format("{} of {} points failed (see above); rerun to retry them", failed_, todo_.size()));
+  }
+
+ private:
+  void launch(std::size_t index) {
+    running_[launch_point(self_, spec_, points_[index], index, work_root_, parent_, a_.keep_runs)] = {index, now_s()};
+  }
+
+  void finish(pid_t pid, int status, const struct rusage& usage) {
+    const Running r = running_[pid];
+    running_.erase(pid);
+    const auto& p = points_[r.point];
+    const fs::path work = work_root_ / fmt::format("{:06}", r.point);
+    const double wall = now_s() - r.started_s;
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+      ++failed_;
+      failures_.push_back(fmt::format("point {}: {}", r.point, failure_reason(work, status)));
+    } else {
+      // What `framesim run --point-metrics` printed: the point's metrics and the run's wall and CPU time.
+      const std::string said_file = (work / "stdout.json").string();
+      const json said = analysis::read_json_file(said_file);
+      if (!said.contains("metrics") || !said.contains("run") || !said["run"].contains("wall_s") ||
+          !said["run"].contains("cpu_s") || !said["run"]["wall_s"].is_number() || !said["run"]["cpu_s"].is_number())
+        throw core::UserError(fmt::format("{}: not what `framesim run --point-metrics` prints", said_file));
+      simulated_wall_s_ += said["run"]["wall_s"].get<double>();
+      costs_.add(usage, said["run"]["cpu_s"].get<double>());
+      point_wall_s_ += wall;
+      if (a_.keep_runs) {
+        core::create_folders(dir_ / "runs");
+        fs::remove_all(dir_ / "runs" / fmt::format("{:06}", r.point));
+        fs::rename(work / "run", dir_ / "runs" / fmt::format("{:06}", r.point));
+      }
+      write_point_result(dir_, description_, p, hashes_[p.index], said.at("metrics"));  // the point is done
+    }
+    fs::remove_all(work);
+    ++finished_;
+    show_finished(bar_, spec_.name, finished_, failed_, todo_.size(), start_s_);
+  }
+
+  /// Progress within points: while waiting, the bar also counts the fraction each running point has simulated,
+  /// so it moves (and the estimate holds) during long points, not only when one finishes.
+  void show_partial() {
+    if (!bar_.enabled() || todo_.empty()) return;
+    double partial = 0;
+    for (const auto& [pid, r] : running_) partial += point_progress(work_root_ / fmt::format("{:06}", r.point));
+    const double fraction = (static_cast<double>(finished_) + partial) / static_cast<double>(todo_.size());
+    const double elapsed = now_s() - start_s_;
+    bar_.update(fraction, fraction > 0 ? elapsed / fraction * (1 - fraction) : 0);
+  }
+
+  const SweepArgs& a_;
+  const config::SweepSpec& spec_;
+  const std::vector<config::SweepPoint>& points_;
+  const std::vector<std::string>& hashes_;
+  const json& description_;
+  fs::path dir_, work_root_;
+  std::string self_;
+  pid_t parent_;
+  const std::vector<std::size_t>& todo_;
+  ProgressBar bar_;
+  std::map<pid_t, Running> running_;
+  std::size_t finished_ = 0, failed_ = 0;
+  double start_s_ = 0, simulated_wall_s_ = 0, point_wall_s_ = 0;
+  std::vector<std::string> failures_;
+  PointCosts costs_;
+};
+
 int run_sweep(const SweepArgs& a) {
   const config::SweepSpec spec = config::load_sweep(a.file);
   const auto points = config::expand_sweep(spec);
@@ -429,86 +550,12 @@ int run_sweep(const SweepArgs& a) {
                          done_before, todo.size(), core::counted(static_cast<std::size_t>(a.jobs), "job")));
 
   if (!todo.empty()) prepare_point_children(inputs);
-  ProgressBar bar(fmt::format("sweep {}", spec.name));
-  const double start = now_s();
-  std::map<pid_t, Running> running;
-  std::size_t next = 0, finished = 0, failed = 0;
-  double simulated_wall = 0, point_wall = 0;
-  std::vector<std::string> failures;
-  auto launch = [&](std::size_t index) {
-    running[launch_point(self, spec, points[index], index, work_root, parent, a.keep_runs)] = {index, now_s()};
-  };
-  PointCosts costs;
-  auto finish = [&](pid_t pid, int status, const struct rusage& usage) {
-    const Running r = running[pid];
-    running.erase(pid);
-    const auto& p = points[r.point];
-    const fs::path work = work_root / fmt::format("{:06}", r.point);
-    const double wall = now_s() - r.started_s;
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-      ++failed;
-      failures.push_back(fmt::format("point {}: {}", r.point, failure_reason(work, status)));
-    } else {
-      // What `framesim run --point-metrics` printed: the point's metrics and the run's wall and CPU time.
-      const std::string said_file = (work / "stdout.json").string();
-      const json said = analysis::read_json_file(said_file);
-      if (!said.contains("metrics") || !said.contains("run") || !said["run"].contains("wall_s") ||
-          !said["run"].contains("cpu_s") || !said["run"]["wall_s"].is_number() || !said["run"]["cpu_s"].is_number())
-        throw core::UserError(fmt::format("{}: not what `framesim run --point-metrics` prints", said_file));
-      simulated_wall += said["run"]["wall_s"].get<double>();
-      costs.add(usage, said["run"]["cpu_s"].get<double>());
-      point_wall += wall;
-      if (a.keep_runs) {
-        core::create_folders(dir / "runs");
-        fs::remove_all(dir / "runs" / fmt::format("{:06}", r.point));
-        fs::rename(work / "run", dir / "runs" / fmt::format("{:06}", r.point));
-      }
-      write_point_result(dir, description, p, hashes[p.index], said.at("metrics"));  // the point is done
-    }
-    fs::remove_all(work);
-    ++finished;
-    show_finished(bar, spec.name, finished, failed, todo.size(), start);
-  };
-  // Progress within points: while waiting, the bar also counts the fraction each running point has simulated,
-  // so it moves (and the estimate holds) during long points, not only when one finishes.
-  auto show_partial = [&] {
-    if (!bar.enabled() || todo.empty()) return;
-    double partial = 0;
-    for (const auto& [pid, r] : running) partial += point_progress(work_root / fmt::format("{:06}", r.point));
-    const double fraction = (static_cast<double>(finished) + partial) / static_cast<double>(todo.size());
-    const double elapsed = now_s() - start;
-    bar.update(fraction, fraction > 0 ? elapsed / fraction * (1 - fraction) : 0);
-  };
-  while (next < todo.size() || !running.empty()) {
-    while (next < todo.size() && static_cast<int>(running.size()) < a.jobs) launch(todo[next++]);
-    int status = 0;
-    struct rusage usage {};
-    const pid_t pid = ::wait4(-1, &status, bar.enabled() ? WNOHANG : 0, &usage);
-    if (pid == 0) {
-      show_partial();
-      ::usleep(200000);
-      continue;
-    }
-    if (pid > 0 && running.count(pid)) finish(pid, status, usage);
-  }
-  bar.clear();
+  PointRunner runner{a, spec, points, hashes, description, dir, work_root, self, parent, todo};
+  runner.run();
   fs::remove_all(work_root);
   std::error_code ignored;
   fs::remove(dir / "work", ignored);  // only if empty
-  const std::size_t ran = todo.size() - failed;
-  if (ran > 0) print_throughput(ran, start, a.jobs, point_wall, simulated_wall, costs);
-  if (!a.costs_file.empty()) {
-    const PointCosts::PerPoint p = costs.per_point();
-    const json j{{"points", p.points},
-                 {"cpu_s_per_point", p.cpu_s},
-                 {"simulating_cpu_s_per_point", p.simulating_s},
-                 {"overhead_cpu_s_per_point", p.overhead_s},
-                 {"sweep_process_cpu_s_per_point", p.sweep_s}};
-    core::write_file_atomic(a.costs_file, analysis::json_text(j) + "\n");
-  }
-  for (const auto& f : failures) std::cerr << "failed: " << f << "\n";
-  if (failed > 0)
-    throw core::UserError(fmt::format("{} of {} points failed (see above); rerun to retry them", failed, todo.size()));
+  runner.report();
 
   json sweep;
   const auto results = gather({dir}, sweep);

@@ -164,7 +164,7 @@ std::vector<Key> memory_keys() {
   };
 }
 
-/// A compute unit: its kind, cores, peaks, efficiencies and overheads.
+/// A compute unit: its kind, cores, peaks and efficiencies.
 std::vector<Key> unit_compute_keys() {
   return {
       {.path = "units",
@@ -231,6 +231,13 @@ std::vector<Key> unit_compute_keys() {
        .range = Range::unit_interval,
        .example = "0.3",
        .description = "that class's efficiency in that precision"},
+  };
+}
+
+/// A compute unit's costs per kernel beyond its roofs: launch and output overheads, memory in flight, how
+/// contention and weight placement act on it, and how its compute and memory times overlap.
+std::vector<Key> unit_kernel_cost_keys() {
+  return {
       {.path = "units.<unit>.dispatch_overhead",
        .kind = Kind::quantity,
        .dimension = Dimension::Seconds,
@@ -577,8 +584,8 @@ std::vector<Key> thermal_keys() {
 const Table& hardware_table() {
   static const Table table{
       "hardware", "One device as framesim sees it: memory levels, compute units that reach them, one thermal envelope",
-      joined({hardware_file_keys(), memory_keys(), unit_compute_keys(), unit_handoff_keys(), unit_dvfs_and_power_keys(),
-              unit_scheduler_keys(), thermal_keys()})};
+      joined({hardware_file_keys(), memory_keys(), unit_compute_keys(), unit_kernel_cost_keys(), unit_handoff_keys(),
+              unit_dvfs_and_power_keys(), unit_scheduler_keys(), thermal_keys()})};
   return table;
 }
 

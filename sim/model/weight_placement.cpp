@@ -67,7 +67,7 @@ WeightPlacement runtime_weight_placement(const NetworkSpec& net, const HardwareS
     if (!is_on_chip(level.kind) || !is_writable(level.kind)) continue;
     if (total + peak_activation_bytes <= level.capacity_bytes) return fill(net, hw, {}, order, static_cast<int>(lv));
     if (unit.weight_caching == WeightCaching::partial && level.capacity_bytes > peak_activation_bytes)
-      rooms.push_back({static_cast<int>(lv), level.capacity_bytes - peak_activation_bytes});
+      rooms.emplace_back(static_cast<int>(lv), level.capacity_bytes - peak_activation_bytes);
   }
   return fill(net, hw, rooms, order, last);
 }
@@ -90,7 +90,7 @@ WeightPlacement best_weight_placement(const NetworkSpec& net, const HardwareSpec
   for (std::size_t lv : unit.memory_path) {
     const auto& level = hw.memory[lv];
     if (is_on_chip(level.kind)) {
-      rooms.push_back({static_cast<int>(lv), level.capacity_bytes});
+      rooms.emplace_back(static_cast<int>(lv), level.capacity_bytes);
     } else if (level.capacity_bytes >= off_chip && level.bandwidth_at_Bps(0) > rest_Bps) {
       rest = static_cast<int>(lv);
       rest_Bps = level.bandwidth_at_Bps(0);

@@ -16,6 +16,7 @@
 #include "engine/run_support.hpp"
 #include "report/binomial_by_hand.hpp"
 #include "sweep/small_sweep.hpp"
+#include "test_paths.hpp"
 
 using framesim::core::read_file;
 using framesim::testing::interval_ranks_by_hand;

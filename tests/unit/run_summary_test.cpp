@@ -12,6 +12,7 @@
 
 #include "core/error.hpp"
 #include "run_summary.hpp"
+#include "test_paths.hpp"
 
 namespace {
 
