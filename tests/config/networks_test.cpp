@@ -1,6 +1,7 @@
 // The shipped networks (scenarios/networks/*.yaml): every file loads; the real architectures match their
-// published parameter and MAC counts; the seed's networks give the seed's worked numbers through the budget
-// on the seed's devices (peak roofs as the seed states them).
+// published parameter and MAC counts, as do the validation suite's networks the HaX-CoNN pairs run
+// (tests/validation/networks, written by make_networks.py); the seed's networks give the seed's worked numbers
+// through the budget on the seed's devices (peak roofs as the seed states them).
 #include <chrono>
 #include <cmath>
 #include <fstream>
@@ -25,6 +26,9 @@ model::NetworkSpec load(const std::string& file) {
   return config::load_network(source_path("scenarios/networks/" + file));
 }
 model::HardwareSpec hardware(const std::string& file) { return config::load_hardware(source_path("hardware/" + file)); }
+model::NetworkSpec load_validation(const std::string& file) {
+  return config::load_network(source_path("tests/validation/networks/" + file));
+}
 
 /// Operations in the multiply-accumulate layers (convolutions, linear layers, matmuls), bias adds included.
 double mac_layer_ops(const model::NetworkSpec& net) {
@@ -182,6 +186,51 @@ TEST(PublishedNetworks, SegmenterIsSmallAndDense) {
   EXPECT_LT(relative(mac_layer_ops(net) / 2, 1.2174e9), 0.001);
   const auto& logits = net.tensors[static_cast<std::size_t>(net.outputs.front())];
   EXPECT_EQ(logits.shape, (model::Shape{1, 19, 256, 512}));
+}
+
+// ---- the validation suite's networks (tests/validation/networks) against their published counts ----
+
+TEST(PublishedNetworks, GoogLeNetMatchesCaffeBvlcGooglenet) {
+  // HaX-CoNN's Exp1 network: its prototxt_input_files/googlenet.prototxt is Caffe's bvlc_googlenet deploy.
+  const auto net = load_validation("googlenet_224.yaml");
+  // OpenVINO Open Model Zoo, models/public/googlenet-v1 (the Caffe model): 6.999 MParams. framesim: 6,998,552
+  // (convolution and linear weights with their biases; the network has no batchnorm).
+  EXPECT_LT(relative(net.total_params(), 6.999e6), 0.0002);
+  // Szegedy et al., Going Deeper with Convolutions (CVPR 2015): "a computational budget of 1.5 billion
+  // multiply-adds at inference time". Counted apart from framesim over the prototxt's 57 convolutions and its
+  // classifier (Caffe's output sizes): 1,582,671,872 MACs, which framesim's layers hold (plus half their
+  // 3.2 M bias adds: +0.1 %); 5.5 % above the paper's round budget.
+  EXPECT_LT(relative(mac_layer_ops(net) / 2, 1.5827e9), 0.002);
+  EXPECT_LT(relative(mac_layer_ops(net) / 2, 1.5e9), 0.06);
+}
+
+TEST(PublishedNetworks, InceptionV4MatchesItsPublishedCounts) {
+  // HaX-CoNN's Exp2 network (prototxt_input_files/inception.prototxt: Inception-v4, 299x299, 149 convolutions).
+  const auto net = load_validation("inception_v4_299.yaml");
+  // timm's inception_v4.tf_in1k model card (huggingface.co/timm/inception_v4.tf_in1k): 42.7 M parameters,
+  // 12.3 GMACs at 299x299; OpenVINO Open Model Zoo models/public/googlenet-v4 (the Caffe model of the same layer
+  // names): 24.584 GFLOPs, 42.648 MParams. framesim: 12.254 G MACs (-0.4 %; the prototxt's own count, apart from
+  // framesim, is 12,253,974,624) and 42,679,816 parameters (batchnorm scale and shift counted).
+  EXPECT_LT(relative(mac_layer_ops(net) / 2, 12.3e9), 0.005);
+  EXPECT_LT(relative(mac_layer_ops(net), 24.584e9), 0.005);
+  EXPECT_LT(relative(mac_layer_ops(net) / 2, 12.253974624e9), 1e-6);
+  EXPECT_LT(relative(net.total_params(), 42.648e6), 0.001);
+  EXPECT_LT(relative(net.total_params(), 42.7e6), 0.002);
+}
+
+TEST(PublishedNetworks, ResNet101And152MatchTorchvision) {
+  // The ResNets of the HaX-CoNN pairs. torchvision's model pages (pytorch.org/vision/stable/models): resnet101
+  // 44,549,160 parameters and 7.80 GFLOPS, resnet152 60,192,808 and 11.51 (multiply-adds; batchnorm scale and
+  // shift counted, as framesim counts them). Both put a stage's stride on the 3x3 convolution ("ResNet v1.5"),
+  // as make_networks.py does; He et al. 2016, table 1, put it on the first 1x1: 7.6 and 11.3 G, as do the Caffe
+  // prototxts HaX-CoNN ran (7.57 and 11.28 G counted from them) -- framesim's ResNets compute 3.0 % and 2.0 % more.
+  const auto r101 = load_validation("resnet101_224.yaml");
+  const auto r152 = load_validation("resnet152_224.yaml");
+  EXPECT_DOUBLE_EQ(r101.total_params(), 44549160.0);
+  EXPECT_DOUBLE_EQ(r152.total_params(), 60192808.0);
+  EXPECT_LT(relative(mac_layer_ops(r101) / 2, 7.80e9), 0.005);
+  EXPECT_LT(relative(mac_layer_ops(r152) / 2, 11.51e9), 0.005);
+  EXPECT_LT(relative(mac_layer_ops(r152) / 2, 11.3e9), 0.025);
 }
 
 // ---- the seed's worked numbers ----

@@ -6,7 +6,7 @@ lists are generated because they are long and regular (ResNet-50, MobileNet), no
 """
 
 
-def conv(name, out, k, s=1, pad=None, dw=False, inp=None):
+def conv(name, out, k, s=1, pad=None, dw=False, inp=None, bias=False):
     p = (k - 1) // 2 if pad is None else pad
     ks = f"[{k[0]}, {k[1]}]" if isinstance(k, tuple) else str(k)
     if isinstance(k, tuple):
@@ -14,7 +14,8 @@ def conv(name, out, k, s=1, pad=None, dw=False, inp=None):
     src = f", input: {inp}" if inp else ""
     kind = "depthwise: true" if dw else f"out_channels: {out}"
     pad_txt = p if isinstance(p, str) else str(p)
-    return f"  - {{name: {name}, op: conv2d{src}, {kind}, kernel: {ks}, stride: {s}, padding: {pad_txt}}}"
+    tail = ", bias: true" if bias else ""
+    return f"  - {{name: {name}, op: conv2d{src}, {kind}, kernel: {ks}, stride: {s}, padding: {pad_txt}{tail}}}"
 
 
 def bn_relu(name, act="relu"):
@@ -158,6 +159,125 @@ def vgg(name, depth, source, notes):
             L.append(f"  - {{name: conv{stage}_{i}_relu, op: relu}}")
         L.append(f"  - {{name: pool{stage}, op: maxpool, kernel: 2, stride: 2}}")
     L += classifier_head("fc6_relu", "fc7_relu")
+    return L
+
+
+# GoogLeNet's inception modules (Szegedy et al. 2015, table 1): name, #1x1, #3x3 reduce, #3x3, #5x5 reduce, #5x5,
+# pool proj; a string is the 3x3 stride-2 max pooling between two groups of modules.
+GOOGLENET_MODULES = [("3a", 64, 96, 128, 16, 32, 32), ("3b", 128, 128, 192, 32, 96, 64), "pool3",
+                     ("4a", 192, 96, 208, 16, 48, 64), ("4b", 160, 112, 224, 24, 64, 64),
+                     ("4c", 128, 128, 256, 24, 64, 64), ("4d", 112, 144, 288, 32, 64, 64),
+                     ("4e", 256, 160, 320, 32, 128, 128), "pool4", ("5a", 256, 160, 320, 32, 128, 128),
+                     ("5b", 384, 192, 384, 48, 128, 128)]
+
+
+def ceil_maxpool(name, inp=None):
+    """Caffe rounds a pooling's output size up: a 3x3 stride-2 window over 112 gives 56, as one more row and
+    column of padding at the bottom and right give here."""
+    src = f", input: {inp}" if inp else ""
+    return f"  - {{name: {name}, op: maxpool{src}, kernel: 3, stride: 2, padding: [0, 0, 1, 1]}}"
+
+
+def googlenet(name, source, notes):
+    """GoogLeNet as BVLC Caffe's bvlc_googlenet deploy.prototxt: biased convolutions, each followed by its ReLU, the
+    layers in the prototxt's order (branches 1x1, 3x3, 5x5, pool of each module); the two LRN layers are not
+    modelled (framesim has no LRN op), nor the dropout before the classifier (inference: none)."""
+    L = header(name, "GoogLeNet (Inception v1) at 224x224, 1000 classes", source, "[1, 3, 224, 224]", notes)
+    L += [conv("conv1_7x7_s2", 64, 7, 2, 3, bias=True), "  - {name: conv1_relu_7x7, op: relu}",
+          ceil_maxpool("pool1_3x3_s2"), conv("conv2_3x3_reduce", 64, 1, 1, 0, bias=True),
+          "  - {name: conv2_relu_3x3_reduce, op: relu}", conv("conv2_3x3", 192, 3, 1, 1, bias=True),
+          "  - {name: conv2_relu_3x3, op: relu}", ceil_maxpool("pool2_3x3_s2")]
+    prev = "pool2_3x3_s2"
+    for m in GOOGLENET_MODULES:
+        if isinstance(m, str):
+            L.append(ceil_maxpool(f"{m}_3x3_s2", prev))
+            prev = f"{m}_3x3_s2"
+            continue
+        n, c1, r3, c3, r5, c5, cp = m
+        n = f"inception_{n}"
+        for out, k, reduce in ((c1, 1, None), (c3, 3, r3), (c5, 5, r5)):
+            branch = f"{k}x{k}"
+            if reduce:
+                L.append(conv(f"{n}_{branch}_reduce", reduce, 1, 1, 0, inp=prev, bias=True))
+                L.append(f"  - {{name: {n}_relu_{branch}_reduce, op: relu}}")
+            L.append(conv(f"{n}_{branch}", out, k, 1, k // 2, inp=None if reduce else prev, bias=True))
+            L.append(f"  - {{name: {n}_relu_{branch}, op: relu}}")
+        L.append(f"  - {{name: {n}_pool, op: maxpool, input: {prev}, kernel: 3, stride: 1, padding: 1}}")
+        L.append(conv(f"{n}_pool_proj", cp, 1, 1, 0, bias=True))
+        L.append(f"  - {{name: {n}_relu_pool_proj, op: relu}}")
+        outs = ", ".join(f"{n}_relu_{b}" for b in ("1x1", "3x3", "5x5", "pool_proj"))
+        L.append(f"  - {{name: {n}_output, op: concat, inputs: [{outs}]}}")
+        prev = f"{n}_output"
+    L += ["  - {name: pool5_7x7_s1, op: global_avgpool}", "  - {name: flatten, op: flatten}",
+          "  - {name: loss3_classifier, op: linear, out_features: 1000, bias: true}"]
+    return L
+
+
+# Inception-v4's blocks (Szegedy et al. 2017, figures 3-8) in the layer order of the Caffe prototxt HaX-CoNN ran
+# (prototxt_input_files/inception.prototxt). Each item: name suffix, then for a convolution (with batchnorm and
+# ReLU) its output channels, kernel, stride and padding, for a pooling "max" or "avg"; last, where it reads: "in"
+# (the block's input), None (the item before it) or another item's suffix. CONCAT: the suffixes concatenated.
+STEM1 = [("3x3_s2", 96, 3, 2, 0, "in"), ("pool", "max", 3, 2, 0, "in")]
+STEM2 = [("3x3_reduce", 64, 1, 1, 0, "in"), ("3x3", 96, 3, 1, 0, None), ("1x7_reduce", 64, 1, 1, 0, "in"),
+         ("1x7", 64, (1, 7), 1, 0, None), ("7x1", 64, (7, 1), 1, 0, None), ("3x3_2", 96, 3, 1, 0, None)]
+STEM3 = [("3x3_s2", 192, 3, 2, 0, "in"), ("pool", "max", 3, 2, 0, "in")]
+BLOCK_A = [("1x1_2", 96, 1, 1, 0, "in"), ("3x3_reduce", 64, 1, 1, 0, "in"), ("3x3", 96, 3, 1, 1, None),
+           ("3x3_2_reduce", 64, 1, 1, 0, "in"), ("3x3_2", 96, 3, 1, 1, None), ("3x3_3", 96, 3, 1, 1, None),
+           ("pool_ave", "avg", 3, 1, 1, "in"), ("1x1", 96, 1, 1, 0, None)]
+REDUCTION_A = [("3x3", 384, 3, 2, 0, "in"), ("3x3_2_reduce", 192, 1, 1, 0, "in"), ("3x3_2", 224, 3, 1, 1, None),
+               ("3x3_3", 256, 3, 2, 0, None), ("pool", "max", 3, 2, 0, "in")]
+BLOCK_B = [("1x1_2", 384, 1, 1, 0, "in"), ("1x7_reduce", 192, 1, 1, 0, "in"), ("1x7", 224, (1, 7), 1, 0, None),
+           ("7x1", 256, (7, 1), 1, 0, None), ("7x1_2_reduce", 192, 1, 1, 0, "in"), ("7x1_2", 192, (7, 1), 1, 0, None),
+           ("1x7_2", 224, (1, 7), 1, 0, None), ("7x1_3", 224, (7, 1), 1, 0, None), ("1x7_3", 256, (1, 7), 1, 0, None),
+           ("pool_ave", "avg", 3, 1, 1, "in"), ("1x1", 128, 1, 1, 0, None)]
+REDUCTION_B = [("3x3_reduce", 192, 1, 1, 0, "in"), ("3x3", 192, 3, 2, 0, None), ("1x7_reduce", 256, 1, 1, 0, "in"),
+               ("1x7", 256, (1, 7), 1, 0, None), ("7x1", 320, (7, 1), 1, 0, None), ("3x3_2", 320, 3, 2, 0, None),
+               ("pool", "max", 3, 2, 0, "in")]
+BLOCK_C = [("1x1_2", 256, 1, 1, 0, "in"), ("1x1_3", 384, 1, 1, 0, "in"), ("1x3", 256, (1, 3), 1, 0, None),
+           ("3x1", 256, (3, 1), 1, 0, "1x1_3"), ("1x1_4", 384, 1, 1, 0, "in"), ("3x1_2", 448, (3, 1), 1, 0, None),
+           ("1x3_2", 512, (1, 3), 1, 0, None), ("1x3_3", 256, (1, 3), 1, 0, None),
+           ("3x1_3", 256, (3, 1), 1, 0, "1x3_2"), ("pool_ave", "avg", 3, 1, 1, "in"), ("1x1", 256, 1, 1, 0, None)]
+CONCAT = {"stem1": ["pool", "3x3_s2"], "stem2": ["3x3", "3x3_2"], "stem3": ["3x3_s2", "pool"],
+          "a": ["1x1_2", "3x3", "3x3_3", "1x1"], "reduction_a": ["3x3", "3x3_3", "pool"],
+          "b": ["1x1_2", "7x1", "1x7_3", "1x1"], "reduction_b": ["3x3", "3x3_2", "pool"],
+          "c": ["1x1_2", "1x3", "3x1", "1x3_3", "3x1_3", "1x1"]}
+
+
+def inception_block(L, n, prev, items, concat, concat_name):
+    """One Inception-v4 block named `n` reading `prev`; returns the name of its concatenation."""
+    last, out = None, {}
+    for suffix, width, k, s, p, src in items:
+        x = prev if src == "in" else (last if src is None else out[src])
+        name = f"{n}_{suffix}"
+        if width in ("max", "avg"):
+            L.append(f"  - {{name: {name}, op: {width}pool, input: {x}, kernel: {k}, stride: {s}, padding: {p}}}")
+            last = out[suffix] = name
+            continue
+        L.append(conv(name, width, k, s, p, inp=x))
+        L += bn_relu(name)
+        last = out[suffix] = f"{name}_relu"
+    L.append(f"  - {{name: {concat_name}, op: concat, inputs: [{', '.join(out[c] for c in concat)}]}}")
+    return concat_name
+
+
+def inception_v4(name, source, notes):
+    """Inception-v4 at 299x299: convolutions without bias, each followed by batchnorm and ReLU (Caffe's BatchNorm +
+    Scale, one batchnorm here); the dropout before the classifier is not modelled (inference: none)."""
+    L = header(name, "Inception-v4 at 299x299, 1000 classes", source, "[1, 3, 299, 299]", notes)
+    prev = None
+    for n, out, k, s, p in [("conv1_3x3_s2", 32, 3, 2, 0), ("conv2_3x3_s1", 32, 3, 1, 0), ("conv3_3x3_s1", 64, 3, 1, 1)]:
+        L.append(conv(n, out, k, s, p, inp=prev))
+        L += bn_relu(n)
+        prev = f"{n}_relu"
+    for i, items in enumerate([STEM1, STEM2, STEM3], 1):
+        prev = inception_block(L, f"inception_stem{i}", prev, items, CONCAT[f"stem{i}"], f"inception_stem{i}")
+    for kind, count, items in [("a", 4, BLOCK_A), ("reduction_a", 1, REDUCTION_A), ("b", 7, BLOCK_B),
+                               ("reduction_b", 1, REDUCTION_B), ("c", 3, BLOCK_C)]:
+        for i in range(1, count + 1):
+            n = f"inception_{kind}{i}" if count > 1 else kind
+            prev = inception_block(L, n, prev, items, CONCAT[kind], f"{n}_concat")
+    L += ["  - {name: pool_8x8_s1, op: global_avgpool}", "  - {name: flatten, op: flatten}",
+          "  - {name: classifier, op: linear, out_features: 1000, bias: true}"]
     return L
 
 
@@ -323,6 +443,18 @@ FILES = {
     "vgg19_224.yaml": vgg("vgg19_224", 19, "Simonyan and Zisserman, Very Deep Convolutional Networks, ICLR 2015, "
                           "table 1 (E)", ["VGG-19 at 224x224 (configuration E): 144 M parameters, 19.6 G MACs.",
                                           "Written by make_networks.py."]),
+    "googlenet_224.yaml": googlenet(
+        "googlenet_224", "Szegedy et al., Going Deeper with Convolutions, CVPR 2015, table 1; layer shapes as in BVLC "
+        "Caffe bvlc_googlenet deploy.prototxt",
+        ["GoogLeNet (Inception v1) at 224x224, 1000 classes: the layers of Caffe's bvlc_googlenet (as HaX-CoNN's",
+         "prototxt_input_files/googlenet.prototxt), 7.0 M parameters, ~1.5 G MACs (the paper's budget); the two LRN",
+         "layers are not modelled. Written by make_networks.py."]),
+    "inception_v4_299.yaml": inception_v4(
+        "inception_v4_299", "Szegedy et al., Inception-v4, Inception-ResNet and the Impact of Residual Connections on "
+        "Learning, AAAI 2017, figures 3-9; layer order as in HaX-CoNN's prototxt_input_files/inception.prototxt",
+        ["Inception-v4 at 299x299, 1000 classes (stem, 4 x Inception-A, Reduction-A, 7 x Inception-B, Reduction-B,",
+         "3 x Inception-C): 42.7 M parameters, 12.3 G MACs. The layers in the order of the Caffe prototxt HaX-CoNN",
+         "ran, so its TensorRT layer indices map to layers here. Written by make_networks.py."]),
     "resnet50_v2_299.yaml": resnet_v2("resnet50_v2_299", [3, 4, 6, 3], 299,
                                       "He et al., Identity Mappings in Deep Residual Networks, ECCV 2016 (TF-Slim "
                                       "resnet_v2_50)",
