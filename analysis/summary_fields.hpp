@@ -100,8 +100,8 @@ class FieldReader {
 
 template <class T>
 void write_fields(nlohmann::json& out, const T& v) {
-  if constexpr (std::is_same_v<T, nlohmann::json>) {
-    out = v;  // kept whole
+  if constexpr (std::is_same_v<T, nlohmann::json> || std::is_same_v<T, std::string> || std::is_arithmetic_v<T>) {
+    out = v;  // a JSON value kept whole, a string, a number, a bool
   } else if constexpr (FieldRecord<T>) {
     if (!out.is_object()) out = nlohmann::json::object();
     FieldWriter w(out);
@@ -114,14 +114,14 @@ void write_fields(nlohmann::json& out, const T& v) {
   } else if constexpr (requires { typename T::mapped_type; }) {
     if (!out.is_object()) out = nlohmann::json::object();
     for (const auto& [key, value] : v) write_fields(out[key], value);
-  } else if constexpr (requires { typename T::value_type; } && !std::is_same_v<T, std::string>) {
+  } else {
+    static_assert(
+        requires { typename T::value_type; }, "a summary value is a record, a map, a list or a scalar");
     if (!out.is_array() || out.size() != v.size()) out = nlohmann::json::array();
     for (std::size_t i = 0; i < v.size(); ++i) {
       if (out.size() <= i) out.push_back(nullptr);
       write_fields(out[i], v[i]);
     }
-  } else {
-    out = v;  // a number, a bool, a string
   }
 }
 
