@@ -14,20 +14,19 @@ namespace framesim::analysis {
 using core::format_joules;
 using core::format_number;
 using core::format_seconds;
-using nlohmann::json;
 
 namespace {
 
-std::string verdict_cell(const json& path) {
-  const auto& v = path["verdict"];
-  if (!v.contains("sustained_p99_s")) return "no sample in the sustained window";
-  const double p99 = v["sustained_p99_s"].get<double>();
-  const double deadline = path["deadline_s"].get<double>();
+std::string verdict_cell(const PathSummary& summary, const PathDetails& path) {
+  if (!summary.sustained_p99_s) return "no sample in the sustained window";
+  const double p99 = *summary.sustained_p99_s;
+  const double deadline = path.deadline_s;
   std::string verdict = p99 <= deadline ? "meets" : fmt::format("MISSES: needs {}x", format_number(p99 / deadline, 3));
   // Its p99 is over the samples that arrived: a path that drops them is faster than it is useful.
-  if (path["dropped"].get<std::int64_t>() > 0)
-    verdict += fmt::format(" (drops {})",
-                           format_number(path["dropped"].get<double>() / path["samples"].get<double>() * 100, 3) + "%");
+  if (path.dropped > 0)
+    verdict += fmt::format(
+        " (drops {})",
+        format_number(static_cast<double>(path.dropped) / static_cast<double>(path.samples) * 100, 3) + "%");
   return verdict;
 }
 
@@ -64,25 +63,24 @@ std::string stacked_bar_svg(const std::vector<std::pair<std::string, double>>& p
   return s + "</svg>\n";
 }
 
-std::string paths_section(const json& j, const std::string& tails_svg) {
+std::string paths_section(const RunSummary& s, const std::string& tails_svg) {
   std::string b = html::heading("Every path");
   std::vector<std::vector<std::string>> rows;
-  std::size_t k = 0;
-  for (const auto& p : j["paths"]) {
-    const auto& lat = p["latency_s"];
-    const std::string verdict = verdict_cell(p);
-    rows.push_back(
-        {html::escape(p["name"].get<std::string>() + (p["via_side_input"].get<bool>() ? " (side input)" : "")),
-         html::escape(format_seconds(p["deadline_s"].get<double>())), std::to_string(lat["count"].get<std::size_t>()),
-         html::escape(format_percentile_s(lat, "p50")), html::escape(format_percentile_s(lat, "p99")),
-         html::escape(format_percentile_s(lat, "max")),
-         fmt::format("{} of {} ({} late, {} dropped)", p["missed"].get<std::int64_t>(),
-                     p["samples"].get<std::int64_t>(), p["late"].get<std::int64_t>(), p["dropped"].get<std::int64_t>()),
-         html::escape(format_percentile_s(p["data_age_s"], "p99")),
-         p["verdict"].contains("sustained_p99_s")
-             ? html::escape(format_seconds(p["verdict"]["sustained_p99_s"].get<double>()))
-             : "-",
-         html::number(fmt::format("path-verdict-{}", k++), verdict)});
+  const auto& paths = s.details.value().paths;
+  for (std::size_t k = 0; k < paths.size(); ++k) {
+    const PathDetails& p = paths[k];
+    const PathSummary& ps = s.paths.at(k);
+    const StatBlock& lat = p.latency_s;
+    const std::string verdict = verdict_cell(ps, p);
+    rows.push_back({html::escape(ps.name + (p.via_side_input ? " (side input)" : "")),
+                    html::escape(format_seconds(p.deadline_s)), std::to_string(lat.count),
+                    html::escape(format_percentile_s(lat, &StatBlock::p50)),
+                    html::escape(format_percentile_s(lat, &StatBlock::p99)),
+                    html::escape(format_percentile_s(lat, &StatBlock::max)),
+                    fmt::format("{} of {} ({} late, {} dropped)", p.missed, p.samples, p.late, p.dropped),
+                    html::escape(format_percentile_s(p.data_age_s, &StatBlock::p99)),
+                    ps.sustained_p99_s ? html::escape(format_seconds(*ps.sustained_p99_s)) : "-",
+                    html::number(fmt::format("path-verdict-{}", k), verdict)});
   }
   b += html::table({"path (sensor -> sink)", "deadline", "n", "p50", "p99", "max", "missed", "data age p99",
                     "sustained p99", "verdict"},
@@ -96,20 +94,20 @@ std::string paths_section(const json& j, const std::string& tails_svg) {
   return b;
 }
 
-std::string staleness_section(const json& j, const std::string& cdf_svg) {
-  if (j["staleness"].empty()) return "";
+std::string staleness_section(const RunSummary& summary, const std::string& cdf_svg) {
+  const auto& staleness = summary.details.value().staleness;
+  if (staleness.empty()) return "";
   std::string b = html::heading("Staleness");
   std::vector<std::vector<std::string>> rows;
-  for (const auto& [name, s] : j["staleness"].items()) {
-    const auto& t = s["time_s"];
+  for (const auto& [name, s] : staleness) {
+    const StatBlock& t = summary.staleness_time_s.at(name);
     std::string distance = "-";
-    if (s.contains("distance_m"))
-      distance = fmt::format(
-          "p99 {} cm, max {} cm at {} m/s", format_number(s["distance_m"]["p99"].get<double>() * 100, 3),
-          format_number(s["distance_m"]["max"].get<double>() * 100, 3), format_number(s["speed_mps"].get<double>()));
-    rows.push_back({name, s["reads"].get<std::string>(), core::format_hertz(s["rate_Hz"].get<double>()),
-                    std::to_string(t["count"].get<std::size_t>()), format_percentile_s(t, "p50"),
-                    format_percentile_s(t, "p99"), format_percentile_s(t, "max"), distance});
+    if (s.distance_m)
+      distance = fmt::format("p99 {} cm, max {} cm at {} m/s", format_number(s.distance_m->p99.value() * 100, 3),
+                             format_number(s.distance_m->max.value() * 100, 3), format_number(s.speed_mps.value()));
+    rows.push_back({name, s.reads, core::format_hertz(s.rate_Hz), std::to_string(t.count),
+                    format_percentile_s(t, &StatBlock::p50), format_percentile_s(t, &StatBlock::p99),
+                    format_percentile_s(t, &StatBlock::max), distance});
   }
   b += html::table({"task", "reads", "rate", "ticks", "p50", "p99", "max", "in distance"}, rows);
   b += html::figure(cdf_svg, "stalenesscdf",
@@ -118,30 +116,28 @@ std::string staleness_section(const json& j, const std::string& cdf_svg) {
   return b;
 }
 
-std::string tasks_and_chains_section(const json& j) {
+std::string tasks_and_chains_section(const RunDetails& d) {
   std::string b;
   std::vector<std::vector<std::string>> tasks;
-  for (const auto& [name, t] : j["tasks"].items()) {
-    if (!t.contains("response_s")) continue;
-    const auto& r = t["response_s"];
-    tasks.push_back({name, t["unit"].get<std::string>(), std::to_string(t["jobs"].get<std::int64_t>()),
-                     format_percentile_s(r, "p50"), format_percentile_s(r, "p99"), format_percentile_s(r, "max"),
-                     format_seconds(t["deadline_s"].get<double>()), std::to_string(t["missed"].get<std::int64_t>())});
+  for (const auto& [name, t] : d.tasks) {
+    if (!t.response_s) continue;
+    const StatBlock& r = *t.response_s;
+    tasks.push_back({name, t.unit.value(), std::to_string(t.jobs.value()), format_percentile_s(r, &StatBlock::p50),
+                     format_percentile_s(r, &StatBlock::p99), format_percentile_s(r, &StatBlock::max),
+                     format_seconds(t.deadline_s), std::to_string(t.missed.value())});
   }
   if (!tasks.empty()) {
     b += html::heading("Tasks");
     b += html::table({"task", "unit", "releases", "response p50", "p99", "max", "deadline", "missed"}, tasks);
   }
   std::vector<std::vector<std::string>> chains;
-  for (const auto& [name, c] : j["chains"].items()) {
-    std::vector<std::string> path;
-    for (const auto& e : c["path"]) path.push_back(e.get<std::string>());
-    const auto& age = c["data_age_s"];
-    const auto& reaction = c["reaction_s"];
-    chains.push_back({name, fmt::format("{}", fmt::join(path, " -> ")), std::to_string(age["count"].get<std::size_t>()),
-                      format_percentile_s(age, "p50"), format_percentile_s(age, "p99"), format_percentile_s(age, "max"),
-                      format_percentile_s(reaction, "p50"), format_percentile_s(reaction, "p99"),
-                      format_percentile_s(reaction, "max")});
+  for (const auto& [name, c] : d.chains) {
+    const StatBlock& age = c.data_age_s;
+    const StatBlock& reaction = c.reaction_s;
+    chains.push_back({name, fmt::format("{}", fmt::join(c.path, " -> ")), std::to_string(age.count),
+                      format_percentile_s(age, &StatBlock::p50), format_percentile_s(age, &StatBlock::p99),
+                      format_percentile_s(age, &StatBlock::max), format_percentile_s(reaction, &StatBlock::p50),
+                      format_percentile_s(reaction, &StatBlock::p99), format_percentile_s(reaction, &StatBlock::max)});
   }
   if (!chains.empty()) {
     b += html::heading("Cause-effect chains");
@@ -153,49 +149,46 @@ std::string tasks_and_chains_section(const json& j) {
   return b;
 }
 
-std::string energy_section(const json& j) {
-  const auto& e = j["energy"];
+std::string energy_section(const RunSummary& s) {
+  const EnergyDetails& e = s.details.value().energy;
   std::string b = html::heading("Energy");
-  const auto& bd = e["breakdown_per_frame_J"];
+  const EnergyBreakdown& bd = e.breakdown_per_frame_J;
   std::vector<std::pair<std::string, double>> parts;
-  for (const auto& [u, v] : bd["compute"].items()) parts.emplace_back(u + " compute", v.get<double>());
-  for (const auto& [l, v] : bd["memory"].items()) parts.emplace_back(l + " (memory)", v.get<double>());
-  parts.emplace_back("static", bd["static"].get<double>());
-  const auto& pf = e["per_frame_J"];
-  if (pf["count"].get<std::size_t>() > 0)
+  for (const auto& [u, v] : bd.compute) parts.emplace_back(u + " compute", v);
+  for (const auto& [l, v] : bd.memory) parts.emplace_back(l + " (memory)", v);
+  parts.emplace_back("static", bd.static_J);
+  const StatBlock& pf = s.energy_per_frame_J;
+  if (pf.count > 0)
     b += fmt::format("<p>Energy per frame of the first sensor: mean {}, p99 {}; mean power {}.</p>\n",
-                     html::number("energy-per-frame", format_joules(pf["mean"].get<double>())),
-                     format_joules(pf["p99"].get<double>()), core::format_watts(e["mean_power_W"].get<double>()));
+                     html::number("energy-per-frame", format_joules(pf.mean.value())), format_joules(pf.p99.value()),
+                     core::format_watts(s.mean_power_W));
   std::vector<std::vector<std::string>> rows;
   for (const auto& [name, v] : parts) rows.push_back({name, format_joules(v)});
   b += html::table({"part of the mean energy per frame", "energy"}, rows);
   b += html::figure(stacked_bar_svg(parts, core::format_joules), "energyparts",
                     "The mean energy per frame, part by part.");
-  b += html::table({"the run's energy", "total"},
-                   {{"frames (dynamic)", format_joules(e["frames_J"].get<double>())},
-                    {"tasks (dynamic)", format_joules(e["tasks_J"].get<double>())},
-                    {"background traffic", format_joules(e["background_J"].get<double>())},
-                    {"static", format_joules(e["static_J"].get<double>())},
-                    {"total", format_joules(e["total_J"].get<double>())}});
+  b += html::table({"the run's energy", "total"}, {{"frames (dynamic)", format_joules(e.frames_J)},
+                                                   {"tasks (dynamic)", format_joules(e.tasks_J)},
+                                                   {"background traffic", format_joules(e.background_J)},
+                                                   {"static", format_joules(e.static_J)},
+                                                   {"total", format_joules(e.total_J)}});
   return b;
 }
 
-std::string little_section(const json& j) {
-  const auto& l = j["little"];
+std::string little_section(const LittleDetails& l) {
   return html::heading("Little's law") +
          fmt::format(
              "<p>Frames in the system over the run: L = {} on average = lambda {}/s x W {} (relative "
              "difference {}: frames still in the system at the end).</p>\n",
-             html::number("little-L", format_number(l["L_frames"].get<double>(), 4)),
-             format_number(l["lambda_per_s"].get<double>(), 4), format_seconds(l["W_s"].get<double>()),
-             format_number(l["relative_error"].get<double>(), 3));
+             html::number("little-L", format_number(l.L_frames, 4)), format_number(l.lambda_per_s, 4),
+             format_seconds(l.W_s), format_number(l.relative_error, 3));
 }
 
-std::string notes_section(const json& j) {
-  if (j["warnings"].empty() && j["notes"].empty()) return "";
+std::string notes_section(const RunDetails& d) {
+  if (d.warnings.empty() && d.notes.empty()) return "";
   std::string b = html::heading("Notes and warnings") + "<ul id=\"notes\">\n";
-  for (const auto& w : j["warnings"]) b += "<li><b>warning:</b> " + html::escape(w.get<std::string>()) + "</li>\n";
-  for (const auto& n : j["notes"]) b += "<li>note: " + html::escape(n.get<std::string>()) + "</li>\n";
+  for (const auto& w : d.warnings) b += "<li><b>warning:</b> " + html::escape(w) + "</li>\n";
+  for (const auto& n : d.notes) b += "<li>note: " + html::escape(n) + "</li>\n";
   return b + "</ul>\n";
 }
 

@@ -397,14 +397,15 @@ RunSummary RunAnalysis::finish(const engine::RunTotals& totals) {
   j["warnings"] = totals.warnings;
   j["notes"] = totals.notes;
 
-  if (!files()) return s;
-  const json whole = write_run_summary(s);
-  core::write_file_atomic(folder_ / "summary.json", json_text(whole) + "\n");
+  // What the terminal summary and report.html show: the summary as read back from what is written.
+  RunSummary back = read_back(s, "the run's summary.json");
+  if (!files()) return back;
+  core::write_file_atomic(folder_ / "summary.json", json_text(write_run_summary(s)) + "\n");
   core::write_file_atomic(folder_ / "latency_cdf.svg", svg_latency_cdf());
   core::write_file_atomic(folder_ / "latency_over_time.svg", svg_latency_over_time());
   core::write_file_atomic(folder_ / "thermal.svg", svg_thermal());
-  core::write_file_atomic(folder_ / "report.html", html_report(whole));
-  return s;
+  core::write_file_atomic(folder_ / "report.html", html_report(back));
+  return back;
 }
 
 /// Closes every stream; throws with the first file that could not be written, and the system's reason (a full

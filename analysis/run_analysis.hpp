@@ -67,8 +67,8 @@ class RunAnalysis : public engine::RecordSink {
   /// Closes the streams and writes summary.json (through write_run_summary), the plots and report.html. Returns
   /// the summary.
   RunSummary finish(const engine::RunTotals& totals);
-  /// The terminal summary of a finished run, from its summary.json `j`.
-  std::string text(const nlohmann::json& j) const;
+  /// The terminal summary of a finished run, from its summary as read back (read_back: with its details).
+  std::string text(const RunSummary& s) const;
 
  private:
   /// A run folder is written (the folder given is not empty): its trace, CSVs and summary files.
@@ -90,7 +90,7 @@ class RunAnalysis : public engine::RecordSink {
   std::string svg_path_tails() const;
   std::string svg_staleness_cdf() const;
   std::string svg_queue_depth() const;
-  std::string html_report(const nlohmann::json& j) const;
+  std::string html_report(const RunSummary& s) const;
   /// Whether governor tick `tick` closes a full period (the last one, cut short by the end of the run, does not).
   bool full_period(std::size_t tick) const;
 

@@ -2,6 +2,8 @@
 #include "run_summary.hpp"
 
 #include <algorithm>
+#include <array>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -9,6 +11,7 @@
 #include "core/error.hpp"
 #include "core/files.hpp"
 #include "core/text.hpp"
+#include "summary_fields.hpp"
 
 namespace framesim::analysis {
 
@@ -16,15 +19,23 @@ using nlohmann::json;
 
 namespace {
 
+/// A statistic block's values by their keys: the one spelling of each, for reading, writing and naming them.
+constexpr std::array<std::pair<const char*, std::optional<double> StatBlock::*>, 8> kStatValues{
+    {{"mean", &StatBlock::mean},
+     {"stddev", &StatBlock::stddev},
+     {"min", &StatBlock::min},
+     {"p50", &StatBlock::p50},
+     {"p90", &StatBlock::p90},
+     {"p99", &StatBlock::p99},
+     {"p99_9", &StatBlock::p99_9},
+     {"max", &StatBlock::max}}};
+
 /// Walks a summary with the key path of where it is, so that every refusal says which key.
 class Reader {
  public:
   explicit Reader(std::string file) : file_(std::move(file)) {}
 
-  [[noreturn]] void fail(const std::string& path, const std::string& what) const {
-    throw core::UserError(fmt::format("{}: {}: {} (is it a summary.json written by `framesim run`?)", file_,
-                                      path.empty() ? "/" : path, what));
-  }
+  [[noreturn]] void fail(const std::string& path, const std::string& what) const { refuse_summary(file_, path, what); }
   static std::string join(const std::string& path, const std::string& key) { return path + "/" + key; }
   static const char* type_of(const json& v) { return v.is_null() ? "null" : v.type_name(); }
 
@@ -58,18 +69,14 @@ class Reader {
   }
 
   StatBlock stat(const json& parent, const std::string& path, const std::string& key) const {
-    const json& j = object(parent, path, key);
-    const std::string at = join(path, key);
+    return stat_of(object(parent, path, key), join(path, key));
+  }
+  /// The statistic block `j`, at `at`.
+  StatBlock stat_of(const json& j, const std::string& at) const {
+    if (!j.is_object()) fail(at, fmt::format("expected an object, found {}", type_of(j)));
     StatBlock s;
     s.count = integer(j, at, "count");
-    s.mean = maybe_number(j, at, "mean");
-    s.stddev = maybe_number(j, at, "stddev");
-    s.min = maybe_number(j, at, "min");
-    s.p50 = maybe_number(j, at, "p50");
-    s.p90 = maybe_number(j, at, "p90");
-    s.p99 = maybe_number(j, at, "p99");
-    s.p99_9 = maybe_number(j, at, "p99_9");
-    s.max = maybe_number(j, at, "max");
+    for (const auto& [key, value] : kStatValues) s.*value = maybe_number(j, at, key);
     s.confidence = maybe_number(j, at, "confidence");
     if (s.count > 0 && !s.p99) fail(join(at, "p99"), "missing");
     if (j.contains("ci"))
@@ -127,6 +134,15 @@ class Reader {
 };
 
 }  // namespace
+
+void refuse_summary(const std::string& file, const std::string& path, const std::string& what) {
+  throw core::UserError(fmt::format("{}: {}: {} (is it a summary.json written by `framesim run`?)", file,
+                                    path.empty() ? "/" : path, what));
+}
+
+StatBlock read_stat_block(const json& j, const std::string& path, const std::string& file) {
+  return Reader(file).stat_of(j, path);
+}
 
 namespace {
 
@@ -258,14 +274,7 @@ json stat_json(const StatBlock& s) {
   const auto put = [&j](const char* key, const std::optional<double>& v) {
     if (v) j[key] = *v;
   };
-  put("mean", s.mean);
-  put("stddev", s.stddev);
-  put("min", s.min);
-  put("p50", s.p50);
-  put("p90", s.p90);
-  put("p99", s.p99);
-  put("p99_9", s.p99_9);
-  put("max", s.max);
+  for (const auto& [key, value] : kStatValues) put(key, s.*value);
   if (!s.ci.empty()) {
     json ci = json::object();
     const auto end = [](const std::optional<double>& v) { return v ? json(*v) : json(nullptr); };
@@ -275,6 +284,12 @@ json stat_json(const StatBlock& s) {
   put("confidence", s.confidence);
   if (s.count > 0 || !s.few_samples.empty()) j["few_samples"] = s.few_samples;
   return j;
+}
+
+const char* percentile_name(std::optional<double> StatBlock::*which) {
+  for (const auto& [key, value] : kStatValues)
+    if (value == which) return key;
+  return "";
 }
 
 json summary_json(const Summary& s) { return stat_json(stat_block(s)); }
@@ -295,6 +310,7 @@ void write_window(json& into, const WindowSummary& w) {
 
 json write_run_summary(const RunSummary& s) {
   json j = s.rest;
+  if (s.details) write_run_details(j, *s.details);
   json& scenario = j["scenario"];
   if (s.scenario.name) scenario["name"] = *s.scenario.name;
   if (s.scenario.file) scenario["file"] = *s.scenario.file;
@@ -346,6 +362,17 @@ json read_json_file(const std::string& file) {
   } catch (const json::exception& e) {
     throw core::UserError(fmt::format("{}: not JSON: {}", file, e.what()));
   }
+}
+
+RunSummary read_back(const RunSummary& s, const std::string& file) {
+  const json written = write_run_summary(s);
+  RunSummary back = read_run_summary(written, file);
+  back.details = read_run_details(written, file);
+  if (!back.estimate_end_to_end_s) refuse_summary(file, "/verdict/estimate_end_to_end_s", "missing");
+  if (!back.bound_end_to_end_s) refuse_summary(file, "/verdict/bound_end_to_end_s", "missing");
+  if (!back.longest_miss_run) refuse_summary(file, "/frames/longest_miss_run", "missing");
+  if (!back.max_temperature_C) refuse_summary(file, "/thermal/max_C", "missing");
+  return back;
 }
 
 RunSummary read_run_summary_file(const std::string& file) { return read_run_summary(read_json_file(file), file); }

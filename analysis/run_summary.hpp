@@ -2,8 +2,8 @@
 //
 // `framesim run` writes summary.json through write_run_summary, and `compare`, `sweep`, `map` and their reports
 // read a run's figures through read_run_summary: every key typed here is spelled once, in run_summary.cpp.
-// Not yet: the run's own report.html (html_report.cpp, html_run_sections.cpp) and terminal summary (run_text.cpp)
-// still read the written document by its keys.
+// The run's own report.html and terminal summary read the record as read back from what was written (read_back):
+// these figures, and the detail parts only they show (`details`, run_details.hpp), never the document by a key.
 // The parts of summary.json that no other command reads field by field (the per-stage wait and service
 // statistics, utilisation, tasks, chains, why, provenance's command line...) are built by their own modules and
 // kept whole in `rest`; the typed keys are written over it. Documented keys: scenarios/README.md, "summary.json's
@@ -26,32 +26,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "run_details.hpp"
+#include "stat_block.hpp"
 #include "stats.hpp"
 
 namespace framesim::analysis {
-
-/// One statistic block of summary.json, in the sample's unit: only `count` when it holds no samples.
-struct StatBlock {
-  /// A percentile's confidence interval; an end is empty when the sample cannot bound it.
-  struct Interval {
-    std::optional<double> lo, hi;
-  };
-  std::int64_t count = 0;
-  std::optional<double> mean, stddev, min, p50, p90, p99, p99_9, max;
-  std::map<std::string, Interval> ci;    // per percentile ("p50", "p90", "p99", "p99_9"), when given
-  std::optional<double> confidence;      // of those intervals
-  std::vector<std::string> few_samples;  // statistics with too few samples to bound from above
-  bool p99_few_samples() const { return std::find(few_samples.begin(), few_samples.end(), "p99") != few_samples.end(); }
-  std::optional<double> p99_ci_lo() const { return ci.count("p99") ? ci.at("p99").lo : std::nullopt; }
-  std::optional<double> p99_ci_hi() const { return ci.count("p99") ? ci.at("p99").hi : std::nullopt; }
-};
-
-/// The block of a summary: {count, mean, stddev, min, p50, p90, p99, p99_9, max, ci, confidence, few_samples}.
-StatBlock stat_block(const Summary& s);
-/// `s` as summary.json writes every statistic (only {"count": 0} when empty).
-nlohmann::json stat_json(const StatBlock& s);
-/// stat_json(stat_block(s)): how every statistic of every output file is written.
-nlohmann::json summary_json(const Summary& s);
 
 /// summary.json's "scenario": what ran.
 struct ScenarioSummary {
@@ -104,6 +83,9 @@ struct RunSummary {
   std::vector<std::string> overrides;
   std::map<std::string, std::string> input_sha256;
   nlohmann::json rest = nlohmann::json::object();  // everything else, kept whole
+  // What the run's report and terminal summary show beyond the above: written over `rest` when set; read by
+  // read_back, not by read_run_summary.
+  std::optional<RunDetails> details;
 };
 
 /// The summary.json document of `s`: `rest` with every typed key written over it.
@@ -113,6 +95,11 @@ nlohmann::json write_run_summary(const RunSummary& s);
 /// the wrong type is a UserError naming the file and the key path (e.g. "windows/all/latency_s/p99").
 /// `rest` is the whole document.
 RunSummary read_run_summary(const nlohmann::json& summary, const std::string& file);
+/// The record `s` as read back from what write_run_summary writes of it, with its details: what the run's report
+/// and terminal summary show. A key either reads under a name the writer does not write is refused as
+/// read_run_summary refuses it; so is a figure they show that an older summary may lack (the estimate and bound
+/// end to end, the longest run of misses, the maximum temperature). `file` names the document in messages.
+RunSummary read_back(const RunSummary& s, const std::string& file);
 /// Reads and parses `file` (a JSON syntax error names its line and column).
 RunSummary read_run_summary_file(const std::string& file);
 

@@ -45,14 +45,13 @@ json Slowdown::finish() const {
   return out;
 }
 
-std::string slowdown_text(const json& slowdown) {
+std::string slowdown_text(const std::map<std::string, StageSlowdown>& slowdown) {
   if (slowdown.empty()) return "";
   std::string out = "slowdown against running alone (mean item / alone = 1 + bus + hand-off + wait):\n";
-  for (const auto& [name, s] : slowdown.items())
+  for (const auto& [name, s] : slowdown)
     out += fmt::format("  {:<16} {:>6.3f} = 1 {:+.3f} bus {:+.3f} hand-off {:+.3f} wait   (alone {}, item {})\n", name,
-                       s["slowdown"].get<double>(), s["bus"].get<double>(), s["handoff"].get<double>(),
-                       s["wait"].get<double>(), core::format_seconds(s["alone_s"].get<double>()),
-                       core::format_seconds(s["item_s"].get<double>()));
+                       s.slowdown, s.bus, s.handoff, s.wait, core::format_seconds(s.alone_s),
+                       core::format_seconds(s.item_s));
   return out;
 }
 

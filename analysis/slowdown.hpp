@@ -13,12 +13,15 @@
 // so that mean(item) / alone = 1 + bus + handoff + wait, each part a mean over the items divided by alone.
 #pragma once
 
+#include <map>
+#include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "engine/records.hpp"
 #include "model/scenario.hpp"
+#include "run_details.hpp"
 
 namespace framesim::analysis {
 
@@ -40,6 +43,6 @@ class Slowdown {
 };
 
 /// Lines of the terminal summary for summary.json's "slowdown" (empty when it has none).
-std::string slowdown_text(const nlohmann::json& slowdown);
+std::string slowdown_text(const std::map<std::string, StageSlowdown>& slowdown);
 
 }  // namespace framesim::analysis

@@ -165,7 +165,7 @@ int run_without_folder(const RunArgs& a, const model::ScenarioSpec& spec,
   const auto summary = analysis.finish(run.totals);
   bar.clear();
   if (a.json || a.point_metrics) print_json(summary, run, a.point_metrics);
-  else std::cout << analysis.text(analysis::write_run_summary(summary));
+  else std::cout << analysis.text(summary);
   return 0;
 }
 
@@ -239,7 +239,7 @@ int run_scenario(const RunArgs& a) {
     if (a.json || a.point_metrics) {
       print_json(summary, run, a.point_metrics);
     } else {
-      std::cout << analysis.text(analysis::write_run_summary(summary));
+      std::cout << analysis.text(summary);
       std::cout << fmt::format(
           "\nrun folder: {}/ (summary.json, frames.csv, stages.csv, kernels.csv, timeseries.csv, trace.json, *.svg)\n",
           out.string());

@@ -155,6 +155,28 @@ TEST(Report, PercentilesAndIntervalsMatchFramesCsv) {
   expect_summary_matches(windows["all"]["stages"]["planning"]["service_s"], service, "planning service");
 }
 
+// The terminal summary and report.html read summary.json through the same declarations that write it: a key a
+// module writes under another name stops the run (exit 2) rather than showing nothing or garbage.
+TEST(Report, TheSummaryAndTheReportShowWhatSummaryJsonHolds) {
+  Scratch s;
+  const auto r = run_framesim(source_path("scenarios/robot_30fps.yaml"), s.dir() / "out", "--duration 4s");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  using framesim::core::format_number;
+  const auto& l = r.summary["little"];
+  EXPECT_NE(r.output.find(fmt::format("frames in the system: L = {} on average = lambda {}/s x W {} (Little's law)",
+                                      format_number(l["L_frames"].get<double>(), 4),
+                                      format_number(l["lambda_per_s"].get<double>(), 4),
+                                      framesim::core::format_seconds(l["W_s"].get<double>()))),
+            std::string::npos)
+      << r.output;
+  const std::string html = read_file(s.dir() / "out" / "report.html");
+  EXPECT_NE(html.find("<span id=\"little-L\">" + format_number(l["L_frames"].get<double>(), 4) + "</span>"),
+            std::string::npos);
+  EXPECT_NE(html.find("<span id=\"critical-stage\">" + r.summary["why"]["tail"]["critical_stage"].get<std::string>() +
+                      "</span>"),
+            std::string::npos);
+}
+
 TEST(Report, BreakdownOfAFrameMatchesAHandDerivation) {
   // One frame at t = 0 on three units behind one 10 GB/s bus (no dispatch overhead, no caps):
   //   p on a: 5 GFLOP at 1 TFLOP/s, no bytes: 0 -> 5 ms (floor 5 ms).

@@ -1,7 +1,8 @@
 // The run-summary record (analysis/run_summary.cpp): a summary.json written out by hand in this file (not by the
 // writer under test) reads into the field values it spells; a missing or mistyped key is refused with the file and
 // the key's path; the writer writes exactly the keys scenarios/README.md documents, and what it writes reads back
-// into the same record (a key renamed on one side only fails one or the other).
+// into the same record (a key renamed on one side only fails one or the other). The details the run's report reads
+// are written under the keys their modules write, and a key written under another name is refused when read back.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -16,9 +17,12 @@
 
 namespace {
 
+using framesim::analysis::read_back;
+using framesim::analysis::read_run_details;
 using framesim::analysis::read_run_summary;
 using framesim::analysis::RunSummary;
 using framesim::analysis::StatBlock;
+using framesim::analysis::write_run_details;
 using framesim::analysis::write_run_summary;
 using nlohmann::json;
 
@@ -218,4 +222,110 @@ TEST(RunSummary, WhatTheWriterWritesReadsBackIntoTheSameRecord) {
   RunSummary again = back;
   again.rest = json::object();
   EXPECT_EQ(write_run_summary(again), once);
+}
+
+namespace {
+
+using framesim::analysis::RunDetails;
+
+/// Details with a value in every part the report reads; no two numbers alike.
+RunDetails full_details() {
+  StatBlock stat;
+  stat.count = 3;
+  stat.mean = 0.02;
+  stat.p50 = 0.019;
+  stat.p99 = 0.025;
+  stat.max = 0.026;
+  RunDetails d;
+  d.run = {41.5, 1200};
+  d.frames.drops_by["detector: queue full"] = 4;
+  for (auto* w : {&d.windows.all, &d.windows.cold, &d.windows.sustained}) {
+    w->from_s = 2;
+    w->to_s = 17;
+    w->stages["<stage>"] = {stat, stat, stat, stat};
+    w->mean_frequency_Hz["<unit>"] = 1.3e9;
+  }
+  d.windows.sustained.mean_temperature_C = 64.5;
+  d.paths.emplace_back();
+  d.paths[0].deadline_s = 0.05;
+  d.paths[0].verdict.sustained_p99 = framesim::analysis::QuantileDetails{0.99, 0.031, 500, {0.03, std::nullopt}, true};
+  d.staleness["<task>"] = {"<stage>", 50, 2.5, stat};
+  d.energy.breakdown_per_frame_J = {{{"<unit>", 0.3}}, {{"<level>", 0.1}}, 0.05};
+  d.energy.total_J = 310;
+  d.thermal = {25, 85, std::nullopt};
+  d.little = {2.5, 30.25, 0.0826, 0.004};
+  d.verdict.stage_slices["<stage>"] = {0.02, 0.011, 0.009, 0.012, 0.013, 0.017, true};
+  d.utilisation.units["<unit>"].by["<stage>"] = 0.45;
+  d.utilisation.memory["<level>"].utilisation = 0.35;
+  d.utilisation.queues["<stage>"] = {0.7, 3, 4};
+  d.slowdown.emplace()["<stage>"] = {1.2, 0.1, 0.05, 0.05, 0.01, 0.012};
+  d.why.method = "critical path";
+  framesim::analysis::CriticalStep step{"<stage>", "<unit>", 3.26, 3.27, {}};
+  step.parts.queue_s = 0.001;
+  d.why.worst_frames.push_back({7, 3.25, 0.04, {}, {step}});
+  d.tasks["<task>"] = {0.02, "<unit>", 100, 1, stat};
+  d.chains["<chain>"] = {{"<stage>", "<task>"}, stat, stat};
+  d.warnings = {"a warning"};
+  return d;
+}
+
+}  // namespace
+
+TEST(RunSummary, TheDetailsAreWrittenUnderTheKeysTheirModulesWrite) {
+  json doc = json::object();
+  write_run_details(doc, full_details());
+  // Spelled here as run_analysis.cpp, breakdown.cpp, paths.cpp and responses.cpp write them.
+  EXPECT_EQ(doc["little"]["L_frames"], 2.5);
+  EXPECT_EQ(doc["little"]["lambda_per_s"], 30.25);
+  EXPECT_EQ(doc["run"]["kernels"], 1200);
+  EXPECT_EQ(doc["frames"]["drops_by"]["detector: queue full"], 4);
+  EXPECT_EQ(doc["windows"]["sustained"]["mean_temperature_C"], 64.5);
+  EXPECT_TRUE(doc["windows"]["cold"]["mean_temperature_C"].is_null());  // written null, not left out
+  EXPECT_EQ(doc["windows"]["all"]["stages"]["<stage>"]["service_s"]["p99"], 0.025);
+  EXPECT_EQ(doc["paths"][0]["verdict"]["sustained_p99"]["ci"], json::parse("[0.03, null]"));
+  EXPECT_FALSE(doc["paths"][0]["verdict"].contains("at_confidence"));  // no sustained sample: left out
+  EXPECT_EQ(doc["energy"]["breakdown_per_frame_J"]["static"], 0.05);
+  EXPECT_TRUE(doc["thermal"]["final_C"].is_null());
+  EXPECT_TRUE(doc["verdict"]["worst_path"].is_null());
+  EXPECT_EQ(doc["utilisation"]["queues"]["<stage>"]["capacity"], 4);
+  EXPECT_EQ(doc["slowdown"]["<stage>"]["handoff"], 0.05);
+  // A step's parts sit in the step's own object, beside its stage.
+  EXPECT_EQ(doc["why"]["worst_frames"][0]["path"][0]["queue_s"], 0.001);
+  EXPECT_EQ(doc["why"]["worst_frames"][0]["path"][0]["stage"], "<stage>");
+  EXPECT_EQ(doc["tasks"]["<task>"]["unit"], "<unit>");
+  EXPECT_EQ(doc["chains"]["<chain>"]["path"], json::parse(R"(["<stage>", "<task>"])"));
+  EXPECT_TRUE(doc["provenance"].is_null());
+  // Read back and written again: the same document.
+  json again = json::object();
+  write_run_details(again, read_run_details(doc, "written.json"));
+  EXPECT_EQ(again, doc);
+}
+
+TEST(RunSummary, WritingTheDetailsKeepsTheKeysTheyDoNotType) {
+  json doc = json::parse(R"({"little": {"lambda_W": 2.49}, "paths": [{"sink": "planner"}]})");
+  write_run_details(doc, full_details());
+  EXPECT_EQ(doc["little"]["lambda_W"], 2.49);
+  EXPECT_EQ(doc["little"]["L_frames"], 2.5);
+  EXPECT_EQ(doc["paths"][0]["sink"], "planner");
+  EXPECT_EQ(doc["paths"][0]["deadline_s"], 0.05);
+}
+
+TEST(RunSummary, ADetailKeyItsModuleWritesUnderAnotherNameIsRefusedWhenReadBack) {
+  RunSummary s = full_record();
+  s.rest["paths"] = json::parse(R"([{"name": "camera -> planning", "miss_rate": 0.01}])");  // written by paths.cpp
+  s.rest["utilisation"]["units"]["<unit>"]["busy"] = 0.5;  // written by run_analysis.cpp
+  s.slowdown.reset();                                      // the details' own, typed
+  s.details = full_details();
+  EXPECT_EQ(read_back(s, "runs/a/summary.json").details->little.L_frames, 2.5);
+  json doc = write_run_summary(s);
+  doc["little"]["L_frame"] = doc["little"]["L_frames"];  // the writer's spelling, not the report's
+  doc["little"].erase("L_frames");
+  RunSummary renamed = read_run_summary(doc, "runs/a/summary.json");  // compare and sweep read no detail
+  try {
+    read_back(renamed, "runs/a/summary.json");
+    ADD_FAILURE() << "read back with little.L_frame in place of little.L_frames";
+  } catch (const framesim::core::UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("runs/a/summary.json: /little/L_frames: missing"), std::string::npos)
+        << e.what();
+  }
 }
