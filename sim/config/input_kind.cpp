@@ -13,12 +13,14 @@ std::string input_kind(const std::filesystem::path& path) {
   const YAML::Node& root = doc->root();
   if (root.IsMap()) {
     auto has = [&](const char* key) { return root[key].IsDefined(); };
-    if (has("runtime")) return "runtime";
+    // A scenario may name a runtime profile (`runtime: FILE`) too: its stages or sensors make it a scenario.
+    const bool scenario = has("stages") || has("sensors");
+    if (has("runtime") && !scenario) return "runtime";
     if (has("units") || has("memory")) return "hardware";
     if (has("layers")) return "network";
     if (has("axes")) return "sweep";
     if (has("objective")) return "map";
-    if (has("stages") || has("sensors")) return "scenario";
+    if (scenario) return "scenario";
   }
   throw core::UserError(std::vector<core::Diagnostic>{
       {{doc->display_path(), 0, 0},

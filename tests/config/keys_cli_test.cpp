@@ -164,3 +164,14 @@ TEST(KeysCli, ValidateReportsEveryProblemOfEveryFile) {
   EXPECT_EQ(forced.exit_code, 2);
   EXPECT_NE(forced.err.find("colour: unknown key \"colour\""), std::string::npos) << forced.err;
 }
+
+// A scenario that lays a runtime profile over its hardware (`runtime: FILE`) is still a scenario to `validate`
+// (both kinds have a top-level `runtime` key; a scenario's stages tell them apart), and the profile itself a runtime.
+TEST(KeysCli, ValidateTellsAScenarioWithARuntimeFromARuntimeProfile) {
+  const std::string scenario = "tests/validation/haxconn/googlenet_resnet101_haxconn.yaml";
+  const std::string profile = "hardware/runtimes/jetson_agx_xavier_32gb_tensorrt-7.1.yaml";
+  ASSERT_NE(core::read_file(fst::source_path(scenario)).find("\nruntime: "), std::string::npos) << scenario;
+  const auto r = fst::run_cli("validate " + scenario + " " + profile);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, scenario + ": ok (scenario)\n" + profile + ": ok (runtime)\n");
+}

@@ -1,6 +1,7 @@
 // HaX-CoNN's published multi-DNN comparison on a Jetson AGX Xavier (published.csv; tests/validation/README.md,
-// "HaX-CoNN multi-DNN ranking") against framesim on the shipped Xavier file and networks, with nothing fitted to
-// these figures. Per pair, each placement (both on the GPU, one network per accelerator, HaX-CoNN's published
+// "HaX-CoNN multi-DNN ranking") against framesim on the shipped Xavier file and networks with the TensorRT 7.1
+// runtime profile fitted on single-network runs (standalone_gpu.csv, standalone_dla.csv), nothing fitted to these
+// pair figures. Per pair, each placement (both on the GPU, one network per accelerator, HaX-CoNN's published
 // layer split) is simulated; its time until both networks finish (median over the counted frames) is printed
 // beside the published one with the error. The oracle is the measured RANKING: for the three pairwise orderings
 // of a pair, the test counts how many framesim reproduces and asserts that count is the row's `concordant`

@@ -32,6 +32,8 @@ PAIRS = {
         "of the second part here: inception from inception_c1_1x1_2_relu, resnet152 from s5b0_c3)"),
 }
 OTHER = {"gpu": "dla0", "dla0": "gpu"}
+# The runtime profile every scenario lays over the Xavier file (written by `framesim calibrate --totals`).
+RUNTIME = "../../../hardware/runtimes/jetson_agx_xavier_32gb_tensorrt-7.1.yaml"
 
 
 def scenario(pair, placement):
@@ -53,7 +55,10 @@ def scenario(pair, placement):
          "# Written by make_scenarios.py; see tests/validation/README.md, \"HaX-CoNN multi-DNN ranking\".",
          f"name: haxconn-{pair}-{placement.replace('_', '-')}",
          f"description: \"HaX-CoNN {exp}: {title}, {placement.replace('_', ' ')}, Jetson AGX Xavier\"",
-         "hardware: ../../../hardware/jetson_agx_xavier_32gb.yaml", "networks:"]
+         "hardware: ../../../hardware/jetson_agx_xavier_32gb.yaml",
+         "# TensorRT 7.1 FP16 efficiencies fitted on single-network runs only (GoogLeNet alone on the GPU and on DLA 0;",
+         "# standalone_gpu.csv, standalone_dla.csv), never on these pair figures:",
+         f"runtime: {RUNTIME}", "networks:"]
     L += [f"  {s}: {{file: ../networks/{f}.yaml, precision: fp16}}" for s, f in stages]
     L += ["seed: 1", "duration: \"2 s\"", "warmup: \"0.2 s\"", "sensors:", "  camera: {rate: \"20 Hz\"}", "stages:"]
     for s, unit, split in zip(names, units, splits):
