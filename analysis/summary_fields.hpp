@@ -188,8 +188,9 @@ class FieldReader {
     m.clear();
     if (!from_.contains(key)) return;
     object(key, [&](FieldReader& r) {
-      for (const auto& [name, entry] : r.from_.items()) {
-        if (!inner_required && entry.is_object() && !entry.contains(inner)) continue;
+      for (const auto& item : r.from_.items()) {
+        const std::string& name = item.key();
+        if (!inner_required && item.value().is_object() && !item.value().contains(inner)) continue;
         r.object(name.c_str(), [&](FieldReader& e) { e(inner, m[name]); });
       }
     });
