@@ -10,8 +10,6 @@ namespace {
 bool same_time(double a, double b) { return std::fabs(a - b) <= 1e-12 + 1e-9 * std::max(std::fabs(a), std::fabs(b)); }
 }  // namespace
 
-using nlohmann::json;
-
 const char* part_name(Part p) {
   switch (p) {
     case Part::queue: return "queue";
@@ -138,16 +136,16 @@ void Breakdown::on_frame(const engine::FrameRecord& r, bool counted) {
 
 namespace {
 
-json parts_json(const std::array<double, kParts>& parts) {
-  json j = json::object();
-  for (std::size_t k = 0; k < kParts; ++k) j[std::string(part_name(static_cast<Part>(k))) + "_s"] = parts[k];
-  return j;
+LatencyParts parts_of(const std::array<double, kParts>& a) {
+  const auto at = [&a](Part p) { return a[static_cast<std::size_t>(p)]; };
+  return {at(Part::queue), at(Part::blocked),     at(Part::floor), at(Part::throttling),
+          at(Part::bus),   at(Part::variability), at(Part::gap)};
 }
 
 }  // namespace
 
 template <class Take>
-json Breakdown::tail_json(double p99_s, Take take) const {
+std::optional<TailDetails> Breakdown::tail(double p99_s, Take take) const {
   std::array<double, kParts> mean{};
   std::vector<double> stage_s(spec_.stages.size(), 0.0);
   std::vector<std::int64_t> dominant(spec_.stages.size(), 0);
@@ -162,66 +160,52 @@ json Breakdown::tail_json(double p99_s, Take take) const {
     for (std::size_t s = 0; s < stage_count; ++s) stage_s[s] += on_path[s];
     ++dominant[static_cast<std::size_t>(std::max_element(on_path, on_path + stage_count) - on_path)];
   });
-  if (n == 0) return json();
+  if (n == 0) return std::nullopt;
   for (auto& v : mean) v /= static_cast<double>(n);
   double on_path = 0;
   for (auto& v : stage_s) on_path += (v /= static_cast<double>(n));
   const std::size_t critical =
       static_cast<std::size_t>(std::max_element(stage_s.begin(), stage_s.end()) - stage_s.begin());
-  json stages = json::object();
-  for (std::size_t s = 0; s < stage_s.size(); ++s)
-    stages[spec_.stages[s].name] = {{"mean_on_path_s", stage_s[s]}, {"dominant_in_frames", dominant[s]}};
-  return {{"p99_s", p99_s},
-          {"frames", n},
-          {"mean_parts", parts_json(mean)},
-          {"stages", stages},
-          {"critical_stage", spec_.stages[critical].name},
-          {"critical_share", on_path > 0 ? stage_s[critical] / on_path : 0.0}};
+  TailDetails t;
+  for (std::size_t s = 0; s < stage_s.size(); ++s) t.stages[spec_.stages[s].name] = {stage_s[s], dominant[s]};
+  t.p99_s = p99_s;
+  t.frames = n;
+  t.mean_parts = parts_of(mean);
+  t.critical_stage = spec_.stages[critical].name;
+  t.critical_share = on_path > 0 ? stage_s[critical] / on_path : 0.0;
+  return t;
 }
 
-json Breakdown::finish(std::optional<double> p99_s, std::optional<Window> sustained) const {
-  json parts = json::array();
-  for (std::size_t k = 0; k < kParts; ++k) parts.push_back(part_name(static_cast<Part>(k)));
-  json out{
-      {"method",
-       "critical path: from the stage that finished last back through the input that arrived last; per stage: "
-       "queue (enqueue -> start), blocked (lost the unit mid-way), floor (the stage alone at nominal clocks: the "
-       "budget's estimate at effective roofs), throttling "
-       "(floor at the clocks at capture - floor), bus (service - blocked - floor at those clocks, for a stage that "
-       "moves bytes: contention, and its work variability if it has one), variability (the same for a stage given "
-       "as a compute time), gap (previous end -> enqueue); the parts add up to the latency"},
-      {"parts", parts}};
-  json worst = json::array();
+Breakdown::Result Breakdown::finish(std::optional<double> p99_s, std::optional<Window> sustained) const {
+  Result out;
+  WhyDetails& why = out.why;
+  for (std::size_t k = 0; k < kParts; ++k) why.parts.emplace_back(part_name(static_cast<Part>(k)));
+  why.method =
+      "critical path: from the stage that finished last back through the input that arrived last; per stage: "
+      "queue (enqueue -> start), blocked (lost the unit mid-way), floor (the stage alone at nominal clocks: the "
+      "budget's estimate at effective roofs), throttling "
+      "(floor at the clocks at capture - floor), bus (service - blocked - floor at those clocks, for a stage that "
+      "moves bytes: contention, and its work variability if it has one), variability (the same for a stage given "
+      "as a compute time), gap (previous end -> enqueue); the parts add up to the latency";
   for (const auto& f : worst_) {
-    json steps = json::array();
-    for (const auto& s : f.steps) {
-      json step = parts_json(s.parts_s);
-      step["stage"] = spec_.stages[s.stage].name;
-      step["unit"] = spec_.hardware.units[spec_.stages[s.stage].unit].name;
-      step["start_s"] = s.start_s;
-      step["end_s"] = s.end_s;
-      steps.push_back(step);
-    }
-    worst.push_back({{"frame", f.frame},
-                     {"capture_s", f.capture_s},
-                     {"latency_s", f.latency_s},
-                     {"parts", parts_json(f.totals_s())},
-                     {"path", steps}});
+    WorstFrame& frame = why.worst_frames.emplace_back();
+    frame.frame = f.frame;
+    frame.capture_s = f.capture_s;
+    frame.latency_s = f.latency_s;
+    frame.parts = parts_of(f.totals_s());
+    for (const auto& s : f.steps)
+      frame.path.push_back({spec_.stages[s.stage].name, spec_.hardware.units[spec_.stages[s.stage].unit].name,
+                            s.start_s, s.end_s, parts_of(s.parts_s)});
   }
-  out["worst_frames"] = worst;
   if (!p99_s || frames_.size() == 0) return out;
   // The tail: every counted frame at or above p99; the sustained tail: the frames captured in the sustained
   // window at or above that window's p99.
-  json tail = tail_json(*p99_s, [](double, double) { return true; });
-  if (!tail.is_null()) out["tail"] = std::move(tail);
+  why.tail = tail(*p99_s, [](double, double) { return true; });
   if (sustained) {
-    json hot = tail_json(sustained->p99_s, [&](double, double capture) {
+    out.sustained_tail = tail(sustained->p99_s, [&](double, double capture) {
       return capture >= sustained->from_s && capture < sustained->to_s;
     });
-    if (!hot.is_null()) {
-      hot["window_s"] = {sustained->from_s, sustained->to_s};
-      out["sustained_tail"] = std::move(hot);
-    }
+    if (out.sustained_tail) out.sustained_tail->window_s = std::vector<double>{sustained->from_s, sustained->to_s};
   }
   return out;
 }

@@ -22,6 +22,7 @@
 
 #include "engine/records.hpp"
 #include "model/scenario.hpp"
+#include "run_details.hpp"
 #include "spill.hpp"
 
 namespace framesim::analysis {
@@ -61,10 +62,15 @@ class Breakdown {
     double from_s = 0, to_s = 0;  // captures in [from_s, to_s)
     double p99_s = 0;
   };
-  /// {"method", "parts", "tail": {...}, "sustained_tail": {...}, "worst_frames": [...]} for summary.json;
-  /// `p99_s` sets the tail (every counted frame at or above it), `sustained` the sustained tail (the frames
-  /// captured in the window at or above the window's p99: the frames the verdict's sustained p99 judges).
-  nlohmann::json finish(std::optional<double> p99_s, std::optional<Window> sustained = std::nullopt) const;
+  /// summary.json's "why" and its sustained tail.
+  struct Result {
+    WhyDetails why;
+    std::optional<TailDetails> sustained_tail;
+  };
+  /// The method, the parts, the worst frames and the tail: `p99_s` sets the tail (every counted frame at or above
+  /// it), `sustained` the sustained tail (the frames captured in the window at or above the window's p99: the
+  /// frames the verdict's sustained p99 judges).
+  Result finish(std::optional<double> p99_s, std::optional<Window> sustained = std::nullopt) const;
   /// The path of a frame from its kept stage executions (empty when none are kept).
   FramePath path_of(const engine::FrameRecord& r) const;
 
@@ -78,9 +84,9 @@ class Breakdown {
   std::map<std::int64_t, std::vector<engine::StageRecord>> pending_;  // per frame not yet recorded
   std::int64_t last_frame_ = -1;                                      // frame records arrive in frame order
   std::vector<FramePath> worst_;                                      // by decreasing latency, then frame
-  /// The tail's means over the counted frames `take(latency, capture)` keeps; null when it keeps none.
+  /// The tail's means over the counted frames `take(latency, capture)` keeps; empty when it keeps none.
   template <class Take>
-  nlohmann::json tail_json(double p99_s, Take take) const;
+  std::optional<TailDetails> tail(double p99_s, Take take) const;
 
   /// Per counted frame, on disk (memory flat in the run length): its latency, its parts, per stage its time on
   /// the critical path (gap excluded), and its capture time.

@@ -256,8 +256,8 @@ std::string budget_precision(const json& budget) {
 /// What tells two runs apart besides their scenario's name: each side's --set overrides, seed and duration, and
 /// the input files whose SHA-256 differ (or that only one side read).
 json run_differences(const RunSummary& a, const RunSummary& b) {
-  const auto& ia = a.input_sha256;
-  const auto& ib = b.input_sha256;
+  const auto ia = a.input_sha256();
+  const auto ib = b.input_sha256();
   json differ = json::array();
   for (const auto& [file, sha] : ia) {
     const auto it = ib.find(file);
@@ -268,8 +268,8 @@ json run_differences(const RunSummary& a, const RunSummary& b) {
     if (!ia.count(file)) differ.push_back({{"file", file}, {"a", nullptr}, {"b", sha}});
   // Older or hand-made summaries may lack a field: null then.
   const auto or_null = [](const auto& v) { return v ? json(*v) : json(nullptr); };
-  return {{"a_overrides", a.overrides},
-          {"b_overrides", b.overrides},
+  return {{"a_overrides", a.override_texts()},
+          {"b_overrides", b.override_texts()},
           {"a_seed", or_null(a.scenario.seed)},
           {"b_seed", or_null(b.scenario.seed)},
           {"a_duration_s", or_null(a.scenario.duration_s)},

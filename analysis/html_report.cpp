@@ -91,7 +91,7 @@ std::string why_section(const WhyDetails& why) {
         core::counted(static_cast<std::size_t>(t.frames), "frame"), format_seconds(t.p99_s),
         html::number("critical-stage", t.critical_stage), format_number(t.critical_share * 100, 3) + "%");
     std::vector<std::pair<std::string, double>> parts;
-    for (const auto& [k, value] : t.mean_parts) parts.emplace_back(k.substr(0, k.size() - 2), value);
+    for (const auto& [k, value] : t.mean_parts.by_key()) parts.emplace_back(k.substr(0, k.size() - 2), value);
     b += html::figure(stacked_bar_svg(parts, core::format_seconds), "tailparts");
     std::vector<std::vector<std::string>> per_stage;
     for (const auto& [name, st] : t.stages)
@@ -145,7 +145,7 @@ std::string utilisation_section(const RunSummary& s) {
 }
 
 /// The framesim version, command line and input files with their hashes (summary.json "provenance").
-std::string provenance_section(const std::optional<ProvenanceDetails>& p) {
+std::string provenance_section(const std::optional<Provenance>& p) {
   std::string b;
   b += html::heading("Provenance");
   if (p) {
@@ -242,7 +242,7 @@ std::string RunAnalysis::html_report(const RunSummary& s) const {
   }
   if (!rooflines.empty()) b += html::heading("Rooflines") + rooflines;
 
-  b += provenance_section(d.provenance);
+  b += provenance_section(s.provenance);
   return html::page("framesim run: " + spec_.name, b);
 }
 

@@ -8,9 +8,10 @@
 
 namespace framesim::analysis {
 
-nlohmann::json write_measured_frames(const model::ScenarioSpec& spec, const std::filesystem::path& folder,
-                                     const std::vector<Summary>& service) {
-  nlohmann::json out = nlohmann::json::object();
+std::map<std::string, MeasuredFramesDetails> write_measured_frames(const model::ScenarioSpec& spec,
+                                                                   const std::filesystem::path& folder,
+                                                                   const std::vector<Summary>& service) {
+  std::map<std::string, MeasuredFramesDetails> out;
   std::string csv = "stage,frame,piece,name,start_s,duration_s,stream\n";
   bool any = false;
   for (std::size_t s = 0; s < spec.stages.size(); ++s) {
@@ -28,12 +29,12 @@ nlohmann::json write_measured_frames(const model::ScenarioSpec& spec, const std:
       }
     }
     const Summary m = measured.summary();
-    nlohmann::json entry{{"file", st.measured_file},
-                         {"frames", st.measured_frames.size()},
-                         {"measured_s", summary_json(m)},
-                         {"simulated_service_s", summary_json(service[s])}};
-    if (service[s].count > 0 && m.p50 > 0) entry["simulated_over_measured_p50"] = service[s].p50 / m.p50;
-    out[st.name] = entry;
+    MeasuredFramesDetails& entry = out[st.name];
+    entry.file = st.measured_file;
+    entry.frames = st.measured_frames.size();
+    entry.measured_s = stat_block(m);
+    entry.simulated_service_s = stat_block(service[s]);
+    if (service[s].count > 0 && m.p50 > 0) entry.simulated_over_measured_p50 = service[s].p50 / m.p50;
   }
   if (any && !folder.empty()) core::write_file_atomic(folder / "measured_timeline.csv", csv);
   return out;

@@ -5,19 +5,23 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
+#include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "model/scenario.hpp"
+#include "run_details.hpp"
 #include "stats.hpp"
 
 namespace framesim::analysis {
 
 /// Writes measured_timeline.csv into `folder` when any stage has measured frames (nothing otherwise, or when `folder`
-/// is empty) and returns {stage: {file, frames, measured_s: summary, simulated_service_s: summary, ratio_p50}};
-/// `service` holds each stage's simulated service times over the counted frames.
-nlohmann::json write_measured_frames(const model::ScenarioSpec& spec, const std::filesystem::path& folder,
-                                     const std::vector<Summary>& service);
+/// is empty) and returns each such stage's measured frames against `service`, its simulated service times over the
+/// counted frames.
+std::map<std::string, MeasuredFramesDetails> write_measured_frames(const model::ScenarioSpec& spec,
+                                                                   const std::filesystem::path& folder,
+                                                                   const std::vector<Summary>& service);
 
 }  // namespace framesim::analysis

@@ -10,8 +10,6 @@
 
 namespace framesim::analysis {
 
-using nlohmann::json;
-
 namespace {
 
 bool side_edge(const model::StageSpec& st, std::size_t edge) {
@@ -231,46 +229,45 @@ void PathTracker::process_frame(std::int64_t id, std::size_t sensor, double capt
   }
 }
 
-json PathTracker::finish() {
+std::vector<PathTracker::Result> PathTracker::finish() {
   drain(std::numeric_limits<double>::infinity());
-  json out = json::array();
+  std::vector<Result> out;
   for (std::size_t p = 0; p < paths_.size(); ++p) {
     const auto& path = paths_[p];
     const PathState& ps = state_[p];
-    json stages = json::array();
-    for (auto s : path.stages) stages.push_back(spec_.stages[s].name);
-    std::int64_t undelivered = 0;
-    for (const auto& s : ps.undecided) undelivered += counted(s.capture_s) ? 1 : 0;
+    Result& r = out.emplace_back();
+    PathDetails& d = r.details;
+    r.summary.name = path.name;
+    r.summary.miss_rate = ps.misses.rate(ps.samples);
+    d.sensor = spec_.sensors[path.sensor].name;
+    d.sink = spec_.stages[path.stages.back()].name;
+    for (auto s : path.stages) d.stages.push_back(spec_.stages[s].name);
+    for (const auto& s : ps.undecided) d.undelivered_at_end += counted(s.capture_s) ? 1 : 0;
+    d.via_side_input = path.via_side_input;
+    d.deadline_s = path.deadline_s;
+    d.samples = ps.samples;
+    d.delivered = ps.delivered;
+    d.late = ps.misses.late;
+    d.dropped = ps.misses.dropped;
+    d.missed = ps.misses.missed();
     const Summary sustained = ps.sustained_latency_s.summary();
-    json verdict = json::object();
-    if (sustained.count > 0) {
-      const auto& q = sustained.q99;
-      verdict = {{"sustained_p99_s", sustained.p99},
-                 {"sustained_p99", quantile_json(q)},
-                 {"deadline_s", path.deadline_s},
-                 {"meets_deadline_at_p99", sustained.p99 <= path.deadline_s},
-                 {"speedup_needed", std::max(1.0, sustained.p99 / path.deadline_s)},
-                 {"confidence", kConfidence},
-                 {"at_confidence", q.hi && *q.hi <= path.deadline_s  ? "met"
-                                   : q.lo && *q.lo > path.deadline_s ? "missed"
-                                                                     : "undecided"},
-                 {"sustained_samples", ps.sustained_samples},
-                 {"sustained_missed", ps.sustained_misses.missed()}};
-    }
-    out.push_back({{"name", path.name},
-                   {"sensor", spec_.sensors[path.sensor].name},
-                   {"sink", spec_.stages[path.stages.back()].name},
-                   {"stages", stages},
-                   {"via_side_input", path.via_side_input},
-                   {"deadline_s", path.deadline_s},
-                   {"samples", ps.samples},
-                   {"delivered", ps.delivered},
-                   {"undelivered_at_end", undelivered},
-                   {"latency_s", summary_json(ps.latency_s.summary())},
-                   {"sustained_latency_s", summary_json(sustained)},
-                   {"data_age_s", summary_json(ps.data_age_s.summary())},
-                   {"verdict", verdict}});
-    write_misses(out.back(), ps.misses, ps.samples);
+    d.latency_s = stat_block(ps.latency_s.summary());
+    d.sustained_latency_s = stat_block(sustained);
+    d.data_age_s = stat_block(ps.data_age_s.summary());
+    if (sustained.count == 0) continue;
+    const auto& q = sustained.q99;
+    PathVerdictDetails& v = d.verdict;
+    r.summary.sustained_p99_s = sustained.p99;
+    v.sustained_p99 = quantile_details(q);
+    v.deadline_s = path.deadline_s;
+    v.meets_deadline_at_p99 = sustained.p99 <= path.deadline_s;
+    v.speedup_needed = std::max(1.0, sustained.p99 / path.deadline_s);
+    v.confidence = kConfidence;
+    v.at_confidence = q.hi && *q.hi <= path.deadline_s  ? "met"
+                      : q.lo && *q.lo > path.deadline_s ? "missed"
+                                                        : "undecided";
+    v.sustained_samples = ps.sustained_samples;
+    v.sustained_missed = ps.sustained_misses.missed();
   }
   return out;
 }

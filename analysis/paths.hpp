@@ -29,6 +29,7 @@
 
 #include "engine/records.hpp"
 #include "model/scenario.hpp"
+#include "run_summary.hpp"
 #include "stats.hpp"
 
 namespace framesim::analysis {
@@ -54,10 +55,13 @@ class PathTracker {
 
   void on_frame(const engine::FrameRecord& r);
   void on_stage(const engine::StageRecord& r);
-  /// Processes what is left; one entry per path, in enumerate_paths order:
-  /// {name, sensor, sink, stages, via_side_input, deadline_s, samples, delivered, late, dropped, missed,
-  ///  miss_rate, undelivered_at_end, latency_s, sustained_latency_s, data_age_s, verdict}.
-  nlohmann::json finish();
+  /// A path of summary.json's "paths": its figures other commands read, and the rest.
+  struct Result {
+    PathSummary summary;
+    PathDetails details;
+  };
+  /// Processes what is left; one entry per path, in enumerate_paths order.
+  std::vector<Result> finish();
 
   const std::vector<PathSpec>& paths() const { return paths_; }
   /// Path latency of the counted samples delivered (every window), for the plots.

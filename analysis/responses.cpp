@@ -69,28 +69,29 @@ void Responses::on_capture(std::size_t sensor, double capture_s) {
   if (starts_chain) captures_s_[sensor].push_back(capture_s);
 }
 
-json Responses::finish(const std::vector<double>& task_busy_core_s, double end_s) {
+Responses::Result Responses::finish(const std::vector<double>& task_busy_core_s, double end_s) {
   errno = 0;
   if (!folder_.empty()) tasks_csv_.close();
   if (!folder_.empty() && !tasks_csv_)
     throw core::UserError(fmt::format("{}: cannot write: {}", (folder_ / "tasks.csv").string(),
                                       core::write_failure_reason(folder_, errno)));
-  json tasks = json::object();
+  Result out;
   for (std::size_t t = 0; t < spec_.tasks.size(); ++t) {
     const auto& ts = spec_.tasks[t];
-    json entry{{"rate_Hz", ts.rate_Hz}, {"priority", ts.priority}, {"deadline_s", task_deadline_s(t)}};
+    TaskDetails& task = out.tasks[ts.name];
+    task.rate_Hz = ts.rate_Hz;
+    task.priority = ts.priority;
+    task.deadline_s = task_deadline_s(t);
     if (ts.unit) {
-      entry["unit"] = spec_.hardware.units[*ts.unit].name;
-      entry["jobs"] = jobs_[t];
-      entry["missed"] = missed_[t];
-      entry["unfinished"] = unfinished_[t];
-      entry["response_s"] = summary_json(response_s_[t].summary());
+      task.unit = spec_.hardware.units[*ts.unit].name;
+      task.jobs = jobs_[t];
+      task.missed = missed_[t];
+      task.unfinished = unfinished_[t];
+      task.response_s = stat_block(response_s_[t].summary());
       const int cores = ts.cores > 0 ? ts.cores : spec_.hardware.units[*ts.unit].cores;
-      entry["busy_fraction"] = end_s > 0 ? task_busy_core_s[t] / (cores * end_s) : 0.0;
+      task.busy_fraction = end_s > 0 ? task_busy_core_s[t] / (cores * end_s) : 0.0;
     }
-    tasks[ts.name] = entry;
   }
-  json chains = json::object();
   for (std::size_t c = 0; c < spec_.chains.size(); ++c) {
     const auto& chain = spec_.chains[c];
     // Reaction: each counted sample of the chain's sensor reacts at the first actuation (in time order) whose
@@ -108,13 +109,10 @@ json Responses::finish(const std::vector<double>& task_busy_core_s, double end_s
     std::vector<std::string> path{spec_.sensors[chain.sensor].name};
     for (std::size_t s : chain.stages) path.push_back(spec_.stages[s].name);
     if (chain.task) path.push_back(spec_.tasks[*chain.task].name);
-    chains[chain.name] = {{"path", path},
-                          {"actuations", actuations_[c].size()},
-                          {"data_age_s", summary_json(data_age_s_[c].summary())},
-                          {"reaction_s", summary_json(reaction_s.summary())},
-                          {"samples_without_reaction", captures.size() - next}};
+    out.chains[chain.name] = {path, stat_block(data_age_s_[c].summary()), stat_block(reaction_s.summary()),
+                              actuations_[c].size(), captures.size() - next};
   }
-  return {{"tasks", tasks}, {"chains", chains}};
+  return out;
 }
 
 }  // namespace framesim::analysis

@@ -11,6 +11,7 @@
 
 #include "engine/records.hpp"
 #include "model/scenario.hpp"
+#include "run_details.hpp"
 #include "stats.hpp"
 
 namespace framesim::analysis {
@@ -25,8 +26,13 @@ class Responses {
   /// Every sensor capture (for reaction times): in capture order per sensor.
   void on_capture(std::size_t sensor, double capture_s);
 
-  /// Closes tasks.csv. {"tasks": {...}, "chains": {...}} for summary.json; `busy_core_s` per task from the totals.
-  nlohmann::json finish(const std::vector<double>& task_busy_core_s, double end_s);
+  /// summary.json's "tasks" and "chains".
+  struct Result {
+    std::map<std::string, TaskDetails> tasks;
+    std::map<std::string, ChainDetails> chains;
+  };
+  /// Closes tasks.csv; `busy_core_s` per task from the totals.
+  Result finish(const std::vector<double>& task_busy_core_s, double end_s);
 
  private:
   bool counted(double t_s) const { return t_s >= spec_.warmup_s; }

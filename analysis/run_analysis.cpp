@@ -12,6 +12,7 @@
 #include "core/units.hpp"
 #include "json_text.hpp"
 #include "measured_frames.hpp"
+#include "summary_fields.hpp"
 #include "svg.hpp"
 #include "table.hpp"
 
@@ -60,78 +61,75 @@ WindowSummary window_summary(const WindowStats& w, const model::ScenarioSpec& sp
 
 /// The rest of a window: its bounds, completions, per-stage wait, service, blocking and response, temperature and
 /// clocks.
-json window_json(const WindowStats& w, const model::ScenarioSpec& spec) {
-  json stages = json::object();
+WindowDetails window_details(const WindowStats& w, const model::ScenarioSpec& spec) {
+  WindowDetails out;
   for (std::size_t s = 0; s < spec.stages.size(); ++s) {
-    json st = {{"wait_s", summary_json(w.stage_wait_s[s].summary())},
-               {"service_s", summary_json(w.stage_service_s[s].summary())},
-               {"blocked_s", summary_json(w.stage_blocked_s[s].summary())},
-               {"response_s", summary_json(w.stage_response_s[s].summary())}};
-    if (spec.stages[s].slice_s) st["slice_missed"] = w.stage_slice_missed[s];
-    stages[spec.stages[s].name] = st;
+    StageTimes& st = out.stages[spec.stages[s].name];
+    st.wait_s = stat_block(w.stage_wait_s[s].summary());
+    st.service_s = stat_block(w.stage_service_s[s].summary());
+    st.blocked_s = stat_block(w.stage_blocked_s[s].summary());
+    st.response_s = stat_block(w.stage_response_s[s].summary());
+    if (spec.stages[s].slice_s) st.slice_missed = w.stage_slice_missed[s];
   }
-  json freq = json::object();
   for (std::size_t u = 0; u < spec.hardware.units.size(); ++u)
-    if (!w.unit_frequency_Hz[u].empty()) freq[spec.hardware.units[u].name] = w.unit_frequency_Hz[u].summary().mean;
-  return {{"from_s", w.from_s},
-          {"to_s", w.to_s},
-          {"completed", w.completed},
-          {"stages", stages},
-          {"mean_temperature_C", w.temperature_C.empty() ? json(nullptr) : json(w.temperature_C.summary().mean)},
-          {"mean_frequency_Hz", freq}};
+    if (!w.unit_frequency_Hz[u].empty())
+      out.mean_frequency_Hz[spec.hardware.units[u].name] = w.unit_frequency_Hz[u].summary().mean;
+  out.from_s = w.from_s;
+  out.to_s = w.to_s;
+  out.completed = w.completed;
+  if (!w.temperature_C.empty()) out.mean_temperature_C = w.temperature_C.summary().mean;
+  return out;
 }
 
-/// Where a pipeline that did not drain stuck (null when it drained).
-json stuck_json(const engine::RunTotals& totals) {
-  if (totals.stuck) {
-    json stages = json::array();
-    for (const auto& st : totals.stuck->stages)
-      stages.push_back({{"stage", st.stage}, {"queued", st.queued}, {"waiting_for", st.waiting_for}});
-    return {{"drain_limit_s", totals.stuck->drain_limit_s},
-            {"unfinished_frames", totals.stuck->unfinished_frames},
-            {"stages", stages}};
-  } else {
-    return nullptr;
-  }
+/// Where a pipeline that did not drain stuck (empty when it drained).
+std::optional<StuckDetails> stuck_details(const engine::RunTotals& totals) {
+  if (!totals.stuck) return std::nullopt;
+  StuckDetails out{totals.stuck->drain_limit_s, totals.stuck->unfinished_frames, {}};
+  for (const auto& st : totals.stuck->stages) out.stages.push_back({st.stage, st.queued, st.waiting_for});
+  return out;
 }
 
 /// How summary.json's statistics are defined.
-json statistics_json() {
-  return {{"quantile_method",
-           "nearest rank: the smallest sample with at least p of the sample at or below "
-           "it, x_(ceil(p n)) (numpy method=\"inverted_cdf\")"},
-          {"interval",
-           "distribution-free, from order statistics: [x_(l), x_(u)] with the number of "
-           "samples below the quantile Binomial(n, p); independent samples assumed"},
-          {"confidence", kConfidence},
-          {"counted", "frames.csv rows with counted = 1; latency statistics over those completed"}};
+StatisticsDetails statistics_details() {
+  StatisticsDetails out;
+  out.quantile_method =
+      "nearest rank: the smallest sample with at least p of the sample at or below "
+      "it, x_(ceil(p n)) (numpy method=\"inverted_cdf\")";
+  out.interval =
+      "distribution-free, from order statistics: [x_(l), x_(u)] with the number of "
+      "samples below the quantile Binomial(n, p); independent samples assumed";
+  out.confidence = kConfidence;
+  out.counted = "frames.csv rows with counted = 1; latency statistics over those completed";
+  return out;
 }
 
-/// The worst path of `paths` (summary.json's paths) into `verdict`: the largest sustained p99 for its deadline, and
-/// whether every path meets its deadline at p99 (null without any sustained sample).
-void add_worst_path(json& verdict, const json& paths) {
-  json worst = nullptr;
+/// The worst of the paths into `verdict`: the largest sustained p99 for its deadline, and whether every path meets
+/// its deadline at p99 (empty without any sustained sample).
+void add_worst_path(VerdictDetails& verdict, const std::vector<PathSummary>& paths,
+                    const std::vector<PathDetails>& details) {
+  std::optional<WorstPath> worst;
   double worst_ratio = -1;
   bool all_meet = true;
-  for (const auto& p : paths) {
-    const auto& pv = p["verdict"];
-    if (!pv.contains("sustained_p99_s")) continue;
-    const double ratio = pv["sustained_p99_s"].get<double>() / p["deadline_s"].get<double>();
-    all_meet = all_meet && pv["meets_deadline_at_p99"].get<bool>();
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    const PathSummary& p = paths[i];
+    const PathDetails& d = details[i];
+    if (!p.sustained_p99_s) continue;
+    const double ratio = *p.sustained_p99_s / d.deadline_s;
+    all_meet = all_meet && d.verdict.meets_deadline_at_p99.value();
     if (ratio > worst_ratio) {
       worst_ratio = ratio;
-      worst = {{"name", p["name"]},
-               {"sustained_p99_s", pv["sustained_p99_s"]},
-               {"deadline_s", p["deadline_s"]},
-               {"meets_deadline_at_p99", pv["meets_deadline_at_p99"]},
-               {"at_confidence", pv["at_confidence"]},
-               {"speedup_needed", pv["speedup_needed"]},
-               {"missed", p["missed"]},
-               {"samples", p["samples"]}};
+      worst = WorstPath{p.name,
+                        d.verdict.at_confidence.value(),
+                        *p.sustained_p99_s,
+                        d.deadline_s,
+                        d.verdict.meets_deadline_at_p99.value(),
+                        d.verdict.speedup_needed.value(),
+                        d.missed,
+                        d.samples};
     }
   }
-  verdict["worst_path"] = worst;
-  verdict["all_paths_meet_at_p99"] = worst.is_null() ? json(nullptr) : json(all_meet);
+  verdict.worst_path = worst;
+  if (worst) verdict.all_paths_meet_at_p99 = all_meet;
 }
 
 }  // namespace
@@ -332,70 +330,44 @@ void RunAnalysis::on_kernel(const engine::KernelRecord& r) {
 RunSummary RunAnalysis::finish(const engine::RunTotals& totals) {
   if (files()) close_streams();
   RunSummary s;
+  RunDetails& d = s.details.emplace();
   s.scenario = {spec_.name,       spec_.source_file, spec_.hardware.name, spec_.seed,
                 spec_.duration_s, spec_.warmup_s,    spec_.deadline_s};
-  json& j = s.rest;
   wall_s_ = totals.wall_s;  // not in the run folder: outputs must be byte-identical for the same inputs and seed
-  j["run"] = {{"simulated_s", totals.end_s},   {"frames_captured", totals.frames_captured},
-              {"kernels", totals.kernels},     {"activities", totals.activities},
-              {"fast_path", totals.fast_path}, {"preemptions", totals.preemptions}};
-
-  // Frames and latency
-  json drops = json::object();
-  for (const auto& [k, v] : drops_by_) drops[k] = v;
-  json per_sensor = json::object();
-  for (std::size_t sensor = 0; sensor < spec_.sensors.size(); ++sensor)
-    per_sensor[spec_.sensors[sensor].name] = {{"side_input", side_inputs_[sensor]},
-                                              {"unfinished", unfinished_[sensor]}};
-  // One definition everywhere: a counted frame misses the deadline when it completes late or is dropped.
-  j["frames"] = {
-      {"completed", all_.completed},
-      {"drops_by", drops},
-      {"sensors", per_sensor},
-      {"definition", "missed = late (completed after the deadline) + dropped; miss_rate = missed / counted"}};
-  s.longest_miss_run = longest_miss_run_;
-  s.all = window_summary(all_, spec_);
-  s.cold = window_summary(cold_, spec_);
-  s.sustained = window_summary(sustained_, spec_);
-  j["windows"] = {{"all", window_json(all_, spec_)},
-                  {"cold", window_json(cold_, spec_)},
-                  {"sustained", window_json(sustained_, spec_)}};
-  if (scaled_windows_)
-    j["windows"]["scaled"] = {{"scenario_cold_s", scaled_windows_->scenario_cold_s},
-                              {"scenario_sustained_s", scaled_windows_->scenario_sustained_s},
-                              {"factor", scaled_windows_->factor},
-                              {"note", scaled_windows_->note}};
-  j["paths"] = paths_.finish();
-
-  j["staleness"] = staleness_json(s);
-  j["energy"] = energy_json(totals, s);
-  j["thermal"] = thermal_json(totals, s);
-  j["little"] = little_json(totals);
-  j["verdict"] = verdict_json(j["paths"], s);
-  j["utilisation"] = utilisation_json(totals);
-  const json responses = responses_.finish(totals.task_busy_core_s, totals.end_s);
-  j["tasks"] = responses["tasks"];
-  j["chains"] = responses["chains"];
+  d.run = {totals.end_s,      totals.kernels,     totals.frames_captured,
+           totals.activities, totals.preemptions, totals.fast_path};
+  fill_frames(s, d);
+  for (const auto& p : paths_.finish()) {
+    s.paths.push_back(p.summary);
+    d.paths.push_back(p.details);
+  }
+  fill_staleness(s, d);
+  fill_energy(totals, s, d);
+  fill_thermal(totals, s, d);
+  d.little = little(totals);
+  fill_verdict(s, d);
+  fill_utilisation(totals, s, d);
+  auto responses = responses_.finish(totals.task_busy_core_s, totals.end_s);
+  d.tasks = std::move(responses.tasks);
+  d.chains = std::move(responses.chains);
   {
     std::vector<Summary> service;
     for (std::size_t st = 0; st < spec_.stages.size(); ++st) service.push_back(all_.stage_service_s[st].summary());
-    j["measured_frames"] = write_measured_frames(spec_, folder_, service);
+    d.measured_frames = write_measured_frames(spec_, folder_, service);
   }
-  s.slowdown = slowdown_.finish();
+  d.slowdown = slowdown_.finish();
   std::optional<Breakdown::Window> hot;
   if (!sustained_.latency_s.empty())
     hot = Breakdown::Window{sustained_.from_s, sustained_.to_s, sustained_.latency_s.quantile(0.99)};
-  j["why"] =
+  auto why =
       breakdown_.finish(all_.latency_s.empty() ? std::nullopt : std::optional(all_.latency_s.quantile(0.99)), hot);
-  if (j["why"].contains("sustained_tail")) {
-    s.sustained_tail = j["why"]["sustained_tail"];
-    j["why"].erase("sustained_tail");
-  }
-  j["statistics"] = statistics_json();
-  j["provenance"] = provenance_;
-  j["stuck"] = stuck_json(totals);
-  j["warnings"] = totals.warnings;
-  j["notes"] = totals.notes;
+  d.why = std::move(why.why);
+  if (why.sustained_tail) write_fields(s.sustained_tail.emplace(), *why.sustained_tail);
+  d.statistics = statistics_details();
+  s.provenance = provenance_;
+  d.stuck = stuck_details(totals);
+  d.warnings = totals.warnings;
+  d.notes = totals.notes;
 
   // What the terminal summary and report.html show: the summary as read back from what is written.
   RunSummary back = read_back(s, "the run's summary.json");
@@ -406,6 +378,22 @@ RunSummary RunAnalysis::finish(const engine::RunTotals& totals) {
   core::write_file_atomic(folder_ / "thermal.svg", svg_thermal());
   core::write_file_atomic(folder_ / "report.html", html_report(back));
   return back;
+}
+
+/// Frames and latency: the counted frames' windows, their drops, each sensor's side inputs and unfinished frames.
+void RunAnalysis::fill_frames(RunSummary& s, RunDetails& d) const {
+  d.frames.drops_by = drops_by_;
+  for (std::size_t sensor = 0; sensor < spec_.sensors.size(); ++sensor)
+    d.frames.sensors[spec_.sensors[sensor].name] = {side_inputs_[sensor], unfinished_[sensor]};
+  // One definition everywhere: a counted frame misses the deadline when it completes late or is dropped.
+  d.frames.completed = all_.completed;
+  d.frames.definition = "missed = late (completed after the deadline) + dropped; miss_rate = missed / counted";
+  s.longest_miss_run = longest_miss_run_;
+  s.all = window_summary(all_, spec_);
+  s.cold = window_summary(cold_, spec_);
+  s.sustained = window_summary(sustained_, spec_);
+  d.windows = {window_details(all_, spec_), window_details(cold_, spec_), window_details(sustained_, spec_),
+               scaled_windows_};
 }
 
 /// Closes every stream; throws with the first file that could not be written, and the system's reason (a full
@@ -429,26 +417,25 @@ void RunAnalysis::close_streams() {
 }
 
 /// Per control task that reads a stage: how old the result it reads is (and how far the vehicle moved meanwhile).
-json RunAnalysis::staleness_json(RunSummary& record) const {
-  json staleness = json::object();
+void RunAnalysis::fill_staleness(RunSummary& s, RunDetails& d) const {
   for (std::size_t t = 0; t < spec_.tasks.size(); ++t) {
     if (!spec_.tasks[t].reads_stage) continue;
     const Summary time_s = staleness_s_[t].summary();
-    record.staleness_time_s[spec_.tasks[t].name] = stat_block(time_s);
-    json entry{{"reads", spec_.stages[*spec_.tasks[t].reads_stage].name}, {"rate_Hz", spec_.tasks[t].rate_Hz}};
+    s.staleness_time_s[spec_.tasks[t].name] = stat_block(time_s);
+    StalenessDetails& entry = d.staleness[spec_.tasks[t].name];
+    entry.reads = spec_.stages[*spec_.tasks[t].reads_stage].name;
+    entry.rate_Hz = spec_.tasks[t].rate_Hz;
     if (spec_.speed_mps && !staleness_s_[t].empty()) {
-      entry["speed_mps"] = *spec_.speed_mps;
-      entry["distance_m"] = summary_json(scaled(time_s, *spec_.speed_mps));
+      entry.speed_mps = *spec_.speed_mps;
+      entry.distance_m = stat_block(scaled(time_s, *spec_.speed_mps));
     }
-    staleness[spec_.tasks[t].name] = entry;
   }
-  return staleness;
 }
 
 /// Energy: per primary-sensor frame. Its mean is the whole run's energy per frame; a frame's own
 /// dynamic energy varies, everything else (static, tasks, background, other sensors) is shared evenly.
 /// Frames of the primary sensor over the whole run (counted or not) share everything not their own.
-json RunAnalysis::energy_json(const engine::RunTotals& totals, RunSummary& record) const {
+void RunAnalysis::fill_energy(const engine::RunTotals& totals, RunSummary& s, RunDetails& d) const {
   const auto& hw = spec_.hardware;
   const std::int64_t primary_captured = std::max<std::int64_t>(1, primary_all_frames_);
   const double total_J = totals.total_energy_J();
@@ -456,158 +443,137 @@ json RunAnalysis::energy_json(const engine::RunTotals& totals, RunSummary& recor
   const double share = shared_J / static_cast<double>(primary_captured);
   Samples per_frame;
   for (double e : energy_J_.values()) per_frame.add(e + share);
-  json compute = json::object();
+  EnergyDetails& e = d.energy;
   for (std::size_t u = 0; u < hw.units.size(); ++u)
-    compute[hw.units[u].name] = totals.compute_energy_J[u] / static_cast<double>(primary_captured);
-  json memory = json::object();
+    e.breakdown_per_frame_J.compute[hw.units[u].name] =
+        totals.compute_energy_J[u] / static_cast<double>(primary_captured);
   for (std::size_t lv = 0; lv < hw.memory.size(); ++lv)
-    memory[hw.memory[lv].name] = totals.memory_energy_J[lv] / static_cast<double>(primary_captured);
-  record.energy_per_frame_J = stat_block(per_frame.summary());
-  record.mean_power_W = totals.end_s > 0 ? total_J / totals.end_s : 0.0;
-  return {{"breakdown_per_frame_J",
-           {{"compute", compute},
-            {"memory", memory},
-            {"static", totals.static_energy_J / static_cast<double>(primary_captured)}}},
-          {"total_J", total_J},
-          {"frames_J", totals.frames_energy_J},
-          {"tasks_J", totals.tasks_energy_J},
-          {"background_J", totals.background_energy_J},
-          {"static_J", totals.static_energy_J},
-          {"primary_frames", primary_captured}};
+    e.breakdown_per_frame_J.memory[hw.memory[lv].name] =
+        totals.memory_energy_J[lv] / static_cast<double>(primary_captured);
+  e.breakdown_per_frame_J.static_J = totals.static_energy_J / static_cast<double>(primary_captured);
+  s.energy_per_frame_J = stat_block(per_frame.summary());
+  s.mean_power_W = totals.end_s > 0 ? total_J / totals.end_s : 0.0;
+  e.total_J = total_J;
+  e.frames_J = totals.frames_energy_J;
+  e.tasks_J = totals.tasks_energy_J;
+  e.background_J = totals.background_energy_J;
+  e.static_J = totals.static_energy_J;
+  e.primary_frames = primary_captured;
 }
 
 /// Thermal and clocks: temperatures, throttling, time at each unit frequency.
-json RunAnalysis::thermal_json(const engine::RunTotals& totals, RunSummary& record) const {
+void RunAnalysis::fill_thermal(const engine::RunTotals& totals, RunSummary& s, RunDetails& d) const {
   const auto& hw = spec_.hardware;
-  json thermal = json::object();
+  ThermalDetails& thermal = d.thermal;
   double max_temperature = ticks_.empty() ? 0.0 : ticks_.front().temperature_C;
   double max_power = 0;
   for (std::size_t i = 0; i < ticks_.size(); ++i) {
     max_temperature = std::max(max_temperature, ticks_[i].temperature_C);
     if (full_period(i)) max_power = std::max(max_power, ticks_[i].power_W);  // over full governor periods
   }
-  json residency = json::object();
-  json unit_throttled = json::object();
   for (std::size_t u = 0; u < hw.units.size(); ++u) {
-    json r = json::array();
+    auto& r = thermal.time_at_frequency[hw.units[u].name];
     for (auto it = time_at_frequency_s_[u].rbegin(); it != time_at_frequency_s_[u].rend(); ++it)
-      r.push_back({{"frequency_Hz", it->first}, {"seconds", it->second}});
-    residency[hw.units[u].name] = r;
-    unit_throttled[hw.units[u].name] = totals.unit_throttled_s[u];
+      r.push_back({it->first, it->second});
+    thermal.unit_throttled_s[hw.units[u].name] = totals.unit_throttled_s[u];
   }
-  record.has_thermal_model = hw.thermal.has_value();
+  s.has_thermal_model = hw.thermal.has_value();
   if (hw.thermal) {
-    thermal["ambient_C"] = spec_.ambient_C.value_or(hw.thermal->ambient_C);
-    thermal["trip_C"] = hw.thermal->trip_C;
-    thermal["release_C"] = hw.thermal->release_C;
+    thermal.ambient_C = spec_.ambient_C.value_or(hw.thermal->ambient_C);
+    thermal.trip_C = hw.thermal->trip_C;
+    thermal.release_C = hw.thermal->release_C;
   }
-  thermal["initial_C"] =
+  thermal.initial_C =
       spec_.initial_temperature_C.value_or(hw.thermal ? spec_.ambient_C.value_or(hw.thermal->ambient_C) : 25.0);
-  record.max_temperature_C = max_temperature;
-  thermal["final_C"] = ticks_.empty() ? json(nullptr) : json(ticks_.back().temperature_C);
-  thermal["max_power_W"] = max_power;
-  thermal["throttled_s"] = totals.throttled_s;
-  record.throttled_fraction = totals.end_s > 0 ? totals.throttled_s / totals.end_s : 0.0;
-  thermal["unit_throttled_s"] = unit_throttled;
-  thermal["time_at_frequency"] = residency;
-  return thermal;
+  s.max_temperature_C = max_temperature;
+  if (!ticks_.empty()) thermal.final_C = ticks_.back().temperature_C;
+  thermal.max_power_W = max_power;
+  thermal.throttled_s = totals.throttled_s;
+  s.throttled_fraction = totals.end_s > 0 ? totals.throttled_s / totals.end_s : 0.0;
 }
 
 /// Little's law over the whole run: L (time-average in the system) = lambda x W.
-json RunAnalysis::little_json(const engine::RunTotals& totals) const {
+LittleDetails RunAnalysis::little(const engine::RunTotals& totals) const {
   const double lambda = totals.end_s > 0 ? static_cast<double>(frames_total_) / totals.end_s : 0.0;
   const double w = frames_total_ > 0 ? sojourn_sum_s_ / static_cast<double>(frames_total_) : 0.0;
   const double l = totals.end_s > 0 ? totals.in_system_integral / totals.end_s : 0.0;
-  return {{"L_frames", l},
-          {"lambda_per_s", lambda},
-          {"W_s", w},
-          {"lambda_W", lambda * w},
-          {"relative_error", l > 0 ? std::fabs(l - lambda * w) / l : 0.0}};
+  return {l, lambda, w, l > 0 ? std::fabs(l - lambda * w) / l : 0.0, lambda * w};
 }
 
 /// Verdict: end to end against the deadline, and each stage with a slice, in the sustained window; the worst of
-/// `paths` (summary.json's paths).
-json RunAnalysis::verdict_json(const json& paths, RunSummary& record) const {
-  json verdict = json::object();
+/// the paths.
+void RunAnalysis::fill_verdict(RunSummary& s, RunDetails& d) const {
+  VerdictDetails& verdict = d.verdict;
   // Two numbers named apart: the estimate (effective roofs, what the simulation runs at) and the bound (peak
   // roofs, no overhead: no correct run can beat it). The verdict's comparisons use the simulated times; the
   // estimate is the model's expectation of them.
   const std::vector<double> floors_s = spec_.stage_floors_s(model::Roofs::effective);
   const std::vector<double> bounds_s = spec_.stage_floors_s(model::Roofs::peak);
-  record.estimate_end_to_end_s = spec_.floor_end_to_end_s(floors_s);
-  record.bound_end_to_end_s = spec_.floor_end_to_end_s(bounds_s);
-  verdict["uses"] =
+  s.estimate_end_to_end_s = spec_.floor_end_to_end_s(floors_s);
+  s.bound_end_to_end_s = spec_.floor_end_to_end_s(bounds_s);
+  verdict.uses =
       "simulated sustained p99 against the deadline; estimate = effective roofs (the simulation's), "
       "bound = peak roofs without overhead";
   const Summary sustained = sustained_.latency_s.summary();
   if (sustained.count > 0) {
-    record.sustained_p99_s = sustained.p99;
-    verdict["sustained_p99"] = quantile_json(sustained.q99);
-    verdict["deadline_s"] = spec_.deadline_s;
-    verdict["meets_deadline_at_p99"] = sustained.p99 <= spec_.deadline_s;
-    verdict["speedup_needed"] = std::max(1.0, sustained.p99 / spec_.deadline_s);
+    s.sustained_p99_s = sustained.p99;
+    verdict.sustained_p99 = quantile_details(sustained.q99);
+    verdict.deadline_s = spec_.deadline_s;
+    verdict.meets_deadline_at_p99 = sustained.p99 <= spec_.deadline_s;
+    verdict.speedup_needed = std::max(1.0, sustained.p99 / spec_.deadline_s);
     // At the confidence: met when the whole interval is below the deadline, missed when it is all above.
     const auto& q = sustained.q99;
-    verdict["confidence"] = kConfidence;
-    record.at_confidence = q.hi && *q.hi <= spec_.deadline_s  ? "met"
-                           : q.lo && *q.lo > spec_.deadline_s ? "missed"
-                                                              : "undecided";
+    verdict.confidence = kConfidence;
+    s.at_confidence = q.hi && *q.hi <= spec_.deadline_s  ? "met"
+                      : q.lo && *q.lo > spec_.deadline_s ? "missed"
+                                                         : "undecided";
   }
-  json slices = json::object();
-  for (std::size_t s = 0; s < spec_.stages.size(); ++s) {
-    if (!spec_.stages[s].slice_s) continue;
-    const Summary cold = cold_.stage_service_s[s].summary();
-    const Summary hot = sustained_.stage_service_s[s].summary();
+  for (std::size_t st = 0; st < spec_.stages.size(); ++st) {
+    if (!spec_.stages[st].slice_s) continue;
+    const Summary cold = cold_.stage_service_s[st].summary();
+    const Summary hot = sustained_.stage_service_s[st].summary();
     if (hot.count == 0) continue;
-    const double slice = *spec_.stages[s].slice_s;
-    slices[spec_.stages[s].name] = {{"slice_s", slice},
-                                    {"estimate_alone_s", floors_s[s]},
-                                    {"bound_alone_s", bounds_s[s]},
-                                    {"cold_mean_s", cold.mean},
-                                    {"cold_p99_s", cold.p99},
-                                    {"sustained_mean_s", hot.mean},
-                                    {"sustained_p99_s", hot.p99},
-                                    {"fits", hot.p99 <= slice},
-                                    {"speedup_needed", std::max(1.0, hot.p99 / slice)}};
+    const double slice = *spec_.stages[st].slice_s;
+    verdict.stage_slices[spec_.stages[st].name] = {slice,
+                                                   floors_s[st],
+                                                   bounds_s[st],
+                                                   cold.mean,
+                                                   hot.mean,
+                                                   hot.p99,
+                                                   hot.p99 <= slice,
+                                                   cold.p99,
+                                                   std::max(1.0, hot.p99 / slice)};
   }
-  verdict["stage_slices"] = slices;
   // The overall verdict is the worst path's: the largest sustained p99 for its deadline.
-  add_worst_path(verdict, paths);
-  return verdict;
+  add_worst_path(verdict, s.paths, d.paths);
 }
 
-json RunAnalysis::utilisation_json(const engine::RunTotals& totals) const {
+void RunAnalysis::fill_utilisation(const engine::RunTotals& totals, RunSummary& s, RunDetails& d) const {
   const auto& hw = spec_.hardware;
   const double end = totals.end_s;
-  json units = json::object();
+  UtilisationDetails& use = d.utilisation;
   for (std::size_t u = 0; u < hw.units.size(); ++u) {
-    json per_stage = json::object();
-    for (std::size_t s = 0; s < spec_.stages.size(); ++s)
-      if (spec_.stages[s].unit == u)
-        per_stage[spec_.stages[s].name] = end > 0 ? totals.stage_busy_core_s[s] / (hw.units[u].cores * end) : 0.0;
+    auto& by = use.units[hw.units[u].name].by;
+    for (std::size_t st = 0; st < spec_.stages.size(); ++st)
+      if (spec_.stages[st].unit == u)
+        by[spec_.stages[st].name] = end > 0 ? totals.stage_busy_core_s[st] / (hw.units[u].cores * end) : 0.0;
     for (std::size_t t = 0; t < spec_.tasks.size(); ++t)
       if (spec_.tasks[t].unit == u)
-        per_stage[spec_.tasks[t].name] = end > 0 ? totals.task_busy_core_s[t] / (hw.units[u].cores * end) : 0.0;
-    units[hw.units[u].name] = {{"busy", end > 0 ? totals.unit_busy_core_s[u] / (hw.units[u].cores * end) : 0.0},
-                               {"by", per_stage}};
+        by[spec_.tasks[t].name] = end > 0 ? totals.task_busy_core_s[t] / (hw.units[u].cores * end) : 0.0;
+    s.unit_busy[hw.units[u].name] = end > 0 ? totals.unit_busy_core_s[u] / (hw.units[u].cores * end) : 0.0;
   }
   // A level's utilisation: the time-average over the ticks of bytes served / what it could serve at its clock.
-  json memory = json::object();
   for (std::size_t lv = 0; lv < hw.memory.size(); ++lv) {
     double area = 0, previous = 0;
     for (const auto& t : ticks_) {
       if (lv < t.level_utilisation.size()) area += t.level_utilisation[lv] * (t.time_s - previous);
       previous = t.time_s;
     }
-    memory[hw.memory[lv].name] = {{"utilisation", previous > 0 ? area / previous : 0.0},
-                                  {"bytes", totals.level_bytes[lv]}};
+    use.memory[hw.memory[lv].name] = {previous > 0 ? area / previous : 0.0, totals.level_bytes[lv]};
   }
-  json queues = json::object();
-  for (std::size_t s = 0; s < spec_.stages.size(); ++s)
-    queues[spec_.stages[s].name] = {{"mean", totals.stage_queue_mean[s]},
-                                    {"max", totals.stage_queue_max[s]},
-                                    {"capacity", spec_.stages[s].queue_depth}};
-  return {{"units", units}, {"memory", memory}, {"queues", queues}};
+  for (std::size_t st = 0; st < spec_.stages.size(); ++st)
+    use.queues[spec_.stages[st].name] = {totals.stage_queue_mean[st], totals.stage_queue_max[st],
+                                         spec_.stages[st].queue_depth};
 }
 
 }  // namespace framesim::analysis

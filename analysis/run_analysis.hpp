@@ -39,13 +39,6 @@ struct WindowStats {
   std::vector<Samples> unit_frequency_Hz;
 };
 
-/// Windows a shortened run (--duration) scaled to fit (the scenario's lengths, 0 for automatic).
-struct ScaledWindows {
-  double scenario_cold_s = 0, scenario_sustained_s = 0;
-  double factor = 1;
-  std::string note;
-};
-
 class RunAnalysis : public engine::RecordSink {
  public:
   /// Files are written into `folder` (which must exist and be empty: a temporary folder renamed at the end). An
@@ -61,7 +54,7 @@ class RunAnalysis : public engine::RecordSink {
   void on_chain(const engine::ChainRecord& r) override { responses_.on_chain(r); }
 
   /// Where the run came from (version, command line, overrides, input hashes), written into summary.json.
-  void set_provenance(nlohmann::json provenance) { provenance_ = std::move(provenance); }
+  void set_provenance(Provenance provenance) { provenance_ = std::move(provenance); }
   /// The run's windows were scaled (summary.json: windows.scaled).
   void set_scaled_windows(ScaledWindows w) { scaled_windows_ = std::move(w); }
   /// Closes the streams and writes summary.json (through write_run_summary), the plots and report.html. Returns
@@ -77,13 +70,14 @@ class RunAnalysis : public engine::RecordSink {
   void close_streams();
   void write_frame(const engine::FrameRecord& r, bool completed, double latency, bool met, bool in_stats);
   void write_tick(const engine::TickRecord& r);
-  // Each part's untyped rest; its typed figures go into `record`.
-  nlohmann::json staleness_json(RunSummary& record) const;
-  nlohmann::json energy_json(const engine::RunTotals& totals, RunSummary& record) const;
-  nlohmann::json thermal_json(const engine::RunTotals& totals, RunSummary& record) const;
-  nlohmann::json little_json(const engine::RunTotals& totals) const;
-  nlohmann::json verdict_json(const nlohmann::json& paths, RunSummary& record) const;
-  nlohmann::json utilisation_json(const engine::RunTotals& totals) const;
+  // Each part of summary.json: into the record `s` and its details `d`.
+  void fill_frames(RunSummary& s, RunDetails& d) const;
+  void fill_staleness(RunSummary& s, RunDetails& d) const;
+  void fill_energy(const engine::RunTotals& totals, RunSummary& s, RunDetails& d) const;
+  void fill_thermal(const engine::RunTotals& totals, RunSummary& s, RunDetails& d) const;
+  LittleDetails little(const engine::RunTotals& totals) const;
+  void fill_verdict(RunSummary& s, RunDetails& d) const;
+  void fill_utilisation(const engine::RunTotals& totals, RunSummary& s, RunDetails& d) const;
   std::string svg_latency_cdf() const;
   std::string svg_latency_over_time() const;
   std::string svg_thermal() const;
@@ -100,7 +94,7 @@ class RunAnalysis : public engine::RecordSink {
   std::optional<TraceWriter> trace_;  // when a run folder is written (folder_ not empty)
   Breakdown breakdown_;
   Slowdown slowdown_;
-  nlohmann::json provenance_;
+  std::optional<Provenance> provenance_;
   std::optional<ScaledWindows> scaled_windows_;
 
   WindowStats all_, cold_, sustained_;

@@ -13,4 +13,12 @@ RunDetails read_run_details(const nlohmann::json& summary, const std::string& fi
 
 void write_run_details(nlohmann::json& summary, const RunDetails& d) { write_fields(summary, d); }
 
+QuantileDetails quantile_details(const Quantile& q) { return {q.p, q.value, q.count, {q.lo, q.hi}, q.few_samples()}; }
+
+std::map<std::string, double> LatencyParts::by_key() const {
+  nlohmann::json j = nlohmann::json::object();
+  write_fields(j, *this);
+  return j.get<std::map<std::string, double>>();
+}
+
 }  // namespace framesim::analysis

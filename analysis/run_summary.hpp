@@ -1,12 +1,12 @@
 // A run's summary.json as one typed record: its one writer and its one reader.
 //
 // `framesim run` writes summary.json through write_run_summary, and `compare`, `sweep`, `map` and their reports
-// read a run's figures through read_run_summary: every key typed here is spelled once, in run_summary.cpp.
+// read a run's figures through read_run_summary: every key typed here is spelled once, in its record's `fields`.
 // The run's own report.html and terminal summary read the record as read back from what was written (read_back):
 // these figures, and the detail parts only they show (`details`, run_details.hpp), never the document by a key.
-// The parts of summary.json that no other command reads field by field (the per-stage wait and service
-// statistics, utilisation, tasks, chains, why, provenance's command line...) are built by their own modules and
-// kept whole in `rest`; the typed keys are written over it. Documented keys: scenarios/README.md, "summary.json's
+// RunSummary names its keys once, in its `fields` (summary_fields.hpp), for writing and for reading them; the
+// parts no other command reads (the per-stage wait and service statistics, utilisation, tasks, chains, why...)
+// are RunDetails' records, filled by their own modules. Documented keys: scenarios/README.md, "summary.json's
 // typed keys" (a test compares that list with what the writer writes).
 //
 // Older summaries: a part that a summary of any framesim version has (scenario.deadline_s, windows.all and
@@ -38,13 +38,29 @@ struct ScenarioSummary {
   std::optional<std::uint64_t> seed;
   std::optional<double> duration_s, warmup_s;
   double deadline_s = 0;
+  template <class Io, class S>
+  static void fields(Io& io, S& s) {
+    io("name", s.name);
+    io("file", s.file);
+    io("hardware", s.hardware);
+    io("seed", s.seed);
+    io("duration_s", s.duration_s);
+    io("warmup_s", s.warmup_s);
+    io("deadline_s", s.deadline_s);
+  }
 };
 
-/// One sensor-to-sink path of summary.json's "paths" (read; written by PathTracker).
+/// One sensor-to-sink path of summary.json's "paths" (filled by PathTracker; its other keys: PathDetails).
 struct PathSummary {
   std::string name;
   double miss_rate = 0;
   std::optional<double> sustained_p99_s;
+  template <class Io, class S>
+  static void fields(Io& io, S& s) {
+    io("name", s.name);
+    io("miss_rate", s.miss_rate);
+    io.object_if_present("verdict", [&](auto& v) { v("sustained_p99_s", s.sustained_p99_s); });
+  }
 };
 
 /// A measurement window (windows.all, windows.sustained): its frames, misses and latencies.
@@ -54,6 +70,16 @@ struct WindowSummary {
   double miss_rate = 0;
   StatBlock latency_s;
   std::map<std::string, StatBlock> stage_latency_s;  // per stage ("stages"/<name>/"latency_s"), when given
+  template <class Io, class S>
+  static void fields(Io& io, S& s) {
+    io("frames", s.frames);
+    io("late", s.misses.late);
+    io("dropped", s.misses.dropped);
+    io.derived("missed", s.misses.missed(), "is not late + dropped");
+    io("miss_rate", s.miss_rate);
+    io("latency_s", s.latency_s);
+    io.each("stages", s.stage_latency_s, "latency_s", false);
+  }
 };
 
 struct RunSummary {
@@ -74,18 +100,64 @@ struct RunSummary {
   // "run": how long the run took; only in what `framesim run --json` prints (a sweep point's stdout), not in the
   // run folder's summary.json.
   std::optional<double> wall_s, cpu_s;
-  std::optional<nlohmann::json> sustained_tail;  // why.sustained_tail, kept whole (the map report shows it)
-  std::optional<nlohmann::json> slowdown;        // per stage, kept whole
-  // Read only (written whole by their own modules, in `rest`): the paths; each unit's busy fraction
-  // (utilisation.units.<unit>.busy); the provenance's overrides ("path=value") and inputs (file -> SHA-256).
-  std::vector<PathSummary> paths;
-  std::map<std::string, double> unit_busy;
-  std::vector<std::string> overrides;
-  std::map<std::string, std::string> input_sha256;
-  nlohmann::json rest = nlohmann::json::object();  // everything else, kept whole
+  std::optional<nlohmann::json> sustained_tail;    // why.sustained_tail, kept whole (the map report shows it)
+  std::optional<nlohmann::json> slowdown;          // per stage, kept whole
+  std::vector<PathSummary> paths;                  // in the order of RunDetails::paths
+  std::map<std::string, double> unit_busy;         // utilisation.units.<unit>.busy
+  std::optional<Provenance> provenance;            // null when the run was given none
+  nlohmann::json rest = nlohmann::json::object();  // what was read, whole; written under the typed keys
   // What the run's report and terminal summary show beyond the above: written over `rest` when set; read by
   // read_back, not by read_run_summary.
   std::optional<RunDetails> details;
+
+  /// Each --set override as "path=value".
+  std::vector<std::string> override_texts() const;
+  /// Each input file's SHA-256, by file.
+  std::map<std::string, std::string> input_sha256() const;
+
+  template <class Io, class S>
+  static void fields(Io& io, S& s) {
+    io("scenario", s.scenario);
+    io.object("windows", [&](auto& w) {
+      w("all", s.all);
+      w("sustained", s.sustained);
+      w("cold", s.cold);
+    });
+    // "frames": the whole counted run, the all window's counts again.
+    io.object_if_present("frames", [&](auto& f) {
+      f.copy("counted", s.all.frames);
+      f.copy("late", s.all.misses.late);
+      f.copy("dropped", s.all.misses.dropped);
+      f.copy("missed", s.all.misses.missed());
+      f.copy("miss_rate", s.all.miss_rate);
+      f.shown("longest_miss_run", s.longest_miss_run);
+    });
+    io.object_if_present("verdict", [&](auto& v) {
+      v("at_confidence", s.at_confidence);
+      v("sustained_p99_s", s.sustained_p99_s);
+      v.shown("estimate_end_to_end_s", s.estimate_end_to_end_s);
+      v.shown("bound_end_to_end_s", s.bound_end_to_end_s);
+    });
+    io.each("staleness", s.staleness_time_s, "time_s");
+    io.object("energy", [&](auto& e) {
+      e("per_frame_J", s.energy_per_frame_J);
+      e("mean_power_W", s.mean_power_W);
+    });
+    io.object("thermal", [&](auto& t) {
+      t("throttled_fraction", s.throttled_fraction);
+      t.defaulted("has_thermal_model", s.has_thermal_model);
+      t.shown("max_C", s.max_temperature_C);
+    });
+    io.object_if_present("run", [&](auto& r) {
+      r("wall_s", s.wall_s);
+      r("cpu_s", s.cpu_s);
+    });
+    io.object_if_present("why", [&](auto& w) { w("sustained_tail", s.sustained_tail); });
+    io("slowdown", s.slowdown);
+    io.defaulted("paths", s.paths);
+    io.object_if_present("utilisation", [&](auto& u) { u.each("units", s.unit_busy, "busy"); });
+    io.maybe_null("provenance", s.provenance);
+  }
 };
 
 /// The summary.json document of `s`: `rest` with every typed key written over it.

@@ -34,7 +34,7 @@ std::string why_text(const WhyDetails& why) {
         "why the tail (the {} at or above p99 {}): critical path mostly through {} ({} of the "
         "time on the path); mean {}\n",
         core::counted(static_cast<std::size_t>(t.frames), "frame"), format_seconds(t.p99_s), t.critical_stage,
-        format_number(t.critical_share * 100, 3) + "%", parts_text(t.mean_parts));
+        format_number(t.critical_share * 100, 3) + "%", parts_text(t.mean_parts.by_key()));
   }
   if (why.worst_frames.empty()) return out;
   Table w({"worst frames", "capture", "latency", "queue", "blocked", "floor", "throttling", "bus", "variability", "gap",

@@ -28,19 +28,19 @@ void Slowdown::on_stage(const engine::StageRecord& r) {
   s.wait_s += r.unit_wait_s;
 }
 
-json Slowdown::finish() const {
-  json out = json::object();
+std::map<std::string, StageSlowdown> Slowdown::finish() const {
+  std::map<std::string, StageSlowdown> out;
   for (std::size_t st = 0; st < sums_.size(); ++st) {
     const Sums& s = sums_[st];
     const double alone = own_alone_s_[st] + side_alone_s_[st];
     if (s.items <= 0 || alone <= 0) continue;
     const double n = s.items;
-    out[spec_.stages[st].name] = {{"alone_s", alone},
-                                  {"item_s", s.item_s / n},
-                                  {"slowdown", s.item_s / n / alone},
-                                  {"bus", (s.own_run_s / n - own_alone_s_[st]) / alone},
-                                  {"handoff", (s.side_s / n - side_alone_s_[st]) / alone},
-                                  {"wait", s.wait_s / n / alone}};
+    out[spec_.stages[st].name] = {s.item_s / n / alone,
+                                  (s.own_run_s / n - own_alone_s_[st]) / alone,
+                                  (s.side_s / n - side_alone_s_[st]) / alone,
+                                  s.wait_s / n / alone,
+                                  alone,
+                                  s.item_s / n};
   }
   return out;
 }

@@ -30,8 +30,8 @@ class Slowdown {
   explicit Slowdown(const model::ScenarioSpec& spec);
   /// A counted item of a stage.
   void on_stage(const engine::StageRecord& r);
-  /// {stage: {alone_s, item_s, slowdown, bus, handoff, wait}} for every stage with work and counted items.
-  nlohmann::json finish() const;
+  /// Every stage with work and counted items, by name.
+  std::map<std::string, StageSlowdown> finish() const;
 
  private:
   struct Sums {

@@ -26,9 +26,9 @@ struct StatBlock {
   std::map<std::string, Interval> ci;    // per percentile ("p50", "p90", "p99", "p99_9"), when given
   std::optional<double> confidence;      // of those intervals
   std::vector<std::string> few_samples;  // statistics with too few samples to bound from above
-  bool p99_few_samples() const { return std::find(few_samples.begin(), few_samples.end(), "p99") != few_samples.end(); }
-  std::optional<double> p99_ci_lo() const { return ci.count("p99") ? ci.at("p99").lo : std::nullopt; }
-  std::optional<double> p99_ci_hi() const { return ci.count("p99") ? ci.at("p99").hi : std::nullopt; }
+  bool p99_few_samples() const;
+  std::optional<double> p99_ci_lo() const;
+  std::optional<double> p99_ci_hi() const;
 };
 
 /// The name summary.json gives the statistic `which` of a block ("p99" for &StatBlock::p99): its key, and how

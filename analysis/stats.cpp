@@ -139,26 +139,6 @@ Summary Samples::summary() const {
   return s;
 }
 
-namespace {
-
-nlohmann::json interval(const Quantile& q) {
-  return nlohmann::json::array(
-      {q.lo ? nlohmann::json(*q.lo) : nlohmann::json(nullptr), q.hi ? nlohmann::json(*q.hi) : nlohmann::json(nullptr)});
-}
-
-}  // namespace
-
-nlohmann::json quantile_json(const Quantile& q) {
-  return {{"p", q.p}, {"value", q.value}, {"count", q.count}, {"ci", interval(q)}, {"few_samples", q.few_samples()}};
-}
-
-void write_misses(nlohmann::json& into, const Misses& m, std::int64_t counted) {
-  into["late"] = m.late;
-  into["dropped"] = m.dropped;
-  into["missed"] = m.missed();
-  into["miss_rate"] = m.rate(counted);
-}
-
 Summary scaled(Summary s, double k) {
   for (double* v : {&s.mean, &s.stddev, &s.min, &s.max, &s.p50, &s.p90, &s.p99, &s.p999}) *v *= k;
   for (Quantile* q : {&s.q50, &s.q90, &s.q99, &s.q999}) {

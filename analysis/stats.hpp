@@ -105,7 +105,7 @@ class Samples {
 Quantile quantile_of_sorted(const std::vector<double>& sorted, double p, double confidence = kConfidence);
 
 /// What missed its deadline among `counted` frames (or a path's samples): the one definition of a miss, late
-/// (completed after the deadline) or dropped (never completed). summary.json writes it through misses_json.
+/// (completed after the deadline) or dropped (never completed).
 struct Misses {
   std::int64_t late = 0, dropped = 0;
   std::int64_t missed() const { return late + dropped; }
@@ -114,11 +114,6 @@ struct Misses {
     return counted > 0 ? static_cast<double>(missed()) / static_cast<double>(counted) : 0.0;
   }
 };
-/// {"late", "dropped", "missed", "miss_rate"} of `m` among `counted`, merged into `into`.
-void write_misses(nlohmann::json& into, const Misses& m, std::int64_t counted);
-
-/// {value, count, ci: [lo, hi], few_samples} of one quantile.
-nlohmann::json quantile_json(const Quantile& q);
 /// Multiplies every value of a summary by `k` (> 0): a summary in other units.
 Summary scaled(Summary s, double k);
 

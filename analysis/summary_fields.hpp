@@ -10,9 +10,16 @@
 // write_fields() writes a record with FieldWriter (Self const), read_fields() reads one with FieldReader: the
 // same call names the key both ways, so a key cannot be written under one name and read under another. A member
 // that is a std::optional is left out when empty and may be absent; io.nullable() writes null when empty (the key
-// is always there). Writing merges into what the document already holds (objects key by key, arrays element by
-// element): keys no record types stay as their module wrote them. Reading refuses a missing or mistyped key with
-// the file and the key's path, as read_run_summary does.
+// is always there; io.maybe_null: an older summary may lack it). Writing merges into what the document already holds
+// (objects key by key, arrays element by element): keys no record types stay as their module wrote them. Reading
+// refuses a missing or mistyped key with the file and the key's path, as read_run_summary does.
+//
+// A record whose members sit at several depths (RunSummary) names the objects between with io.object (required)
+// or io.object_if_present (absent or null: its optional members empty); io.each names a map whose values sit one
+// key down ({name: {key: value}}); io.defaulted a member an older summary may lack (absent: its default; always
+// written); io.nonempty one written only when not empty; io.derived a value written from others and checked
+// against them when read; io.copy one written from another member and not read back; io.shown an optional one
+// that the run's own summary always has (required when read back, through io.object: read_back).
 #pragma once
 
 #include <cstdint>
@@ -20,6 +27,7 @@
 #include <optional>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -63,6 +71,49 @@ class FieldWriter {
     if (v) write_fields(into_[key], *v);
     else into_[key] = nullptr;
   }
+  template <class T>
+  void maybe_null(const char* key, const std::optional<T>& v) {
+    nullable(key, v);
+  }
+  template <class T>
+  void shown(const char* key, const std::optional<T>& v) {
+    (*this)(key, v);
+  }
+  template <class T>
+  void defaulted(const char* key, const T& v) {
+    (*this)(key, v);
+  }
+  template <class T>
+  void nonempty(const char* key, const T& v) {
+    if (!v.empty()) (*this)(key, v);
+  }
+  template <class T>
+  void derived(const char* key, const T& v, const char* /*unless*/) {
+    (*this)(key, v);
+  }
+  template <class T>
+  void copy(const char* key, const T& v) {
+    (*this)(key, v);
+  }
+  /// The object `key`, its members written by `f(FieldWriter&)`; not made when `f` writes nothing into it.
+  template <class F>
+  void object(const char* key, F&& f) {
+    const bool had = into_.contains(key);
+    nlohmann::json& o = into_[key];
+    if (!o.is_object()) o = nlohmann::json::object();
+    FieldWriter w(o);
+    f(w);
+    if (!had && o.empty()) into_.erase(key);
+  }
+  template <class F>
+  void object_if_present(const char* key, F&& f) {
+    object(key, std::forward<F>(f));
+  }
+  /// {name: {inner: value}} for each (name, value) of `m`.
+  template <class M>
+  void each(const char* key, const M& m, const char* inner, bool /*inner_required*/ = true) {
+    for (const auto& [name, value] : m) write_fields(into_[key][name][inner], value);
+  }
 
  private:
   nlohmann::json& into_;
@@ -70,8 +121,9 @@ class FieldWriter {
 
 class FieldReader {
  public:
-  FieldReader(const nlohmann::json& from, std::string path, const std::string& file)
-      : from_(from), path_(std::move(path)), file_(file) {}
+  /// `read_back`: the run reads its own summary back (io.shown is required; see read_back).
+  FieldReader(const nlohmann::json& from, std::string path, const std::string& file, bool read_back = false)
+      : from_(from), path_(std::move(path)), file_(file), read_back_(read_back) {}
   template <class T>
   void operator()(const char* key, T& v) {
     if (!from_.contains(key)) refuse_summary(file_, at(key), "missing");
@@ -90,12 +142,74 @@ class FieldReader {
     if (!from_.contains(key)) refuse_summary(file_, at(key), "missing");
     (*this)(key, v);
   }
+  /// Absent or null: empty (written null when empty).
+  template <class T>
+  void maybe_null(const char* key, std::optional<T>& v) {
+    (*this)(key, v);
+  }
+  /// Optional in an older summary; required when the run reads its own back (its report shows it).
+  template <class T>
+  void shown(const char* key, std::optional<T>& v) {
+    (*this)(key, v);
+    if (read_back_ && !v) refuse_summary(file_, at(key), "missing");
+  }
+  /// Absent: left as it is (its default).
+  template <class T>
+  void defaulted(const char* key, T& v) {
+    if (from_.contains(key)) (*this)(key, v);
+  }
+  template <class T>
+  void nonempty(const char* key, T& v) {
+    defaulted(key, v);
+  }
+  /// Refused as `unless` when it is not `v` (computed from what was read before it).
+  template <class T>
+  void derived(const char* key, const T& v, const char* unless) {
+    T read{};
+    (*this)(key, read);
+    if (read != v) refuse_summary(file_, at(key), unless);
+  }
+  template <class T>
+  void copy(const char* /*key*/, const T& /*v*/) {}
+  template <class F>
+  void object(const char* key, F&& f) {
+    if (!from_.contains(key)) refuse_summary(file_, at(key), "missing");
+    enter(from_[key], key, std::forward<F>(f));
+  }
+  /// Absent or null: `f` reads an empty object (its optional members empty, a required one missing).
+  template <class F>
+  void object_if_present(const char* key, F&& f) {
+    static const nlohmann::json empty = nlohmann::json::object();
+    enter(from_.contains(key) && !from_[key].is_null() ? from_[key] : empty, key, std::forward<F>(f));
+  }
+  /// Absent: empty; each value is an object with `inner` (skipped without it unless `inner_required`).
+  template <class M>
+  void each(const char* key, M& m, const char* inner, bool inner_required = true) {
+    m.clear();
+    if (!from_.contains(key)) return;
+    object(key, [&](FieldReader& r) {
+      for (const auto& item : r.from_.items()) {
+        const std::string& name = item.key();
+        if (!inner_required && item.value().is_object() && !item.value().contains(inner)) continue;
+        r.object(name.c_str(), [&](FieldReader& e) { e(inner, m[name]); });
+      }
+    });
+  }
 
  private:
   std::string at(const char* key) const { return path_ + "/" + key; }
+  template <class F>
+  void enter(const nlohmann::json& o, const char* key, F&& f) {
+    if (!o.is_object())
+      refuse_summary(file_, at(key),
+                     std::string("expected an object, found ") + (o.is_null() ? "null" : o.type_name()));
+    FieldReader r(o, at(key), file_, read_back_);
+    f(r);
+  }
   const nlohmann::json& from_;
   std::string path_;
   const std::string& file_;
+  bool read_back_ = false;
 };
 
 template <class T>

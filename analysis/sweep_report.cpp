@@ -11,7 +11,9 @@
 #include "core/units.hpp"
 #include "html.hpp"
 #include "report_format.hpp"
+#include "run_details.hpp"
 #include "stats.hpp"
+#include "summary_fields.hpp"
 #include "svg.hpp"
 #include "table.hpp"
 
@@ -515,13 +517,14 @@ std::string sweep_html(const std::string& title, const std::vector<SweepResult>&
   }
   b += html::table(header, rows);
   b += "<p class=\"note\">* too few frames to bound p99 from above at 95%.</p>\n";
-  if (provenance.is_object() && provenance.contains("command_line")) {
+  Provenance p;
+  if (provenance.is_object()) read_fields(provenance, "/provenance", "the sweep's provenance", p);
+  if (!p.framesim_version.empty()) {
     std::string line;
-    for (const auto& a : provenance["command_line"]) line += (line.empty() ? "" : " ") + a.get<std::string>();
+    for (const auto& a : p.command_line) line += (line.empty() ? "" : " ") + a;
     b += html::heading("Provenance") + "<p><code>" + html::escape(line) + "</code></p>\n";
     std::vector<std::vector<std::string>> inputs;
-    for (const auto& in : provenance["inputs"])
-      inputs.push_back({in["file"].get<std::string>(), in["sha256"].get<std::string>()});
+    for (const InputFile& in : p.inputs) inputs.push_back({in.file, in.sha256});
     b += html::table({"input file", "SHA-256"}, inputs);
   }
   return html::page("framesim " + title, b);

@@ -11,6 +11,7 @@
 #include "model/hardware.hpp"
 #include "model/network.hpp"
 #include "model/precision.hpp"
+#include "run_details.hpp"
 
 namespace framesim::cli {
 
@@ -50,6 +51,9 @@ void set_command_line(int argc, char** argv);
 
 /// Where a run or sweep came from: framesim's version, the command line (the output folder written as <out>),
 /// the resolved --set overrides, and the size and SHA-256 of every input file that exists.
+analysis::Provenance provenance_record(const std::vector<std::string>& files,
+                                       const std::vector<config::Override>& overrides);
+/// provenance_record as JSON (a sweep's and a map's results).
 nlohmann::json provenance(const std::vector<std::string>& files, const std::vector<config::Override>& overrides);
 
 /// Prints `warnings` on stderr ("file:line:col: key: warning: ..."), or with `strict` throws them as a UserError.

@@ -4,6 +4,7 @@
 
 #include "cli/commands.hpp"
 #include "core/files.hpp"
+#include "summary_fields.hpp"
 
 namespace framesim::cli {
 
@@ -36,30 +37,36 @@ std::string digest_of(const std::string& file, const std::string& bytes) {
 }
 }  // namespace
 
-nlohmann::json provenance(const std::vector<std::string>& files, const std::vector<config::Override>& overrides) {
+analysis::Provenance provenance_record(const std::vector<std::string>& files,
+                                       const std::vector<config::Override>& overrides) {
   // The output folder is written as <out>: the same inputs give byte-identical folders wherever they are written.
-  nlohmann::json command = nlohmann::json::array();
+  analysis::Provenance p;
+  p.framesim_version = FRAMESIM_VERSION;
   const auto& line = stored_command_line();
   for (std::size_t i = 0; i < line.size(); ++i) {
     const std::string& a = line[i];
-    command.push_back(a.rfind("--out=", 0) == 0 ? "--out=<out>" : a);
+    p.command_line.push_back(a.rfind("--out=", 0) == 0 ? "--out=<out>" : a);
     if ((a == "-o" || a == "--out") && i + 1 < line.size()) {
-      command.push_back("<out>");
+      p.command_line.emplace_back("<out>");
       ++i;
     }
   }
-  nlohmann::json set = nlohmann::json::array();
-  for (const auto& o : overrides) set.push_back({{"path", o.path}, {"value", o.value_yaml}});
-  nlohmann::json inputs = nlohmann::json::array();
+  for (const auto& o : overrides) p.overrides.push_back({o.path, o.value_yaml});
   std::set<std::string> seen;
   for (const auto& f : files) {
     if (!seen.insert(f).second) continue;
     std::error_code ec;
     if (!std::filesystem::is_regular_file(f, ec)) continue;
     const std::string bytes = core::read_file(f, core::kMaxModelFileBytes);  // models as well as YAML
-    inputs.push_back({{"file", f}, {"bytes", bytes.size()}, {"sha256", digest_of(f, bytes)}});
+    p.inputs.push_back({f, digest_of(f, bytes), bytes.size()});
   }
-  return {{"framesim_version", FRAMESIM_VERSION}, {"command_line", command}, {"overrides", set}, {"inputs", inputs}};
+  return p;
+}
+
+nlohmann::json provenance(const std::vector<std::string>& files, const std::vector<config::Override>& overrides) {
+  nlohmann::json j = nlohmann::json::object();
+  analysis::write_fields(j, provenance_record(files, overrides));
+  return j;
 }
 
 }  // namespace framesim::cli

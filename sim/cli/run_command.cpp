@@ -114,7 +114,7 @@ struct Simulated {
 Simulated simulate(const RunArgs& a, const model::ScenarioSpec& spec, analysis::RunAnalysis& analysis,
                    const std::optional<analysis::ScaledWindows>& scaled, const std::vector<config::Override>& overrides,
                    ProgressBar& bar) {
-  analysis.set_provenance(provenance(spec.input_files, overrides));
+  analysis.set_provenance(provenance_record(spec.input_files, overrides));
   if (scaled) analysis.set_scaled_windows(*scaled);
   engine::RunOptions options;
   ProgressFile progress_file(a.progress_file);
