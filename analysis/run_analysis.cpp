@@ -370,9 +370,10 @@ RunSummary RunAnalysis::finish(const engine::RunTotals& totals) {
   d.notes = totals.notes;
 
   // What the terminal summary and report.html show: the summary as read back from what is written.
-  RunSummary back = read_back(s, "the run's summary.json");
+  const nlohmann::json written = write_run_summary(s);
+  RunSummary back = read_back(written, "the run's summary.json");
   if (!files()) return back;
-  core::write_file_atomic(folder_ / "summary.json", json_text(write_run_summary(s)) + "\n");
+  core::write_file_atomic(folder_ / "summary.json", json_text(written) + "\n");
   core::write_file_atomic(folder_ / "latency_cdf.svg", svg_latency_cdf());
   core::write_file_atomic(folder_ / "latency_over_time.svg", svg_latency_over_time());
   core::write_file_atomic(folder_ / "thermal.svg", svg_thermal());

@@ -155,8 +155,9 @@ json read_json_file(const std::string& file) {
   }
 }
 
-RunSummary read_back(const RunSummary& s, const std::string& file) {
-  const json written = write_run_summary(s);
+RunSummary read_back(const RunSummary& s, const std::string& file) { return read_back(write_run_summary(s), file); }
+
+RunSummary read_back(const json& written, const std::string& file) {
   RunSummary back;
   FieldReader strict(written, "", file, /*read_back=*/true);
   RunSummary::fields(strict, back);

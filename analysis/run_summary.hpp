@@ -172,6 +172,8 @@ RunSummary read_run_summary(const nlohmann::json& summary, const std::string& fi
 /// read_run_summary refuses it; so is a figure they show that an older summary may lack (the estimate and bound
 /// end to end, the longest run of misses, the maximum temperature). `file` names the document in messages.
 RunSummary read_back(const RunSummary& s, const std::string& file);
+/// The same, from `written`: the document write_run_summary already wrote of the record.
+RunSummary read_back(const nlohmann::json& written, const std::string& file);
 /// Reads and parses `file` (a JSON syntax error names its line and column).
 RunSummary read_run_summary_file(const std::string& file);
 
