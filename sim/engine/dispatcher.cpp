@@ -163,7 +163,7 @@ void Dispatcher::instant() {
 }
 
 void Dispatcher::settle() {
-  UnitScheduler::Decision d;
+  UnitScheduler::Decision& d = decision_;  // its lists keep their buffers from instant to instant
   while (true) {
     bool decided = false;
     for (auto& u : platform_.units) {

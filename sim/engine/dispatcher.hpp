@@ -157,6 +157,7 @@ class Dispatcher {
   std::vector<RunJob*> ready_;      // jobs that hold cores and go on once the instant is settled
   std::vector<RunJob*> go_;         // scratch: the ready jobs of one round of settle()
   std::vector<Timer> batch_;        // scratch: timers of the instant
+  UnitScheduler::Decision decision_;  // scratch: one unit's decision
   std::function<void()> after_instant_;
   double now_ = 0;
   bool stopped_ = false;

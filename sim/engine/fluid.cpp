@@ -15,10 +15,6 @@ constexpr double kRemainsPrecision = 1e-5 * 1e-12;
 /// surf/precision: a latency below this has elapsed.
 constexpr double kTimingPrecision = 1e-12;
 
-/// Solved systems kept for reuse: a direct-mapped table (a slot per hash, the last solve wins), small enough to stay
-/// in the processor's cache (about half a megabyte) and allocating nothing once warm.
-constexpr std::size_t kCacheSlots = 1024;
-
 std::uint64_t bits(double x) {
   std::uint64_t b;
   std::memcpy(&b, &x, sizeof b);
@@ -195,24 +191,33 @@ void FluidSystem::solve() {
   h ^= h >> 33;  // the low bits pick the slot: mix the high ones in
   h *= 0xff51afd7ed558ccdULL;
   h ^= h >> 33;
-  if (cache_->hashes.empty()) {
-    cache_->hashes.assign(kCacheSlots, 0);
-    cache_->words.resize(kCacheSlots);
+  Cache& cache = *cache_;
+  if (cache.slots.empty()) {
+    cache.slots.resize(Cache::kSlots);
+    cache.words.resize(Cache::kSlots * Cache::kSlotWords);
+    cache.large.resize(Cache::kSlots);
   }
-  const std::size_t at = h & (kCacheSlots - 1);
-  std::vector<std::uint64_t>& entry = cache_->words[at];
-  if (cache_->hashes[at] == h && entry.size() == words + list_.size() &&
-      std::equal(key_.begin(), key_.begin() + static_cast<std::ptrdiff_t>(words), entry.begin())) {
-    for (std::size_t f = 0; f < list_.size(); ++f) flows_[list_[f]].value = from_bits(entry[words + f]);
-    return;
+  const std::size_t at = h & (Cache::kSlots - 1);
+  const std::size_t entry_words = words + list_.size();
+  if (cache.slots[at].hash == h && cache.slots[at].words == entry_words) {
+    const std::uint64_t* entry = cache.entry(at);
+    if (std::equal(key_.begin(), key_.begin() + static_cast<std::ptrdiff_t>(words), entry)) {
+      for (std::size_t f = 0; f < list_.size(); ++f) flows_[list_[f]].value = from_bits(entry[words + f]);
+      return;
+    }
   }
   ++solves_;
   flows_solved_ += list_.size();
   solved_.assign(list_.begin(), list_.end());  // solve_list empties list_
   solve_list();
-  cache_->hashes[at] = h;
-  entry.assign(key_.begin(), key_.begin() + static_cast<std::ptrdiff_t>(words));
-  for (std::size_t i : solved_) entry.push_back(bits(flows_[i].value));
+  cache.slots[at] = {h, static_cast<std::uint32_t>(entry_words)};
+  std::uint64_t* entry = cache.words.data() + at * Cache::kSlotWords;
+  if (entry_words > Cache::kSlotWords) {
+    cache.large[at].resize(entry_words);
+    entry = cache.large[at].data();
+  }
+  std::copy(key_.begin(), key_.begin() + static_cast<std::ptrdiff_t>(words), entry);
+  for (std::size_t f = 0; f < solved_.size(); ++f) entry[words + f] = bits(flows_[solved_[f]].value);
 }
 
 void FluidSystem::solve_list() {

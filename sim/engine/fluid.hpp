@@ -191,9 +191,20 @@ class FluidSystem {
   std::vector<Use> uses_;
   std::vector<std::uint64_t> key_;                  // solver scratch: what a solve depends on
   std::vector<std::size_t> solved_;                 // solver scratch: the flows of the solve in progress
-  struct Cache {                                    // direct-mapped by hash
-    std::vector<std::uint64_t> hashes;              // per slot (compact: looked at on every solve)
-    std::vector<std::vector<std::uint64_t>> words;  // per slot: the key, then the rates' bits
+  /// Past solves, direct-mapped by hash. A slot's key and then its rates' bits are kept in place in one flat
+  /// array (`kSlotWords` a slot: a lookup reads them with no pointer to follow), or in `large` when longer.
+  struct Cache {
+    static constexpr std::size_t kSlots = 1024, kSlotWords = 60;
+    struct Slot {
+      std::uint64_t hash = 0;
+      std::uint32_t words = 0;  // key and rates (0: empty)
+    };
+    std::vector<Slot> slots;
+    std::vector<std::uint64_t> words;                // kSlotWords per slot
+    std::vector<std::vector<std::uint64_t>> large;   // per slot, for an entry of more than kSlotWords
+    const std::uint64_t* entry(std::size_t slot) const {
+      return slots[slot].words <= kSlotWords ? words.data() + slot * kSlotWords : large[slot].data();
+    }
   };
   std::shared_ptr<Cache> cache_ = std::make_shared<Cache>();  // shared with copies: a dry run fills it
 };

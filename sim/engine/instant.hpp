@@ -27,9 +27,18 @@ inline constexpr double kSnapUlps = 16;
 /// doubles are as coarse as the lattice and a time is left as it is.
 inline constexpr double kLatticeLimit_s = 4096.0;
 
+/// The integer nearest to `x` in [0, 2^53), without a call into the maths library (it is on every timer and every
+/// kernel end): below 2^52, adding and taking away 2^52 leaves x rounded to an integer (ties to even, where
+/// std::round goes away from zero; a tie is half a tick from both neighbours, so on_lattice leaves it alone either
+/// way); from 2^52 on every double is an integer already.
+inline double nearest_integer(double x) {
+  constexpr double kTwo52 = 4503599627370496.0;
+  return x < kTwo52 ? (x + kTwo52) - kTwo52 : x;
+}
+
 inline double on_lattice(double t_s) {
   if (!(t_s > 0 && t_s < kLatticeLimit_s)) return t_s;  // also infinity and NaN
-  const double point = std::round(t_s * kTicksPerSecond) / kTicksPerSecond;
+  const double point = nearest_integer(t_s * kTicksPerSecond) / kTicksPerSecond;
   const double near = std::min(kSnapUlps * DBL_EPSILON * t_s, 0.25 / kTicksPerSecond);
   return std::fabs(point - t_s) <= near ? point : t_s;
 }

@@ -3,14 +3,18 @@
 // compiler's correctly rounded doubles), not computed with the code under test.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <limits>
+#include <random>
 
 #include "engine/fluid.hpp"
 #include "engine/instant.hpp"
 
 using framesim::engine::FluidSystem;
 using framesim::engine::kInstant_s;
+using framesim::engine::nearest_integer;
 using framesim::engine::on_lattice;
 
 TEST(Lattice, ATimeReachedTwoWaysIsOneDouble) {
@@ -37,6 +41,43 @@ TEST(Lattice, ATimeOffTheLatticeKeepsItsPrecision) {
   EXPECT_EQ(on_lattice(std::numeric_limits<double>::infinity()), std::numeric_limits<double>::infinity());
   EXPECT_EQ(on_lattice(0.0), 0.0);
   EXPECT_TRUE(std::isnan(on_lattice(std::nan(""))));
+}
+
+TEST(Lattice, NearestIntegerIsStdRoundButForTies) {
+  // The oracle is the maths library's std::round. They differ only on exact ties (x.5), where std::round goes away
+  // from zero and nearest_integer to even: both then lie half a tick away, which on_lattice never snaps to.
+  EXPECT_EQ(nearest_integer(2.5), 2.0);
+  EXPECT_EQ(std::round(2.5), 3.0);
+  EXPECT_EQ(nearest_integer(3.5), 4.0);
+  EXPECT_EQ(nearest_integer(0.49999999999999994), 0.0);
+  EXPECT_EQ(nearest_integer(4503599627370495.5), 4503599627370496.0);  // the last tie below 2^52
+  EXPECT_EQ(nearest_integer(9007199254740991.0), 9007199254740991.0);  // 2^53 - 1: an integer already
+  std::mt19937_64 rng(25);
+  std::uniform_real_distribution<double> exponent(-3, 15.9);
+  for (int i = 0; i < 200000; ++i) {
+    const double x = std::pow(10.0, exponent(rng)) * (1 + 1e-3 * (i % 7));
+    if (x - std::floor(x) == 0.5) continue;
+    ASSERT_EQ(nearest_integer(x), std::round(x)) << x;
+  }
+}
+
+TEST(Lattice, OnLatticeAsWrittenWithStdRound) {
+  // The lattice rule spelled with std::round (the oracle), against on_lattice, on times near lattice points (a
+  // few ulps off, where snapping decides) and far from them, up to the 4,096-s limit.
+  auto reference = [](double t) {
+    if (!(t > 0 && t < 4096.0)) return t;
+    const double point = std::round(t * 2e12) / 2e12;
+    return std::fabs(point - t) <= std::min(16 * DBL_EPSILON * t, 0.25 / 2e12) ? point : t;
+  };
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> when(0, 4200);
+  std::uniform_int_distribution<int> ulps(-40, 40);
+  for (int i = 0; i < 200000; ++i) {
+    double t = std::round(when(rng) * 2e6) / 2e6;  // a decimal time of whole microseconds
+    for (int u = ulps(rng); u != 0; u += u > 0 ? -1 : 1) t = std::nextafter(t, u > 0 ? 1e9 : -1e9);
+    if (i % 3 == 0) t = when(rng);  // anywhere
+    ASSERT_EQ(on_lattice(t), reference(t)) << t;
+  }
 }
 
 TEST(Lattice, AFlowEndingWithinTheInstantEndsAtItsTime) {
