@@ -73,7 +73,7 @@ void FluidSystem::activate(Flow& f) {
   else f.value = 1.0;  // takes nothing from anyone: progresses at once
 }
 
-std::size_t FluidSystem::start(const FlowSpec& spec, std::uint64_t owner) {
+std::size_t FluidSystem::start(const Element* elements, std::size_t count, const FlowSpec& spec, std::uint64_t owner) {
   std::size_t id;
   if (free_.empty()) {
     id = flows_.size();
@@ -85,11 +85,11 @@ std::size_t FluidSystem::start(const FlowSpec& spec, std::uint64_t owner) {
   next_known_ = false;
   Flow& f = flows_[id];
   runs_.clear();
-  for (const Element& e : spec.elements) {
-    if (e.times == 0) continue;
-    if (!runs_.empty() && runs_.back().constraint == e.constraint && bits(runs_.back().weight) == bits(e.weight))
-      runs_.back().times += e.times;
-    else runs_.push_back({e.constraint, e.weight, e.times});
+  for (const Element* e = elements; e != elements + count; ++e) {
+    if (e->times == 0) continue;
+    if (!runs_.empty() && runs_.back().constraint == e->constraint && bits(runs_.back().weight) == bits(e->weight))
+      runs_.back().times += e->times;
+    else runs_.push_back({e->constraint, e->weight, e->times});
   }
   const auto n = static_cast<std::uint32_t>(runs_.size());
   Flow fresh;

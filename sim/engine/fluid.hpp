@@ -70,7 +70,12 @@ class FluidSystem {
   void set_speed(std::size_t constraint, double speed);
 
   /// Starts a flow at the current time; `owner` comes back when it finishes.
-  std::size_t start(const FlowSpec& spec, std::uint64_t owner);
+  std::size_t start(const FlowSpec& spec, std::uint64_t owner) {
+    return start(spec.elements.data(), spec.elements.size(), spec, owner);
+  }
+  /// The same with the elements given apart (`spec.elements` is not read): the engine's kernels, whose elements
+  /// are written into a buffer kept for the purpose.
+  std::size_t start(const Element* elements, std::size_t count, const FlowSpec& spec, std::uint64_t owner);
   /// Removes a flow before it finishes (what it did stays done).
   void stop(std::size_t flow);
 

@@ -23,11 +23,14 @@ class FluidExecutor final : public Executor {
       unit_cpu_.push_back(fluid_.add_constraint(speed * u.spec->cores, speed, u.spec->cores));
     }
     for (const auto& l : platform_.levels) level_bus_.push_back(fluid_.add_constraint(l.link->get_bandwidth()));
-    unit_port_.assign(platform_.units.size(), std::vector<std::int64_t>(platform_.levels.size(), -1));
+    const std::size_t levels = platform_.levels.size();
+    unit_port_.assign(platform_.units.size() * levels, -1);
     for (std::size_t u = 0; u < platform_.units.size(); ++u)
-      for (std::size_t lv = 0; lv < platform_.levels.size(); ++lv)
+      for (std::size_t lv = 0; lv < levels; ++lv)
         if (platform_.ports[u][lv])
-          unit_port_[u][lv] = static_cast<std::int64_t>(fluid_.add_constraint(platform_.ports[u][lv]->get_bandwidth()));
+          unit_port_[u * levels + lv] =
+              static_cast<std::int64_t>(fluid_.add_constraint(platform_.ports[u][lv]->get_bandwidth()));
+    elements_.resize(1 + 2 * levels);
     // A background master streams without end, one byte per unit of work, through its port and its level's bus.
     for (std::size_t b = 0; b < spec_.background.size(); ++b) {
       const auto& bg = spec_.background[b];
@@ -45,23 +48,25 @@ class FluidExecutor final : public Executor {
     const KernelPlan& k = j.worker->kernels[j.next];
     const double left = 1.0 - j.kernel_done;
     FluidSystem::FlowSpec& f = scratch_;
-    f.elements.clear();
+    FluidSystem::Element* e = elements_.data();  // room for the cores and every level's port and bus
     f.cycles_per_entry = 0;
     const std::size_t unit = j.worker->unit;
     const double cycles = k.cycles * j.cycle_scale * left;
     if (cycles > 0) {
-      f.elements.push_back({unit_cpu_[unit], cycles / j.cores, static_cast<std::uint32_t>(j.cores)});  // per core
+      *e++ = {unit_cpu_[unit], cycles / j.cores, static_cast<std::uint32_t>(j.cores)};  // per core
       f.cycles_per_entry = cycles / j.cores;
     }
     f.speed_of = unit_cpu_[unit];
+    FRAMESIM_ASSERT(k.bytes.size() <= level_bus_.size(), "a kernel's bytes are per memory level");
+    const std::int64_t* port = unit_port_.data() + unit * level_bus_.size();
     for (std::size_t lv = 0; lv < k.bytes.size(); ++lv) {
       const double bytes = k.bytes[lv] * j.byte_scale * left;
       if (bytes <= 0) continue;
-      if (unit_port_[unit][lv] >= 0) f.elements.push_back({static_cast<std::size_t>(unit_port_[unit][lv]), bytes});
-      f.elements.push_back({level_bus_[lv], bytes});
+      if (port[lv] >= 0) *e++ = {static_cast<std::size_t>(port[lv]), bytes};
+      *e++ = {level_bus_[lv], bytes};
     }
     f.latency_s = 0;
-    j.flow = fluid_.start(f, j.id);
+    j.flow = fluid_.start(elements_.data(), static_cast<std::size_t>(e - elements_.data()), f, j.id);
     if (j.flow >= flow_job_.size()) flow_job_.resize(j.flow + 1, nullptr);
     flow_job_[j.flow] = &j;
   }
@@ -123,7 +128,7 @@ class FluidExecutor final : public Executor {
     fluid_.set_capacity(level_bus_[level], platform_.levels[level].link->get_bandwidth());
   }
   void port_bandwidth_changed(std::size_t unit, std::size_t level, double bandwidth_Bps) override {
-    const auto port = static_cast<std::size_t>(unit_port_[unit][level]);
+    const auto port = static_cast<std::size_t>(unit_port_[unit * level_bus_.size() + level]);
     if (fluid_.capacity(port) != bandwidth_Bps) fluid_.set_capacity(port, bandwidth_Bps);
   }
 
@@ -139,7 +144,8 @@ class FluidExecutor final : public Executor {
   std::vector<RunJob*> flow_job_;  // by flow id: the job whose kernel it is (null: none)
   std::vector<std::size_t> unit_cpu_;
   std::vector<std::size_t> level_bus_;
-  std::vector<std::vector<std::int64_t>> unit_port_;  // [unit][level]: its Little's-law port, or -1
+  std::vector<std::int64_t> unit_port_;  // [unit * levels + level]: its Little's-law port, or -1
+  std::vector<FluidSystem::Element> elements_;  // a starting kernel's elements
   std::vector<std::size_t> background_port_;
   std::vector<std::size_t> background_flow_;
   std::vector<double> background_booked_;
