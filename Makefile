@@ -169,10 +169,12 @@ format:
 # clang-tidy with the checks of .clang-tidy on every source file of sim/ and analysis/, $(JOBS) at a time (about
 # 10 CPU minutes); any finding fails. The compile commands are the release build's (GCC flags clang does not know
 # are ignored). The findings are printed; the whole log is in $(BUILD_DIR)/tidy.log.
+# A source is checked again only when what the compiler sees of it (after the preprocessor), its flags, .clang-tidy
+# or clang-tidy changed: tests/tidy_cached.py remembers the files found clean in ~/.cache/framesim/tidy
+# (FRAMESIM_TIDY_CACHE), shared by every checkout.
 tidy: build
 	@echo "framesim: clang-tidy on sim/ and analysis/ ($(JOBS) jobs)"
-	@run-clang-tidy-14 -p $(BUILD_DIR) -quiet -j $(JOBS) -extra-arg=-Wno-unknown-warning-option \
-	  '$(CURDIR)/(sim|analysis)/.*\.cpp$$' > $(BUILD_DIR)/tidy.log 2>&1 || \
-	  { sed 's/\x1b\[[0-9;]*m//g' $(BUILD_DIR)/tidy.log | grep -E ': (warning|error): ' | sort -u; \
-	    echo "framesim: clang-tidy found the problems above (.clang-tidy)"; exit 1; }
+	@python3 tests/tidy_cached.py $(BUILD_DIR) --jobs $(JOBS) > $(BUILD_DIR)/tidy.log 2>&1 || \
+	  { cat $(BUILD_DIR)/tidy.log; echo "framesim: clang-tidy found the problems above (.clang-tidy)"; exit 1; }
+	@tail -1 $(BUILD_DIR)/tidy.log
 	@echo "framesim: clang-tidy found nothing"
