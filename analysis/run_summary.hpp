@@ -14,7 +14,8 @@
 // is required, and its absence is refused with the file and the key path (exit 2). Parts added later, or absent
 // when nothing was measured (a statistic of zero samples has only its count; staleness, why.sustained_tail,
 // slowdown, run.wall_s and run.cpu_s, thermal.max_C, the scenario's name, seed and duration), are optional in
-// the record.
+// the record. why.sustained_tail and slowdown are read through their records (TailDetails, StageSlowdown:
+// run_details.hpp), whose keys every summary that has those parts has.
 #pragma once
 
 #include <algorithm>
@@ -100,12 +101,12 @@ struct RunSummary {
   // "run": how long the run took; only in what `framesim run --json` prints (a sweep point's stdout), not in the
   // run folder's summary.json.
   std::optional<double> wall_s, cpu_s;
-  std::optional<nlohmann::json> sustained_tail;    // why.sustained_tail, kept whole (the map report shows it)
-  std::optional<nlohmann::json> slowdown;          // per stage, kept whole
-  std::vector<PathSummary> paths;                  // in the order of RunDetails::paths
-  std::map<std::string, double> unit_busy;         // utilisation.units.<unit>.busy
-  std::optional<Provenance> provenance;            // null when the run was given none
-  nlohmann::json rest = nlohmann::json::object();  // what was read, whole; written under the typed keys
+  std::optional<TailDetails> sustained_tail;  // why.sustained_tail (the map explains a mapping by it)
+  std::optional<std::map<std::string, StageSlowdown>> slowdown;  // per stage (slowdown.hpp)
+  std::vector<PathSummary> paths;                                // in the order of RunDetails::paths
+  std::map<std::string, double> unit_busy;                       // utilisation.units.<unit>.busy
+  std::optional<Provenance> provenance;                          // null when the run was given none
+  nlohmann::json rest = nlohmann::json::object();                // what was read, whole; written under the typed keys
   // What the run's report and terminal summary show beyond the above: written over `rest` when set; read by
   // read_back, not by read_run_summary.
   std::optional<RunDetails> details;
