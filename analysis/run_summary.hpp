@@ -83,6 +83,17 @@ struct WindowSummary {
   }
 };
 
+/// How long simulating a run took: "run" in what `framesim run --json` and `--point-metrics` print, never in a run
+/// folder's summary.json (which stays the same for the same inputs and seed). Empty when not measured.
+struct RunTimes {
+  std::optional<double> wall_s, cpu_s;
+  template <class Io, class S>
+  static void fields(Io& io, S& s) {
+    io("wall_s", s.wall_s);
+    io("cpu_s", s.cpu_s);
+  }
+};
+
 struct RunSummary {
   std::string file;  // where it was read from, for messages
   ScenarioSummary scenario;
@@ -98,9 +109,7 @@ struct RunSummary {
   double throttled_fraction = 0;
   bool has_thermal_model = false;
   std::optional<double> max_temperature_C;
-  // "run": how long the run took; only in what `framesim run --json` prints (a sweep point's stdout), not in the
-  // run folder's summary.json.
-  std::optional<double> wall_s, cpu_s;
+  RunTimes times;  // "run" beside the run's totals: only in what `framesim run --json` prints
   std::optional<TailDetails> sustained_tail;  // why.sustained_tail (the map explains a mapping by it)
   std::optional<std::map<std::string, StageSlowdown>> slowdown;  // per stage (slowdown.hpp)
   std::vector<PathSummary> paths;                                // in the order of RunDetails::paths
@@ -149,10 +158,7 @@ struct RunSummary {
       t.defaulted("has_thermal_model", s.has_thermal_model);
       t.shown("max_C", s.max_temperature_C);
     });
-    io.object_if_present("run", [&](auto& r) {
-      r("wall_s", s.wall_s);
-      r("cpu_s", s.cpu_s);
-    });
+    io.object_if_present("run", [&](auto& r) { RunTimes::fields(r, s.times); });
     io.object_if_present("why", [&](auto& w) { w("sustained_tail", s.sustained_tail); });
     io("slowdown", s.slowdown);
     io.defaulted("paths", s.paths);

@@ -3,6 +3,7 @@
 // the key's path; the writer writes exactly the keys scenarios/README.md documents, and what it writes reads back
 // into the same record (a key renamed on one side only fails one or the other). The details the run's report reads
 // are written under the keys their modules write, and a key written under another name is refused when read back.
+// What `framesim run --point-metrics` prints is written and read through its record too.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -13,6 +14,7 @@
 
 #include "core/error.hpp"
 #include "run_summary.hpp"
+#include "sweep_report.hpp"
 #include "test_paths.hpp"
 
 namespace {
@@ -75,7 +77,7 @@ TEST(RunSummary, AHandWrittenSummaryReadsIntoTheValuesItSpells) {
   EXPECT_EQ(s.throttled_fraction, 0.25);
   EXPECT_TRUE(s.has_thermal_model);
   EXPECT_EQ(s.max_temperature_C, 71.5);
-  EXPECT_FALSE(s.wall_s.has_value());  // a run folder's summary.json has no "run"
+  EXPECT_FALSE(s.times.wall_s.has_value());  // a run folder's summary.json has no "run"
 }
 
 /// The message of the refusal of `summary`, or "" when it is read.
@@ -156,8 +158,7 @@ RunSummary full_record() {
   s.throttled_fraction = 0.1;
   s.has_thermal_model = true;
   s.max_temperature_C = 70;
-  s.wall_s = 1.5;
-  s.cpu_s = 1.4;
+  s.times = {1.5, 1.4};
   s.sustained_tail.emplace();
   s.sustained_tail->window_s = std::vector<double>{40, 60};
   s.sustained_tail->frames = 6;
@@ -239,7 +240,7 @@ TEST(RunSummary, WhatTheWriterWritesReadsBackIntoTheSameRecord) {
   EXPECT_EQ(back.scenario.seed, 7u);
   EXPECT_EQ(back.cold->stage_latency_s.at("<stage>").p99_ci_lo(), 0.015);
   EXPECT_EQ(back.staleness_time_s.at("<task>").stddev, 0.002);
-  EXPECT_EQ(back.wall_s, 1.5);
+  EXPECT_EQ(back.times.wall_s, 1.5);
   EXPECT_EQ(back.paths.at(0).sustained_p99_s, 0.017);
   EXPECT_EQ(back.unit_busy.at("<unit>"), 0.5);
   EXPECT_EQ(back.override_texts(), std::vector<std::string>{"<path>=<value>"});
@@ -351,5 +352,26 @@ TEST(RunSummary, ADetailKeyItsModuleWritesUnderAnotherNameIsRefusedWhenReadBack)
   } catch (const framesim::core::UserError& e) {
     EXPECT_NE(std::string(e.what()).find("runs/a/summary.json: /little/L_frames: missing"), std::string::npos)
         << e.what();
+  }
+}
+
+TEST(RunSummary, APointsOutputIsWrittenAndReadThroughItsRecord) {
+  using framesim::analysis::read_point_output;
+  const std::string text = framesim::analysis::point_output_text({json{{"p99_s", 0.012}}, {0.25, 0.5}});
+  // Spelled here by hand, as `framesim run --point-metrics` prints it and a sweep reads it.
+  EXPECT_EQ(text, R"({"metrics":{"p99_s":0.012},"run":{"cpu_s":0.5,"wall_s":0.25}})");
+  const auto back = read_point_output(json::parse(text), "stdout.json");
+  EXPECT_EQ(back.metrics, json::parse(R"({"p99_s": 0.012})"));
+  EXPECT_EQ(back.run.wall_s, 0.25);
+  EXPECT_EQ(back.run.cpu_s, 0.5);
+  for (const char* wrong :
+       {R"({"run": {"cpu_s": 0.5, "wall_s": 0.25}})", R"({"metrics": {}, "run": {"wall_s": 0.25}})",
+        R"({"metrics": {}, "run": {"cpu_s": "0.5 s", "wall_s": 0.25}})", R"({"metrics": {}})", "[]"}) {
+    try {
+      read_point_output(json::parse(wrong), "stdout.json");
+      ADD_FAILURE() << "read: " << wrong;
+    } catch (const framesim::core::UserError& e) {
+      EXPECT_EQ(std::string(e.what()), "stdout.json: not what `framesim run --point-metrics` prints") << wrong;
+    }
   }
 }
