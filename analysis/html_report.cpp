@@ -134,9 +134,9 @@ std::string utilisation_section(const RunSummary& s) {
   for (const auto& [st, q] : d.utilisation.queues)
     queues.push_back({st, format_number(q.mean, 3), std::to_string(q.max), std::to_string(q.capacity)});
   b += html::table({"queue", "mean depth", "max", "capacity"}, queues);
-  if (d.slowdown && !d.slowdown->empty()) {  // analysis/slowdown.hpp
+  if (s.slowdown && !s.slowdown->empty()) {  // analysis/slowdown.hpp
     std::vector<std::vector<std::string>> slow;
-    for (const auto& [st, sd] : *d.slowdown)
+    for (const auto& [st, sd] : *s.slowdown)
       slow.push_back({st, format_number(sd.slowdown, 4), format_number(sd.bus, 3), format_number(sd.handoff, 3),
                       format_number(sd.wait, 3), format_seconds(sd.alone_s)});
     b += html::table({"stage", "slowdown against alone", "bus", "hand-off", "wait", "alone"}, slow);

@@ -8,6 +8,7 @@
 #include "core/units.hpp"
 #include "html.hpp"
 #include "report_format.hpp"
+#include "summary_fields.hpp"
 
 namespace framesim::analysis {
 
@@ -30,23 +31,17 @@ std::string verdict_of(const json& m) {
   return "misses";
 }
 
-/// Seconds of the tail's mean parts (why.tail.mean_parts), 0 when absent.
-double part(const json& tail, const char* name) {
-  if (!tail.is_object() || !tail.contains("mean_parts")) return 0;
-  const auto& p = tail["mean_parts"];
-  const std::string key = std::string(name) + "_s";
-  return p.contains(key) && p[key].is_number() ? p[key].get<double>() : 0;
+/// Seconds of a part of the tail's mean parts, 0 without a tail.
+double part(const std::optional<TailDetails>& tail, double LatencyParts::*which) {
+  return tail ? tail->mean_parts.*which : 0;
 }
 
 /// Seconds per item the stages' hand-off side work (reformats, launches on a host: model/handoff.hpp) took
-/// beyond its time alone, summed over the stages (summary.json "slowdown": handoff x alone_s), 0 when absent.
-double handoff_excess(const json& slowdown) {
+/// beyond its time alone, summed over the stages (handoff x alone_s), 0 without a slowdown.
+double handoff_excess(const std::optional<std::map<std::string, StageSlowdown>>& slowdown) {
   double s = 0;
-  if (!slowdown.is_object()) return 0;
-  for (const auto& [name, st] : slowdown.items())
-    if (st.is_object() && st.contains("handoff") && st.contains("alone_s") && st["handoff"].is_number() &&
-        st["alone_s"].is_number())
-      s += st["handoff"].get<double>() * st["alone_s"].get<double>();
+  if (!slowdown) return 0;
+  for (const auto& [name, st] : *slowdown) s += st.handoff * st.alone_s;
   return s;
 }
 
@@ -62,22 +57,23 @@ std::vector<std::string> why_wins(const MapRow& winner, const MapRow& baseline) 
                             baseline.role, baseline.label, seconds(number_at(w, "p99_s")),
                             seconds(number_at(b, "p99_s")), joules(number_at(w, "energy_mean_J")),
                             joules(number_at(b, "energy_mean_J")), verdict_of(w), verdict_of(b)));
-  const json wt = w.value("tail", json()), bt = b.value("tail", json());
-  std::vector<std::string> parts;
+  const auto& wt = winner.why.tail;
+  const auto& bt = baseline.why.tail;
   struct Named {
-    const char* key;
+    double LatencyParts::*part;
     const char* what;
   };
   std::vector<std::pair<double, std::string>> changes;
   for (const Named& n :
-       {Named{"queue", "queueing"}, Named{"blocked", "blocking by higher priorities"},
-        Named{"floor", "the floor (work at full clocks: nominal, or the clock cap)"}, Named{"throttling", "throttling"},
-        Named{"bus", "the bus (memory contention)"}, Named{"gap", "gaps between stages"}}) {
-    const double dw = part(wt, n.key), db = part(bt, n.key);
+       {Named{&LatencyParts::queue_s, "queueing"}, Named{&LatencyParts::blocked_s, "blocking by higher priorities"},
+        Named{&LatencyParts::floor_s, "the floor (work at full clocks: nominal, or the clock cap)"},
+        Named{&LatencyParts::throttling_s, "throttling"}, Named{&LatencyParts::bus_s, "the bus (memory contention)"},
+        Named{&LatencyParts::gap_s, "gaps between stages"}}) {
+    const double dw = part(wt, n.part), db = part(bt, n.part);
     changes.emplace_back(db - dw, fmt::format("{}: {} -> {}", n.what, seconds(db), seconds(dw)));
   }
   std::stable_sort(changes.begin(), changes.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
-  if (wt.is_object() && bt.is_object() && wt.contains("mean_parts") && bt.contains("mean_parts")) {
+  if (wt && bt) {
     std::vector<std::string> lines;
     for (const auto& [gain, text] : changes)
       if (std::abs(gain) > 1e-9) lines.push_back(text);
@@ -86,18 +82,16 @@ std::vector<std::string> why_wins(const MapRow& winner, const MapRow& baseline) 
           "in the sustained window's tail (its frames at or above its p99: the window the metric judges), "
           "per frame, largest saving first: " +
           core::join_list(lines, "; "));
-    const double hw = handoff_excess(w.value("slowdown", json())), hb = handoff_excess(b.value("slowdown", json()));
+    const double hw = handoff_excess(winner.why.slowdown), hb = handoff_excess(baseline.why.slowdown);
     if (hw > 0 || hb > 0)
       out.push_back(fmt::format(
           "hand-offs (reformats, launches on a host) waiting beyond their time alone, summed over the stages per "
           "item: {} -> {}",
           seconds(hb), seconds(hw)));
-    if (wt.contains("critical_stage") && bt.contains("critical_stage"))
-      out.push_back(fmt::format("the stage that dominates the tail: {} -> {}", bt["critical_stage"].get<std::string>(),
-                                wt["critical_stage"].get<std::string>()));
+    out.push_back(fmt::format("the stage that dominates the tail: {} -> {}", bt->critical_stage, wt->critical_stage));
   }
-  const double thw = number_at(w, "throttled_fraction"), thb = number_at(b, "throttled_fraction");
-  if (std::isfinite(thw) && std::isfinite(thb) && (thw > 0 || thb > 0))
+  const double thw = winner.why.throttled_fraction, thb = baseline.why.throttled_fraction;
+  if (thw > 0 || thb > 0)
     out.push_back(fmt::format("time throttled over the whole run: {:.1f} % -> {:.1f} %", 100 * thb, 100 * thw));
   return out;
 }
@@ -136,13 +130,16 @@ std::string map_text(const MapReport& r, const SweepAnswers& answers) {
 
 json map_json(const MapReport& r, const SweepAnswers& answers) {
   json rows = json::array();
-  for (const auto& row : r.rows)
+  for (const auto& row : r.rows) {
+    json metrics = row.result.metrics;
+    write_fields(metrics, row.why);
     rows.push_back({{"index", row.result.index},
                     {"mapping", row.label},
                     {"role", row.role},
                     {"choices", row.result.labels},
                     {"run", row.run},
-                    {"metrics", row.result.metrics}});
+                    {"metrics", metrics}});
+  }
   json front = json::array();
   for (auto i : answers.pareto) front.push_back(r.rows[i].result.index);
   return {{"title", r.title},

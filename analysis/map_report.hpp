@@ -2,6 +2,7 @@
 // worst-path p99 against energy per frame, and why the winner wins (its tail breakdown against a baseline's).
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -9,19 +10,35 @@
 
 #include <nlohmann/json.hpp>
 
+#include "run_details.hpp"
 #include "sweep_report.hpp"
 
 namespace framesim::analysis {
 
+/// What a mapping's run says of where its time went, from its summary.json through the summary's records: why_wins
+/// reads it; map.json writes it in the mapping's "metrics".
+struct MappingWhy {
+  /// The run's why.sustained_tail: the frames captured in the sustained window at or above its p99, the window
+  /// the metric judges (null in map.json without one).
+  std::optional<TailDetails> tail;
+  std::optional<std::map<std::string, StageSlowdown>> slowdown;  // the run's, per stage (null without one)
+  double throttled_fraction = 0;                                 // the whole run's
+  template <class Io, class S>
+  static void fields(Io& io, S& s) {
+    io.nullable("tail", s.tail);
+    io.nullable("slowdown", s.slowdown);
+    io("throttled_fraction", s.throttled_fraction);
+  }
+};
+
 /// One simulated mapping. `metrics` holds what answer_sweep reads (p99_s: the worst path's sustained p99,
 /// energy_mean_J, deadline_s, meets_deadline) and the rest of the map's view: path_p99_s (per sink),
-/// dropped, static (max_utilisation, worst_path_floor_s), tail (the run's why.sustained_tail: the frames
-/// captured in the sustained window at or above its p99, the window the metric judges), throttled_fraction (the
-/// whole run's).
+/// dropped, static (max_utilisation, worst_path_floor_s); map.json writes `why`'s keys beside them.
 struct MapRow {
   std::string label;   // "detector=gpu, segmenter=dla0|gpu@40"
   std::string role;    // "", or the roles it plays: "your scenario, all on gpu", "best"
   SweepResult result;  // index: order of simulation; labels: per stage
+  MappingWhy why;      // its run's tail, slowdown and throttling
   std::string run;     // its run folder
 };
 
@@ -49,9 +66,9 @@ nlohmann::json map_json(const MapReport& r, const SweepAnswers& answers);
 std::string map_csv(const MapReport& r);
 std::string map_html(const MapReport& r, const SweepAnswers& answers);
 
-/// Lines saying why `winner`'s tail is shorter or cheaper than `baseline`'s, from their metrics' tail
-/// breakdowns in the sustained window (the window of the search's metric) (queue, blocked, floor, throttling, bus, gap;
-/// the hand-offs' wait beyond their time alone) and throttling.
+/// Lines saying why `winner`'s tail is shorter or cheaper than `baseline`'s, from their runs' tail breakdowns in the
+/// sustained window (the window of the search's metric) (queue, blocked, floor, throttling, bus, gap; the
+/// hand-offs' wait beyond their time alone) and throttling (MapRow::why).
 std::vector<std::string> why_wins(const MapRow& winner, const MapRow& baseline);
 
 }  // namespace framesim::analysis

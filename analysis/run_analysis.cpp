@@ -355,14 +355,14 @@ RunSummary RunAnalysis::finish(const engine::RunTotals& totals) {
     for (std::size_t st = 0; st < spec_.stages.size(); ++st) service.push_back(all_.stage_service_s[st].summary());
     d.measured_frames = write_measured_frames(spec_, folder_, service);
   }
-  d.slowdown = slowdown_.finish();
+  s.slowdown = slowdown_.finish();
   std::optional<Breakdown::Window> hot;
   if (!sustained_.latency_s.empty())
     hot = Breakdown::Window{sustained_.from_s, sustained_.to_s, sustained_.latency_s.quantile(0.99)};
   auto why =
       breakdown_.finish(all_.latency_s.empty() ? std::nullopt : std::optional(all_.latency_s.quantile(0.99)), hot);
   d.why = std::move(why.why);
-  if (why.sustained_tail) write_fields(s.sustained_tail.emplace(), *why.sustained_tail);
+  s.sustained_tail = std::move(why.sustained_tail);
   d.statistics = statistics_details();
   s.provenance = provenance_;
   d.stuck = stuck_details(totals);

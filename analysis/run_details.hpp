@@ -358,7 +358,7 @@ struct UtilisationDetails {
   }
 };
 
-/// A stage's mean slowdown against running alone (analysis/slowdown.hpp).
+/// A stage's mean slowdown against running alone (analysis/slowdown.hpp; RunSummary::slowdown).
 struct StageSlowdown {
   double slowdown = 0, bus = 0, handoff = 0, wait = 0, alone_s = 0, item_s = 0;
   template <class Io, class S>
@@ -449,7 +449,7 @@ struct TailDetails {
   }
 };
 
-/// "why" (its sustained tail: RunSummary::sustained_tail, kept whole).
+/// "why" (its sustained tail: RunSummary::sustained_tail).
 struct WhyDetails {
   std::string method;
   std::optional<TailDetails> tail;
@@ -630,7 +630,6 @@ struct RunDetails {
   LittleDetails little;
   VerdictDetails verdict;
   UtilisationDetails utilisation;
-  std::optional<std::map<std::string, StageSlowdown>> slowdown;
   WhyDetails why;
   std::map<std::string, TaskDetails> tasks;
   std::map<std::string, ChainDetails> chains;
@@ -652,7 +651,6 @@ struct RunDetails {
     io("little", s.little);
     io("verdict", s.verdict);
     io("utilisation", s.utilisation);
-    io("slowdown", s.slowdown);
     io("why", s.why);
     io("tasks", s.tasks);
     io("chains", s.chains);

@@ -14,7 +14,8 @@
 // is required, and its absence is refused with the file and the key path (exit 2). Parts added later, or absent
 // when nothing was measured (a statistic of zero samples has only its count; staleness, why.sustained_tail,
 // slowdown, run.wall_s and run.cpu_s, thermal.max_C, the scenario's name, seed and duration), are optional in
-// the record.
+// the record. why.sustained_tail and slowdown are read through their records (TailDetails, StageSlowdown:
+// run_details.hpp), whose keys every summary that has those parts has.
 #pragma once
 
 #include <algorithm>
@@ -82,6 +83,17 @@ struct WindowSummary {
   }
 };
 
+/// How long simulating a run took: "run" in what `framesim run --json` and `--point-metrics` print, never in a run
+/// folder's summary.json (which stays the same for the same inputs and seed). Empty when not measured.
+struct RunTimes {
+  std::optional<double> wall_s, cpu_s;
+  template <class Io, class S>
+  static void fields(Io& io, S& s) {
+    io("wall_s", s.wall_s);
+    io("cpu_s", s.cpu_s);
+  }
+};
+
 struct RunSummary {
   std::string file;  // where it was read from, for messages
   ScenarioSummary scenario;
@@ -97,15 +109,13 @@ struct RunSummary {
   double throttled_fraction = 0;
   bool has_thermal_model = false;
   std::optional<double> max_temperature_C;
-  // "run": how long the run took; only in what `framesim run --json` prints (a sweep point's stdout), not in the
-  // run folder's summary.json.
-  std::optional<double> wall_s, cpu_s;
-  std::optional<nlohmann::json> sustained_tail;    // why.sustained_tail, kept whole (the map report shows it)
-  std::optional<nlohmann::json> slowdown;          // per stage, kept whole
-  std::vector<PathSummary> paths;                  // in the order of RunDetails::paths
-  std::map<std::string, double> unit_busy;         // utilisation.units.<unit>.busy
-  std::optional<Provenance> provenance;            // null when the run was given none
-  nlohmann::json rest = nlohmann::json::object();  // what was read, whole; written under the typed keys
+  RunTimes times;  // "run" beside the run's totals: only in what `framesim run --json` prints
+  std::optional<TailDetails> sustained_tail;  // why.sustained_tail (the map explains a mapping by it)
+  std::optional<std::map<std::string, StageSlowdown>> slowdown;  // per stage (slowdown.hpp)
+  std::vector<PathSummary> paths;                                // in the order of RunDetails::paths
+  std::map<std::string, double> unit_busy;                       // utilisation.units.<unit>.busy
+  std::optional<Provenance> provenance;                          // null when the run was given none
+  nlohmann::json rest = nlohmann::json::object();                // what was read, whole; written under the typed keys
   // What the run's report and terminal summary show beyond the above: written over `rest` when set; read by
   // read_back, not by read_run_summary.
   std::optional<RunDetails> details;
@@ -148,10 +158,7 @@ struct RunSummary {
       t.defaulted("has_thermal_model", s.has_thermal_model);
       t.shown("max_C", s.max_temperature_C);
     });
-    io.object_if_present("run", [&](auto& r) {
-      r("wall_s", s.wall_s);
-      r("cpu_s", s.cpu_s);
-    });
+    io.object_if_present("run", [&](auto& r) { RunTimes::fields(r, s.times); });
     io.object_if_present("why", [&](auto& w) { w("sustained_tail", s.sustained_tail); });
     io("slowdown", s.slowdown);
     io.defaulted("paths", s.paths);

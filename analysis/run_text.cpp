@@ -305,10 +305,10 @@ std::string RunAnalysis::text(const RunSummary& s) const {
   out += windows_text(s, spec_.hardware);
   out += verdict_text(s, spec_.deadline_s);
   out += utilisation_text(s);
-  if (d.slowdown) {
+  if (s.slowdown) {
     bool slowed = false;
-    for (const auto& [name, st] : *d.slowdown) slowed = slowed || std::fabs(st.slowdown - 1) > 1e-3;
-    if (slowed) out += slowdown_text(*d.slowdown);
+    for (const auto& [name, st] : *s.slowdown) slowed = slowed || std::fabs(st.slowdown - 1) > 1e-3;
+    if (slowed) out += slowdown_text(*s.slowdown);
   }
   out += why_text(d.why);
   out += responses_text(d);

@@ -7,9 +7,11 @@
 
 #include <fmt/format.h>
 
+#include "core/error.hpp"
 #include "core/text.hpp"
 #include "core/units.hpp"
 #include "html.hpp"
+#include "json_text.hpp"
 #include "report_format.hpp"
 #include "run_details.hpp"
 #include "stats.hpp"
@@ -109,6 +111,25 @@ json point_metrics(const RunSummary& s) {
           {"bound_s", put(s.bound_end_to_end_s)},
           {"deadline_s", s.scenario.deadline_s},
           {"meets_deadline", lat.p99 && *lat.p99 <= s.scenario.deadline_s && s.all.misses.dropped == 0}};
+}
+
+std::string point_output_text(const PointOutput& p) {
+  json j = json::object();
+  write_fields(j, p);
+  return json_text(j, -1);
+}
+
+PointOutput read_point_output(const json& printed, const std::string& file) {
+  PointOutput p;
+  bool read = true;
+  try {
+    read_fields(printed, "", file, p);  // refuses a document without metrics, or a time that is not a number
+  } catch (const core::UserError&) {
+    read = false;
+  }
+  if (!read || !p.run.wall_s || !p.run.cpu_s)
+    throw core::UserError(fmt::format("{}: not what `framesim run --point-metrics` prints", file));
+  return p;
 }
 
 SweepAnswers answer_sweep(const std::vector<SweepResult>& results, const std::vector<std::string>& axes) {

@@ -25,6 +25,24 @@ struct SweepResult {
 /// The metrics a sweep keeps from a run's summary.json.
 nlohmann::json point_metrics(const RunSummary& summary);
 
+/// What `framesim run --point-metrics` prints, and a sweep reads of each of its points: the metrics the sweep
+/// keeps of the run (point_metrics) and how long simulating it took.
+struct PointOutput {
+  nlohmann::json metrics;
+  RunTimes run;
+  template <class Io, class S>
+  static void fields(Io& io, S& s) {
+    io("metrics", s.metrics);
+    io("run", s.run);
+  }
+};
+
+/// `p` as `framesim run --point-metrics` prints it: one line.
+std::string point_output_text(const PointOutput& p);
+/// What a point printed, the JSON document of `file`; without its metrics or either time it is a core::UserError
+/// "FILE: not what `framesim run --point-metrics` prints".
+PointOutput read_point_output(const nlohmann::json& printed, const std::string& file);
+
 struct SweepAnswers {
   std::vector<std::size_t> pareto;         // indices into the results, by increasing p99 (ties: kTieTolerance)
   std::optional<std::size_t> cheapest;     // lowest energy per frame among points meeting the deadline at p99; among

@@ -407,8 +407,8 @@ void write_best(const MapArgs& a, const config::MapSpace& space, const MapSearch
   }
 }
 
-/// A mapping's row of map.json and mappings.csv: its simulated outcome, its static verdict and its run's tail.
-json mapping_metrics(const Outcome& o, const StaticVerdict& v, const analysis::RunSummary& summary, double deadline_s) {
+/// A mapping's metrics in map.json and mappings.csv: its simulated outcome and its static verdict.
+json mapping_metrics(const Outcome& o, const StaticVerdict& v, double deadline_s) {
   json paths = json::object();
   for (const auto& [s, p] : o.path_p99_s) paths[s] = std::isfinite(p) ? json(p) : json(nullptr);
   return {{"p99_s", std::isfinite(o.worst_p99_s) ? json(o.worst_p99_s) : json(nullptr)},
@@ -420,11 +420,7 @@ json mapping_metrics(const Outcome& o, const StaticVerdict& v, const analysis::R
           {"static",
            {{"max_utilisation", v.max_utilisation},
             {"worst_path_floor_s", v.worst_path_floor_s},
-            {"energy_per_frame_J", v.energy_J}}},
-          // The tail of the window the metric judges: the frames captured in the sustained window at or above its p99.
-          {"tail", summary.sustained_tail.value_or(json())},
-          {"slowdown", summary.slowdown.value_or(json())},
-          {"throttled_fraction", summary.throttled_fraction}};
+            {"energy_per_frame_J", v.energy_J}}}};
 }
 
 int run_map(const MapArgs& a) {
@@ -505,8 +501,9 @@ int run_map(const MapArgs& a) {
     row.result.index = i;
     for (std::size_t k = 0; k < search.axes().size(); ++k)
       row.result.labels.push_back(m.empty() ? "as written" : search.axes()[k].options[m[k]].label);
-    row.result.metrics =
-        mapping_metrics(d.outcome(m), m.empty() ? StaticVerdict{} : search.judge(m), d.summary(m), base.deadline_s);
+    row.result.metrics = mapping_metrics(d.outcome(m), m.empty() ? StaticVerdict{} : search.judge(m), base.deadline_s);
+    const analysis::RunSummary& summary = d.summary(m);
+    row.why = {summary.sustained_tail, summary.slowdown, summary.throttled_fraction};
     if (best && m == *best) report.best = i;
     report.rows.push_back(std::move(row));
   }

@@ -143,15 +143,14 @@ nlohmann::json as_written(nlohmann::json j) {
 /// folder stays reproducible). --point-metrics: only the figures a sweep keeps of it (analysis::point_metrics of
 /// the summary, read as its text would be read) and those times, on one line: a point's output is read whole.
 void print_json(analysis::RunSummary summary, const Simulated& run, bool point_only) {
-  const nlohmann::json times{{"wall_s", run.totals.wall_s}, {"cpu_s", run.cpu_s}};
+  const analysis::RunTimes times{run.totals.wall_s, run.cpu_s};
   if (point_only) {
     const auto record =
         analysis::read_run_summary(as_written(analysis::write_run_summary(summary)), "the run's summary");
-    std::cout << analysis::json_text({{"metrics", analysis::point_metrics(record)}, {"run", times}}, -1) << "\n";
+    std::cout << analysis::point_output_text({analysis::point_metrics(record), times}) << "\n";
     return;
   }
-  summary.wall_s = run.totals.wall_s;
-  summary.cpu_s = run.cpu_s;
+  summary.times = times;
   std::cout << analysis::json_text(analysis::write_run_summary(summary)) << "\n";
 }
 

@@ -463,19 +463,16 @@ class PointRunner {
     } else {
       // What `framesim run --point-metrics` printed: the point's metrics and the run's wall and CPU time.
       const std::string said_file = (work / "stdout.json").string();
-      const json said = analysis::read_json_file(said_file);
-      if (!said.contains("metrics") || !said.contains("run") || !said["run"].contains("wall_s") ||
-          !said["run"].contains("cpu_s") || !said["run"]["wall_s"].is_number() || !said["run"]["cpu_s"].is_number())
-        throw core::UserError(fmt::format("{}: not what `framesim run --point-metrics` prints", said_file));
-      simulated_wall_s_ += said["run"]["wall_s"].get<double>();
-      costs_.add(usage, said["run"]["cpu_s"].get<double>());
+      const auto said = analysis::read_point_output(analysis::read_json_file(said_file), said_file);
+      simulated_wall_s_ += *said.run.wall_s;
+      costs_.add(usage, *said.run.cpu_s);
       point_wall_s_ += wall;
       if (a_.keep_runs) {
         core::create_folders(dir_ / "runs");
         fs::remove_all(dir_ / "runs" / fmt::format("{:06}", r.point));
         fs::rename(work / "run", dir_ / "runs" / fmt::format("{:06}", r.point));
       }
-      write_point_result(dir_, description_, p, hashes_[p.index], said.at("metrics"));  // the point is done
+      write_point_result(dir_, description_, p, hashes_[p.index], said.metrics);  // the point is done
     }
     fs::remove_all(work);
     ++finished_;

@@ -221,53 +221,38 @@ class NetworkReader {
     return std::nullopt;
   }
 
-  void read_layer(const Node& item, Scope& scope, int& previous) {
-    if (!item.is_map()) {
-      item.error("expected a layer (a mapping with at least \"op\")");
-      return;
-    }
+  /// The op a layer names under "op": null when the key is missing or names no op (reported, with the closest
+  /// name).
+  static const model::OpSchema* read_op(const Node& item) {
     const YAML::Node op_yaml = item.yaml()["op"];
-    const model::OpSchema* schema = nullptr;
     if (!op_yaml.IsDefined()) {
       item.error("missing required key \"op\"");
-    } else {
-      Node op_node = item.child("op", op_yaml);
-      if (auto op = op_node.text()) {
-        schema = model::find_op(*op);
-        if (!schema) {
-          std::string message = fmt::format("unknown op \"{}\"", *op);
-          if (auto near = core::closest_match(*op, model::op_names()))
-            message += fmt::format(" (did you mean \"{}\"?)", *near);
-          else message += "; run `framesim ops` for the list";
-          op_node.error(message);
-        }
-      }
+      return nullptr;
     }
-    // The op's parameters are declared by the op (model/ops.cpp, `framesim ops`); an unknown op is reported
-    // alone, not with every key of its layer.
-    std::vector<std::string> params_declared;
-    if (schema) {
-      for (const auto& p : schema->params) params_declared.emplace_back(p.key);
-    } else {
-      for (auto it = item.yaml().begin(); it != item.yaml().end(); ++it)
-        if (!kKeys.find("layers[]." + it->first.Scalar())) params_declared.push_back(it->first.Scalar());
+    Node op_node = item.child("op", op_yaml);
+    auto op = op_node.text();
+    if (!op) return nullptr;
+    const model::OpSchema* schema = model::find_op(*op);
+    if (!schema) {
+      std::string message = fmt::format("unknown op \"{}\"", *op);
+      if (auto near = core::closest_match(*op, model::op_names()))
+        message += fmt::format(" (did you mean \"{}\"?)", *near);
+      else message += "; run `framesim ops` for the list";
+      op_node.error(message);
     }
-    MapReader r(item, kKeys, "layers[]", params_declared);
-    std::vector<std::string> allowed;
-    for (const auto* k : kKeys.children("layers[]")) allowed.emplace_back(k->name());
-    allowed.insert(allowed.end(), params_declared.begin(), params_declared.end());
-    const std::string local = r.text("name").value_or(schema ? fmt::format("{}{}", schema->name, net_.layers.size())
-                                                             : fmt::format("layer{}", net_.layers.size()));
-    const std::string full = scope.prefix + local;
-    if (!add_name(scope, local, item)) return;
+    return schema;
+  }
 
-    // Inputs: explicit, or the previous layer's output.
-    std::vector<int> inputs;
-    bool inputs_ok = true;
+  /// The tensors a layer reads into `inputs`: its `input` or `inputs`, else the previous layer's output. False
+  /// when one is wrong or missing (reported).
+  bool read_layer_inputs(const Node& item, const MapReader& r, const Scope& scope, const model::OpSchema* schema,
+                         int previous, std::vector<int>& inputs) {
     if (r.has("input") && r.has("inputs")) {
       item.error("give either input or inputs, not both");
-      inputs_ok = false;
-    } else if (auto in = r.get("input")) {
+      return false;
+    }
+    bool inputs_ok = true;
+    if (auto in = r.get("input")) {
       if (auto s = in->text()) {
         if (auto t = resolve(*in, *s, scope)) inputs.push_back(*t);
         else inputs_ok = false;
@@ -289,6 +274,50 @@ class NetworkReader {
                      : "say which tensor this layer reads (input: NAME): the network has several inputs");
       inputs_ok = false;
     }
+    return inputs_ok;
+  }
+
+  /// Reports the op's refusal to build a layer: at the key it names when the layer gives it, else at the layer.
+  static void report_build_error(const model::OpError& e, const Node& item, const MapReader& r,
+                                 const std::vector<std::string>& allowed) {
+    // A key the op does not declare (an op's builder shared with another op names the other's key) is reported
+    // at the layer, not looked up.
+    const bool declared = std::find(allowed.begin(), allowed.end(), e.key) != allowed.end();
+    std::optional<Node> at = e.key.empty() || !declared ? std::nullopt : r.get(e.key);
+    if (e.key == "inputs") at = r.get("inputs") ? r.get("inputs") : r.get("input");
+    // A parameter the op needs but the layer does not give: name it, since there is no node to point at.
+    const bool names_key = (" " + e.message + " ").find(" " + e.key + " ") != std::string::npos;
+    if (!at && declared && !e.key.empty() && !names_key)
+      item.error(fmt::format("{} (not given): {}", e.key, e.message));
+    else (at ? *at : item).error(e.message);
+  }
+
+  void read_layer(const Node& item, Scope& scope, int& previous) {
+    if (!item.is_map()) {
+      item.error("expected a layer (a mapping with at least \"op\")");
+      return;
+    }
+    const model::OpSchema* schema = read_op(item);
+    // The op's parameters are declared by the op (model/ops.cpp, `framesim ops`); an unknown op is reported
+    // alone, not with every key of its layer.
+    std::vector<std::string> params_declared;
+    if (schema) {
+      for (const auto& p : schema->params) params_declared.emplace_back(p.key);
+    } else {
+      for (auto it = item.yaml().begin(); it != item.yaml().end(); ++it)
+        if (!kKeys.find("layers[]." + it->first.Scalar())) params_declared.push_back(it->first.Scalar());
+    }
+    MapReader r(item, kKeys, "layers[]", params_declared);
+    std::vector<std::string> allowed;
+    for (const auto* k : kKeys.children("layers[]")) allowed.emplace_back(k->name());
+    allowed.insert(allowed.end(), params_declared.begin(), params_declared.end());
+    const std::string local = r.text("name").value_or(schema ? fmt::format("{}{}", schema->name, net_.layers.size())
+                                                             : fmt::format("layer{}", net_.layers.size()));
+    const std::string full = scope.prefix + local;
+    if (!add_name(scope, local, item)) return;
+
+    std::vector<int> inputs;
+    const bool inputs_ok = read_layer_inputs(item, r, scope, schema, previous, inputs);
 
     LayerPrecision precision = default_precision_;
     if (auto p = r.get("precision")) precision = read_precision(*p, "layers[].precision").value_or(default_precision_);
@@ -312,16 +341,7 @@ class NetworkReader {
     for (int t : inputs) tensors.push_back(&net_.tensors[static_cast<std::size_t>(t)]);
     auto result = model::build_layer(*schema, full, params, tensors, precision);
     if (auto* e = std::get_if<model::OpError>(&result)) {
-      // A key the op does not declare (an op's builder shared with another op names the other's key) is reported
-      // at the layer, not looked up.
-      const bool declared = std::find(allowed.begin(), allowed.end(), e->key) != allowed.end();
-      std::optional<Node> at = e->key.empty() || !declared ? std::nullopt : r.get(e->key);
-      if (e->key == "inputs") at = r.get("inputs") ? r.get("inputs") : r.get("input");
-      // A parameter the op needs but the layer does not give: name it, since there is no node to point at.
-      const bool names_key = (" " + e->message + " ").find(" " + e->key + " ") != std::string::npos;
-      if (!at && declared && !e->key.empty() && !names_key)
-        item.error(fmt::format("{} (not given): {}", e->key, e->message));
-      else (at ? *at : item).error(e->message);
+      report_build_error(*e, item, r, allowed);
       return;
     }
     auto& built = std::get<model::BuiltLayer>(result);

@@ -181,6 +181,144 @@ RunResult run_framesim(const std::vector<std::string>& args, const fs::path& cap
 
 class BadInput : public ::testing::TestWithParam<std::string> {};
 
+/// A case's private scratch folder: `capture` holds stdout/stderr, `written` is where the SVG or run folder would
+/// go.
+struct Scratch {
+  fs::path dir, capture, written;
+};
+
+Scratch make_scratch(const std::string& file) {
+  Scratch s;
+  s.dir = fs::temp_directory_path() / ("framesim_bad_input_" + std::to_string(::getpid()) + "_" + test_name(file));
+  s.capture = s.dir / "capture";
+  s.written = s.dir / "written";
+  fs::remove_all(s.dir);
+  fs::create_directories(s.capture);
+  fs::create_directories(s.written);
+  return s;
+}
+
+/// The case's command as it is run, and what it must not leave behind.
+struct Invocation {
+  std::vector<std::string> args;
+  fs::path svg;                       // budget: its --svg file
+  fs::path run_out;                   // run: its -o folder when the case gives none
+  std::vector<fs::path> run_targets;  // folders a `run` must not have created
+  std::vector<bool> existed_before;   // per run target: there before the run (a case may point -o at one)
+};
+
+/// `args` with the outputs pointed into `written`: budget's --svg file; run's folder, which it writes through a
+/// temporary folder beside it (<out>.tmp-<pid>), unless the case is about -o itself; run is quiet.
+Invocation invocation(std::vector<std::string> args, const fs::path& written) {
+  Invocation v;
+  v.svg = written / "out.svg";
+  v.run_out = written / "out";
+  if (args.front() == "budget") {
+    args.push_back("--svg");
+    args.push_back(v.svg.string());
+  }
+  if (args.front() == "run") {
+    const auto given = std::find_if(args.begin(), args.end(), [](const std::string& a) {
+      return a == "-o" || a == "--out" || starts_with(a, "--out=");
+    });
+    if (given == args.end()) {
+      args.push_back("-o");
+      args.push_back(v.run_out.string());
+      v.run_targets.push_back(v.run_out);
+    } else if (starts_with(*given, "--out=")) {
+      v.run_targets.push_back(kRoot / given->substr(std::strlen("--out=")));
+    } else if (given + 1 != args.end()) {
+      v.run_targets.push_back(kRoot / *(given + 1));
+    }
+    if (std::find(args.begin(), args.end(), "-q") == args.end() &&
+        std::find(args.begin(), args.end(), "--quiet") == args.end())
+      args.push_back("-q");
+  }
+  v.args = std::move(args);
+  // What exists before the run (a case may point -o at an existing file or folder on purpose).
+  for (const auto& t : v.run_targets) v.existed_before.push_back(fs::exists(fs::symlink_status(t)));
+  return v;
+}
+
+/// The <target>.tmp-* folders beside a run target.
+std::vector<fs::path> leftover_tmp(const fs::path& target) {
+  std::vector<fs::path> out;
+  std::error_code ec;
+  const fs::path parent = target.parent_path().empty() ? fs::path(".") : target.parent_path();
+  const std::string prefix = target.filename().string() + ".tmp-";
+  for (const auto& entry : fs::directory_iterator(parent, ec))
+    if (starts_with(entry.path().filename().string(), prefix)) out.push_back(entry.path());
+  return out;
+}
+
+/// Exit code 2: never a crash, never success.
+void check_exit(const RunResult& r, std::vector<std::string>& problems) {
+  if (r.hung) problems.push_back("framesim did not finish within 30 s on bad input: a hang");
+  else if (!r.exited)
+    problems.push_back("framesim was killed by signal " + std::to_string(r.signal) + " (" + strsignal(r.signal) +
+                       "): a crash on bad input");
+  else if (r.exit_code != 2)
+    problems.push_back("exit code " + std::to_string(r.exit_code) + ", expected 2 for bad input");
+}
+
+/// Every expected message, verbatim, as a whole line of stderr; exactly `# expect-lines:` lines when given;
+/// nothing on stdout (no report printed for an input that was rejected).
+void check_messages(const Header& header, const RunResult& r, std::vector<std::string>& problems) {
+  const std::vector<std::string> err_lines = split_lines(r.err);
+  for (const auto& want : header.expect)
+    if (std::find(err_lines.begin(), err_lines.end(), want) == err_lines.end())
+      problems.push_back("missing line on stderr:\n      " + want);
+  if (header.expect_lines && static_cast<int>(err_lines.size()) != *header.expect_lines)
+    problems.push_back("expected exactly " + std::to_string(*header.expect_lines) + " line(s) on stderr, got " +
+                       std::to_string(err_lines.size()) + " (one report per mistake)");
+  if (!r.out.empty()) problems.push_back("stdout is not empty (" + std::to_string(r.out.size()) + " bytes)");
+}
+
+/// Nothing half-written: neither the SVG nor a temporary file next to it; no run folder where -o pointed (unless
+/// it was there before) and no <out>.tmp-* folder beside it. Leftovers outside the scratch folder are removed
+/// after being reported.
+void check_nothing_written(const Invocation& v, const fs::path& written, std::vector<std::string>& problems) {
+  if (fs::exists(v.svg)) problems.push_back("the SVG was written although the input is bad");
+  for (const auto& entry : fs::directory_iterator(written))
+    if (entry.path() != v.svg && entry.path() != v.run_out &&
+        !starts_with(entry.path().filename().string(), "out.tmp-"))
+      problems.push_back("file left behind: " + entry.path().filename().string());
+  for (std::size_t i = 0; i < v.run_targets.size(); ++i) {
+    const fs::path& t = v.run_targets[i];
+    if (!v.existed_before[i] && fs::exists(fs::symlink_status(t))) {
+      problems.push_back("the run folder " + t.string() + " was written although the input is bad");
+      if (t != v.run_out) fs::remove_all(t);
+    }
+    for (const auto& tmp : leftover_tmp(t)) {
+      problems.push_back("temporary run folder left behind: " + tmp.string());
+      std::error_code ignored;
+      fs::remove_all(tmp, ignored);
+    }
+  }
+}
+
+/// No crash text, even when the exit code happens to be 2 ("terminate called", not "terminate": an
+/// "unterminated quoted field" is a fine message).
+void check_no_crash_text(const RunResult& r, std::vector<std::string>& problems) {
+  for (const char* bad : {"internal error", "terminate called", "Segmentation fault", "what():"})
+    if (r.err.find(bad) != std::string::npos) problems.push_back(std::string("stderr mentions \"") + bad + "\"");
+}
+
+/// One failure listing every problem of the case, with the command to rerun it and what it printed.
+void report(const std::string& relative, const std::vector<std::string>& problems, const std::vector<std::string>& args,
+            const RunResult& r) {
+  if (problems.empty()) return;
+  std::string shown = "framesim";
+  for (const auto& a : args) shown += " '" + a + "'";
+  std::string text;
+  for (const auto& p : problems) text += "  - " + p + "\n";
+  ADD_FAILURE() << relative << ":\n"
+                << text << "  command: (cd " << kRoot.string() << " && " << shown << ")\n"
+                << "  stderr:\n"
+                << r.err << "  stdout:\n"
+                << r.out.substr(0, 1500) << (r.out.size() > 1500 ? "...\n" : "");
+}
+
 TEST_P(BadInput, Case) {
   const std::string file = GetParam();
   const std::string relative = "tests/bad_input/cases/" + file;
@@ -191,118 +329,18 @@ TEST_P(BadInput, Case) {
   std::vector<std::string> args = split_words(header.command);
   ASSERT_FALSE(args.empty()) << relative << ": empty `# command:`";
 
-  // A private scratch folder: `capture` holds stdout/stderr, `written` is where the SVG or run folder would go.
-  const fs::path scratch =
-      fs::temp_directory_path() / ("framesim_bad_input_" + std::to_string(::getpid()) + "_" + test_name(file));
-  const fs::path capture = scratch / "capture";
-  const fs::path written = scratch / "written";
-  fs::remove_all(scratch);
-  fs::create_directories(capture);
-  fs::create_directories(written);
-
-  const fs::path svg = written / "out.svg";
-  if (args.front() == "budget") {
-    args.push_back("--svg");
-    args.push_back(svg.string());
-  }
-  // `run` writes a run folder through a temporary folder beside it (<out>.tmp-<pid>): point it into the
-  // scratch folder (unless the case is about -o itself) and check afterwards that neither was left behind.
-  const fs::path run_out = written / "out";
-  std::vector<fs::path> run_targets;  // folders a `run` must not have created
-  if (args.front() == "run") {
-    const auto given = std::find_if(args.begin(), args.end(), [](const std::string& a) {
-      return a == "-o" || a == "--out" || starts_with(a, "--out=");
-    });
-    if (given == args.end()) {
-      args.push_back("-o");
-      args.push_back(run_out.string());
-      run_targets.push_back(run_out);
-    } else if (starts_with(*given, "--out=")) {
-      run_targets.push_back(kRoot / given->substr(std::strlen("--out=")));
-    } else if (given + 1 != args.end()) {
-      run_targets.push_back(kRoot / *(given + 1));
-    }
-    if (std::find(args.begin(), args.end(), "-q") == args.end() &&
-        std::find(args.begin(), args.end(), "--quiet") == args.end())
-      args.push_back("-q");
-  }
-  // What exists before the run (a case may point -o at an existing file or folder on purpose).
-  std::vector<bool> existed_before;
-  for (const auto& t : run_targets) existed_before.push_back(fs::exists(fs::symlink_status(t)));
-  /// The <target>.tmp-* folders beside a run target.
-  auto leftover_tmp = [](const fs::path& target) {
-    std::vector<fs::path> out;
-    std::error_code ec;
-    const fs::path parent = target.parent_path().empty() ? fs::path(".") : target.parent_path();
-    const std::string prefix = target.filename().string() + ".tmp-";
-    for (const auto& entry : fs::directory_iterator(parent, ec))
-      if (starts_with(entry.path().filename().string(), prefix)) out.push_back(entry.path());
-    return out;
-  };
-  std::string shown = "framesim";
-  for (const auto& a : args) shown += " '" + a + "'";
-
-  const RunResult r = run_framesim(args, capture);
-  const std::vector<std::string> err_lines = split_lines(r.err);
+  const Scratch scratch = make_scratch(file);
+  const Invocation v = invocation(std::move(args), scratch.written);
+  const RunResult r = run_framesim(v.args, scratch.capture);
   std::vector<std::string> problems;
-
-  // Exit code 2: never a crash, never success.
-  if (r.hung) problems.push_back("framesim did not finish within 30 s on bad input: a hang");
-  else if (!r.exited)
-    problems.push_back("framesim was killed by signal " + std::to_string(r.signal) + " (" + strsignal(r.signal) +
-                       "): a crash on bad input");
-  else if (r.exit_code != 2)
-    problems.push_back("exit code " + std::to_string(r.exit_code) + ", expected 2 for bad input");
-
-  // Every expected message, verbatim, as a whole line of stderr.
-  for (const auto& want : header.expect)
-    if (std::find(err_lines.begin(), err_lines.end(), want) == err_lines.end())
-      problems.push_back("missing line on stderr:\n      " + want);
-  if (header.expect_lines && static_cast<int>(err_lines.size()) != *header.expect_lines)
-    problems.push_back("expected exactly " + std::to_string(*header.expect_lines) + " line(s) on stderr, got " +
-                       std::to_string(err_lines.size()) + " (one report per mistake)");
-
-  // Nothing on stdout: no report printed for an input that was rejected.
-  if (!r.out.empty()) problems.push_back("stdout is not empty (" + std::to_string(r.out.size()) + " bytes)");
-
-  // Nothing half-written: neither the SVG nor a temporary file next to it.
-  if (fs::exists(svg)) problems.push_back("the SVG was written although the input is bad");
-  for (const auto& entry : fs::directory_iterator(written))
-    if (entry.path() != svg && entry.path() != run_out && !starts_with(entry.path().filename().string(), "out.tmp-"))
-      problems.push_back("file left behind: " + entry.path().filename().string());
-
-  // Nothing half-written by `run`: no run folder where -o pointed (unless it was there before) and no
-  // <out>.tmp-* folder beside it. Leftovers outside the scratch folder are removed after being reported.
-  for (std::size_t i = 0; i < run_targets.size(); ++i) {
-    const fs::path& t = run_targets[i];
-    if (!existed_before[i] && fs::exists(fs::symlink_status(t))) {
-      problems.push_back("the run folder " + t.string() + " was written although the input is bad");
-      if (t != run_out) fs::remove_all(t);
-    }
-    for (const auto& tmp : leftover_tmp(t)) {
-      problems.push_back("temporary run folder left behind: " + tmp.string());
-      std::error_code ignored;
-      fs::remove_all(tmp, ignored);
-    }
-  }
-
-  // No crash text, even when the exit code happens to be 2 ("terminate called", not "terminate": an
-  // "unterminated quoted field" is a fine message).
-  for (const char* bad : {"internal error", "terminate called", "Segmentation fault", "what():"})
-    if (r.err.find(bad) != std::string::npos) problems.push_back(std::string("stderr mentions \"") + bad + "\"");
-
-  if (!problems.empty()) {
-    std::string report;
-    for (const auto& p : problems) report += "  - " + p + "\n";
-    ADD_FAILURE() << relative << ":\n"
-                  << report << "  command: (cd " << kRoot.string() << " && " << shown << ")\n"
-                  << "  stderr:\n"
-                  << r.err << "  stdout:\n"
-                  << r.out.substr(0, 1500) << (r.out.size() > 1500 ? "...\n" : "");
-  }
+  check_exit(r, problems);
+  check_messages(header, r, problems);
+  check_nothing_written(v, scratch.written, problems);
+  check_no_crash_text(r, problems);
+  report(relative, problems, v.args, r);
 
   std::error_code ignored;
-  fs::remove_all(scratch, ignored);
+  fs::remove_all(scratch.dir, ignored);
 }
 
 std::string case_test_name(const ::testing::TestParamInfo<std::string>& param) { return test_name(param.param); }

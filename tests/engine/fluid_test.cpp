@@ -10,6 +10,9 @@
 #include <cstdint>
 #include <map>
 #include <random>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 #include <xbt/log.h>
@@ -61,37 +64,32 @@ Island random_island(std::mt19937_64& rng) {
   return is;
 }
 
-}  // namespace
+using TaskKey = std::pair<std::size_t, std::size_t>;  // (island, task)
 
-TEST(Fluid, AgreesWithSimGridsL07OnRandomIslands) {
-  std::mt19937_64 rng(20261201);
-  std::vector<Island> islands;
-  for (int i = 0; i < 200; ++i) islands.push_back(random_island(rng));
+/// SimGrid's platform of the islands (in the running engine): one host per unit, a bus and optional ports per
+/// island, a memory pseudo-host per island.
+struct SimGridPlatform {
+  std::vector<std::vector<sg4::Host*>> hosts;  // per island, per unit
+  std::vector<sg4::Host*> memory;              // per island
+  std::map<TaskKey, sg4::Host*> task_host;     // a task with latency: its own host
+};
 
-  // SimGrid: one host per unit, a bus and optional ports per island, a memory pseudo-host per island.
-  int argc = 1;
-  char name[] = "fluid_test";
-  char* argv[] = {name, nullptr};
-  xbt_log_control_set("root.thres:critical");
-  sg4::Engine engine(&argc, argv);
-  sg4::Engine::set_config("host/model:ptask_L07");
-  sg4::Engine::set_config("network/TCP-gamma:1e300");
-  sg4::Engine::set_config("surf/precision:1e-12");
+SimGridPlatform simgrid_platform(const std::vector<Island>& islands) {
+  SimGridPlatform p;
   auto* zone = sg4::create_full_zone("z");
-  std::vector<std::vector<sg4::Host*>> hosts(islands.size());
-  std::vector<sg4::Host*> memory(islands.size());
+  p.hosts.resize(islands.size());
+  p.memory.resize(islands.size());
   for (std::size_t i = 0; i < islands.size(); ++i) {
     const Island& is = islands[i];
-    memory[i] = zone->create_host(fmt::format("mem{}", i), 1.0);
+    p.memory[i] = zone->create_host(fmt::format("mem{}", i), 1.0);
     zone->create_link(fmt::format("bus{}", i), is.bus_Bps)->set_latency(0);
     for (std::size_t k = 0; k < is.unit_cores.size(); ++k) {
       auto* h = zone->create_host(fmt::format("u{}_{}", i, k), is.unit_speed[k])->set_core_count(is.unit_cores[k]);
-      hosts[i].push_back(h);
+      p.hosts[i].push_back(h);
     }
   }
   // Latency differs per task: one latency link per (island, task) route is impossible with one route per host
   // pair, so a task with latency gets a host of its own (same speed and cores) with a route through a latency link.
-  std::map<std::pair<std::size_t, std::size_t>, sg4::Host*> task_host;
   for (std::size_t i = 0; i < islands.size(); ++i) {
     const Island& is = islands[i];
     auto* bus = sg4::Link::by_name(fmt::format("bus{}", i));
@@ -104,7 +102,7 @@ TEST(Fluid, AgreesWithSimGridsL07OnRandomIslands) {
       std::vector<sg4::LinkInRoute> route;
       if (ports[k]) route.emplace_back(ports[k]);
       route.emplace_back(bus);
-      zone->add_route(hosts[i][k]->get_netpoint(), memory[i]->get_netpoint(), nullptr, nullptr, route, true);
+      zone->add_route(p.hosts[i][k]->get_netpoint(), p.memory[i]->get_netpoint(), nullptr, nullptr, route, true);
     }
     for (std::size_t t = 0; t < is.tasks.size(); ++t) {
       const Task& task = is.tasks[t];
@@ -115,22 +113,35 @@ TEST(Fluid, AgreesWithSimGridsL07OnRandomIslands) {
       std::vector<sg4::LinkInRoute> route{sg4::LinkInRoute(lat)};
       if (ports[task.unit]) route.emplace_back(ports[task.unit]);
       route.emplace_back(bus);
-      zone->add_route(h->get_netpoint(), memory[i]->get_netpoint(), nullptr, nullptr, route, true);
-      task_host[{i, t}] = h;
+      zone->add_route(h->get_netpoint(), p.memory[i]->get_netpoint(), nullptr, nullptr, route, true);
+      p.task_host[{i, t}] = h;
     }
   }
   zone->seal();
+  return p;
+}
 
-  // SimGrid's end time of every task.
-  std::map<std::pair<std::size_t, std::size_t>, double> simgrid_end;
+/// SimGrid's side: the end time of every task, each a parallel task of L07 (its flops over its cores, its bytes
+/// from its first core to the memory host) started by an actor at the task's start.
+std::map<TaskKey, double> simgrid_end_times(const std::vector<Island>& islands) {
+  int argc = 1;
+  char name[] = "fluid_test";
+  char* argv[] = {name, nullptr};
+  xbt_log_control_set("root.thres:critical");
+  sg4::Engine engine(&argc, argv);
+  sg4::Engine::set_config("host/model:ptask_L07");
+  sg4::Engine::set_config("network/TCP-gamma:1e300");
+  sg4::Engine::set_config("surf/precision:1e-12");
+  const SimGridPlatform p = simgrid_platform(islands);
+  std::map<TaskKey, double> simgrid_end;
   for (std::size_t i = 0; i < islands.size(); ++i) {
     for (std::size_t t = 0; t < islands[i].tasks.size(); ++t) {
       const Task task = islands[i].tasks[t];
-      sg4::Host* h = task.latency_s > 0 ? task_host.at({i, t}) : hosts[i][task.unit];
+      sg4::Host* h = task.latency_s > 0 ? p.task_host.at({i, t}) : p.hosts[i][task.unit];
       sg4::Actor::create(fmt::format("a{}_{}", i, t), h, [&, i, t, task, h] {
         sg4::this_actor::sleep_until(task.start_s);
         std::vector<sg4::Host*> list(static_cast<std::size_t>(task.cores), h);
-        list.push_back(memory[i]);
+        list.push_back(p.memory[i]);
         const std::size_t n = list.size();
         std::vector<double> flops(n, 0.0);
         for (int c = 0; c < task.cores; ++c) flops[static_cast<std::size_t>(c)] = task.flops / task.cores;
@@ -145,15 +156,19 @@ TEST(Fluid, AgreesWithSimGridsL07OnRandomIslands) {
     }
   }
   engine.run();
+  return simgrid_end;
+}
 
-  // The same flows in framesim's fluid system: constraints as the platform, starts in time order.
+/// framesim's side: the same flows in the fluid system, constraints as the platform, starts in time order; the end
+/// time of every task by its owner (island * 1000 + task).
+std::map<std::uint64_t, double> fluid_end_times(const std::vector<Island>& islands) {
   FluidSystem fluid;
   struct Start {
     double t;
     std::size_t island, task;
   };
   std::vector<Start> starts;
-  std::map<std::pair<std::size_t, std::size_t>, FluidSystem::FlowSpec> specs;
+  std::map<TaskKey, FluidSystem::FlowSpec> specs;
   for (std::size_t i = 0; i < islands.size(); ++i) {
     const Island& is = islands[i];
     const std::size_t bus = fluid.add_constraint(is.bus_Bps);
@@ -191,20 +206,34 @@ TEST(Fluid, AgreesWithSimGridsL07OnRandomIslands) {
     fluid.start(specs[{st.island, st.task}], st.island * 1000 + st.task);
   }
   fluid.advance(1e9, record);
+  return fluid_end;
+}
 
+/// An island in a line, for the message of a task that disagrees.
+std::string island_description(const Island& is) {
+  std::string desc;
+  for (std::size_t k = 0; k < is.unit_cores.size(); ++k)
+    desc += fmt::format(" unit{}: {} cores {:g} Hz port {:g};", k, is.unit_cores[k], is.unit_speed[k], is.port_Bps[k]);
+  desc += fmt::format(" bus {:g};", is.bus_Bps);
+  for (const Task& t : is.tasks)
+    desc +=
+        fmt::format(" [u{} c{} F{:g} B{:g} lat{:g} at{:g}]", t.unit, t.cores, t.flops, t.bytes, t.latency_s, t.start_s);
+  return desc;
+}
+
+}  // namespace
+
+TEST(Fluid, AgreesWithSimGridsL07OnRandomIslands) {
+  std::mt19937_64 rng(20261201);
+  std::vector<Island> islands;
+  for (int i = 0; i < 200; ++i) islands.push_back(random_island(rng));
+  const auto simgrid_end = simgrid_end_times(islands);
+  const auto fluid_end = fluid_end_times(islands);
   int checked = 0;
   for (const auto& [key, end] : simgrid_end) {
     const double mine = fluid_end.at(key.first * 1000 + key.second);
-    const Island& is = islands[key.first];
-    std::string desc;
-    for (std::size_t k = 0; k < is.unit_cores.size(); ++k)
-      desc +=
-          fmt::format(" unit{}: {} cores {:g} Hz port {:g};", k, is.unit_cores[k], is.unit_speed[k], is.port_Bps[k]);
-    desc += fmt::format(" bus {:g};", is.bus_Bps);
-    for (const Task& t : is.tasks)
-      desc += fmt::format(" [u{} c{} F{:g} B{:g} lat{:g} at{:g}]", t.unit, t.cores, t.flops, t.bytes, t.latency_s,
-                          t.start_s);
-    EXPECT_NEAR(mine, end, 1e-9 * end) << "island " << key.first << " task " << key.second << ":" << desc;
+    EXPECT_NEAR(mine, end, 1e-9 * end) << "island " << key.first << " task " << key.second << ":"
+                                       << island_description(islands[key.first]);
     ++checked;
   }
   EXPECT_GT(checked, 500);

