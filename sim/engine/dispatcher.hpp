@@ -153,10 +153,10 @@ class Dispatcher {
   std::deque<RunJob> pool_;                       // every job record ever made; reused once done
   std::vector<RunJob*> free_;
   std::uint64_t next_job_ = 0;
-  std::vector<RunJob*> completed_;  // scratch: kernel ends of the instant
-  std::vector<RunJob*> ready_;      // jobs that hold cores and go on once the instant is settled
-  std::vector<RunJob*> go_;         // scratch: the ready jobs of one round of settle()
-  std::vector<Timer> batch_;        // scratch: timers of the instant
+  std::vector<RunJob*> completed_;    // scratch: kernel ends of the instant
+  std::vector<RunJob*> ready_;        // jobs that hold cores and go on once the instant is settled
+  std::vector<RunJob*> go_;           // scratch: the ready jobs of one round of settle()
+  std::vector<Timer> batch_;          // scratch: timers of the instant
   UnitScheduler::Decision decision_;  // scratch: one unit's decision
   std::function<void()> after_instant_;
   double now_ = 0;

@@ -194,8 +194,8 @@ class FluidSystem {
   std::vector<std::size_t> finished_, done_;  // scratch
   std::vector<std::size_t> list_, cnsts_;     // solver scratch
   std::vector<Use> uses_;
-  std::vector<std::uint64_t> key_;                  // solver scratch: what a solve depends on
-  std::vector<std::size_t> solved_;                 // solver scratch: the flows of the solve in progress
+  std::vector<std::uint64_t> key_;   // solver scratch: what a solve depends on
+  std::vector<std::size_t> solved_;  // solver scratch: the flows of the solve in progress
   /// Past solves, direct-mapped by hash. A slot's key and then its rates' bits are kept in place in one flat
   /// array (`kSlotWords` a slot: a lookup reads them with no pointer to follow), or in `large` when longer.
   struct Cache {
@@ -205,8 +205,8 @@ class FluidSystem {
       std::uint32_t words = 0;  // key and rates (0: empty)
     };
     std::vector<Slot> slots;
-    std::vector<std::uint64_t> words;                // kSlotWords per slot
-    std::vector<std::vector<std::uint64_t>> large;   // per slot, for an entry of more than kSlotWords
+    std::vector<std::uint64_t> words;               // kSlotWords per slot
+    std::vector<std::vector<std::uint64_t>> large;  // per slot, for an entry of more than kSlotWords
     const std::uint64_t* entry(std::size_t slot) const {
       return slots[slot].words <= kSlotWords ? words.data() + slot * kSlotWords : large[slot].data();
     }

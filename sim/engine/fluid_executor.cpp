@@ -144,7 +144,7 @@ class FluidExecutor final : public Executor {
   std::vector<RunJob*> flow_job_;  // by flow id: the job whose kernel it is (null: none)
   std::vector<std::size_t> unit_cpu_;
   std::vector<std::size_t> level_bus_;
-  std::vector<std::int64_t> unit_port_;  // [unit * levels + level]: its Little's-law port, or -1
+  std::vector<std::int64_t> unit_port_;         // [unit * levels + level]: its Little's-law port, or -1
   std::vector<FluidSystem::Element> elements_;  // a starting kernel's elements
   std::vector<std::size_t> background_port_;
   std::vector<std::size_t> background_flow_;
