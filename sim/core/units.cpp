@@ -6,6 +6,7 @@
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <vector>
 
 #include <fmt/format.h>
@@ -359,7 +360,8 @@ std::string format_si(double value, std::string_view unit, int digits) {
   std::string text = format_number(mantissa, digits);
   const bool plain = text.find_first_of("eE") == std::string::npos;  // fixed notation: count its integer digits
   const std::size_t integer_digits = std::min(text.find('.'), text.size()) - (text[0] == '-' ? 1 : 0);
-  const bool carried = plain ? integer_digits >= 4 : std::fabs(std::stod(text)) >= 1000.0;
+  // strtod, not stod: a subnormal mantissa (2e-323 C is 2e-308 fC) is a value, where stod throws out_of_range.
+  const bool carried = plain ? integer_digits >= 4 : std::fabs(std::strtod(text.c_str(), nullptr)) >= 1000.0;
   if (carried && exponent3 < 5) {
     ++exponent3;
     mantissa = value / std::pow(10.0, 3 * exponent3);

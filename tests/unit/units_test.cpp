@@ -189,3 +189,10 @@ TEST(Units, Formatting) {
   EXPECT_EQ(format_si(999.96, "s"), "1 ks");
   EXPECT_EQ(format_number(0.08333333, 4), "0.08333");
 }
+
+TEST(Units, ASubnormalQuantityIsFormattedNotThrown) {
+  // Found by fuzz_units: "2e-323 C" is 2e-308 fC, a subnormal mantissa; reading it back with stod threw
+  // out_of_range and ended the process. Expected: the mantissa in scientific notation under the smallest prefix.
+  EXPECT_EQ(framesim::core::format_si(2e-323, "C"), "1.976e-308 fC");
+  EXPECT_EQ(framesim::core::format_si(-5e-324, "s"), "-4.941e-309 fs");
+}
