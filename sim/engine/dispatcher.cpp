@@ -23,8 +23,8 @@ bool applied_before(const RunJob* a, const RunJob* b) {
 Dispatcher::Dispatcher(const model::ScenarioSpec& spec, Platform& platform, Ledger& ledger, RecordSink& sink,
                        RunTotals& totals, bool fluid)
     : spec_(spec), platform_(platform), sink_(sink), totals_(totals), fluid_(fluid) {
-  executor_ =
-      fluid ? make_fluid_executor(spec, platform, ledger, totals) : make_exact_executor(spec, platform, ledger, totals);
+  executor_ = fluid ? make_fluid_executor(spec, platform, ledger, totals, *this)
+                    : make_exact_executor(spec, platform, ledger, totals);
 }
 
 Dispatcher::~Dispatcher() = default;
@@ -251,17 +251,9 @@ void Dispatcher::proceed(RunJob& j) {
       finish(j);
       return;
     }
-    const KernelPlan& k = j.worker->kernels[j.next];
-    j.in_kernel = true;
-    j.kernel_done = 0;
-    j.work_start_s = -1;
-    j.dispatch_start_s = now_;
-    // The launch, and the memory stall its compute will not hide (model/overlap.hpp): the unit held, idle. The
-    // stall is judged once, when the launch begins.
-    j.launch_left_s =
-        k.overhead_s + stall_at_start_s(k, platform_, j.worker->unit, j.cores, j.cycle_scale, j.byte_scale, now_);
+    begin_kernel(j);
   }
-  if (j.launch_left_s > 0) {  // the unit is held and idle while the kernel launches
+  if (j.launch_left_s > 0 && !executor_->runs_launches(j.worker->unit)) {  // the unit is held and idle
     j.phase = RunJob::Phase::launching;
     j.phase_start_s = now_;
     at_job(now_ + j.launch_left_s, Kind::launch, j, (j.generation = ++stamp_));
@@ -270,10 +262,23 @@ void Dispatcher::proceed(RunJob& j) {
   start_kernel(j);
 }
 
+void Dispatcher::begin_kernel(RunJob& j) {
+  const KernelPlan& k = j.worker->kernels[j.next];
+  j.in_kernel = true;
+  j.kernel_done = 0;
+  j.work_start_s = -1;
+  j.dispatch_start_s = now_;
+  // The launch, and the memory stall its compute will not hide (model/overlap.hpp): the unit held, idle. The
+  // stall is judged once, when the launch begins.
+  j.launch_left_s =
+      k.overhead_s + stall_at_start_s(k, platform_, j.worker->unit, j.cores, j.cycle_scale, j.byte_scale, now_);
+}
+
 void Dispatcher::start_kernel(RunJob& j) {
   const KernelPlan& k = j.worker->kernels[j.next];
-  if (j.work_start_s < 0) j.work_start_s = now_;
-  if (k.empty(j.cycle_scale)) {  // only a launch: the kernel ends with it
+  // An executor that runs launches starts the work when the launch has passed: when the launch timer would fire.
+  if (j.work_start_s < 0) j.work_start_s = j.launch_left_s > 0 ? on_lattice(now_ + j.launch_left_s) : now_;
+  if (k.empty(j.cycle_scale) && j.launch_left_s <= 0) {  // only a launch, passed: the kernel ends with it
     kernel_ended(j);
     return;
   }
@@ -282,16 +287,34 @@ void Dispatcher::start_kernel(RunJob& j) {
   j.booking.base = j.kernel_done;
   j.booking.span = 1.0 - j.kernel_done;
   j.booking.progress = j.kernel_done;
-  executor_->start(j);
+  executor_->start(j);  // runs what is left of the launch first, if any (then launch_left_s is 0)
+}
+
+bool Dispatcher::go_on(RunJob& j, double t_s) {
+  UnitScheduler& unit = scheduler(j);
+  if (unit.waiting() > 0 || unit.pending() || !executor_->runs_launches(j.worker->unit)) return false;
+  const std::size_t next = next_kernel(j, j.next + 1);
+  if (next >= j.worker->kernels.size()) return false;  // its last: the job ends and its owner acts
+  now_ = std::max(now_, t_s);
+  record_kernel(j);
+  j.next = next;
+  begin_kernel(j);
+  // next_kernel() skips a kernel with neither work nor overhead, so this one has a launch or work: a flow.
+  FRAMESIM_ASSERT(j.launch_left_s > 0 || !j.worker->kernels[next].empty(j.cycle_scale), "a kernel gone on to runs");
+  start_kernel(j);
+  return true;
+}
+
+void Dispatcher::record_kernel(const RunJob& j) {
+  if (j.dispatch_start_s < spec_.kernel_trace_s - kSameInstant_s)  // a kernel at the window's end is out
+    sink_.on_kernel({j.worker->unit, j.worker->stage, j.worker->task, j.worker->kernels[j.next].name, j.frame,
+                     j.work_start_s, now_, j.work_start_s - j.dispatch_start_s});
 }
 
 void Dispatcher::kernel_ended(RunJob& j) {
-  const KernelPlan& k = j.worker->kernels[j.next];
   j.phase = RunJob::Phase::idle;
   j.in_kernel = false;
-  if (j.dispatch_start_s < spec_.kernel_trace_s - kSameInstant_s)  // a kernel at the window's end is out
-    sink_.on_kernel({j.worker->unit, j.worker->stage, j.worker->task, k.name, j.frame, j.work_start_s, now_,
-                     j.work_start_s - j.dispatch_start_s});
+  record_kernel(j);
   j.next = next_kernel(j, j.next + 1);
   if (j.next >= j.worker->kernels.size()) {
     finish(j);

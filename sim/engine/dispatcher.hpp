@@ -51,7 +51,7 @@ struct RunJob : Job {
   Phase phase = Phase::idle;
   std::size_t next = 0;      // the kernel in flight, or the next one
   bool in_kernel = false;    // kernel `next` has begun (its launch or its work)
-  double launch_left_s = 0;  // of kernel `next`'s dispatch overhead, when it was stopped while launching
+  double launch_left_s = 0;  // of kernel `next`'s launch still to pass (the executor's, when it runs launches)
   double kernel_done = 0;    // fraction of kernel `next`'s work done
   double phase_start_s = 0;
   double dispatch_start_s = 0;         // kernel `next`'s launch began
@@ -105,6 +105,13 @@ class Dispatcher {
   /// Whether kernels run in the fluid system.
   bool fluid() const { return fluid_; }
   PlatformListener* listener();
+  /// Kernel `j.next` of `j` ended at `t_s`, the only event of its instant (no other kernel end, no timer): the
+  /// executor asks whether `j` goes straight on to its next kernel. It does when the decision at that boundary is
+  /// known without deciding: `j` has another kernel, its unit's executor runs launches itself, and nobody waits on
+  /// the unit (a holder alone keeps its cores under `fifo` and `priority`, and no other event of the instant can
+  /// change that). Then the kernel is recorded and the next one started as the instant would (README.md, "One
+  /// instant, one decision"); else (false) nothing was done and the instant is the dispatcher's.
+  bool go_on(RunJob& j, double t_s);
 
  private:
   /// A timer: `fire`, or for a job's own timers (launch, switched, quantum) the job and the generation it was set
@@ -133,8 +140,12 @@ class Dispatcher {
   void settle();
   void apply(UnitScheduler::Decision& d);
   void proceed(RunJob& j);
+  /// Kernel `j.next` begins now: its launch (the dispatch overhead and the stall its compute will not hide).
+  void begin_kernel(RunJob& j);
   void start_kernel(RunJob& j);
   void kernel_ended(RunJob& j);
+  /// Writes kernel `j.next`'s record (when inside the kernel trace window), ended now.
+  void record_kernel(const RunJob& j);
   void finish(RunJob& j);
   void stop_job(RunJob& j);
   std::size_t next_kernel(const RunJob& j, std::size_t from) const;

@@ -89,6 +89,7 @@ class ExactExecutor final : public Executor {
   // The ledger probes the activities it tracks at every tick and contention sample.
   void book_in_flight() override {}
   void set_background_rate(std::size_t, double) override {}
+  bool runs_launches(std::size_t) const override { return false; }  // the dispatcher's launch timers
 
  private:
   void forget(RunJob& j) {

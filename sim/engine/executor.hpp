@@ -17,7 +17,8 @@ namespace framesim::engine {
 class Executor : public PlatformListener {
  public:
   ~Executor() override = default;
-  /// Starts the rest of kernel `j.next` of `j` (the fraction 1 - j.kernel_done of its work) now.
+  /// Starts the rest of kernel `j.next` of `j` (the fraction 1 - j.kernel_done of its work) now, after what is
+  /// left of its launch (`j.launch_left_s`, then 0) when the executor runs launches.
   virtual void start(RunJob& j) = 0;
   /// Stops `j`'s kernel in flight now, booked up to its progress; returns the fraction of what was started that
   /// was done.
@@ -32,6 +33,10 @@ class Executor : public PlatformListener {
   virtual void book_in_flight() = 0;
   /// A background master's rate from now on (fluid only: on SimGrid its own actor steps its port).
   virtual void set_background_rate(std::size_t background, double rate_Bps) = 0;
+  /// Whether a kernel's launch on `unit` passes in the executor (start() with `j.launch_left_s` > 0: the unit
+  /// held and idle that long, then the work), with no launch timer: the fluid executor on a unit where nothing
+  /// can interrupt a launch (`fifo`, `priority`: cores are contested only at kernel boundaries).
+  virtual bool runs_launches(std::size_t unit) const = 0;
 
   void unit_speed_changed(std::size_t) override {}
   void level_bandwidth_changed(std::size_t) override {}
@@ -43,8 +48,9 @@ class Executor : public PlatformListener {
 void stream_background_on_simgrid(const model::ScenarioSpec& spec, std::size_t b, Platform& platform, Ledger& ledger,
                                   RunTotals& totals, const bool& stopping);
 
+/// `dispatcher`: asked at a kernel end alone in its instant whether the job goes straight on (Dispatcher::go_on).
 std::unique_ptr<Executor> make_fluid_executor(const model::ScenarioSpec& spec, Platform& platform, Ledger& ledger,
-                                              RunTotals& totals);
+                                              RunTotals& totals, Dispatcher& dispatcher);
 std::unique_ptr<Executor> make_exact_executor(const model::ScenarioSpec& spec, Platform& platform, Ledger& ledger,
                                               RunTotals& totals);
 

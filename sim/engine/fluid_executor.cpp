@@ -3,6 +3,10 @@
 // parallel task the exact path issues. Background masters are endless streams through their port and bus.
 // SimGrid only keeps the clock: the dispatcher sleeps in SimGrid until its next timer when no kernel ends before
 // it, and runs the fluid system forward between kernel ends without SimGrid seeing them.
+#include <algorithm>
+#include <functional>
+#include <queue>
+
 #include <simgrid/s4u.hpp>
 
 #include "core/error.hpp"
@@ -13,14 +17,18 @@ namespace framesim::engine {
 namespace {
 
 constexpr std::uint64_t kBackground = std::numeric_limits<std::uint64_t>::max();
+constexpr double kNever = std::numeric_limits<double>::infinity();
 
 class FluidExecutor final : public Executor {
  public:
-  FluidExecutor(const model::ScenarioSpec& spec, Platform& platform, Ledger& ledger, RunTotals& totals)
-      : spec_(spec), platform_(platform), ledger_(ledger), totals_(totals) {
+  FluidExecutor(const model::ScenarioSpec& spec, Platform& platform, Ledger& ledger, RunTotals& totals,
+                Dispatcher& dispatcher)
+      : spec_(spec), platform_(platform), ledger_(ledger), totals_(totals), dispatcher_(dispatcher) {
     for (const auto& u : platform_.units) {
       const double speed = u.spec->operating_points[u.pstate].frequency_Hz;
       unit_cpu_.push_back(fluid_.add_constraint(speed * u.spec->cores, speed, u.spec->cores));
+      const auto policy = u.scheduler->spec().policy;
+      runs_launches_.push_back(policy == model::SchedulingPolicy::fifo || policy == model::SchedulingPolicy::priority);
     }
     for (const auto& l : platform_.levels) level_bus_.push_back(fluid_.add_constraint(l.link->get_bandwidth()));
     const std::size_t levels = platform_.levels.size();
@@ -45,6 +53,15 @@ class FluidExecutor final : public Executor {
   }
 
   void start(RunJob& j) override {
+    if (j.launch_left_s > 0) {  // the unit held and idle until the launch has passed, as the dispatcher's timer
+      launches_.push({on_lattice(fluid_.now_s() + j.launch_left_s), &j});
+      j.launch_left_s = 0;
+      return;
+    }
+    start_work(j);
+  }
+
+  void start_work(RunJob& j) {
     const KernelPlan& k = j.worker->kernels[j.next];
     const double left = 1.0 - j.kernel_done;
     FluidSystem::FlowSpec& f = scratch_;
@@ -80,29 +97,44 @@ class FluidExecutor final : public Executor {
   }
 
   double wait(double until_s, std::vector<RunJob*>& ended) override {
-    const double next = on_lattice(fluid_.next_event_s());  // timers (until_s) are on the lattice already
-    const double t = std::min(next, until_s);
-    if (t == std::numeric_limits<double>::infinity()) return t;
-    // Kernel ends and timers are framesim's alone: no model code reads SimGrid's clock on this path, and the only
-    // other actor here is the progress bar's. So SimGrid's clock is brought along only every thousandth of the
-    // run (the progress bar moves in hundredths), not at every launch or tick.
-    if (next > until_s && until_s >= synced_s_ + sync_every_s_ && until_s > sg4::Engine::get_clock()) {
-      sg4::this_actor::sleep_until(until_s);
-      synced_s_ = until_s;
-    }
+    // Event by event up to until_s: a kernel end alone in its instant whose job goes straight on (go_on) is taken
+    // here, a launch ending is the fluid system's own; anything else ends the wait and is the dispatcher's.
     auto on_end = [&](std::size_t flow, std::uint64_t owner) {
       if (owner == kBackground) return;  // background streams never end
       RunJob* j = flow_job_[flow];
       FRAMESIM_ASSERT(j && j->id == owner, "a flow ends for the job that started it");
       flow_job_[flow] = nullptr;
       ledger_.book(j->booking, 1.0);
-      ended.push_back(j);
+      ended_.push_back(j);
     };
-    fluid_.advance(t, on_end, kInstant_s);  // the ends of this instant, at its time
-    return t;
+    while (true) {
+      const double next = on_lattice(fluid_.next_event_s());  // timers (until_s) are on the lattice already
+      const double launched = launches_.empty() ? kNever : launches_.top().t_s;
+      const double t = std::min({next, launched, until_s});
+      if (t == kNever) return t;
+      // Kernel ends and timers are framesim's alone: no model code reads SimGrid's clock on this path, and the
+      // only other actor here is the progress bar's. So SimGrid's clock is brought along only every thousandth of
+      // the run (the progress bar moves in hundredths), not at every launch or tick.
+      if (std::min(next, launched) > until_s && until_s >= synced_s_ + sync_every_s_ &&
+          until_s > sg4::Engine::get_clock()) {
+        sg4::this_actor::sleep_until(until_s);
+        synced_s_ = until_s;
+      }
+      ended_.clear();
+      fluid_.advance(t, on_end, kInstant_s);  // the ends of this instant, at its time
+      // Launches ending in this instant: their kernels' work starts at its time, as after a launch timer.
+      while (!launches_.empty() && launches_.top().t_s <= t + kInstant_s) {
+        RunJob& j = *launches_.top().job;
+        launches_.pop();
+        start_work(j);
+      }
+      if (ended_.size() == 1 && t + kInstant_s < until_s && dispatcher_.go_on(*ended_.front(), t)) continue;
+      ended.insert(ended.end(), ended_.begin(), ended_.end());
+      if (!ended_.empty() || t >= until_s) return t;
+    }
   }
 
-  double peek_s() override { return fluid_.next_event_s(); }
+  double peek_s() override { return std::min(fluid_.next_event_s(), launches_.empty() ? kNever : launches_.top().t_s); }
 
   void book_in_flight() override {
     for (RunJob* j : flow_job_)
@@ -127,6 +159,8 @@ class FluidExecutor final : public Executor {
   void level_bandwidth_changed(std::size_t level) override {
     fluid_.set_capacity(level_bus_[level], platform_.levels[level].link->get_bandwidth());
   }
+  bool runs_launches(std::size_t unit) const override { return runs_launches_[unit]; }
+
   void port_bandwidth_changed(std::size_t unit, std::size_t level, double bandwidth_Bps) override {
     const auto port = static_cast<std::size_t>(unit_port_[unit * level_bus_.size() + level]);
     if (fluid_.capacity(port) != bandwidth_Bps) fluid_.set_capacity(port, bandwidth_Bps);
@@ -137,7 +171,22 @@ class FluidExecutor final : public Executor {
   Platform& platform_;
   Ledger& ledger_;
   RunTotals& totals_;
+  Dispatcher& dispatcher_;
   FluidSystem fluid_;
+  std::vector<RunJob*> ended_;  // the kernel ends of one advance
+  /// Launches in progress (runs_launches), the first to end on top; those ending together start their work in
+  /// declaration order (then release order), as the dispatcher's launch timers of one instant.
+  struct Launch {
+    double t_s;
+    RunJob* job;
+    bool operator>(const Launch& o) const {
+      if (t_s != o.t_s) return t_s > o.t_s;
+      if (job->declared != o.job->declared) return job->declared > o.job->declared;
+      return job->id > o.job->id;
+    }
+  };
+  std::priority_queue<Launch, std::vector<Launch>, std::greater<>> launches_;
+  std::vector<bool> runs_launches_;  // by unit
   FluidSystem::FlowSpec scratch_;
   double synced_s_ = 0;  // SimGrid's clock was last brought to this time
   double sync_every_s_ = spec_.duration_s / 1000;
@@ -154,8 +203,8 @@ class FluidExecutor final : public Executor {
 }  // namespace
 
 std::unique_ptr<Executor> make_fluid_executor(const model::ScenarioSpec& spec, Platform& platform, Ledger& ledger,
-                                              RunTotals& totals) {
-  return std::make_unique<FluidExecutor>(spec, platform, ledger, totals);
+                                              RunTotals& totals, Dispatcher& dispatcher) {
+  return std::make_unique<FluidExecutor>(spec, platform, ledger, totals, dispatcher);
 }
 
 }  // namespace framesim::engine

@@ -345,3 +345,103 @@ TEST(Instant, ASwitchEndingAtAPreemptionIsNoStart) {
     expect_time(number(lo[0], "end_s"), 3.625e-3, "lo ends");
   });
 }
+
+namespace {
+
+/// Unit a (1 TFLOP/s, 0.5 ms to launch each kernel, `policy` on its scheduler) and unit b (alike, no launch
+/// cost); `five`, five kernels of 1 GOP (1 ms each on either unit, their 8 B of memory traffic never binds).
+void launch_hardware(Scratch& s, const std::string& policy) {
+  s.write("hw.yaml", fmt::format(R"(name: launches
+memory:
+  dram: {{kind: dram, capacity: "8 GiB", bandwidth: "100 GB/s", latency: "100 ns"}}
+units:
+  a: {{kind: gpu, peak: {{fp32: "1 TFLOP/s"}}, memory: [dram], dispatch_overhead: "0.5 ms", scheduler: {}}}
+  b: {{kind: gpu, peak: {{fp32: "1 TFLOP/s"}}, memory: [dram]}}
+)",
+                                 policy));
+  s.write("five.yaml", R"(name: five-kernels
+fusion: none
+inputs:
+  x: [1, 1]
+layers:
+  - {name: k0, op: custom, ops: 1000000000}
+  - {name: k1, op: custom, ops: 1000000000}
+  - {name: k2, op: custom, ops: 1000000000}
+  - {name: k3, op: custom, ops: 1000000000}
+  - {name: k4, op: custom, ops: 1000000000}
+)");
+}
+
+/// hi (its one row in `hi`) holds a in [3, 4] ms, from lo's boundary at 3 ms; lo ends after it, at 8.5 ms.
+void expect_hi_at_the_boundary(const std::vector<std::map<std::string, std::string>>& hi, const RunResult& r) {
+  ASSERT_EQ(hi.size(), 1u);
+  expect_time(number(hi[0], "start_s"), 3e-3, "hi takes the unit at lo's boundary");
+  expect_time(number(hi[0], "end_s"), 4e-3, "hi ends");
+  const auto lo = r.stages.where("stage", "lo");
+  ASSERT_EQ(lo.size(), 1u);
+  expect_time(number(lo[0], "end_s"), 8.5e-3, "lo ends after hi");
+}
+
+}  // namespace
+
+// 10. priority, a release at the exact instant of a kernel boundary is decided there, launches included. lo (stage,
+// priority 0) runs five kernels on a: each a launch of 0.5 ms then 1 ms of work, kernel k in [1.5k, 1.5(k + 1)] ms
+// alone. hi (task, priority 9, 1 ms of work given as a time: no launch) is released at 3 ms, the end of lo's kernel
+// k1: the decision of that instant gives hi the unit, hi [3, 4] ms, and lo's k2..k4 follow in [4, 8.5] ms.
+// On the fluid path lo's boundaries at 1.5 ms and 6, 7.5 ms are the executor's own (nothing else happens then);
+// the one at 3 ms is not, a timer being in its instant. Released at 2.5 ms instead, hi waits, and the boundary at
+// 3 ms (alone in its instant) is still decided by the dispatcher, a job waiting there: the same times.
+TEST(Instant, AReleaseAtAKernelBoundaryIsDecidedThere) {
+  for (const char* phase : {"3 ms", "2.5 ms"}) {
+    SCOPED_TRACE(std::string("hi released at ") + phase);
+    Scratch s;
+    launch_hardware(s, "{policy: priority}");
+    const auto scenario = s.write("s.yaml", fmt::format(R"(name: boundary
+hardware: hw.yaml
+networks: {{five: five.yaml}}
+duration: "20 ms"
+deadline: "1 s"
+trace: {{kernels: "20 ms"}}
+sensors:
+  camera: {{rate: "1 Hz"}}
+stages:
+  lo: {{unit: a, inputs: [camera], network: five, priority: 0}}
+tasks:
+  hi: {{rate: "1 Hz", phase: "{}", unit: a, priority: 9, work: {{time: "1 ms"}}}}
+)",
+                                                        phase));
+    both_ways(s, scenario, [](const RunResult& r) {
+      expect_hi_at_the_boundary(r.tasks.where("task", "hi"), r);
+      // lo's kernels (kernels.csv start_s is when the work began): k0 0.5, k1 2, then after hi 4.5, 6, 7.5 ms.
+      const auto kernels = r.kernels.where("owner", "lo");
+      ASSERT_EQ(kernels.size(), 5u);
+      const double starts[] = {0.5e-3, 2e-3, 4.5e-3, 6e-3, 7.5e-3};
+      for (std::size_t k = 0; k < 5; ++k) {
+        expect_time(number(kernels[k], "start_s"), starts[k], fmt::format("lo k{} starts its work", k));
+        expect_time(number(kernels[k], "end_s"), starts[k] + 1e-3, fmt::format("lo k{} ends", k));
+      }
+    });
+  }
+}
+
+// 11. priority, a job released on a by another unit's job ending at the same instant as a kernel boundary on a:
+// feed (stage on b, 3 ms of work) ends at 3 ms and hands its item to hi (stage on a, priority 9, 1 ms of work) at
+// that instant, which is also the end of lo's kernel k1 (as in 10). The decision sees hi's job: hi [3, 4] ms, lo's
+// k2..k4 in [4, 8.5] ms. Were lo's boundary taken alone, lo would keep the unit until 7.5 ms and hi end at 8.5 ms.
+TEST(Instant, AHandOffAtAnotherUnitsEndIsDecidedAtTheBoundary) {
+  Scratch s;
+  launch_hardware(s, "{policy: priority}");
+  const auto scenario = s.write("s.yaml", R"(name: hand-off at a boundary
+hardware: hw.yaml
+networks: {five: five.yaml}
+duration: "20 ms"
+deadline: "1 s"
+sensors:
+  camera: {rate: "1 Hz"}
+stages:
+  lo: {unit: a, inputs: [camera], network: five, priority: 0}
+  feed: {unit: b, inputs: [camera], work: {time: "3 ms"}}
+  hi: {unit: a, inputs: [feed], priority: 9, work: {time: "1 ms"}}
+)");
+  both_ways(s, scenario, [](const RunResult& r) { expect_hi_at_the_boundary(r.stages.where("stage", "hi"), r); });
+}
