@@ -117,6 +117,12 @@ std::size_t FluidSystem::start(const Element* elements, std::size_t count, const
     f.consumes = f.consumes || r.weight != 0;
   }
   if (!any && !f.endless) f.remains = 0;
+  // Its shape, hashed once: what of a solve's key it alone decides (its runs; its bound is hashed with the rest).
+  f.shape = n;
+  for (const Run& r : runs_) {
+    f.shape = (f.shape ^ ((std::uint64_t{r.constraint} << 32) | r.times)) * 0xff51afd7ed558ccdULL;
+    f.shape = (f.shape ^ bits(r.weight)) * 0xc4ceb9fe1a85ec53ULL;
+  }
   alive_.insert(std::upper_bound(alive_.begin(), alive_.end(), id), id);
   if (f.latency_s <= 0) activate(f);  // else disabled (penalty 0) while its latency lasts: no rate changes
   return id;
@@ -142,15 +148,19 @@ void FluidSystem::solve() {
     constraints_[c].changed = false;
   }
   changed_.clear();
-  for (bool grew = true; grew;) {  // again only if a flow brought in a constraint an earlier flow may share
-    grew = false;
+  // Again only if a flow brought in a constraint that a flow left out in this pass may share.
+  for (bool again = true; again;) {
+    bool grew = false, left_out = false;
     for (std::size_t i : alive_) {
       Flow& f = flows_[i];
       if (f.mark == mark_ || f.latency_s > 0 || !f.consumes) continue;
       bool hit = false;
       for (std::uint32_t e = f.first; e < f.first + f.count && !hit; ++e)
         hit = constraints_[elements_[e].constraint].mark == mark_;
-      if (!hit) continue;
+      if (!hit) {
+        left_out = true;
+        continue;
+      }
       f.mark = mark_;
       for (std::uint32_t e = f.first; e < f.first + f.count; ++e) {
         Constraint& c = constraints_[elements_[e].constraint];
@@ -158,36 +168,27 @@ void FluidSystem::solve() {
         c.mark = mark_;
       }
     }
+    again = grew && left_out;
   }
   list_.clear();
-  for (std::size_t i : alive_)
-    if (flows_[i].mark == mark_) list_.push_back(i);
+  std::size_t words = 0;  // the key's: per flow its count and bound, per run its constraint and times, weight, capacity
+  for (std::size_t i : alive_) {
+    if (flows_[i].mark != mark_) continue;
+    list_.push_back(i);
+    words += 2 + 3 * std::size_t{flows_[i].count};
+  }
   if (list_.empty()) return;
   // The same flows (elements, bounds, in the same order) over the same capacities were solved before: the same
-  // rates, without solving.
-  std::size_t words = 0;
-  for (std::size_t i : list_) words += 2 + 3 * std::size_t{flows_[i].count};
-  if (key_.size() < words) key_.resize(words);
-  std::uint64_t* k = key_.data();
+  // rates, without solving. The key is not built to be looked up: its hash comes from each flow's shape (hashed
+  // when it started), bound and capacities, and a candidate entry is compared word for word with the flows.
+  std::uint64_t h = words;
   for (std::size_t i : list_) {
     const Flow& f = flows_[i];
-    *k++ = f.count;
-    *k++ = bits(f.bound);
-    for (std::uint32_t e = f.first; e < f.first + f.count; ++e) {
-      const Run& r = elements_[e];
-      *k++ = (std::uint64_t{r.constraint} << 32) | r.times;  // constraints are numbered below 2^32
-      *k++ = bits(r.weight);
-      *k++ = bits(constraints_[r.constraint].capacity);
-    }
+    h = (h ^ f.shape) * 0x9e3779b97f4a7c15ULL;
+    h = (h ^ bits(f.bound)) * 0xff51afd7ed558ccdULL;
+    for (std::uint32_t e = f.first; e < f.first + f.count; ++e)
+      h = (h ^ bits(constraints_[elements_[e].constraint].capacity)) * 0xc4ceb9fe1a85ec53ULL;
   }
-  // Four independent lanes (multiply-xor), so the hash does not wait on one long chain of multiplications.
-  std::uint64_t lane[4] = {0x9e3779b97f4a7c15ULL, 0xc2b2ae3d27d4eb4fULL, 0x165667b19e3779f9ULL, 0x27d4eb2f165667c5ULL};
-  const std::uint64_t* w = key_.data();
-  std::size_t n = 0;
-  for (; n + 4 <= words; n += 4)
-    for (int l = 0; l < 4; ++l) lane[l] = (lane[l] ^ w[n + l]) * 0xff51afd7ed558ccdULL;
-  for (; n < words; ++n) lane[0] = (lane[0] ^ w[n]) * 0xc4ceb9fe1a85ec53ULL;
-  std::uint64_t h = lane[0] ^ (lane[1] >> 1) ^ (lane[2] >> 2) ^ (lane[3] >> 3) ^ words;
   h ^= h >> 33;  // the low bits pick the slot: mix the high ones in
   h *= 0xff51afd7ed558ccdULL;
   h ^= h >> 33;
@@ -199,12 +200,10 @@ void FluidSystem::solve() {
   }
   const std::size_t at = h & (Cache::kSlots - 1);
   const std::size_t entry_words = words + list_.size();
-  if (cache.slots[at].hash == h && cache.slots[at].words == entry_words) {
-    const std::uint64_t* entry = cache.entry(at);
-    if (std::equal(key_.begin(), key_.begin() + static_cast<std::ptrdiff_t>(words), entry)) {
-      for (std::size_t f = 0; f < list_.size(); ++f) flows_[list_[f]].value = from_bits(entry[words + f]);
-      return;
-    }
+  if (cache.slots[at].hash == h && cache.slots[at].words == entry_words && key_matches(cache.entry(at))) {
+    const std::uint64_t* rates = cache.entry(at) + words;
+    for (std::size_t f = 0; f < list_.size(); ++f) flows_[list_[f]].value = from_bits(rates[f]);
+    return;
   }
   ++solves_;
   flows_solved_ += list_.size();
@@ -216,8 +215,32 @@ void FluidSystem::solve() {
     cache.large[at].resize(entry_words);
     entry = cache.large[at].data();
   }
-  std::copy(key_.begin(), key_.begin() + static_cast<std::ptrdiff_t>(words), entry);
-  for (std::size_t f = 0; f < solved_.size(); ++f) entry[words + f] = bits(flows_[solved_[f]].value);
+  for (std::size_t i : solved_) {
+    const Flow& f = flows_[i];
+    *entry++ = f.count;
+    *entry++ = bits(f.bound);
+    for (std::uint32_t e = f.first; e < f.first + f.count; ++e) {
+      const Run& r = elements_[e];
+      *entry++ = (std::uint64_t{r.constraint} << 32) | r.times;  // constraints are numbered below 2^32
+      *entry++ = bits(r.weight);
+      *entry++ = bits(constraints_[r.constraint].capacity);
+    }
+  }
+  for (std::size_t i : solved_) *entry++ = bits(flows_[i].value);
+}
+
+bool FluidSystem::key_matches(const std::uint64_t* entry) const {
+  for (std::size_t i : list_) {
+    const Flow& f = flows_[i];
+    if (*entry++ != f.count || *entry++ != bits(f.bound)) return false;
+    for (std::uint32_t e = f.first; e < f.first + f.count; ++e) {
+      const Run& r = elements_[e];
+      if (*entry++ != ((std::uint64_t{r.constraint} << 32) | r.times) || *entry++ != bits(r.weight) ||
+          *entry++ != bits(constraints_[r.constraint].capacity))
+        return false;
+    }
+  }
+  return true;
 }
 
 void FluidSystem::solve_list() {

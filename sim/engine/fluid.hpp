@@ -124,7 +124,8 @@ class FluidSystem {
     double bound = -1;
     double mu = 0;  // the solver's increment of the current round
     std::uint64_t owner = 0;
-    std::uint64_t mark = 0;  // solver: the component it was last gathered in
+    std::uint64_t mark = 0;   // solver: the component it was last gathered in
+    std::uint64_t shape = 0;  // a hash of its runs (constraint, times, weight), part of a solve's key's hash
     bool endless = false;
     bool consumes = false;  // some element of non-zero weight
     bool alive = false;
@@ -172,6 +173,8 @@ class FluidSystem {
   /// A flow begins to take part in the sharing (no latency left).
   void activate(Flow& f);
   void solve();
+  /// Whether a past solve's key (`entry`) is that of the flows in list_ now, word for word.
+  bool key_matches(const std::uint64_t* entry) const;
   /// Solves the flows in list_ (one or more whole components, in flow order).
   void solve_list();
   /// Moves every flow `dt` forward; those that finish are appended to `finished`.
@@ -194,7 +197,6 @@ class FluidSystem {
   std::vector<std::size_t> finished_, done_;  // scratch
   std::vector<std::size_t> list_, cnsts_;     // solver scratch
   std::vector<Use> uses_;
-  std::vector<std::uint64_t> key_;   // solver scratch: what a solve depends on
   std::vector<std::size_t> solved_;  // solver scratch: the flows of the solve in progress
   /// Past solves, direct-mapped by hash. A slot's key and then its rates' bits are kept in place in one flat
   /// array (`kSlotWords` a slot: a lookup reads them with no pointer to follow), or in `large` when longer.
