@@ -11,14 +11,14 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_NOHASHDIR := true
 
-# Debian packages the build and the tests need. `make deps` installs the missing ones. libssl-dev: SHA-256 of the
-# input files (provenance); chromium: the report tests open every report.html in headless Chromium; man-db, groff-base,
-# bsdextrautils: the man page test renders framesim.1 with man -l and col;
+# Debian packages the build and the tests need. `make deps` installs the missing ones. chromium: the report tests
+# open every report.html in headless Chromium; man-db, groff-base, bsdextrautils: the man page test renders
+# framesim.1 with man -l and col;
 # python3-jsonschema, python3-yaml: the JSON Schemas in docs/schema/ are checked with a validator of their own.
 PACKAGES := cmake ninja-build g++ pkg-config ccache \
 	libsimgrid-dev libyaml-cpp-dev libboost-dev libcli11-dev libfmt-dev nlohmann-json3-dev \
 	libgtest-dev libgmock-dev libonnx-dev libprotobuf-dev protobuf-compiler python3-onnx libonnx-testdata \
-	flatbuffers-compiler libflatbuffers-dev nodejs libsqlite3-dev libssl-dev chromium clang libclang-rt-14-dev \
+	flatbuffers-compiler libflatbuffers-dev nodejs libsqlite3-dev chromium clang libclang-rt-14-dev \
 	man-db groff-base bsdextrautils python3-jsonschema python3-yaml clang-format clang-tidy
 
 # Debian packages only the slow tests need (tests/slow: GNU parallel and a single-node Slurm cluster).

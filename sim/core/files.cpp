@@ -12,7 +12,6 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
-#include <openssl/evp.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -358,20 +357,6 @@ std::string read_whole(const fs::path& path, std::uintmax_t max_bytes, bool inpu
 }
 
 }  // namespace
-
-std::string sha256_hex(const std::string& bytes) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int length = 0;
-  const bool ok = EVP_Digest(bytes.data(), bytes.size(), digest, &length, EVP_sha256(), nullptr) == 1;
-  FRAMESIM_ASSERT(ok && length == 32, "SHA-256 failed");
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned int i = 0; i < length; ++i) {
-    out += kHex[digest[i] >> 4];
-    out += kHex[digest[i] & 15];
-  }
-  return out;
-}
 
 void remove_stale_temporaries(const fs::path& target, const std::string& marker) {
   const std::filesystem::path parent = target.parent_path().empty() ? std::filesystem::path(".") : target.parent_path();

@@ -58,7 +58,7 @@ void check_input_file(const std::filesystem::path& path, std::uintmax_t max_byte
 /// Removes the temporaries other framesim processes left beside `target` when they died: `<target><marker><pid>`
 /// (marker ".tmp-" for run folders, ".tmp." for files) whose process no longer exists.
 void remove_stale_temporaries(const std::filesystem::path& target, const std::string& marker);
-/// The SHA-256 digest of `bytes` as 64 lowercase hex digits (OpenSSL EVP).
+/// The SHA-256 digest of `bytes` as 64 lowercase hex digits (FIPS 180-4; sha256.cpp).
 std::string sha256_hex(const std::string& bytes);
 
 }  // namespace framesim::core

@@ -255,3 +255,35 @@ TEST_F(FilesTest, CreateFoldersNamesTheFileInTheWay) {
 }
 
 }  // namespace
+
+// SHA-256 of the provenance, framesim's own: the four examples of NIST's "Example Algorithms" for SHA-256 (FIPS
+// 180-4's one-block "abc", two-block 448-bit message, the empty message and a million "a"s), then lengths around
+// every padding boundary (55/56 bytes: the length still fits in the last block or not; 63/64/65: whole blocks)
+// against coreutils' sha256sum, an implementation that shares nothing with framesim's.
+TEST(Sha256, NistExamples) {
+  using framesim::core::sha256_hex;
+  EXPECT_EQ(sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(sha256_hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  EXPECT_EQ(sha256_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
+            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+  EXPECT_EQ(sha256_hex(std::string(1000000, 'a')), "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+}
+
+TEST(Sha256, AgreesWithSha256sumAroundEveryPaddingBoundary) {
+  const fs::path dir = fs::temp_directory_path() / ("framesim-sha-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  unsigned state = 12345;  // a fixed sequence of bytes, every value 0-255 included
+  for (std::size_t length : {0, 1, 55, 56, 57, 63, 64, 65, 119, 120, 127, 128, 129, 1000, 4096, 65537}) {
+    std::string bytes(length, '\0');
+    for (char& c : bytes) c = static_cast<char>((state = state * 1103515245u + 12345u) >> 16);
+    const fs::path file = dir / "bytes";
+    std::ofstream(file, std::ios::binary) << bytes;
+    const fs::path out = dir / "sum";
+    ASSERT_EQ(std::system(("sha256sum '" + file.string() + "' > '" + out.string() + "'").c_str()), 0);
+    std::ifstream in(out);
+    std::string expected;
+    in >> expected;
+    EXPECT_EQ(framesim::core::sha256_hex(bytes), expected) << length << " bytes";
+  }
+  fs::remove_all(dir);
+}
