@@ -17,11 +17,14 @@ MapReader::MapReader(const Node& node, const schema::Table& table, std::string_v
       pattern_.clear();
     }
   }
-  for (const schema::Key* k : table_->children(pattern_))
-    if (!k->named() && k->name() != "[]") allowed_.emplace_back(k->name());
-  allowed_.insert(allowed_.end(), extra_.begin(), extra_.end());
+  declared_ = &table_->literal_child_names(pattern_);
+  if (!extra_.empty()) {
+    combined_ = *declared_;
+    combined_.insert(combined_.end(), extra_.begin(), extra_.end());
+  }
+  const std::vector<std::string>& allowed = this->allowed();
   if (!node_.is_map()) {
-    node_.error(fmt::format("expected a mapping with keys {}, got {}", core::join_list(allowed_, ", "),
+    node_.error(fmt::format("expected a mapping with keys {}, got {}", core::join_list(allowed, ", "),
                             node_.is_null()       ? std::string("nothing")
                             : node_.is_sequence() ? std::string("a list")
                                                   : "\"" + core::quote_capped(node_.yaml().Scalar()) + "\""));
@@ -34,18 +37,18 @@ MapReader::MapReader(const Node& node, const schema::Table& table, std::string_v
     if (!key_node.IsScalar()) continue;  // reported when the file was loaded
     const std::string& key = key_node.Scalar();
     entries_.emplace_back(key, entry.second);
-    if (std::find(allowed_.begin(), allowed_.end(), key) != allowed_.end()) continue;
+    if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
     if (node_.document().diagnostics().full()) {  // counted only: no did-you-mean to work out
       node_.document().diagnostics().add(core::Diagnostic{});
       ok_ = false;
       continue;
     }
     std::string message = fmt::format("unknown key \"{}\"", core::quote_capped(key));
-    if (auto near = core::closest_match(key, allowed_)) {
+    if (auto near = core::closest_match(key, allowed)) {
       message += fmt::format(" (did you mean \"{}\"?)", *near);
       suggested_.emplace_back(*near);
     } else {
-      message += fmt::format("; allowed keys: {}", core::join_list(allowed_, ", "));
+      message += fmt::format("; allowed keys: {}", core::join_list(allowed, ", "));
     }
     const std::string path =
         node_.path().empty() ? core::quote_capped(key) : node_.path() + "." + core::quote_capped(key);
@@ -68,7 +71,7 @@ bool MapReader::has(std::string_view key) const {
 }
 
 std::optional<Node> MapReader::get(std::string_view key) const {
-  FRAMESIM_ASSERT(std::find(allowed_.begin(), allowed_.end(), key) != allowed_.end(),
+  FRAMESIM_ASSERT(std::find(allowed().begin(), allowed().end(), key) != allowed().end(),
                   "MapReader::get of an undeclared key: " + std::string(key));
   if (!ok_) return std::nullopt;
   // As node[key], whose lookup converts every key of the mapping to a string to compare it: the keys were read

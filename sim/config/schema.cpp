@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -158,6 +159,22 @@ std::vector<const Key*> Table::children(std::string_view pattern) const {
   for (const auto& k : keys)
     if (k.parent() == pattern) out.push_back(&k);
   return out;
+}
+
+const std::vector<std::string>& Table::literal_child_names(std::string_view pattern) const {
+  struct Known {
+    const Table* table;
+    std::string pattern;
+    std::vector<std::string> names;
+  };
+  static std::deque<Known> known;  // a deque: the names handed out stay where they are as it grows
+  for (const Known& k : known)
+    if (k.table == this && k.pattern == pattern) return k.names;
+  std::vector<std::string> names;
+  for (const Key* k : children(pattern))
+    if (!k->named() && k->name() != "[]") names.emplace_back(k->name());
+  known.push_back({this, std::string(pattern), std::move(names)});
+  return known.back().names;
 }
 
 std::optional<std::vector<std::string>> placeholder_names(std::string_view placeholder) {

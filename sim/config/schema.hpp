@@ -90,6 +90,10 @@ struct Table {
   const Key* find(std::string_view pattern) const;
   /// The keys directly under `pattern`, in declaration order.
   std::vector<const Key*> children(std::string_view pattern) const;
+  /// The names of the literal keys directly under `pattern` (not the user-named ones, not a list's items), in
+  /// declaration order: what a mapping there may hold. Worked out once per pattern (a network reads its layers'
+  /// mappings a thousand times over).
+  const std::vector<std::string>& literal_child_names(std::string_view pattern) const;
 };
 
 const Table& hardware_table();

@@ -206,8 +206,11 @@ class MapReader {
   std::optional<Node> fetch(std::string_view key, schema::Kind kind, Need need) const;
   Node node_;
   const schema::Table* table_ = nullptr;
+  /// The keys the mapping may hold: those declared under the pattern, then `extra`.
+  const std::vector<std::string>& allowed() const { return extra_.empty() ? *declared_ : combined_; }
   std::string pattern_;
-  std::vector<std::string> allowed_;
+  const std::vector<std::string>* declared_ = nullptr;  // the table's own list (Table::literal_child_names)
+  std::vector<std::string> combined_;                   // declared, then extra (when there is extra)
   std::vector<std::string> extra_;
   std::vector<std::string> suggested_;  // declared keys an unknown key was taken for: not reported missing again
   std::vector<std::pair<std::string, YAML::Node>> entries_;  // the mapping's scalar keys and their values, in order
