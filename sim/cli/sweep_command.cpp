@@ -10,6 +10,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <set>
 
 #include <fcntl.h>
@@ -554,16 +555,57 @@ int run_sweep(const SweepArgs& a) {
   fs::remove(dir / "work", ignored);  // only if empty
   runner.report();
 
+  // What this folder's points were run from, for a merge of shards to carry into its results.json.
+  const json recorded = provenance(inputs, {});
+  core::write_file_atomic(dir / "provenance.json", analysis::json_text(recorded) + "\n");
   json sweep;
   const auto results = gather({dir}, sweep);
   if (results.size() == points.size()) {
-    write_answers(dir, description, results, provenance(inputs, {}));
+    write_answers(dir, description, results, recorded);
   } else {
     std::cout << fmt::format(
         "{}: {} of {} points done; when every shard is done: framesim merge SHARD_DIRS... -o OUT\n", dir.string(),
         results.size(), points.size());
   }
   return 0;
+}
+
+/// The input files (name, digest, size) the shards in `dirs` were run from, from each one's provenance.json: the
+/// same in every shard that has one, else the merge is refused (the shards' points came from different files).
+/// Empty when no shard recorded them (a sweep folder written before framesim recorded its inputs).
+json shards_inputs(const std::vector<fs::path>& dirs) {
+  json inputs = json::array();
+  std::optional<fs::path> first;
+  for (const auto& dir : dirs) {
+    const fs::path file = dir / "provenance.json";
+    if (!fs::exists(file)) continue;
+    json p;
+    try {
+      p = json::parse(core::read_own_file(file));
+    } catch (const json::exception& e) {
+      throw core::UserError(fmt::format("{}: not a sweep's provenance: {}", file.string(), e.what()));
+    }
+    const json these = p.value("inputs", json::array());
+    if (!first) {
+      first = dir;
+      inputs = these;
+      continue;
+    }
+    if (these == inputs) continue;
+    // Name the first file that differs, so the user knows which edit separates the shards.
+    std::string what = "their lists of input files differ";
+    for (std::size_t i = 0; i < std::min(inputs.size(), these.size()); ++i)
+      if (inputs[i] != these[i]) {
+        what = fmt::format("{} differs (SHA-256 {}... in the first, {}... in the second)",
+                           these[i].value("file", std::string("?")),
+                           inputs[i].value("sha256", std::string("?")).substr(0, 12),
+                           these[i].value("sha256", std::string("?")).substr(0, 12));
+        break;
+      }
+    throw core::UserError(
+        fmt::format("merge: {} and {} were run from different inputs: {}", first->string(), dir.string(), what));
+  }
+  return inputs;
 }
 
 struct MergeArgs {
@@ -586,6 +628,8 @@ int run_merge(const MergeArgs& a) {
     throw core::UserError(fmt::format("merge: {} of {} points found; missing {}{}", results.size(), total,
                                       fmt::join(missing, ", "), missing.size() == 20 ? ", ..." : ""));
   }
+  json merged = provenance({}, {});
+  merged["inputs"] = shards_inputs(dirs);  // refused before anything is written
   const fs::path out(a.out);
   core::create_folders(out / "points");
   for (const auto& dir : dirs) {
@@ -593,7 +637,7 @@ int run_merge(const MergeArgs& a) {
     for (const auto& entry : fs::directory_iterator(dir / "points"))
       core::write_file_atomic(out / "points" / entry.path().filename(), core::read_own_file(entry.path()));
   }
-  write_answers(out, sweep, results, provenance({}, {}));
+  write_answers(out, sweep, results, merged);
   return 0;
 }
 

@@ -4,7 +4,7 @@
 #   2. GNU parallel:   one job per shard (--shard I/4), then framesim merge shard-* -o merged-parallel
 #   3. Slurm:          a single-node cluster started here on loopback (munged, slurmctld, slurmd with a private
 #                      slurm.conf), framesim sweep S --emit slurm, sbatch, then framesim merge DIR/shard-*
-# results.csv and results.json of both merges must equal the local ones. Every daemon started here is stopped
+# results.csv and results.json (apart from the command that wrote it) of both merges must equal the local ones. Every daemon started here is stopped
 # on exit (a trap, and a watchdog in case this script is killed). Exit code 77 (skipped) when a tool is missing
 # and cannot be installed (`make deps-slow`).
 #
@@ -399,9 +399,20 @@ check_table "$WORK/merged-slurm"
 say "    Slurm: emit + $POINTS array tasks + merge in $T_SLURM s"
 
 # ---------------------------------------------------------------------------------------------------------------
+# results.json names the command that wrote it (the sweep, or the merge): compared without it. Everything else,
+# the input files the shards recorded included, must be the same.
+without_command() {  # without_command IN OUT
+  python3 -c 'import json, sys
+j = json.load(open(sys.argv[1]))
+j["provenance"].pop("command_line", None)
+json.dump(j, open(sys.argv[2], "w"), indent=1, sort_keys=True)' "$1" "$2"
+}
+for d in local merged-parallel merged-slurm; do
+  without_command "$WORK/$d/results.json" "$WORK/$d/results-without-command.json"
+done
 status=0
 for method in merged-parallel merged-slurm; do
-  for f in results.csv results.json; do
+  for f in results.csv results-without-command.json; do
     if cmp -s "$WORK/local/$f" "$WORK/$method/$f"; then
       say "identical: $method/$f = local/$f"
     else

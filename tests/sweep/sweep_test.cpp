@@ -223,10 +223,38 @@ TEST(Sweep, ShardsMergeIntoTheLocalTable) {
             0);
   EXPECT_EQ(framesim::core::read_file(s.dir() / "merged" / "results.csv"),
             framesim::core::read_file(s.dir() / "local" / "results.csv"));
+  // results.json too, but for the command that wrote it: the merge carries the input files (names, SHA-256,
+  // sizes) the shards recorded, as the local sweep records its own.
+  auto without_command = [&](const char* folder) {
+    auto j = nlohmann::json::parse(framesim::core::read_file(s.dir() / folder / "results.json"));
+    j["provenance"].erase("command_line");
+    return j;
+  };
+  const auto local = without_command("local");
+  EXPECT_FALSE(local["provenance"]["inputs"].empty());
+  EXPECT_EQ(without_command("merged"), local);
   // An incomplete merge says what is missing.
   EXPECT_EQ(
       run_cli(fmt::format("merge {} -o {}", (s.dir() / "shard0").string(), (s.dir() / "partial").string())).exit_code,
       2);
+}
+
+// Shards run from different input files are not merged into one table: shard 0 ran, then the scenario was edited
+// (a comment: the points' own settings are unchanged), then shard 1 ran.
+TEST(Sweep, ShardsRunFromDifferentInputsAreNotMerged) {
+  Scratch s;
+  write_small_sweep(s);
+  const std::string sweep = (s.dir() / "sweep.yaml").string();
+  ASSERT_EQ(run_cli(fmt::format("sweep {} --shard 0/2 -o {}", sweep, (s.dir() / "shard0").string())).exit_code, 0);
+  s.write("scenario.yaml", framesim::core::read_file(s.dir() / "scenario.yaml") + "# edited between the shards\n");
+  ASSERT_EQ(run_cli(fmt::format("sweep {} --shard 1/2 -o {}", sweep, (s.dir() / "shard1").string())).exit_code, 0);
+  const auto r = run_cli(fmt::format("merge {} {} -o {}", (s.dir() / "shard0").string(), (s.dir() / "shard1").string(),
+                                     (s.dir() / "merged").string()));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("were run from different inputs: " + (s.dir() / "scenario.yaml").string() + " differs"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(std::filesystem::exists(s.dir() / "merged")) << "nothing is written";
 }
 
 TEST(Sweep, SlurmJobArrayScript) {
