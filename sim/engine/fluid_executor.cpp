@@ -89,6 +89,9 @@ class FluidExecutor final : public Executor {
   }
 
   double stop(RunJob& j) override {
+    // Only a preemptive or time-sliced unit stops a kernel, and on those launches are the dispatcher's: a stopped
+    // job's kernel is a flow, never a launch in progress here.
+    FRAMESIM_ASSERT(j.flow < flow_job_.size() && flow_job_[j.flow] == &j, "a stopped kernel is a flow");
     const double done = fluid_.progress(j.flow);
     ledger_.book(j.booking, done);
     fluid_.stop(j.flow);
@@ -97,8 +100,8 @@ class FluidExecutor final : public Executor {
   }
 
   double wait(double until_s, std::vector<RunJob*>& ended) override {
-    // Event by event up to until_s: a kernel end alone in its instant whose job goes straight on (go_on) is taken
-    // here, a launch ending is the fluid system's own; anything else ends the wait and is the dispatcher's.
+    // Event by event up to until_s: a launch ending is the executor's own, and so is a kernel end alone in its
+    // instant whose job goes straight on (go_on); anything else ends the wait and is the dispatcher's.
     auto on_end = [&](std::size_t flow, std::uint64_t owner) {
       if (owner == kBackground) return;  // background streams never end
       RunJob* j = flow_job_[flow];
