@@ -5,6 +5,7 @@
 #include "core/error.hpp"
 #include "core/files.hpp"
 #include "core/text.hpp"
+#include "trace/importers.hpp"
 
 namespace framesim::trace {
 
@@ -44,7 +45,7 @@ ImportResult import_model(const std::filesystem::path& path, const ImportOptions
   if (!std::filesystem::exists(path, ec)) throw core::UserError(path.generic_string() + ": no such file");
   core::check_input_file(path, core::kMaxModelFileBytes);
   const auto ext = path.extension().string();
-  if (ext == ".onnx") return checked(import_onnx(path, options), path);
+  if (ext == ".onnx") return checked(importers().import_onnx(path, options), path);
   if (ext == ".tflite") return checked(import_tflite(path, options), path);
   throw core::UserError(path.string() + ": not a model framesim imports (expected .onnx or .tflite)");
 }

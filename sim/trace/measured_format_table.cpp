@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "core/error.hpp"
+#include "trace/importers.hpp"
 #include "trace/json_reader.hpp"
 #include "trace/measured.hpp"
 #include "trace/measured_formats.hpp"
@@ -93,7 +94,7 @@ std::vector<MeasuredFormatTraits> make_table() {
                .by_origin = true,
                .recognises =
                    [](const MeasuredFile& f) { return f.text.starts_with(std::string_view("SQLite format 3\0", 16)); },
-               .read = [](const MeasuredFile& f) { return parse_nsys_sqlite(f.text, f.path); }});
+               .read = [](const MeasuredFile& f) { return importers().parse_nsys_sqlite(f.text, f.path); }});
   t.push_back({.format = F::onnxruntime_profile,
                .name = "ONNX Runtime profile",
                .written_by = "`SessionOptions.enable_profiling`",
