@@ -120,7 +120,7 @@ std::size_t FluidSystem::start(const Element* elements, std::size_t count, const
   // Its shape, hashed once: what of a solve's key it alone decides (its runs; its bound is hashed with the rest).
   f.shape = n;
   for (const Run& r : runs_) {
-    f.shape = (f.shape ^ ((std::uint64_t{r.constraint} << 32) | r.times)) * 0xff51afd7ed558ccdULL;
+    f.shape = (f.shape ^ run_word(r)) * 0xff51afd7ed558ccdULL;
     f.shape = (f.shape ^ bits(r.weight)) * 0xc4ceb9fe1a85ec53ULL;
   }
   alive_.insert(std::upper_bound(alive_.begin(), alive_.end(), id), id);
@@ -171,7 +171,7 @@ void FluidSystem::solve() {
     again = grew && left_out;
   }
   list_.clear();
-  std::size_t words = 0;  // the key's: per flow its count and bound, per run its constraint and times, weight, capacity
+  std::size_t words = 0;  // the key's (key_words): per flow 2, per run 3
   for (std::size_t i : alive_) {
     if (flows_[i].mark != mark_) continue;
     list_.push_back(i);
@@ -215,32 +215,28 @@ void FluidSystem::solve() {
     cache.large[at].resize(entry_words);
     entry = cache.large[at].data();
   }
-  for (std::size_t i : solved_) {
-    const Flow& f = flows_[i];
-    *entry++ = f.count;
-    *entry++ = bits(f.bound);
-    for (std::uint32_t e = f.first; e < f.first + f.count; ++e) {
-      const Run& r = elements_[e];
-      *entry++ = (std::uint64_t{r.constraint} << 32) | r.times;  // constraints are numbered below 2^32
-      *entry++ = bits(r.weight);
-      *entry++ = bits(constraints_[r.constraint].capacity);
-    }
-  }
+  key_words(solved_, [&](std::uint64_t word) {
+    *entry++ = word;
+    return true;
+  });
   for (std::size_t i : solved_) *entry++ = bits(flows_[i].value);
 }
 
-bool FluidSystem::key_matches(const std::uint64_t* entry) const {
-  for (std::size_t i : list_) {
+template <class Word>
+bool FluidSystem::key_words(const std::vector<std::size_t>& flows, Word&& word) const {
+  for (std::size_t i : flows) {
     const Flow& f = flows_[i];
-    if (*entry++ != f.count || *entry++ != bits(f.bound)) return false;
+    if (!word(f.count) || !word(bits(f.bound))) return false;
     for (std::uint32_t e = f.first; e < f.first + f.count; ++e) {
       const Run& r = elements_[e];
-      if (*entry++ != ((std::uint64_t{r.constraint} << 32) | r.times) || *entry++ != bits(r.weight) ||
-          *entry++ != bits(constraints_[r.constraint].capacity))
-        return false;
+      if (!word(run_word(r)) || !word(bits(r.weight)) || !word(bits(constraints_[r.constraint].capacity))) return false;
     }
   }
   return true;
+}
+
+bool FluidSystem::key_matches(const std::uint64_t* entry) const {
+  return key_words(list_, [&](std::uint64_t word) { return *entry++ == word; });
 }
 
 void FluidSystem::solve_list() {

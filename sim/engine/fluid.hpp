@@ -173,6 +173,13 @@ class FluidSystem {
   /// A flow begins to take part in the sharing (no latency left).
   void activate(Flow& f);
   void solve();
+  /// A run's constraint and number of elements as one word (constraints are numbered below 2^32).
+  static std::uint64_t run_word(const Run& r) { return (std::uint64_t{r.constraint} << 32) | r.times; }
+  /// A solve's key, the one place its layout is written: for each of `flows` in order its count and bound, then per
+  /// run its run_word, weight and constraint's capacity, each passed to `word` (doubles as their bits) until it
+  /// returns false. Returns whether every word was taken.
+  template <class Word>
+  bool key_words(const std::vector<std::size_t>& flows, Word&& word) const;
   /// Whether a past solve's key (`entry`) is that of the flows in list_ now, word for word.
   bool key_matches(const std::uint64_t* entry) const;
   /// Solves the flows in list_ (one or more whole components, in flow order).
