@@ -27,8 +27,7 @@ class FluidExecutor final : public Executor {
     for (const auto& u : platform_.units) {
       const double speed = u.spec->operating_points[u.pstate].frequency_Hz;
       unit_cpu_.push_back(fluid_.add_constraint(speed * u.spec->cores, speed, u.spec->cores));
-      const auto policy = u.scheduler->spec().policy;
-      runs_launches_.push_back(policy == model::SchedulingPolicy::fifo || policy == model::SchedulingPolicy::priority);
+      runs_launches_.push_back(!interrupts_holders(u.scheduler->spec()));
     }
     for (const auto& l : platform_.levels) level_bus_.push_back(fluid_.add_constraint(l.link->get_bandwidth()));
     const std::size_t levels = platform_.levels.size();
@@ -53,8 +52,11 @@ class FluidExecutor final : public Executor {
   }
 
   void start(RunJob& j) override {
-    if (j.launch_left_s > 0) {  // the unit held and idle until the launch has passed, as the dispatcher's timer
-      launches_.push({on_lattice(fluid_.now_s() + j.launch_left_s), &j});
+    if (j.launch_left_s > 0) {
+      // The unit held and idle until the launch has passed: its work starts at j.work_start_s, when the dispatcher's
+      // launch timer would fire (Dispatcher::start_kernel sets it).
+      FRAMESIM_ASSERT(j.work_start_s >= fluid_.now_s(), "a launch ends when the work starts, not before now");
+      launches_.push({j.work_start_s, &j});
       j.launch_left_s = 0;
       return;
     }
@@ -112,7 +114,7 @@ class FluidExecutor final : public Executor {
     };
     while (true) {
       const double next = on_lattice(fluid_.next_event_s());  // timers (until_s) are on the lattice already
-      const double launched = launches_.empty() ? kNever : launches_.top().t_s;
+      const double launched = next_launch_s();
       const double t = std::min({next, launched, until_s});
       if (t == kNever) return t;
       // Kernel ends and timers are framesim's alone: no model code reads SimGrid's clock on this path, and the
@@ -137,7 +139,9 @@ class FluidExecutor final : public Executor {
     }
   }
 
-  double peek_s() override { return std::min(fluid_.next_event_s(), launches_.empty() ? kNever : launches_.top().t_s); }
+  double peek_s() override { return std::min(fluid_.next_event_s(), next_launch_s()); }
+  /// When the first launch in progress ends (kNever: none is).
+  double next_launch_s() const { return launches_.empty() ? kNever : launches_.top().t_s; }
 
   void book_in_flight() override {
     for (RunJob* j : flow_job_)

@@ -13,10 +13,6 @@ namespace framesim::engine {
 namespace {
 /// The bandwidth of a link that must never bind (one that only carries a dispatch latency).
 constexpr double kUnboundedBps = 1e30;
-
-bool may_stop_mid_kernel(const model::SchedulerSpec& s) {
-  return s.policy == model::SchedulingPolicy::preemptive || s.policy == model::SchedulingPolicy::time_slice;
-}
 }  // namespace
 
 std::unique_ptr<sg4::Engine> start_engine() {
@@ -67,7 +63,7 @@ Platform build_platform(const model::ScenarioSpec& spec, bool overhead_as_route_
   for (std::size_t u = 0; u < p.units.size(); ++u) {
     const auto& unit = hw.units[u];
     p.overhead_in_route[u] =
-        overhead_as_route_latency && unit.dispatch_overhead_s > 0 && !may_stop_mid_kernel(unit.scheduler);
+        overhead_as_route_latency && unit.dispatch_overhead_s > 0 && !interrupts_holders(unit.scheduler);
     const double latency = p.overhead_in_route[u] ? unit.dispatch_overhead_s : 0.0;
     sg4::Link* dispatch = nullptr;
     for (std::size_t lv : unit.memory_path) {

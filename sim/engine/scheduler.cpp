@@ -68,7 +68,7 @@ void UnitScheduler::release(Job& job, double now_s) {
 
 void UnitScheduler::boundary(Job& job) {
   FRAMESIM_ASSERT(job.state == Job::State::holding, "only a holder reaches a kernel boundary");
-  if (spec_.policy != SchedulingPolicy::priority && spec_.policy != SchedulingPolicy::fifo) return;
+  if (interrupts_holders(spec_)) return;
   job.contested = true;
   pending_ = true;
 }

@@ -40,6 +40,13 @@ struct Job {
   double slice_end_s = std::numeric_limits<double>::infinity();  // time_slice: when its quantum ends
 };
 
+/// Whether a holder can lose its cores between its kernel boundaries: under `preemptive` at any decision, under
+/// `time_slice` when its quantum expires. Under `fifo` and `priority` its cores are contested only at a boundary,
+/// so nothing stops a kernel or a launch in progress.
+inline bool interrupts_holders(const model::SchedulerSpec& s) {
+  return s.policy == model::SchedulingPolicy::preemptive || s.policy == model::SchedulingPolicy::time_slice;
+}
+
 class UnitScheduler {
  public:
   /// `owners`: how many owner indices jobs may use (for busy time per owner).
