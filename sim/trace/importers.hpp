@@ -23,3 +23,7 @@ struct Importers {
 const Importers& importers();
 
 }  // namespace framesim::trace
+
+/// The readers' table, defined once with them (importers_entry.cpp): the module exports it under this C name, and
+/// a binary that links the readers in returns it from importers() (importers_direct.cpp).
+extern "C" const framesim::trace::Importers framesim_importer_entry_points;

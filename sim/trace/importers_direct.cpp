@@ -3,9 +3,6 @@
 
 namespace framesim::trace {
 
-const Importers& importers() {
-  static const Importers linked{&import_onnx, &parse_nsys_sqlite};
-  return linked;
-}
+const Importers& importers() { return framesim_importer_entry_points; }
 
 }  // namespace framesim::trace
