@@ -521,6 +521,7 @@ struct MeasuredFramesDetails {
 struct InputFile {
   std::string file, sha256;
   std::uint64_t bytes = 0;
+  bool operator==(const InputFile&) const = default;
   template <class Io, class S>
   static void fields(Io& io, S& s) {
     io("file", s.file);

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <filesystem>
 #include <utility>
 #include <vector>
 
@@ -44,8 +45,10 @@ void stat_fields(Io& io, S& s) {
 }  // namespace
 
 void refuse_summary(const std::string& file, const std::string& path, const std::string& what) {
-  throw core::UserError(fmt::format("{}: {}: {} (is it a summary.json written by `framesim run`?)", file,
-                                    path.empty() ? "/" : path, what));
+  // Records are read from other files too (a sweep folder's provenance.json): the hint is for a summary's.
+  const bool summary = std::filesystem::path(file).filename() == "summary.json";
+  throw core::UserError(fmt::format("{}: {}: {}{}", file, path.empty() ? "/" : path, what,
+                                    summary ? " (is it a summary.json written by `framesim run`?)" : ""));
 }
 
 StatBlock read_stat_block(const json& j, const std::string& path, const std::string& file) {

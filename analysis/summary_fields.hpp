@@ -36,7 +36,8 @@
 
 namespace framesim::analysis {
 
-/// Refuses a summary: "FILE: PATH: WHAT (is it a summary.json written by `framesim run`?)".
+/// Refuses a record read from a file: "FILE: PATH: WHAT", and for a summary.json "(is it a summary.json written by
+/// `framesim run`?)" after it.
 [[noreturn]] void refuse_summary(const std::string& file, const std::string& path, const std::string& what);
 /// The statistic block `j` (at `path` of `file`), read as read_run_summary reads every statistic.
 StatBlock read_stat_block(const nlohmann::json& j, const std::string& path, const std::string& file);

@@ -33,6 +33,8 @@
 #include "core/text.hpp"
 #include "core/units.hpp"
 #include "json_text.hpp"
+#include "run_summary.hpp"
+#include "summary_fields.hpp"
 #include "sweep_report.hpp"
 
 namespace framesim::cli {
@@ -573,33 +575,27 @@ int run_sweep(const SweepArgs& a) {
 /// The input files (name, digest, size) the shards in `dirs` were run from, from each one's provenance.json: the
 /// same in every shard that has one, else the merge is refused (the shards' points came from different files).
 /// Empty when no shard recorded them (a sweep folder written before framesim recorded its inputs).
-json shards_inputs(const std::vector<fs::path>& dirs) {
-  json inputs = json::array();
+std::vector<analysis::InputFile> shards_inputs(const std::vector<fs::path>& dirs) {
+  std::vector<analysis::InputFile> inputs;
   std::optional<fs::path> first;
   for (const auto& dir : dirs) {
-    const fs::path file = dir / "provenance.json";
+    const std::string file = (dir / "provenance.json").string();
     if (!fs::exists(file)) continue;
-    json p;
-    try {
-      p = json::parse(core::read_own_file(file));
-    } catch (const json::exception& e) {
-      throw core::UserError(fmt::format("{}: not a sweep's provenance: {}", file.string(), e.what()));
-    }
-    const json these = p.value("inputs", json::array());
+    analysis::Provenance recorded;
+    analysis::read_fields(analysis::read_json_file(file), "", file, recorded);
     if (!first) {
       first = dir;
-      inputs = these;
+      inputs = std::move(recorded.inputs);
       continue;
     }
+    const auto& these = recorded.inputs;
     if (these == inputs) continue;
     // Name the first file that differs, so the user knows which edit separates the shards.
     std::string what = "their lists of input files differ";
     for (std::size_t i = 0; i < std::min(inputs.size(), these.size()); ++i)
       if (inputs[i] != these[i]) {
-        what = fmt::format("{} differs (SHA-256 {}... in the first, {}... in the second)",
-                           these[i].value("file", std::string("?")),
-                           inputs[i].value("sha256", std::string("?")).substr(0, 12),
-                           these[i].value("sha256", std::string("?")).substr(0, 12));
+        what = fmt::format("{} differs (SHA-256 {}... in the first, {}... in the second)", these[i].file,
+                           inputs[i].sha256.substr(0, 12), these[i].sha256.substr(0, 12));
         break;
       }
     throw core::UserError(
@@ -628,8 +624,10 @@ int run_merge(const MergeArgs& a) {
     throw core::UserError(fmt::format("merge: {} of {} points found; missing {}{}", results.size(), total,
                                       fmt::join(missing, ", "), missing.size() == 20 ? ", ..." : ""));
   }
-  json merged = provenance({}, {});
-  merged["inputs"] = shards_inputs(dirs);  // refused before anything is written
+  analysis::Provenance record = provenance_record({}, {});
+  record.inputs = shards_inputs(dirs);  // refused before anything is written
+  json merged = json::object();
+  analysis::write_fields(merged, record);
   const fs::path out(a.out);
   core::create_folders(out / "points");
   for (const auto& dir : dirs) {

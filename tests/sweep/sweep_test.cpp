@@ -257,6 +257,24 @@ TEST(Sweep, ShardsRunFromDifferentInputsAreNotMerged) {
   EXPECT_FALSE(std::filesystem::exists(s.dir() / "merged")) << "nothing is written";
 }
 
+// A shard's provenance.json that is not JSON stops the merge at its line and column, with nothing written.
+TEST(Sweep, ABrokenShardProvenanceIsNamedAtItsLineAndColumn) {
+  Scratch s;
+  write_small_sweep(s);
+  const std::string sweep = (s.dir() / "sweep.yaml").string();
+  for (int i = 0; i < 2; ++i)
+    ASSERT_EQ(
+        run_cli(fmt::format("sweep {} --shard {}/2 -o {}", sweep, i, (s.dir() / fmt::format("shard{}", i)).string()))
+            .exit_code,
+        0);
+  const auto broken = s.write("shard1/provenance.json", "{\"inputs\": [");
+  const auto r = run_cli(fmt::format("merge {} {} -o {}", (s.dir() / "shard0").string(), (s.dir() / "shard1").string(),
+                                     (s.dir() / "merged").string()));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find(broken.string() + ":1:13: not valid JSON"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(s.dir() / "merged")) << "nothing is written";
+}
+
 TEST(Sweep, SlurmJobArrayScript) {
   Scratch s;
   write_small_sweep(s);
