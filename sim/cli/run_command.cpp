@@ -2,7 +2,6 @@
 #include <algorithm>
 #include <charconv>
 #include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
@@ -131,27 +130,19 @@ Simulated simulate(const RunArgs& a, const model::ScenarioSpec& spec, analysis::
   return out;
 }
 
-/// `j` with every number that is not finite made null, as its JSON text has it (json_text writes them so).
-nlohmann::json as_written(nlohmann::json j) {
-  if (j.is_number_float() && !std::isfinite(j.get<double>())) return nullptr;
-  if (j.is_structured())
-    for (auto& v : j) v = as_written(std::move(v));
-  return j;
-}
-
 /// --json: the summary with the wall and CPU time of simulating, which are printed, never written (a run
 /// folder stays reproducible). --point-metrics: only the figures a sweep keeps of it (analysis::point_metrics of
-/// the summary, read as its text would be read) and those times, on one line: a point's output is read whole.
-void print_json(analysis::RunSummary summary, const Simulated& run, bool point_only) {
+/// the summary as read back from what is written, RunAnalysis::finish) and those times, on one line: a point's
+/// output is read whole.
+void print_json(const analysis::RunSummary& summary, const Simulated& run, bool point_only) {
   const analysis::RunTimes times{run.totals.wall_s, run.cpu_s};
   if (point_only) {
-    const auto record =
-        analysis::read_run_summary(as_written(analysis::write_run_summary(summary)), "the run's summary");
-    std::cout << analysis::point_output_text({analysis::point_metrics(record), times}) << "\n";
+    std::cout << analysis::point_output_text({analysis::point_metrics(summary), times}) << "\n";
     return;
   }
-  summary.times = times;
-  std::cout << analysis::json_text(analysis::write_run_summary(summary)) << "\n";
+  analysis::RunSummary timed = summary;
+  timed.times = times;
+  std::cout << analysis::json_text(analysis::write_run_summary(timed)) << "\n";
 }
 
 /// --no-folder: the same simulation and summary as a run writing its folder, printed, nothing written.

@@ -167,6 +167,25 @@ TEST(Sweep, APointRunInTheSweepsChildIsTheCommandLineRun) {
       return j;
     };
     EXPECT_EQ(summary(kept / "summary.json"), summary(alone / "summary.json")) << "point " << point;
+    // The figures the sweep kept of the point are those of the command line's summary.json, looked up here by
+    // their keys in that file (not through the code that picks them).
+    const auto oracle = nlohmann::json::parse(framesim::core::read_file(alone / "summary.json"));
+    const auto& all = oracle["windows"]["all"];
+    const auto& metrics = result["metrics"];
+    EXPECT_EQ(metrics["p50_s"], all["latency_s"]["p50"]) << "point " << point;
+    EXPECT_EQ(metrics["p99_s"], all["latency_s"]["p99"]) << "point " << point;
+    EXPECT_EQ(metrics["p99_9_s"], all["latency_s"]["p99_9"]) << "point " << point;
+    EXPECT_EQ(metrics["max_s"], all["latency_s"]["max"]) << "point " << point;
+    EXPECT_EQ(metrics["p99_count"], all["latency_s"]["count"]) << "point " << point;
+    EXPECT_EQ(metrics["p99_ci_lo_s"], all["latency_s"]["ci"]["p99"][0]) << "point " << point;
+    EXPECT_EQ(metrics["p99_ci_hi_s"], all["latency_s"]["ci"]["p99"][1]) << "point " << point;
+    EXPECT_EQ(metrics["frames"], all["frames"]) << "point " << point;
+    EXPECT_EQ(metrics["missed"], all["missed"]) << "point " << point;
+    EXPECT_EQ(metrics["dropped"], all["dropped"]) << "point " << point;
+    EXPECT_EQ(metrics["miss_rate"], all["miss_rate"]) << "point " << point;
+    EXPECT_EQ(metrics["mean_power_W"], oracle["energy"]["mean_power_W"]) << "point " << point;
+    EXPECT_EQ(metrics["energy_mean_J"], oracle["energy"]["per_frame_J"]["mean"]) << "point " << point;
+    EXPECT_EQ(metrics["deadline_s"], oracle["scenario"]["deadline_s"]) << "point " << point;
   }
 }
 
