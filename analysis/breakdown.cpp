@@ -30,13 +30,13 @@ std::array<double, kParts> FramePath::totals_s() const {
   return t;
 }
 
-Breakdown::Breakdown(const model::ScenarioSpec& spec, std::size_t worst)
+Breakdown::Breakdown(const model::ScenarioSpec& spec, const model::StageFloors& floors, std::size_t worst)
     : spec_(spec), worst_count_(worst), frames_(2 + kParts + spec.stages.size()) {
   for (std::size_t s = 0; s < spec.stages.size(); ++s) {
-    std::vector<double> floors;
+    std::vector<double> at_points;
     for (std::size_t k = 0; k < spec.hardware.units[spec.stages[s].unit].operating_points.size(); ++k)
-      floors.push_back(spec.stage_floor_s(s, model::Roofs::effective, k));
-    floors_s_.push_back(std::move(floors));
+      at_points.push_back(floors.floor_s(s, model::Roofs::effective, k));
+    floors_s_.push_back(std::move(at_points));
     moves_bytes_.push_back(spec.stages[s].work.kind != model::WorkSpec::Kind::time);
   }
 }

@@ -48,7 +48,8 @@ struct FramePath {
 
 class Breakdown {
  public:
-  explicit Breakdown(const model::ScenarioSpec& spec, std::size_t worst = 10);
+  /// `floors`: the stages' floors (of `spec`) at each operating point of their units.
+  Breakdown(const model::ScenarioSpec& spec, const model::StageFloors& floors, std::size_t worst = 10);
 
   /// A stage execution: kept until its frame's record.
   void on_stage(const engine::StageRecord& r);

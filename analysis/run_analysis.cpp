@@ -137,8 +137,9 @@ void add_worst_path(VerdictDetails& verdict, const std::vector<PathSummary>& pat
 RunAnalysis::RunAnalysis(const model::ScenarioSpec& spec, std::filesystem::path folder)
     : spec_(spec),
       folder_(std::move(folder)),
-      breakdown_(spec),
-      slowdown_(spec),
+      floors_(spec),
+      breakdown_(spec, floors_),
+      slowdown_(spec, floors_),
       responses_(spec, folder_),
       paths_(spec, spec.duration_s - window_length(spec.sustained_window_s, spec.duration_s - spec.warmup_s)) {
   const std::size_t stages = spec.stages.size();
@@ -508,8 +509,8 @@ void RunAnalysis::fill_verdict(RunSummary& s, RunDetails& d) const {
   // Two numbers named apart: the estimate (effective roofs, what the simulation runs at) and the bound (peak
   // roofs, no overhead: no correct run can beat it). The verdict's comparisons use the simulated times; the
   // estimate is the model's expectation of them.
-  const std::vector<double> floors_s = spec_.stage_floors_s(model::Roofs::effective);
-  const std::vector<double> bounds_s = spec_.stage_floors_s(model::Roofs::peak);
+  const std::vector<double> floors_s = floors_.floors_s(model::Roofs::effective);
+  const std::vector<double> bounds_s = floors_.floors_s(model::Roofs::peak);
   s.estimate_end_to_end_s = spec_.floor_end_to_end_s(floors_s);
   s.bound_end_to_end_s = spec_.floor_end_to_end_s(bounds_s);
   verdict.uses =

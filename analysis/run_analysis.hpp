@@ -92,6 +92,7 @@ class RunAnalysis : public engine::RecordSink {
   std::filesystem::path folder_;
   std::ofstream frames_csv_, stages_csv_, timeseries_csv_, kernels_csv_;
   std::optional<TraceWriter> trace_;  // when a run folder is written (folder_ not empty)
+  model::StageFloors floors_;         // each stage's network planned once, for the breakdown, slowdown and verdict
   Breakdown breakdown_;
   Slowdown slowdown_;
   std::optional<Provenance> provenance_;

@@ -9,9 +9,10 @@ namespace framesim::analysis {
 
 using nlohmann::json;
 
-Slowdown::Slowdown(const model::ScenarioSpec& spec) : spec_(spec), sums_(spec.stages.size()) {
+Slowdown::Slowdown(const model::ScenarioSpec& spec, const model::StageFloors& floors)
+    : spec_(spec), sums_(spec.stages.size()) {
   for (std::size_t s = 0; s < spec.stages.size(); ++s) {
-    own_alone_s_.push_back(spec.stage_floor_s(s, model::Roofs::effective));
+    own_alone_s_.push_back(floors.floor_s(s, model::Roofs::effective));
     double side = 0;
     for (const auto& w : spec.stages[s].side_work) side += model::side_work_alone_s(spec, w);
     side_alone_s_.push_back(side);

@@ -27,7 +27,8 @@ namespace framesim::analysis {
 
 class Slowdown {
  public:
-  explicit Slowdown(const model::ScenarioSpec& spec);
+  /// `floors`: the stages' floors (of `spec`).
+  Slowdown(const model::ScenarioSpec& spec, const model::StageFloors& floors);
   /// A counted item of a stage.
   void on_stage(const engine::StageRecord& r);
   /// Every stage with work and counted items, by name.

@@ -39,9 +39,13 @@ std::string_view distribution_kind_name(Distribution::Kind k) { return kDistribu
 std::string_view input_policy_name(InputPolicy p) { return kInputPolicies.name(p); }
 std::string_view overflow_name(Overflow o) { return kOverflows.name(o); }
 
-double ScenarioSpec::stage_floor_s(std::size_t s, Roofs roofs, std::optional<std::size_t> point) const {
-  const StageSpec& stage = stages[s];
-  const ComputeUnitSpec& unit = hardware.units[stage.unit];
+namespace {
+
+/// stage_floor_s of stage `s`, its network's kernels (if its work is a network) given as `kernels`.
+double floor_of(const ScenarioSpec& spec, std::size_t s, const std::vector<Kernel>* kernels, Roofs roofs,
+                std::optional<std::size_t> point) {
+  const StageSpec& stage = spec.stages[s];
+  const ComputeUnitSpec& unit = spec.hardware.units[stage.unit];
   const std::size_t operating_point = point.value_or(unit.fastest_point);
   RunPoint run;
   run.operating_point = operating_point;
@@ -58,18 +62,45 @@ double ScenarioSpec::stage_floor_s(std::size_t s, Roofs roofs, std::optional<std
       k.total_ops = stage.work.ops * scale;
       k.bytes = stage.work.bytes_per_level;
       for (auto& b : k.bytes) b *= scale;
-      return kernel_time(k, unit, bandwidths_Bps(hardware, unit, run, roofs), run, roofs).bound_s;
+      return kernel_time(k, unit, bandwidths_Bps(spec.hardware, unit, run, roofs), run, roofs).bound_s;
     }
     case WorkSpec::Kind::network: {
-      const auto plan =
-          plan_network(networks[static_cast<std::size_t>(stage.work.network)].network, hardware, stage.unit);
-      const auto bandwidths = bandwidths_Bps(hardware, unit, run, roofs);
+      const auto bandwidths = bandwidths_Bps(spec.hardware, unit, run, roofs);
       double total = 0;
-      for (const auto& k : plan.kernels) total += kernel_time(k, unit, bandwidths, run, roofs).bound_s;
+      for (const auto& k : *kernels) total += kernel_time(k, unit, bandwidths, run, roofs).bound_s;
       return total * scale;
     }
   }
   return 0.0;
+}
+
+/// The kernels of stage `s`'s network on its unit; none when its work is not a network.
+std::vector<Kernel> stage_kernels(const ScenarioSpec& spec, std::size_t s) {
+  const StageSpec& stage = spec.stages[s];
+  if (stage.work.kind != WorkSpec::Kind::network) return {};
+  return plan_network(spec.networks[static_cast<std::size_t>(stage.work.network)].network, spec.hardware, stage.unit)
+      .kernels;
+}
+
+}  // namespace
+
+double ScenarioSpec::stage_floor_s(std::size_t s, Roofs roofs, std::optional<std::size_t> point) const {
+  const std::vector<Kernel> kernels = stage_kernels(*this, s);
+  return floor_of(*this, s, &kernels, roofs, point);
+}
+
+StageFloors::StageFloors(const ScenarioSpec& spec) : spec_(spec) {
+  for (std::size_t s = 0; s < spec.stages.size(); ++s) kernels_.push_back(stage_kernels(spec, s));
+}
+
+double StageFloors::floor_s(std::size_t s, Roofs roofs, std::optional<std::size_t> operating_point) const {
+  return floor_of(spec_, s, &kernels_[s], roofs, operating_point);
+}
+
+std::vector<double> StageFloors::floors_s(Roofs roofs) const {
+  std::vector<double> out;
+  for (std::size_t s = 0; s < kernels_.size(); ++s) out.push_back(floor_s(s, roofs));
+  return out;
 }
 
 double ScenarioSpec::stage_dynamic_energy_J(std::size_t s, std::optional<std::size_t> point) const {
@@ -112,11 +143,7 @@ double ScenarioSpec::stage_dynamic_energy_J(std::size_t s, std::optional<std::si
   return 0.0;
 }
 
-std::vector<double> ScenarioSpec::stage_floors_s(Roofs roofs) const {
-  std::vector<double> out;
-  for (std::size_t s = 0; s < stages.size(); ++s) out.push_back(stage_floor_s(s, roofs));
-  return out;
-}
+std::vector<double> ScenarioSpec::stage_floors_s(Roofs roofs) const { return StageFloors(*this).floors_s(roofs); }
 
 double ScenarioSpec::floor_end_to_end_s(const std::vector<double>& floors_s) const {
   // Stages are in topological order: the longest path ending at each is its floor plus its slowest input's.

@@ -15,6 +15,7 @@
 #include "model/budget.hpp"
 #include "model/hardware.hpp"
 #include "model/network.hpp"
+#include "model/plan.hpp"
 
 namespace framesim::model {
 
@@ -227,6 +228,21 @@ struct ScenarioSpec {
   /// The end-to-end floor: the longest path from a sensor to a sink through the stages' floors alone
   /// (`floors_s`, as stage_floors_s() returns them).
   double floor_end_to_end_s(const std::vector<double>& floors_s) const;
+};
+
+/// The floors of ScenarioSpec::stage_floor_s with each stage's network planned once, when they are asked for
+/// at several roofs or operating points (a run's analysis asks for them per stage and clock).
+class StageFloors {
+ public:
+  explicit StageFloors(const ScenarioSpec& spec);  // `spec` outlives this
+  double floor_s(std::size_t s, Roofs roofs = Roofs::effective,
+                 std::optional<std::size_t> operating_point = std::nullopt) const;
+  /// floor_s of every stage, in stage order.
+  std::vector<double> floors_s(Roofs roofs = Roofs::effective) const;
+
+ private:
+  const ScenarioSpec& spec_;
+  std::vector<std::vector<Kernel>> kernels_;  // per stage: its network's kernels on its unit (none if not a network)
 };
 
 }  // namespace framesim::model
