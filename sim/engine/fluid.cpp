@@ -195,7 +195,7 @@ void FluidSystem::solve() {
   Cache& cache = *cache_;
   if (cache.slots.empty()) {
     cache.slots.resize(Cache::kSlots);
-    cache.words.resize(Cache::kSlots * Cache::kSlotWords);
+    cache.words = std::make_unique_for_overwrite<std::uint64_t[]>(Cache::kSlots * Cache::kSlotWords);
     cache.large.resize(Cache::kSlots);
   }
   const std::size_t at = h & (Cache::kSlots - 1);
@@ -210,7 +210,7 @@ void FluidSystem::solve() {
   solved_.assign(list_.begin(), list_.end());  // solve_list empties list_
   solve_list();
   cache.slots[at] = {h, static_cast<std::uint32_t>(entry_words)};
-  std::uint64_t* entry = cache.words.data() + at * Cache::kSlotWords;
+  std::uint64_t* entry = cache.words.get() + at * Cache::kSlotWords;
   if (entry_words > Cache::kSlotWords) {
     cache.large[at].resize(entry_words);
     entry = cache.large[at].data();

@@ -214,10 +214,12 @@ class FluidSystem {
       std::uint32_t words = 0;  // key and rates (0: empty)
     };
     std::vector<Slot> slots;
-    std::vector<std::uint64_t> words;               // kSlotWords per slot
+    // kSlotWords per slot, not initialised: a slot's words are read only once written (slots[].words > 0), so a
+    // short run touches the few pages of the slots it uses, not the whole table
+    std::unique_ptr<std::uint64_t[]> words;
     std::vector<std::vector<std::uint64_t>> large;  // per slot, for an entry of more than kSlotWords
     const std::uint64_t* entry(std::size_t slot) const {
-      return slots[slot].words <= kSlotWords ? words.data() + slot * kSlotWords : large[slot].data();
+      return slots[slot].words <= kSlotWords ? words.get() + slot * kSlotWords : large[slot].data();
     }
   };
   std::shared_ptr<Cache> cache_ = std::make_shared<Cache>();  // shared with copies: a dry run fills it
