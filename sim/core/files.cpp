@@ -326,31 +326,42 @@ std::string read_whole(const fs::path& path, std::uintmax_t max_bytes, bool inpu
     throw UserError(fmt::format("{}: cannot open file: {}", display(path), std::strerror(why)));
   }
   ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-  // Read in pieces, so that a file whose size is not known beforehand (/dev/zero, a FIFO) stops at the limit.
+  // A regular file is read straight into the text, sized by its length; then, as anything else (a file that grew,
+  // /dev/zero, a FIFO: no size known beforehand), in pieces, so that reading stops at the limit.
   std::string out;
+  auto fail = [&](int why) {
+    ::close(fd);
+    throw UserError(fmt::format("{}: cannot read: {}", display(path), std::strerror(why)));
+  };
+  auto too_long = [&] {
+    ::close(fd);
+    throw UserError(
+        fmt::format("{}: longer than {} MiB (reading stopped there); framesim reads files of at most {} MiB",
+                    display(path), max_bytes >> 20, max_bytes >> 20));
+  };
   struct stat st {};
   if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
     if (input) note_input(path, st);
-    out.reserve(static_cast<std::size_t>(st.st_size));
+    if (static_cast<std::uintmax_t>(st.st_size) > max_bytes) too_long();
+    out.resize(static_cast<std::size_t>(st.st_size));
+    std::size_t got = 0;
+    while (got < out.size()) {
+      const ssize_t n = ::read(fd, out.data() + got, out.size() - got);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) fail(errno);
+      if (n == 0) break;  // shorter than it was
+      got += static_cast<std::size_t>(n);
+    }
+    out.resize(got);
   }
-  std::vector<char> chunk(1 << 16);
+  char piece[1 << 12];
   for (;;) {
-    const ssize_t n = ::read(fd, chunk.data(), chunk.size());
+    const ssize_t n = ::read(fd, piece, sizeof piece);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      const int why = errno;
-      ::close(fd);
-      throw UserError(fmt::format("{}: cannot read: {}", display(path), std::strerror(why)));
-    }
+    if (n < 0) fail(errno);
     if (n == 0) break;
-    if (out.size() + static_cast<std::size_t>(n) > max_bytes) {
-      ::close(fd);
-      throw UserError(
-          fmt::format("{}: longer than {} MiB (reading stopped there); framesim reads files of at most "
-                      "{} MiB",
-                      display(path), max_bytes >> 20, max_bytes >> 20));
-    }
-    out.append(chunk.data(), static_cast<std::size_t>(n));
+    if (out.size() + static_cast<std::size_t>(n) > max_bytes) too_long();
+    out.append(piece, static_cast<std::size_t>(n));
   }
   ::close(fd);
   return out;

@@ -240,6 +240,21 @@ TEST_F(FilesTest, ReadingDevZeroStopsAtTheLimit) {
   EXPECT_EQ(why, "/dev/zero: longer than 1 MiB (reading stopped there); framesim reads files of at most 1 MiB");
 }
 
+TEST_F(FilesTest, AFileIsReadWholeAtEverySizeAroundThePieces) {
+  // A regular file is read in one go sized by its length, then in 4 KiB pieces past it; the oracle is what the
+  // standard library's stream reads back, for sizes at and around those boundaries (and a file at the limit and one
+  // byte over it).
+  for (const std::size_t size : {0u, 1u, 4095u, 4096u, 4097u, 8192u, 65537u, 1u << 20}) {
+    std::string text(size, '\0');
+    for (std::size_t i = 0; i < size; ++i) text[i] = static_cast<char>('a' + (i * 7 + i / 13) % 26);
+    const fs::path file = dir_ / ("f" + std::to_string(size));
+    { std::ofstream(file, std::ios::binary) << text; }
+    EXPECT_EQ(framesim::core::read_file(file, 1u << 20), read(file)) << size;
+  }
+  { std::ofstream(dir_ / "over", std::ios::binary) << std::string((1u << 20) + 1, 'x'); }
+  EXPECT_NE(refusal([&] { framesim::core::read_file(dir_ / "over", 1u << 20); }), "");
+}
+
 TEST_F(FilesTest, AFifoNobodyWritesToReadsAsEmptyInsteadOfHanging) {
   // Opening a FIFO for reading blocks until a writer comes; framesim opens it without blocking, so a FIFO given by
   // mistake reads as an empty file (a message follows) instead of a hang.
