@@ -333,6 +333,21 @@ ParsedQuantity parse_quantity(std::string_view text, Dimension dim) {
   return {std::nullopt, fmt::format("{} (unknown unit \"{}\")", message, quote_capped(split.unit))};
 }
 
+namespace {
+
+/// `value` printed by std::to_chars in `format` with `precision`: correctly rounded (ties to even), the same text as
+/// printf's %.*f / %.*g, without parsing a format string at every call.
+std::string printed(double value, std::chars_format format, int precision) {
+  std::array<char, 64> buffer;  // a fixed value here is below 1e15 with at most 18 decimals; %g is shorter
+  const auto [end, error] = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value, format, precision);
+  if (error != std::errc())
+    return format == std::chars_format::fixed ? fmt::format("{:.{}f}", value, precision)
+                                              : fmt::format("{:.{}g}", value, precision);
+  return std::string(buffer.data(), end);
+}
+
+}  // namespace
+
 std::string format_number(double value, int digits) {
   if (value == 0.0) return "0";
   if (!std::isfinite(value)) return std::isnan(value) ? "nan" : (value > 0 ? "inf" : "-inf");
@@ -340,19 +355,25 @@ std::string format_number(double value, int digits) {
   if (magnitude >= 1e-4 && magnitude < 1e15) {
     const int exponent = static_cast<int>(std::floor(std::log10(magnitude)));
     const int decimals = std::max(0, digits - 1 - exponent);
-    std::string s = fmt::format("{:.{}f}", value, decimals);
+    std::string s = printed(value, std::chars_format::fixed, decimals);
     if (s.find('.') != std::string::npos) {
       while (s.back() == '0') s.pop_back();
       if (s.back() == '.') s.pop_back();
     }
     return s;
   }
-  return fmt::format("{:.{}g}", value, digits);
+  return printed(value, std::chars_format::general, digits);
 }
 
 std::string format_si(double value, std::string_view unit, int digits) {
   static constexpr std::array<std::string_view, 11> kNames{"f", "p", "n", "u", "m", "", "k", "M", "G", "T", "P"};
-  if (value == 0.0 || !std::isfinite(value)) return fmt::format("{} {}", format_number(value, digits), unit);
+  auto joined = [&](const std::string& number, std::string_view prefix) {
+    std::string out;
+    out.reserve(number.size() + 1 + prefix.size() + unit.size());
+    out.append(number).append(" ").append(prefix).append(unit);
+    return out;
+  };
+  if (value == 0.0 || !std::isfinite(value)) return joined(format_number(value, digits), "");
   int exponent3 = static_cast<int>(std::floor(std::log10(std::fabs(value)) / 3.0));
   exponent3 = std::clamp(exponent3, -5, 5);
   double mantissa = value / std::pow(10.0, 3 * exponent3);
@@ -367,7 +388,7 @@ std::string format_si(double value, std::string_view unit, int digits) {
     mantissa = value / std::pow(10.0, 3 * exponent3);
     text = format_number(mantissa, digits);
   }
-  return fmt::format("{} {}{}", text, kNames[static_cast<std::size_t>(exponent3) + 5], unit);
+  return joined(text, kNames[static_cast<std::size_t>(exponent3) + 5]);
 }
 
 std::string format_seconds(double seconds) {

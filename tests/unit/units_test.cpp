@@ -1,7 +1,12 @@
 // The one quantity parser: every family of units, SI vs IEC, bits vs bytes, ops vs MACs, and the errors.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <random>
+#include <string>
+#include <vector>
 
 #include "core/units.hpp"
 
@@ -195,4 +200,36 @@ TEST(Units, ASubnormalQuantityIsFormattedNotThrown) {
   // out_of_range and ended the process. Expected: the mantissa in scientific notation under the smallest prefix.
   EXPECT_EQ(framesim::core::format_si(2e-323, "C"), "1.976e-308 fC");
   EXPECT_EQ(framesim::core::format_si(-5e-324, "s"), "-4.941e-309 fs");
+}
+
+TEST(Units, NumbersAreRoundedAsPrintfRoundsThem) {
+  // format_number prints `digits` significant digits, in fixed notation from 1e-4 to 1e15 (trailing zeros
+  // dropped), else as %g. The oracle is the C library's printf, which rounds the exact binary value to nearest,
+  // ties to even: 50,000 random magnitudes over 40 decades and every digit count, plus exact binary ties.
+  std::mt19937_64 rng(25);
+  auto printf_text = [](double v, int digits) {
+    char buffer[128];
+    const double m = std::fabs(v);
+    if (m >= 1e-4 && m < 1e15) {
+      const int decimals = std::max(0, digits - 1 - static_cast<int>(std::floor(std::log10(m))));
+      std::snprintf(buffer, sizeof buffer, "%.*f", decimals, v);
+      std::string s = buffer;
+      if (s.find('.') != std::string::npos) {
+        while (s.back() == '0') s.pop_back();
+        if (s.back() == '.') s.pop_back();
+      }
+      return s;
+    }
+    std::snprintf(buffer, sizeof buffer, "%.*g", digits, v);
+    return std::string(buffer);
+  };
+  std::vector<double> values{0.125, 0.375, 2.5, 1.5, 0.0625, 1234.5, 8.125, 999.5, 1e15, 1e-4, 9.99995e-5};
+  for (int i = 0; i < 50000; ++i) {
+    const double mantissa = std::uniform_real_distribution<double>(1.0, 10.0)(rng);
+    const double v = mantissa * std::pow(10.0, static_cast<int>(rng() % 40) - 20);
+    values.push_back(rng() % 2 ? v : -v);
+  }
+  for (const double v : values)
+    for (int digits = 1; digits <= 17; ++digits)
+      ASSERT_EQ(framesim::core::format_number(v, digits), printf_text(v, digits)) << v << " " << digits;
 }
