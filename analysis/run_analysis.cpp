@@ -328,7 +328,7 @@ void RunAnalysis::on_kernel(const engine::KernelRecord& r) {
   trace_->kernel(r);
 }
 
-RunSummary RunAnalysis::finish(const engine::RunTotals& totals) {
+RunSummary RunAnalysis::finish(const engine::RunTotals& totals, Finish what) {
   if (files()) close_streams();
   RunSummary s;
   RunDetails& d = s.details.emplace();
@@ -370,6 +370,11 @@ RunSummary RunAnalysis::finish(const engine::RunTotals& totals) {
   d.warnings = totals.warnings;
   d.notes = totals.notes;
 
+  if (what == Finish::record) {
+    FRAMESIM_ASSERT(!files(), "a run folder holds the whole summary");
+    s.details.reset();
+    return read_back_record(write_run_summary(s), "the run's summary.json");
+  }
   // What the terminal summary and report.html show: the summary as read back from what is written.
   const nlohmann::json written = write_run_summary(s);
   RunSummary back = read_back(written, "the run's summary.json");

@@ -57,9 +57,12 @@ class RunAnalysis : public engine::RecordSink {
   void set_provenance(Provenance provenance) { provenance_ = std::move(provenance); }
   /// The run's windows were scaled (summary.json: windows.scaled).
   void set_scaled_windows(ScaledWindows w) { scaled_windows_ = std::move(w); }
+  /// What finish returns: the summary with its details, as summary.json holds it (the terminal summary and
+  /// report.html show it), or its record alone (the figures a sweep keeps of a point; no folder is written).
+  enum class Finish { whole, record };
   /// Closes the streams and writes summary.json (through write_run_summary), the plots and report.html. Returns
-  /// the summary.
-  RunSummary finish(const engine::RunTotals& totals);
+  /// the summary as read back from what is written (read_back; read_back_record for Finish::record).
+  RunSummary finish(const engine::RunTotals& totals, Finish what = Finish::whole);
   /// The terminal summary of a finished run, from its summary as read back (read_back: with its details).
   std::string text(const RunSummary& s) const;
 

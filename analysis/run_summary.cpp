@@ -160,11 +160,16 @@ json read_json_file(const std::string& file) {
 
 RunSummary read_back(const RunSummary& s, const std::string& file) { return read_back(write_run_summary(s), file); }
 
-RunSummary read_back(const json& written, const std::string& file) {
+RunSummary read_back_record(const json& written, const std::string& file) {
   RunSummary back;
   FieldReader strict(written, "", file, /*read_back=*/true);
   RunSummary::fields(strict, back);
   back.file = file;
+  return back;
+}
+
+RunSummary read_back(const json& written, const std::string& file) {
+  RunSummary back = read_back_record(written, file);
   back.rest = written;
   back.details = read_run_details(written, file);
   return back;

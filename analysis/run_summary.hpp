@@ -181,6 +181,9 @@ RunSummary read_run_summary(const nlohmann::json& summary, const std::string& fi
 RunSummary read_back(const RunSummary& s, const std::string& file);
 /// The same, from `written`: the document write_run_summary already wrote of the record.
 RunSummary read_back(const nlohmann::json& written, const std::string& file);
+/// The record alone as read back from `written` (without its details or the rest of the document): the figures a
+/// sweep keeps of a point, and what they are read from.
+RunSummary read_back_record(const nlohmann::json& written, const std::string& file);
 /// Reads and parses `file` (a JSON syntax error names its line and column).
 RunSummary read_run_summary_file(const std::string& file);
 

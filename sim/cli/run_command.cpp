@@ -152,7 +152,8 @@ int run_without_folder(const RunArgs& a, const model::ScenarioSpec& spec,
   analysis::RunAnalysis analysis(spec, {});
   ProgressBar bar(fmt::format("run {}", spec.name));
   const Simulated run = simulate(a, spec, analysis, scaled, overrides, bar);
-  const auto summary = analysis.finish(run.totals);
+  const auto summary = analysis.finish(
+      run.totals, a.point_metrics ? analysis::RunAnalysis::Finish::record : analysis::RunAnalysis::Finish::whole);
   bar.clear();
   if (a.json || a.point_metrics) print_json(summary, run, a.point_metrics);
   else std::cout << analysis.text(summary);
