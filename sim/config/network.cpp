@@ -278,10 +278,10 @@ class NetworkReader {
   }
 
   /// Reports the op's refusal to build a layer: at the key it names when the layer gives it, else at the layer.
-  static void report_build_error(const model::OpError& e, const Node& item, const MapReader& r,
-                                 const std::vector<std::string>& allowed) {
+  static void report_build_error(const model::OpError& e, const Node& item, const MapReader& r) {
     // A key the op does not declare (an op's builder shared with another op names the other's key) is reported
     // at the layer, not looked up.
+    const auto& allowed = r.allowed();  // a layer's keys and the op's parameters
     const bool declared = std::find(allowed.begin(), allowed.end(), e.key) != allowed.end();
     std::optional<Node> at = e.key.empty() || !declared ? std::nullopt : r.get(e.key);
     if (e.key == "inputs") at = r.get("inputs") ? r.get("inputs") : r.get("input");
@@ -308,9 +308,6 @@ class NetworkReader {
         if (!kKeys.find("layers[]." + it->first.Scalar())) params_declared.push_back(it->first.Scalar());
     }
     MapReader r(item, kKeys, "layers[]", params_declared);
-    std::vector<std::string> allowed;
-    for (const auto* k : kKeys.children("layers[]")) allowed.emplace_back(k->name());
-    allowed.insert(allowed.end(), params_declared.begin(), params_declared.end());
     const std::string local = r.text("name").value_or(schema ? fmt::format("{}{}", schema->name, net_.layers.size())
                                                              : fmt::format("layer{}", net_.layers.size()));
     const std::string full = scope.prefix + local;
@@ -341,7 +338,7 @@ class NetworkReader {
     for (int t : inputs) tensors.push_back(&net_.tensors[static_cast<std::size_t>(t)]);
     auto result = model::build_layer(*schema, full, params, tensors, precision);
     if (auto* e = std::get_if<model::OpError>(&result)) {
-      report_build_error(*e, item, r, allowed);
+      report_build_error(*e, item, r);
       return;
     }
     auto& built = std::get<model::BuiltLayer>(result);

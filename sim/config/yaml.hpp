@@ -166,6 +166,8 @@ class MapReader {
   std::optional<Node> required(std::string_view key) const;
   /// The declaration of `key` (a framesim bug when it has none).
   const schema::Key& declaration(std::string_view key) const;
+  /// The keys the mapping may hold: those declared under the pattern, then `extra`.
+  const std::vector<std::string>& allowed() const { return extra_.empty() ? *declared_ : combined_; }
 
   // Typed reads with the declaration's checks; each reports its own problem and returns nothing on failure.
   std::optional<std::string> text(std::string_view key, Need need = Need::declared) const;
@@ -206,8 +208,6 @@ class MapReader {
   std::optional<Node> fetch(std::string_view key, schema::Kind kind, Need need) const;
   Node node_;
   const schema::Table* table_ = nullptr;
-  /// The keys the mapping may hold: those declared under the pattern, then `extra`.
-  const std::vector<std::string>& allowed() const { return extra_.empty() ? *declared_ : combined_; }
   std::string pattern_;
   const std::vector<std::string>* declared_ = nullptr;  // the table's own list (Table::literal_child_names)
   std::vector<std::string> combined_;                   // declared, then extra (when there is extra)
