@@ -207,7 +207,6 @@ void FluidSystem::solve() {
   }
   ++solves_;
   flows_solved_ += list_.size();
-  solved_.assign(list_.begin(), list_.end());  // solve_list empties list_
   solve_list();
   cache.slots[at] = {h, static_cast<std::uint32_t>(entry_words)};
   std::uint64_t* entry = cache.words.get() + at * Cache::kSlotWords;
@@ -215,11 +214,11 @@ void FluidSystem::solve() {
     cache.large[at].resize(entry_words);
     entry = cache.large[at].data();
   }
-  key_words(solved_, [&](std::uint64_t word) {
+  key_words(list_, [&](std::uint64_t word) {
     *entry++ = word;
     return true;
   });
-  for (std::size_t i : solved_) *entry++ = bits(flows_[i].value);
+  for (std::size_t i : list_) *entry++ = bits(flows_[i].value);
 }
 
 template <class Word>
@@ -239,100 +238,114 @@ bool FluidSystem::key_matches(const std::uint64_t* entry) const {
   return key_words(list_, [&](std::uint64_t word) { return *entry++ == word; });
 }
 
+namespace {
+/// `v` at least `n` long (grown, never shrunk: a solve's scratch is sized once for the largest), as a pointer.
+template <class T>
+T* at_least(std::vector<T>& v, std::size_t n) {
+  if (v.size() < n) v.resize(n);
+  return v.data();
+}
+}  // namespace
+
 void FluidSystem::solve_list() {
-  // The constraints the listed flows use, and for each its uses (flow, weight) as one contiguous range of uses_,
-  // in flow order.
-  cnsts_.clear();
-  std::size_t total = 0;
-  for (std::size_t i : list_) {
-    Flow& f = flows_[i];
-    f.value = 0;
-    f.fixed = false;
-    for (std::uint32_t e = f.first; e < f.first + f.count; ++e) {
-      Constraint& c = constraints_[elements_[e].constraint];
+  // The listed flows and the constraints they use, numbered locally (flows in list_ order, constraints as first
+  // met), in small flat arrays the rounds below read through plain pointers.
+  const std::size_t nf = list_.size();
+  std::size_t runs = 0;
+  for (std::size_t i : list_) runs += flows_[i].count;
+  SolveFlow* const sf = at_least(sflows_, nf);
+  SolveConstraint* const sc = at_least(scnsts_, runs);  // at most one per run
+  SolveElement* const se = at_least(selems_, runs);
+  std::uint32_t* const live = at_least(live_, runs);
+  std::uint32_t* const open = at_least(open_, nf);
+  const Run* const runs_of = elements_.data();
+  Constraint* const cs = constraints_.data();
+  std::uint32_t nc = 0, ne = 0;
+  for (std::size_t k = 0; k < nf; ++k) {
+    const Flow& f = flows_[list_[k]];
+    sf[k] = {0, f.bound, 0, ne, ne + f.count, false};
+    for (const Run* r = runs_of + f.first; r != runs_of + f.first + f.count; ++r) {
+      Constraint& c = cs[r->constraint];
       if (!c.listed) {
         c.listed = true;
-        c.uses_end = 0;
-        cnsts_.push_back(elements_[e].constraint);
+        c.local = nc;
+        live[nc] = nc;
+        sc[nc++] = {c.capacity, 0, 0};
       }
-      ++c.uses_end;  // a count for now
-      ++total;
+      if (r->weight > 0) sc[c.local].open += r->times;
+      se[ne++] = {c.local, r->weight, r->times};
     }
   }
-  std::sort(cnsts_.begin(), cnsts_.end());
-  std::size_t offset = 0;
-  for (std::size_t ci : cnsts_) {
-    Constraint& c = constraints_[ci];
-    c.remaining = c.capacity;
-    c.usage = 0;
-    c.uses_begin = offset;
-    offset += c.uses_end;
-    c.uses_end = c.uses_begin;
-  }
-  uses_.resize(total);
-  for (std::size_t i : list_) {
-    const Flow& f = flows_[i];
-    for (std::uint32_t e = f.first; e < f.first + f.count; ++e) {
-      Constraint& c = constraints_[elements_[e].constraint];
-      uses_[c.uses_end++] = {i, elements_[e].weight, elements_[e].times};
-    }
-  }
+  for (std::size_t i : list_)
+    for (const Run* r = runs_of + flows_[i].first; r != runs_of + flows_[i].first + flows_[i].count; ++r)
+      cs[r->constraint].listed = false;
 
-  while (!list_.empty()) {
-    for (auto it = cnsts_.begin(); it != cnsts_.end();) {
-      Constraint& c = constraints_[*it];
-      int nb = 0;
-      for (std::size_t u = c.uses_begin; u < c.uses_end; ++u)
-        if (uses_[u].weight > 0 && !flows_[uses_[u].flow].fixed) nb += static_cast<int>(uses_[u].times);
-      if (nb == 0) {
-        c.remaining = 0;
-        c.usage = 0;
-        c.listed = false;
-        it = cnsts_.erase(it);
-      } else {
-        c.usage = c.remaining / nb;
-        ++it;
+  // The rounds of the fair bottleneck (fluid.hpp), each in four passes. Neither the order in which constraints make
+  // their offers nor the order in which flows take theirs changes a value (each pass reads only what the pass
+  // before it wrote), so the live constraints and the open flows are kept in any order, a removed one replaced by
+  // the last. What does depend on order is a constraint's remaining capacity, charged element by element: the
+  // charges go flow by flow in list order, each flow's elements in order, which charges every constraint in the
+  // order of its flows, as SimGrid does. A constraint counts the elements of positive weight of its open flows
+  // (`open`), kept as flows are fixed: one with none left offers nothing, fixes nobody and is dropped from the
+  // offers (what is left of it, still charged, is read by no one).
+  std::size_t nlive = nc, nopen = nf;
+  for (std::uint32_t k = 0; k < nf; ++k) open[k] = k;
+  auto fix = [&](std::uint32_t k) {
+    sf[k].fixed = true;
+    for (std::uint32_t e = sf[k].elems_begin; e < sf[k].elems_end; ++e)
+      if (se[e].weight > 0) sc[se[e].constraint].open -= se[e].times;
+  };
+  while (nopen > 0) {
+    // Every live constraint offers an equal share of what it has left to each of its open elements.
+    for (std::size_t at = 0; at < nlive;) {
+      SolveConstraint& c = sc[live[at]];
+      if (c.open == 0) {
+        live[at] = live[--nlive];
+        continue;
       }
+      c.usage = c.remaining / static_cast<int>(c.open);
+      ++at;
     }
-    for (auto it = list_.begin(); it != list_.end();) {
-      Flow& f = flows_[*it];
+    // Every open flow takes the least offer (over its weight) and what its bound leaves; at its bound it is fixed.
+    for (std::size_t at = 0; at < nopen;) {
+      SolveFlow& f = sf[open[at]];
       double min_inc = DBL_MAX;
-      for (std::uint32_t e = f.first; e < f.first + f.count; ++e) {
-        const Run& el = elements_[e];  // its elements offer the same: the least of them is any one
-        if (el.weight > 0) min_inc = std::min(min_inc, constraints_[el.constraint].usage / el.weight);
-      }
+      for (std::uint32_t e = f.elems_begin; e < f.elems_end; ++e)  // equal elements offer the same: one is any
+        if (se[e].weight > 0) min_inc = std::min(min_inc, sc[se[e].constraint].usage / se[e].weight);
       if (f.bound > 0) min_inc = std::min(min_inc, f.bound - f.value);
       f.mu = min_inc;
       f.value += f.mu;
       if (f.value == f.bound) {
-        f.fixed = true;
-        it = list_.erase(it);
+        fix(open[at]);
+        open[at] = open[--nopen];
       } else {
-        ++it;
+        ++at;
       }
     }
-    for (auto it = cnsts_.begin(); it != cnsts_.end();) {
-      Constraint& c = constraints_[*it];
-      for (std::size_t u = c.uses_begin; u < c.uses_end; ++u) {
-        const double charge = uses_[u].weight * flows_[uses_[u].flow].mu;
-        for (std::uint32_t t = 0; t < uses_[u].times; ++t) double_update(c.remaining, charge, kWorkPrecision);
+    // Every flow, fixed ones included (as SimGrid), is charged its weight times its last increment, per element.
+    for (std::uint32_t k = 0; k < nf; ++k) {
+      const double mu = sf[k].mu;
+      for (std::uint32_t e = sf[k].elems_begin; e < sf[k].elems_end; ++e) {
+        const double charge = se[e].weight * mu;
+        double& remaining = sc[se[e].constraint].remaining;
+        for (std::uint32_t t = 0; t < se[e].times; ++t) double_update(remaining, charge, kWorkPrecision);
       }
-      if (c.remaining <= 0.0) {
-        for (std::size_t u = c.uses_begin; u < c.uses_end; ++u) {
-          Flow& f = flows_[uses_[u].flow];
-          if (uses_[u].weight > 0 && !f.fixed) {
-            f.fixed = true;
-            list_.erase(std::find(list_.begin(), list_.end(), uses_[u].flow));
-          }
-        }
-        c.listed = false;
-        it = cnsts_.erase(it);
+    }
+    // A constraint with nothing left fixes its open flows of positive weight.
+    for (std::size_t at = 0; at < nopen;) {
+      const SolveFlow& f = sf[open[at]];
+      bool saturated = false;
+      for (std::uint32_t e = f.elems_begin; e < f.elems_end && !saturated; ++e)
+        saturated = se[e].weight > 0 && sc[se[e].constraint].remaining <= 0.0;
+      if (saturated) {
+        fix(open[at]);
+        open[at] = open[--nopen];
       } else {
-        ++it;
+        ++at;
       }
     }
   }
-  for (std::size_t ci : cnsts_) constraints_[ci].listed = false;
+  for (std::size_t k = 0; k < nf; ++k) flows_[list_[k]].value = sf[k].value;
 }
 
 FluidSystem::Next FluidSystem::next_finish() {

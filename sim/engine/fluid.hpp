@@ -122,25 +122,21 @@ class FluidSystem {
     double done = 0;   // endless flows: work done
     double value = 0;  // rate
     double bound = -1;
-    double mu = 0;  // the solver's increment of the current round
     std::uint64_t owner = 0;
     std::uint64_t mark = 0;   // solver: the component it was last gathered in
     std::uint64_t shape = 0;  // a hash of its runs (constraint, times, weight), part of a solve's key's hash
     bool endless = false;
     bool consumes = false;  // some element of non-zero weight
     bool alive = false;
-    bool fixed = false;  // solver: no longer in the list of flows to raise
   };
   struct Constraint {
     double capacity = 0;
     double speed = 0;
     int cores = 1;
-    double remaining = 0;                      // solver
-    double usage = 0;                          // solver
-    std::uint64_t mark = 0;                    // solver: in the component being gathered
-    bool changed = false;                      // in changed_: its flows' rates must be solved again
-    bool listed = false;                       // solver: in cnsts_
-    std::size_t uses_begin = 0, uses_end = 0;  // solver: its range of uses_
+    std::uint64_t mark = 0;   // solver: in the component being gathered
+    bool changed = false;     // in changed_: its flows' rates must be solved again
+    bool listed = false;      // solver: numbered in the solve being set up
+    std::uint32_t local = 0;  // solver: its number there
   };
   /// Consecutive equal elements of a flow, kept once with their number (a kernel's core entries: one per core,
   /// all alike). The solver treats the run as its elements one after the other: it counts each, takes their
@@ -150,8 +146,18 @@ class FluidSystem {
     double weight = 0;
     std::uint32_t times = 1;
   };
-  struct Use {
-    std::size_t flow;
+  /// The solver's own copies of what one solve reads and writes, numbered locally (solve_list).
+  struct SolveFlow {
+    double value, bound, mu;  // mu: its increment in the current round
+    std::uint32_t elems_begin, elems_end;
+    bool fixed;  // no longer raised
+  };
+  struct SolveConstraint {
+    double remaining, usage;
+    std::uint32_t open;  // elements of positive weight of flows not fixed yet
+  };
+  struct SolveElement {
+    std::uint32_t constraint;
     double weight;
     std::uint32_t times;
   };
@@ -202,9 +208,11 @@ class FluidSystem {
   std::uint64_t mark_ = 0;
   std::uint64_t solves_ = 0, flows_solved_ = 0;
   std::vector<std::size_t> finished_, done_;  // scratch
-  std::vector<std::size_t> list_, cnsts_;     // solver scratch
-  std::vector<Use> uses_;
-  std::vector<std::size_t> solved_;  // solver scratch: the flows of the solve in progress
+  std::vector<std::size_t> list_;             // solver scratch: the flows of the solve in progress
+  std::vector<SolveFlow> sflows_;             // solver scratch, by local number
+  std::vector<SolveConstraint> scnsts_;
+  std::vector<SolveElement> selems_;
+  std::vector<std::uint32_t> live_, open_;  // solver scratch: constraints still offering, flows still raised
   /// Past solves, direct-mapped by hash. A slot's key and then its rates' bits are kept in place in one flat
   /// array (`kSlotWords` a slot: a lookup reads them with no pointer to follow), or in `large` when longer.
   struct Cache {
