@@ -87,20 +87,22 @@ void prepare_point_heap() {
   constexpr std::uintptr_t kHuge = std::uintptr_t{2} << 20;  // a transparent huge page
   ::mallopt(M_MMAP_THRESHOLD, static_cast<int>(kLarge));     // actor stacks from the heap too
   ::mallopt(M_TRIM_THRESHOLD, 1 << 30);                      // a page given back would be faulted in again
-  const auto brk0 = reinterpret_cast<std::uintptr_t>(::sbrk(0));
-  const std::uintptr_t top = brk0 - ::mallinfo2().keepcost;  // the free block at the heap's end
-  const std::uintptr_t from = (brk0 + kHuge - 1) & ~(kHuge - 1);
+  char* const brk0 = static_cast<char*>(::sbrk(0));
+  const std::size_t keep = ::mallinfo2().keepcost;  // the free block at the heap's end, below brk0
+  const std::uintptr_t misaligned = reinterpret_cast<std::uintptr_t>(brk0) % kHuge;
+  char* const from = brk0 + (misaligned == 0 ? 0 : kHuge - misaligned);  // the next 2 MiB boundary
   // A block kept for the child's life fills the top up to the next 2 MiB boundary (only its header is written), so
   // that the reserve, grown from there and freed, is the new top: what the child allocates next starts on it.
-  if (from - top > 64) {
-    void* filler = std::malloc(from - top - 32);
+  const std::size_t gap = static_cast<std::size_t>(from - brk0) + keep;
+  if (gap > 64) {
+    void* filler = std::malloc(gap - 32);
     asm volatile("" : : "r"(filler) : "memory");  // kept, not optimised away
   }
   void* reserve = std::malloc(kReserve);
   asm volatile("" : : "r"(reserve) : "memory");
   std::free(reserve);
-  const auto end = reinterpret_cast<std::uintptr_t>(::sbrk(0));
-  if (end > from) ::madvise(reinterpret_cast<void*>(from), end - from, MADV_HUGEPAGE);
+  char* const end = static_cast<char*>(::sbrk(0));
+  if (end > from) ::madvise(from, static_cast<std::size_t>(end - from), MADV_HUGEPAGE);
 #endif
 }
 
