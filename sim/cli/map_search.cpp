@@ -43,13 +43,13 @@ void check_splits(const config::MapStageChoices& choices, const model::NetworkSp
                  "a cut moves the layers after it to another of the stage's units: give at least two `units`");
 }
 
-/// Stage `s` of `spec` at every operating point of its unit.
-PartCost part_cost(const model::ScenarioSpec& spec, std::size_t s) {
+/// Stage `s` of `spec` at every operating point of its unit (`floors`: of `spec`).
+PartCost part_cost(const model::ScenarioSpec& spec, const model::StageFloors& floors, std::size_t s) {
   PartCost c;
   c.unit = spec.stages[s].unit;
   for (std::size_t k = 0; k < spec.hardware.units[c.unit].operating_points.size(); ++k) {
-    c.floor_s.push_back(spec.stage_floor_s(s, model::Roofs::effective, k));
-    c.energy_J.push_back(spec.stage_dynamic_energy_J(s, k));
+    c.floor_s.push_back(floors.floor_s(s, model::Roofs::effective, k));
+    c.energy_J.push_back(floors.dynamic_energy_J(s, k));
   }
   return c;
 }
@@ -166,16 +166,18 @@ MapSearch::MapSearch(const std::filesystem::path& scenario, const model::Scenari
       if (o.priority) ov.push_back({prefix + "priority", std::to_string(*o.priority), {}});
       try {
         const auto spec = config::load_scenario(scenario, ov);
+        const model::StageFloors floors(spec);
         for (std::size_t s = 0; s < spec.stages.size(); ++s)
-          if (logical_name(spec.stages[s]) == axis.stage) o.parts.push_back(part_cost(spec, s));
+          if (logical_name(spec.stages[s]) == axis.stage) o.parts.push_back(part_cost(spec, floors, s));
       } catch (const core::UserError& e) {
         o.refused = e.diagnostics().empty() ? std::string(e.what()) : e.diagnostics().front().message;
       }
     }
   }
+  const model::StageFloors base_floors(base);
   for (std::size_t s = 0; s < base.stages.size(); ++s) {
     const std::string name = logical_name(base.stages[s]);
-    if (!in_space.count(name)) fixed_.push_back({name, part_cost(base, s), origin_rate_Hz(base, s)});
+    if (!in_space.count(name)) fixed_.push_back({name, part_cost(base, base_floors, s), origin_rate_Hz(base, s)});
   }
 }
 

@@ -82,36 +82,17 @@ std::vector<Kernel> stage_kernels(const ScenarioSpec& spec, std::size_t s) {
       .kernels;
 }
 
-}  // namespace
-
-double ScenarioSpec::stage_floor_s(std::size_t s, Roofs roofs, std::optional<std::size_t> point) const {
-  const std::vector<Kernel> kernels = stage_kernels(*this, s);
-  return floor_of(*this, s, &kernels, roofs, point);
-}
-
-StageFloors::StageFloors(const ScenarioSpec& spec) : spec_(spec) {
-  for (std::size_t s = 0; s < spec.stages.size(); ++s) kernels_.push_back(stage_kernels(spec, s));
-}
-
-double StageFloors::floor_s(std::size_t s, Roofs roofs, std::optional<std::size_t> operating_point) const {
-  return floor_of(spec_, s, &kernels_[s], roofs, operating_point);
-}
-
-std::vector<double> StageFloors::floors_s(Roofs roofs) const {
-  std::vector<double> out;
-  for (std::size_t s = 0; s < kernels_.size(); ++s) out.push_back(floor_s(s, roofs));
-  return out;
-}
-
-double ScenarioSpec::stage_dynamic_energy_J(std::size_t s, std::optional<std::size_t> point) const {
-  const StageSpec& stage = stages[s];
-  const ComputeUnitSpec& unit = hardware.units[stage.unit];
+/// stage_dynamic_energy_J of stage `s`, its network's kernels (if its work is a network) given as `kernels`.
+double energy_of(const ScenarioSpec& spec, std::size_t s, const std::vector<Kernel>* kernels,
+                 std::optional<std::size_t> point) {
+  const StageSpec& stage = spec.stages[s];
+  const ComputeUnitSpec& unit = spec.hardware.units[stage.unit];
   const std::size_t op = point.value_or(unit.fastest_point);
   const double scale = stage.work.scale.mean();
   auto bytes_J = [&](const std::vector<double>& bytes) {
     double e = 0;
-    for (std::size_t lv = 0; lv < bytes.size() && lv < hardware.memory.size(); ++lv)
-      e += memory_energy_J(hardware.memory[lv], bytes[lv]);
+    for (std::size_t lv = 0; lv < bytes.size() && lv < spec.hardware.memory.size(); ++lv)
+      e += memory_energy_J(spec.hardware.memory[lv], bytes[lv]);
     return e;
   };
   switch (stage.work.kind) {
@@ -129,10 +110,8 @@ double ScenarioSpec::stage_dynamic_energy_J(std::size_t s, std::optional<std::si
       return scale * (stage.work.ops * energy_per_op_J(unit, stage.work.precision, op).value_or(0.0) +
                       bytes_J(stage.work.bytes_per_level));
     case WorkSpec::Kind::network: {
-      const auto plan =
-          plan_network(networks[static_cast<std::size_t>(stage.work.network)].network, hardware, stage.unit);
       double total = 0;
-      for (const auto& k : plan.kernels) {
+      for (const auto& k : *kernels) {
         for (Precision p : kAllPrecisions)
           if (k.ops[p] && *k.ops[p] > 0) total += *k.ops[p] * energy_per_op_J(unit, p, op).value_or(0.0);
         total += bytes_J(k.bytes);
@@ -141,6 +120,36 @@ double ScenarioSpec::stage_dynamic_energy_J(std::size_t s, std::optional<std::si
     }
   }
   return 0.0;
+}
+
+}  // namespace
+
+double ScenarioSpec::stage_floor_s(std::size_t s, Roofs roofs, std::optional<std::size_t> point) const {
+  const std::vector<Kernel> kernels = stage_kernels(*this, s);
+  return floor_of(*this, s, &kernels, roofs, point);
+}
+
+StageFloors::StageFloors(const ScenarioSpec& spec) : spec_(spec) {
+  for (std::size_t s = 0; s < spec.stages.size(); ++s) kernels_.push_back(stage_kernels(spec, s));
+}
+
+double StageFloors::floor_s(std::size_t s, Roofs roofs, std::optional<std::size_t> operating_point) const {
+  return floor_of(spec_, s, &kernels_[s], roofs, operating_point);
+}
+
+double ScenarioSpec::stage_dynamic_energy_J(std::size_t s, std::optional<std::size_t> point) const {
+  const std::vector<Kernel> kernels = stage_kernels(*this, s);
+  return energy_of(*this, s, &kernels, point);
+}
+
+double StageFloors::dynamic_energy_J(std::size_t s, std::optional<std::size_t> operating_point) const {
+  return energy_of(spec_, s, &kernels_[s], operating_point);
+}
+
+std::vector<double> StageFloors::floors_s(Roofs roofs) const {
+  std::vector<double> out;
+  for (std::size_t s = 0; s < kernels_.size(); ++s) out.push_back(floor_s(s, roofs));
+  return out;
 }
 
 std::vector<double> ScenarioSpec::stage_floors_s(Roofs roofs) const { return StageFloors(*this).floors_s(roofs); }

@@ -230,8 +230,9 @@ struct ScenarioSpec {
   double floor_end_to_end_s(const std::vector<double>& floors_s) const;
 };
 
-/// The floors of ScenarioSpec::stage_floor_s with each stage's network planned once, when they are asked for
-/// at several roofs or operating points (a run's analysis asks for them per stage and clock).
+/// The floors of ScenarioSpec::stage_floor_s and the energies of stage_dynamic_energy_J with each stage's network
+/// planned once, when they are asked for at several roofs or operating points (a run's analysis asks for the floors
+/// per stage and clock, a map search for both at every clock of a unit).
 class StageFloors {
  public:
   explicit StageFloors(const ScenarioSpec& spec);  // `spec` outlives this
@@ -239,6 +240,7 @@ class StageFloors {
                  std::optional<std::size_t> operating_point = std::nullopt) const;
   /// floor_s of every stage, in stage order.
   std::vector<double> floors_s(Roofs roofs = Roofs::effective) const;
+  double dynamic_energy_J(std::size_t s, std::optional<std::size_t> operating_point = std::nullopt) const;
 
  private:
   const ScenarioSpec& spec_;
